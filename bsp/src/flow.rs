@@ -1,0 +1,241 @@
+//! The tool flow: yosys → nextpnr-ice40 → icepack, and Verilator lint.
+
+use std::fs::{self, File};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+use crate::board::Board;
+use crate::harness::{plan_harness, render_harness, HARNESS_TOP};
+use crate::report::{parse_nextpnr_log, parse_nextpnr_report, parse_yosys_stat, SynthReport};
+
+/// The external tools the flow needs (all from Debian packages).
+pub const TOOLS: [(&str, &str, &str); 4] = [
+    ("yosys", "-V", "yosys"),
+    ("nextpnr-ice40", "--version", "nextpnr-ice40"),
+    ("icepack", "-h", "fpga-icestorm"),
+    ("verilator", "--version", "verilator"),
+];
+
+/// How many lines of a failing tool's log an error shows.
+const LOG_TAIL_LINES: usize = 20;
+
+/// Verilator warnings [`lint_verilog`] turns off on top of `-Wall`, with the reason. All are
+/// produced by rust-hdl's code generator for correct designs:
+pub const LINT_SUPPRESSED: [(&str, &str); 4] = [
+    (
+        "DECLFILENAME",
+        "style: the file name does not match the module name (rust-hdl emits one file)",
+    ),
+    (
+        "UNUSED",
+        "rust-hdl declares a stub for every port of every sub-block, used or not \
+         (e.g. a FIFO's almost_full), and enum localparams that a block may not use",
+    ),
+    (
+        "WIDTH",
+        "rust-hdl writes literals as 32-bit (`x + 32'h1`) and lets assignment truncate, \
+         which is the Bits<N> wrap-around it simulates",
+    ),
+    (
+        "UNOPTFLAT",
+        "Verilator performance note: signals of one sub-block feed back through a \
+         parent's combinational block (e.g. FIFO read/empty) without a real loop; \
+         true combinational loops are caught by nextpnr's timing analysis",
+    ),
+];
+
+/// Checks that every tool of the flow can be started. The error names the missing tool and
+/// the Debian packages the project's install step provides.
+pub fn check_tools() -> Result<()> {
+    for (tool, version_arg, _package) in TOOLS {
+        match Command::new(tool)
+            .arg(version_arg)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+        {
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => bail!(missing_tool_message(tool)),
+            Err(e) => return Err(e).with_context(|| format!("cannot start `{tool}`")),
+        }
+    }
+    Ok(())
+}
+
+fn missing_tool_message(tool: &str) -> String {
+    let packages: Vec<&str> = TOOLS.iter().map(|t| t.2).collect();
+    format!(
+        "`{tool}` not found on PATH: run the project's install step \
+         `scripts/install-deps.sh` (Debian packages: {})",
+        packages.join(" ")
+    )
+}
+
+/// Runs `tool args...` in `dir` with stdout and stderr both written to `dir/log_name`.
+/// Fails, naming the tool, its exit status and the end of its log, unless it exits with 0.
+fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<PathBuf> {
+    let log_path = dir.join(log_name);
+    let log =
+        File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
+    let status = Command::new(tool)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .status();
+    let status = match status {
+        Ok(s) => s,
+        Err(e) if e.kind() == ErrorKind::NotFound => bail!(missing_tool_message(tool)),
+        Err(e) => return Err(e).with_context(|| format!("cannot start `{tool}`")),
+    };
+    if !status.success() {
+        let text = fs::read_to_string(&log_path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n");
+        bail!(
+            "{tool} failed ({status}); last {} lines of {}:\n{tail}",
+            LOG_TAIL_LINES.min(lines.len()),
+            log_path.display()
+        );
+    }
+    Ok(log_path)
+}
+
+/// Synthesizes `dut_verilog` (rust-hdl output whose top module is `top`, clock input `clock`)
+/// inside the synthesis harness (see [`crate::harness`]) for `board`, in `work_dir`:
+///
+/// 1. writes `dut.v`, `harness.v` and the board's pin constraints;
+/// 2. `yosys -p "read_verilog dut.v harness.v; setattr -mod -set keep_hierarchy 1 top;
+///    synth_ice40 -top rnic_synth_top -json out.json; tee -q -o stat.json stat -json"`
+///    (see [`yosys_script`]);
+/// 3. `nextpnr-ice40 <device> --freq <board MHz> --timing-allow-fail --pcf <board>.pcf
+///    --json out.json --asc out.asc --report report.json`;
+/// 4. `icepack out.asc out.bin`.
+///
+/// Each tool's output goes to `<tool>.log` in `work_dir`; a non-zero exit status is an error
+/// naming the tool, the status and the end of the log. Missing the timing target is not an
+/// error: the report says whether it was met.
+pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<SynthReport> {
+    fs::create_dir_all(work_dir)
+        .with_context(|| format!("cannot create work directory {}", work_dir.display()))?;
+    let harness = plan_harness(dut_verilog).context("cannot build the synthesis harness")?;
+    // Remove outputs of an earlier run so that a stale file is never read.
+    for stale in ["out.json", "out.asc", "out.bin", "report.json", "stat.json"] {
+        let p = work_dir.join(stale);
+        if p.exists() {
+            fs::remove_file(&p).with_context(|| format!("cannot remove {}", p.display()))?;
+        }
+    }
+    let write = |name: &str, text: &str| -> Result<()> {
+        let p = work_dir.join(name);
+        fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+    };
+    write("dut.v", dut_verilog)?;
+    write("harness.v", &render_harness(&harness))?;
+    write(board.pcf_file_name(), board.pcf())?;
+
+    let yosys_log = run_tool("yosys", &["-p", &yosys_script()], work_dir, "yosys.log")?;
+
+    let freq = format!("{}", board.clock_mhz());
+    let mut args: Vec<&str> = board.nextpnr_device_args().to_vec();
+    args.extend([
+        "--freq",
+        &freq,
+        "--timing-allow-fail",
+        "--top",
+        HARNESS_TOP,
+        "--pcf",
+        board.pcf_file_name(),
+        "--json",
+        "out.json",
+        "--asc",
+        "out.asc",
+        "--report",
+        "report.json",
+    ]);
+    let nextpnr_log = run_tool("nextpnr-ice40", &args, work_dir, "nextpnr.log")?;
+    run_tool("icepack", &["out.asc", "out.bin"], work_dir, "icepack.log")?;
+    let bitstream = work_dir.join("out.bin");
+    if !bitstream.is_file() {
+        bail!("icepack exited with 0 but wrote no {}", bitstream.display());
+    }
+
+    let report_json = work_dir.join("report.json");
+    let (figures, source) = if report_json.is_file() {
+        let text = fs::read_to_string(&report_json)?;
+        (
+            parse_nextpnr_report(&text).with_context(|| format!("in {}", report_json.display()))?,
+            "report.json",
+        )
+    } else {
+        let text = fs::read_to_string(&nextpnr_log)?;
+        (
+            parse_nextpnr_log(&text).with_context(|| format!("in {}", nextpnr_log.display()))?,
+            "nextpnr.log",
+        )
+    };
+    // The statistics only refine the harness / block split: a yosys whose `stat -json` differs
+    // still yields a report, with the planned harness size.
+    let stat = fs::read_to_string(work_dir.join("stat.json"))
+        .ok()
+        .and_then(|s| parse_yosys_stat(&s).ok());
+    let mut report = SynthReport::new(board, &figures, harness, stat.as_deref(), "clk")?;
+    report.figures_source = source.to_string();
+    report.yosys_warnings = yosys_warnings(&fs::read_to_string(&yosys_log)?);
+    report.work_dir = work_dir.to_path_buf();
+    report.bitstream = bitstream;
+    Ok(report)
+}
+
+/// The yosys script of the flow. `keep_hierarchy` on `top` keeps the block's boundary (the
+/// block's own sub-modules are still flattened into it), so that yosys neither optimises the
+/// block against the harness nor mixes their cells; `stat -json` then counts both apart.
+pub fn yosys_script() -> String {
+    format!(
+        "read_verilog dut.v harness.v; \
+         setattr -mod -set keep_hierarchy 1 top; \
+         synth_ice40 -top {HARNESS_TOP} -json out.json; \
+         tee -q -o stat.json stat -json"
+    )
+}
+
+/// `Warning:` lines of a yosys log, without repeats.
+pub fn yosys_warnings(log: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in log.lines() {
+        if l.starts_with("Warning:") && !out.iter().any(|w| w == l) {
+            out.push(l.to_string());
+        }
+    }
+    out
+}
+
+/// Lints rust-hdl Verilog (top module `top`) with `verilator --lint-only -Wall`, minus the
+/// warnings listed in [`LINT_SUPPRESSED`]. Writes `lint.v` and `verilator-lint.log` to
+/// `work_dir`.
+pub fn lint_verilog(verilog: &str, work_dir: &Path) -> Result<()> {
+    lint_verilog_top(verilog, "top", work_dir)
+}
+
+/// [`lint_verilog`] with another top module.
+pub fn lint_verilog_top(verilog: &str, top: &str, work_dir: &Path) -> Result<()> {
+    fs::create_dir_all(work_dir)
+        .with_context(|| format!("cannot create work directory {}", work_dir.display()))?;
+    let file = "lint.v";
+    fs::write(work_dir.join(file), verilog)
+        .with_context(|| format!("cannot write {}", work_dir.join(file).display()))?;
+    let suppress: Vec<String> = LINT_SUPPRESSED
+        .iter()
+        .map(|(w, _)| format!("-Wno-{w}"))
+        .collect();
+    let mut args: Vec<&str> = vec!["--lint-only", "-Wall"];
+    args.extend(suppress.iter().map(String::as_str));
+    args.extend(["--top-module", top, file]);
+    run_tool("verilator", &args, work_dir, "verilator-lint.log")?;
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! The `rnic` command line. Every bad argument is reported in one line with a non-zero exit.
+
+use crate::bench;
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use rnic_bsp::Board;
+use rnic_hdl::catalog::BlockKind;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "rnic",
+    version,
+    about = "iWARP RDMA NIC in Rust HDL: generate, synthesize and simulate its hardware"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write the Verilog that rust-hdl generates for a block (top module `top`).
+    Verilog {
+        /// Block name (e.g. crc32c).
+        #[arg(long, value_parser = parse_block)]
+        block: BlockKind,
+        /// Datapath width in bits.
+        #[arg(long, default_value_t = 32)]
+        width: usize,
+        /// Output directory; the file is DIR/<block>_w<width>.v.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Synthesize, place and route a block for a board; print logic cells, block RAMs and Fmax.
+    /// Exits non-zero when timing at the board clock is not met.
+    Synth {
+        /// Board (alchitry-cu).
+        #[arg(long, value_parser = parse_board)]
+        board: Board,
+        /// Block name (e.g. crc32c).
+        #[arg(long, value_parser = parse_block)]
+        block: BlockKind,
+        /// Datapath width in bits.
+        #[arg(long, default_value_t = 32)]
+        width: usize,
+        /// Where the tools' inputs, outputs and logs go (default: target/synth/<block>_w<width>).
+        #[arg(long)]
+        work_dir: Option<PathBuf>,
+    },
+    /// Print the benchmark tables of BENCHMARKS.md.
+    Bench {
+        /// Which tables: sim (cycles per second of each back end), synth (cells and Fmax), all.
+        #[arg(long, default_value = "all", value_parser = ["all", "sim", "synth"])]
+        only: String,
+        /// Cycles to run on the Verilator back end (rust-hdl runs 1/100 of it).
+        #[arg(long, default_value_t = 2_000_000)]
+        cycles: u64,
+    },
+}
+
+fn parse_block(s: &str) -> Result<BlockKind, String> {
+    BlockKind::from_name(s)
+}
+
+fn parse_board(s: &str) -> Result<Board, String> {
+    s.parse::<Board>().map_err(|e| e.to_string())
+}
+
+/// Parses the arguments; a usage error becomes a one-line message (exit 2), help and version
+/// print as usual (exit 0).
+pub fn parse_args<I, T>(args: I) -> Result<Cli, (String, i32)>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    Cli::try_parse_from(args).map_err(|e| {
+        use clap::error::ErrorKind;
+        match e.kind() {
+            ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => (e.to_string(), 0),
+            _ => {
+                let text = e.to_string();
+                let first = text.lines().next().unwrap_or("invalid arguments").trim();
+                let first = first.strip_prefix("error: ").unwrap_or(first);
+                (format!("rnic: {first} (see rnic --help)"), 2)
+            }
+        }
+    })
+}
+
+/// Runs a parsed command.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Verilog { block, width, out } => {
+            let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            let path = out.join(format!("{}_w{width}.v", block.name()));
+            std::fs::write(&path, verilog)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!("{}", path.display());
+            Ok(())
+        }
+        Command::Synth {
+            board,
+            block,
+            width,
+            work_dir,
+        } => {
+            let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
+            let dir = work_dir.unwrap_or_else(|| {
+                bench::target_dir()
+                    .join("synth")
+                    .join(format!("{}_w{width}", block.name()))
+            });
+            let report = rnic_bsp::synthesize(&verilog, board, &dir)?;
+            println!("{} at {width} bits on {}", block.name(), board.name());
+            println!("{report}");
+            if !report.timing_met {
+                bail!(
+                    "timing not met: {:.1} MHz achieved, {:.0} MHz required",
+                    report.fmax_mhz,
+                    report.target_mhz
+                );
+            }
+            Ok(())
+        }
+        Command::Bench { only, cycles } => {
+            if only == "all" || only == "sim" {
+                bench::print_sim_table(cycles)?;
+            }
+            if only == "all" || only == "synth" {
+                bench::print_synth_table()?;
+            }
+            Ok(())
+        }
+    }
+}

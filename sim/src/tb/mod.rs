@@ -1,0 +1,3 @@
+//! Testbench drivers and monitors, one per hardware block, usable on either back end.
+
+pub mod crc32c;
