@@ -23,3 +23,9 @@ pub fn check_widths(data_bits: usize, keep_bits: usize) {
          (supported: {SUPPORTED_WIDTHS:?} with one keep bit per byte)"
     );
 }
+
+/// Connection index width of the LLP port: the core keeps per-connection state for
+/// `1 << CONN_BITS` connections (4 on the Cu).
+pub const CONN_BITS: usize = 2;
+/// Number of connections the LLP-side blocks keep state for.
+pub const CONNECTIONS: usize = 1 << CONN_BITS;

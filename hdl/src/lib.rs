@@ -15,4 +15,5 @@
 pub mod catalog;
 pub mod config;
 pub mod crc;
+pub mod mpa;
 pub mod ports;

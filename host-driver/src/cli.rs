@@ -81,10 +81,20 @@ where
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => (e.to_string(), 0),
             _ => {
+                // clap's message runs over several lines (missing arguments are listed below
+                // it, then the usage); keep what comes before the usage, on one line.
                 let text = e.to_string();
-                let first = text.lines().next().unwrap_or("invalid arguments").trim();
-                let first = first.strip_prefix("error: ").unwrap_or(first);
-                (format!("rnic: {first} (see rnic --help)"), 2)
+                let message: Vec<&str> = text
+                    .lines()
+                    .map(str::trim)
+                    .take_while(|l| {
+                        !l.starts_with("Usage:") && !l.starts_with("For more information")
+                    })
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                let message = message.join(" ");
+                let message = message.strip_prefix("error: ").unwrap_or(&message);
+                (format!("rnic: {message} (see rnic --help)"), 2)
             }
         }
     })

@@ -8,6 +8,7 @@
 
 pub mod equivalence;
 pub mod hdl_backend;
+pub mod pcap;
 pub mod stream;
 pub mod tb;
 pub mod testbench;

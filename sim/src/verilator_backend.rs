@@ -4,7 +4,7 @@
 //! same [`InputId`]s and [`OutputId`]s as on the rust-hdl back end.
 
 use crate::testbench::{Backend, InputId, OutputId};
-use crate::verilator::{PortId, VerilatedModel};
+use crate::verilator::{BuildOptions, PortId, VerilatedModel};
 use anyhow::{Context, Result};
 use rnic_hdl::catalog::top_verilog;
 use rnic_hdl::ports::SimPorts;
@@ -24,10 +24,28 @@ pub struct VerilatorSim<B: SimPorts> {
 }
 
 impl<B: SimPorts> VerilatorSim<B> {
-    /// Generates the block's Verilog, builds (or reuses from the cache) its Verilator model.
+    /// Generates the block's Verilog, builds (or reuses from the cache) its Verilator model,
+    /// with VCD tracing compiled in so that a failing test can leave a waveform.
     pub fn new(block: B) -> Result<Self> {
+        Self::with_options(block, &BuildOptions::default())
+    }
+
+    /// As [`VerilatorSim::new`] without tracing compiled in: the fastest model, for benchmarks.
+    pub fn new_untraced(block: B) -> Result<Self> {
+        Self::with_options(
+            block,
+            &BuildOptions {
+                trace: false,
+                ..BuildOptions::default()
+            },
+        )
+    }
+
+    /// As [`VerilatorSim::new`] with explicit build options.
+    pub fn with_options(block: B, options: &BuildOptions) -> Result<Self> {
         let verilog = top_verilog(block);
-        let model = VerilatedModel::build(&verilog).context("building the Verilator model")?;
+        let model = VerilatedModel::build_with(&verilog, options)
+            .context("building the Verilator model")?;
         Self::from_model(model)
     }
 

@@ -68,15 +68,15 @@ impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
             let m = UpdateMatrix::new(D, k);
             let _ = writeln!(v, "wire [31:0] tap{k};");
             for (i, row) in m.rows.iter().enumerate() {
-                let terms: Vec<String> = (0..32)
-                    .filter(|j| row.state >> j & 1 == 1)
-                    .map(|j| format!("state[{j}]"))
-                    .chain(
-                        (0..D)
-                            .filter(|p| row.data >> p & 1 == 1)
-                            .map(|p| format!("data[{p}]")),
-                    )
-                    .collect();
+                // Masked reduction XORs: the same logic for synthesis, and word-wide
+                // AND + parity for Verilator instead of one bit select per term.
+                let mut terms = Vec::new();
+                if row.state != 0 {
+                    terms.push(format!("(^(state & 32'h{:08x}))", row.state));
+                }
+                if row.data != 0 {
+                    terms.push(format!("(^(data & {D}'h{:0w$x}))", row.data, w = D / 4));
+                }
                 let expr = if terms.is_empty() {
                     "1'b0".to_string()
                 } else {
