@@ -82,96 +82,75 @@ pub mod field {
     pub const MO: Field = 14..18;
 }
 
-/// DDP error types (Terminate layer 1). `mpa-peer-connect.md` §6.4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum ErrorType {
-    /// Local catastrophic error (its only code is [`LOCAL_CATASTROPHIC_CODE`]).
-    LocalCatastrophic = 0x0,
-    /// Tagged buffer error ([`TaggedBufferCode`]).
-    TaggedBuffer = 0x1,
-    /// Untagged buffer error ([`UntaggedBufferCode`]).
-    UntaggedBuffer = 0x2,
-    /// Reserved for use by the LLP.
-    ReservedLlp = 0x3,
-}
+wire_enum! {
+    /// DDP error types (Terminate layer 1). `mpa-peer-connect.md` §6.4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum ErrorType {
+        /// Local catastrophic error (its only code is [`LOCAL_CATASTROPHIC_CODE`]).
+        LocalCatastrophic = 0x0,
+        /// Tagged buffer error ([`TaggedBufferCode`]).
+        TaggedBuffer = 0x1,
+        /// Untagged buffer error ([`UntaggedBufferCode`]).
+        UntaggedBuffer = 0x2,
+        /// Reserved for use by the LLP.
+        ReservedLlp = 0x3,
+    }
 
-impl ErrorType {
-    /// The type named by a 4-bit EType value, if any.
-    pub const fn from_u8(value: u8) -> Option<Self> {
-        match value {
-            0x0 => Some(Self::LocalCatastrophic),
-            0x1 => Some(Self::TaggedBuffer),
-            0x2 => Some(Self::UntaggedBuffer),
-            0x3 => Some(Self::ReservedLlp),
-            _ => None,
-        }
+    impl ErrorType {
+        /// The type named by a 4-bit EType value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
     }
 }
 
 /// Error code of a DDP local catastrophic error. `mpa-peer-connect.md` §6.4.
 pub const LOCAL_CATASTROPHIC_CODE: u8 = 0x00;
 
-/// DDP tagged buffer error codes (layer 1, EType 1). `mpa-peer-connect.md` §6.4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum TaggedBufferCode {
-    /// Invalid STag.
-    InvalidStag = 0x00,
-    /// Base or bounds violation.
-    BaseOrBounds = 0x01,
-    /// STag not associated with DDP Stream.
-    StagNotAssociated = 0x02,
-    /// TO wrap.
-    ToWrap = 0x03,
-    /// Invalid DDP version.
-    InvalidDdpVersion = 0x04,
-}
+wire_enum! {
+    /// DDP tagged buffer error codes (layer 1, EType 1). `mpa-peer-connect.md` §6.4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum TaggedBufferCode {
+        /// Invalid STag.
+        InvalidStag = 0x00,
+        /// Base or bounds violation.
+        BaseOrBounds = 0x01,
+        /// STag not associated with DDP Stream.
+        StagNotAssociated = 0x02,
+        /// TO wrap.
+        ToWrap = 0x03,
+        /// Invalid DDP version.
+        InvalidDdpVersion = 0x04,
+    }
 
-impl TaggedBufferCode {
-    /// The code named by an 8-bit Error Code value, if any.
-    pub const fn from_u8(value: u8) -> Option<Self> {
-        match value {
-            0x00 => Some(Self::InvalidStag),
-            0x01 => Some(Self::BaseOrBounds),
-            0x02 => Some(Self::StagNotAssociated),
-            0x03 => Some(Self::ToWrap),
-            0x04 => Some(Self::InvalidDdpVersion),
-            _ => None,
-        }
+    impl TaggedBufferCode {
+        /// The code named by an 8-bit Error Code value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
     }
 }
 
-/// DDP untagged buffer error codes (layer 1, EType 2). `mpa-peer-connect.md` §6.4.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum UntaggedBufferCode {
-    /// Invalid QN.
-    InvalidQn = 0x01,
-    /// Invalid MSN - no buffer available.
-    MsnNoBuffer = 0x02,
-    /// Invalid MSN - MSN range is not valid.
-    MsnRange = 0x03,
-    /// Invalid MO.
-    InvalidMo = 0x04,
-    /// DDP Message too long for available buffer.
-    MessageTooLong = 0x05,
-    /// Invalid DDP version.
-    InvalidDdpVersion = 0x06,
-}
+wire_enum! {
+    /// DDP untagged buffer error codes (layer 1, EType 2). `mpa-peer-connect.md` §6.4.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum UntaggedBufferCode {
+        /// Invalid QN.
+        InvalidQn = 0x01,
+        /// Invalid MSN - no buffer available.
+        MsnNoBuffer = 0x02,
+        /// Invalid MSN - MSN range is not valid.
+        MsnRange = 0x03,
+        /// Invalid MO.
+        InvalidMo = 0x04,
+        /// DDP Message too long for available buffer.
+        MessageTooLong = 0x05,
+        /// Invalid DDP version.
+        InvalidDdpVersion = 0x06,
+    }
 
-impl UntaggedBufferCode {
-    /// The code named by an 8-bit Error Code value, if any.
-    pub const fn from_u8(value: u8) -> Option<Self> {
-        match value {
-            0x01 => Some(Self::InvalidQn),
-            0x02 => Some(Self::MsnNoBuffer),
-            0x03 => Some(Self::MsnRange),
-            0x04 => Some(Self::InvalidMo),
-            0x05 => Some(Self::MessageTooLong),
-            0x06 => Some(Self::InvalidDdpVersion),
-            _ => None,
-        }
+    impl UntaggedBufferCode {
+        /// The code named by an 8-bit Error Code value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
     }
 }
 

@@ -20,6 +20,9 @@
 #[cfg(test)]
 extern crate std;
 
+#[macro_use]
+mod wire_enum;
+
 pub mod crc32c;
 pub mod ddp;
 pub mod mpa;

@@ -109,46 +109,36 @@ pub const TERMINATE_ETYPE_LLP: u8 = 0x3;
 /// (§4.4); accepted on RX like any other type.
 pub const TERMINATE_ETYPE_MPA: u8 = 0x0;
 
-/// MPA (Terminate Layer 2) error codes: 0x1–0x4 from RFC 5044 (§4.2), 0x5–0x7 added by
-/// RFC 6581 (§4.1). The discriminant is the on-wire Error Code octet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum LlpErrorCode {
-    /// 0x01: TCP connection closed, terminated or lost; local report only (§4.2).
-    TcpConnectionLost = 0x01,
-    /// 0x02: MPA CRC error, received CRC ≠ computed (§4.2).
-    CrcError = 0x02,
-    /// 0x03: MPA Marker and ULPDU_Length disagree on the FPDU start (§4.2).
-    MarkerError = 0x03,
-    /// 0x04: invalid MPA Request or Reply frame (§4.2).
-    InvalidRequestOrReply = 0x04,
-    /// 0x05: Local Catastrophic, a local error with no specific code (RFC 6581, §4.1).
-    LocalCatastrophic = 0x05,
-    /// 0x06: Insufficient IRD resources, the Initiator cannot satisfy ORD_r (RFC 6581, §4.1).
-    InsufficientIrdResources = 0x06,
-    /// 0x07: No matching RTR option (RFC 6581, §4.1).
-    NoMatchingRtrOption = 0x07,
-}
-
-impl LlpErrorCode {
-    /// Every code, in numeric order.
-    pub const ALL: [LlpErrorCode; 7] = [
-        LlpErrorCode::TcpConnectionLost,
-        LlpErrorCode::CrcError,
-        LlpErrorCode::MarkerError,
-        LlpErrorCode::InvalidRequestOrReply,
-        LlpErrorCode::LocalCatastrophic,
-        LlpErrorCode::InsufficientIrdResources,
-        LlpErrorCode::NoMatchingRtrOption,
-    ];
-
-    /// The Error Code octet of a Terminate message.
-    pub const fn code(self) -> u8 {
-        self as u8
+wire_enum! {
+    /// MPA (Terminate Layer 2) error codes: 0x1–0x4 from RFC 5044 (§4.2), 0x5–0x7 added by
+    /// RFC 6581 (§4.1). The discriminant is the on-wire Error Code octet.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum LlpErrorCode {
+        /// 0x01: TCP connection closed, terminated or lost; local report only (§4.2).
+        TcpConnectionLost = 0x01,
+        /// 0x02: MPA CRC error, received CRC ≠ computed (§4.2).
+        CrcError = 0x02,
+        /// 0x03: MPA Marker and ULPDU_Length disagree on the FPDU start (§4.2).
+        MarkerError = 0x03,
+        /// 0x04: invalid MPA Request or Reply frame (§4.2).
+        InvalidRequestOrReply = 0x04,
+        /// 0x05: Local Catastrophic, a local error with no specific code (RFC 6581, §4.1).
+        LocalCatastrophic = 0x05,
+        /// 0x06: Insufficient IRD resources, the Initiator cannot satisfy ORD_r (RFC 6581, §4.1).
+        InsufficientIrdResources = 0x06,
+        /// 0x07: No matching RTR option (RFC 6581, §4.1).
+        NoMatchingRtrOption = 0x07,
     }
 
-    /// The code for an Error Code octet, if MPA defines it.
-    pub fn from_code(code: u8) -> Option<Self> {
-        Self::ALL.iter().copied().find(|c| c.code() == code)
+    impl LlpErrorCode {
+        /// Every code, in numeric order.
+        pub const ALL: [LlpErrorCode; 7];
+
+        /// The Error Code octet of a Terminate message.
+        pub const fn code(self) -> u8;
+
+        /// The code for an Error Code octet, if MPA defines it.
+        pub fn from_code(code: u8) -> Option<Self>;
     }
 }

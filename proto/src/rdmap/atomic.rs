@@ -18,25 +18,21 @@
 use super::{Error, Opcode};
 use crate::ddp::{read_u32, read_u64, write_u32, write_u64};
 
-/// Atomic operation codes (AOpCode). `rfc7306-atomics-immediate.md` §0, §1.2 (Figure 5);
-/// 0x1 (the former Swap) is reserved (I-3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum AtomicOpcode {
-    /// FetchAdd with Add Mask.
-    FetchAdd = 0x0,
-    /// CmpSwap with Compare Mask and Swap Mask.
-    CmpSwap = 0x2,
-}
+wire_enum! {
+    /// Atomic operation codes (AOpCode). `rfc7306-atomics-immediate.md` §0, §1.2 (Figure 5);
+    /// 0x1 (the former Swap) is reserved (I-3).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum AtomicOpcode {
+        /// FetchAdd with Add Mask.
+        FetchAdd = 0x0,
+        /// CmpSwap with Compare Mask and Swap Mask.
+        CmpSwap = 0x2,
+    }
 
-impl AtomicOpcode {
-    /// The operation named by a 4-bit AOpCode, if assigned.
-    pub const fn from_u8(value: u8) -> Option<AtomicOpcode> {
-        match value {
-            0x0 => Some(AtomicOpcode::FetchAdd),
-            0x2 => Some(AtomicOpcode::CmpSwap),
-            _ => None,
-        }
+    impl AtomicOpcode {
+        /// The operation named by a 4-bit AOpCode, if assigned.
+        pub const fn from_u8(value: u8) -> Option<AtomicOpcode>;
     }
 }
 

@@ -82,88 +82,65 @@ pub enum Spec {
     Commit,
 }
 
-/// Every RDMAP opcode. `rfc5040-rdmap.md` §1.3 (Figure 4), `rfc7306-atomics-immediate.md` §0,
-/// `rdma-commit.md` §0 (Table 1; P-4: Atomic Write Response is 0x11).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-pub enum Opcode {
-    /// RDMA Write: tagged. RFC 5040.
-    RdmaWrite = 0x0,
-    /// RDMA Read Request: untagged, QN 1, 28-octet header. RFC 5040.
-    RdmaReadRequest = 0x1,
-    /// RDMA Read Response: tagged. RFC 5040.
-    RdmaReadResponse = 0x2,
-    /// Send: untagged, QN 0. RFC 5040.
-    Send = 0x3,
-    /// Send with Invalidate: untagged, QN 0, Invalidate STag. RFC 5040.
-    SendInvalidate = 0x4,
-    /// Send with Solicited Event: untagged, QN 0. RFC 5040.
-    SendSe = 0x5,
-    /// Send with Solicited Event and Invalidate: untagged, QN 0, Invalidate STag. RFC 5040.
-    SendSeInvalidate = 0x6,
-    /// Terminate: untagged, QN 2, Terminate header. RFC 5040.
-    Terminate = 0x7,
-    /// Immediate Data: untagged, QN 0, 8 octets. RFC 7306.
-    ImmediateData = 0x8,
-    /// Immediate Data with Solicited Event: untagged, QN 0, 8 octets. RFC 7306.
-    ImmediateDataSe = 0x9,
-    /// Atomic Request: untagged, QN 1, 52-octet header. RFC 7306.
-    AtomicRequest = 0xA,
-    /// Atomic Response: untagged, QN 3, 12-octet header. RFC 7306.
-    AtomicResponse = 0xB,
-    /// RDMA Flush Request: untagged, QN 1, 20 octets. draft-talpey-rdma-commit-01.
-    FlushRequest = 0xC,
-    /// RDMA Flush Response: untagged, QN 3, no payload. draft-talpey-rdma-commit-01.
-    FlushResponse = 0xD,
-    /// RDMA Verify Request: untagged, QN 1, 16 + H octets. draft-talpey-rdma-commit-01.
-    VerifyRequest = 0xE,
-    /// RDMA Verify Response: untagged, QN 3, H' octets of hash. draft-talpey-rdma-commit-01.
-    VerifyResponse = 0xF,
-    /// Atomic Write Request: untagged, QN 1, 24 octets, 5-bit opcode.
-    /// draft-talpey-rdma-commit-01.
-    AtomicWriteRequest = 0x10,
-    /// Atomic Write Response: untagged, QN 3, no payload, 5-bit opcode.
-    /// draft-talpey-rdma-commit-01.
-    AtomicWriteResponse = 0x11,
+wire_enum! {
+    /// Every RDMAP opcode. `rfc5040-rdmap.md` §1.3 (Figure 4), `rfc7306-atomics-immediate.md` §0,
+    /// `rdma-commit.md` §0 (Table 1; P-4: Atomic Write Response is 0x11).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[repr(u8)]
+    pub enum Opcode {
+        /// RDMA Write: tagged. RFC 5040.
+        RdmaWrite = 0x0,
+        /// RDMA Read Request: untagged, QN 1, 28-octet header. RFC 5040.
+        RdmaReadRequest = 0x1,
+        /// RDMA Read Response: tagged. RFC 5040.
+        RdmaReadResponse = 0x2,
+        /// Send: untagged, QN 0. RFC 5040.
+        Send = 0x3,
+        /// Send with Invalidate: untagged, QN 0, Invalidate STag. RFC 5040.
+        SendInvalidate = 0x4,
+        /// Send with Solicited Event: untagged, QN 0. RFC 5040.
+        SendSe = 0x5,
+        /// Send with Solicited Event and Invalidate: untagged, QN 0, Invalidate STag. RFC 5040.
+        SendSeInvalidate = 0x6,
+        /// Terminate: untagged, QN 2, Terminate header. RFC 5040.
+        Terminate = 0x7,
+        /// Immediate Data: untagged, QN 0, 8 octets. RFC 7306.
+        ImmediateData = 0x8,
+        /// Immediate Data with Solicited Event: untagged, QN 0, 8 octets. RFC 7306.
+        ImmediateDataSe = 0x9,
+        /// Atomic Request: untagged, QN 1, 52-octet header. RFC 7306.
+        AtomicRequest = 0xA,
+        /// Atomic Response: untagged, QN 3, 12-octet header. RFC 7306.
+        AtomicResponse = 0xB,
+        /// RDMA Flush Request: untagged, QN 1, 20 octets. draft-talpey-rdma-commit-01.
+        FlushRequest = 0xC,
+        /// RDMA Flush Response: untagged, QN 3, no payload. draft-talpey-rdma-commit-01.
+        FlushResponse = 0xD,
+        /// RDMA Verify Request: untagged, QN 1, 16 + H octets. draft-talpey-rdma-commit-01.
+        VerifyRequest = 0xE,
+        /// RDMA Verify Response: untagged, QN 3, H' octets of hash. draft-talpey-rdma-commit-01.
+        VerifyResponse = 0xF,
+        /// Atomic Write Request: untagged, QN 1, 24 octets, 5-bit opcode.
+        /// draft-talpey-rdma-commit-01.
+        AtomicWriteRequest = 0x10,
+        /// Atomic Write Response: untagged, QN 3, no payload, 5-bit opcode.
+        /// draft-talpey-rdma-commit-01.
+        AtomicWriteResponse = 0x11,
+    }
+
+    impl Opcode {
+        /// Every opcode, in numeric order.
+        pub const ALL: [Opcode; 18];
+
+        /// The opcode with this numeric value, regardless of which extensions are enabled.
+        pub const fn from_u8(value: u8) -> Option<Opcode>;
+
+        /// Its numeric value.
+        pub const fn value(self) -> u8;
+    }
 }
 
 impl Opcode {
-    /// Every opcode, in numeric order.
-    pub const ALL: [Opcode; 18] = [
-        Opcode::RdmaWrite,
-        Opcode::RdmaReadRequest,
-        Opcode::RdmaReadResponse,
-        Opcode::Send,
-        Opcode::SendInvalidate,
-        Opcode::SendSe,
-        Opcode::SendSeInvalidate,
-        Opcode::Terminate,
-        Opcode::ImmediateData,
-        Opcode::ImmediateDataSe,
-        Opcode::AtomicRequest,
-        Opcode::AtomicResponse,
-        Opcode::FlushRequest,
-        Opcode::FlushResponse,
-        Opcode::VerifyRequest,
-        Opcode::VerifyResponse,
-        Opcode::AtomicWriteRequest,
-        Opcode::AtomicWriteResponse,
-    ];
-
-    /// The opcode with this numeric value, regardless of which extensions are enabled.
-    pub const fn from_u8(value: u8) -> Option<Opcode> {
-        if (value as usize) < Self::ALL.len() {
-            Some(Self::ALL[value as usize])
-        } else {
-            None
-        }
-    }
-
-    /// Its numeric value.
-    pub const fn value(self) -> u8 {
-        self as u8
-    }
-
     /// The specification that defines it.
     pub const fn spec(self) -> Spec {
         match self as u8 {

@@ -21,51 +21,41 @@ use super::read_request::{self, Repr as ReadRequestRepr};
 use super::{Error, Opcode};
 use crate::ddp::{self, read_u16, read_u32, write_u16, write_u32};
 
-/// Terminate layer: which layer detected the error. `rfc5040-rdmap.md` §5.1 (Figure 9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Layer {
-    /// RDMAP (layer 0).
-    Rdmap = 0x0,
-    /// DDP (layer 1); codes in [`crate::ddp`].
-    Ddp = 0x1,
-    /// LLP, e.g. MPA (layer 2); codes are defined by [`crate::mpa`].
-    Llp = 0x2,
-}
+wire_enum! {
+    /// Terminate layer: which layer detected the error. `rfc5040-rdmap.md` §5.1 (Figure 9).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum Layer {
+        /// RDMAP (layer 0).
+        Rdmap = 0x0,
+        /// DDP (layer 1); codes in [`crate::ddp`].
+        Ddp = 0x1,
+        /// LLP, e.g. MPA (layer 2); codes are defined by [`crate::mpa`].
+        Llp = 0x2,
+    }
 
-impl Layer {
-    /// The layer named by a 4-bit Layer value, if any.
-    pub const fn from_u8(value: u8) -> Option<Layer> {
-        match value {
-            0x0 => Some(Layer::Rdmap),
-            0x1 => Some(Layer::Ddp),
-            0x2 => Some(Layer::Llp),
-            _ => None,
-        }
+    impl Layer {
+        /// The layer named by a 4-bit Layer value, if any.
+        pub const fn from_u8(value: u8) -> Option<Layer>;
     }
 }
 
-/// RDMAP error types (layer 0). `rfc5040-rdmap.md` §5.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum ErrorType {
-    /// Local Catastrophic Error: any Error Code value is acceptable.
-    LocalCatastrophic = 0x0,
-    /// Remote Protection Error ([`RemoteProtectionCode`]).
-    RemoteProtection = 0x1,
-    /// Remote Operation Error ([`RemoteOperationCode`]).
-    RemoteOperation = 0x2,
-}
+wire_enum! {
+    /// RDMAP error types (layer 0). `rfc5040-rdmap.md` §5.1.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum ErrorType {
+        /// Local Catastrophic Error: any Error Code value is acceptable.
+        LocalCatastrophic = 0x0,
+        /// Remote Protection Error ([`RemoteProtectionCode`]).
+        RemoteProtection = 0x1,
+        /// Remote Operation Error ([`RemoteOperationCode`]).
+        RemoteOperation = 0x2,
+    }
 
-impl ErrorType {
-    /// The type named by a 4-bit EType value, if any.
-    pub const fn from_u8(value: u8) -> Option<ErrorType> {
-        match value {
-            0x0 => Some(ErrorType::LocalCatastrophic),
-            0x1 => Some(ErrorType::RemoteProtection),
-            0x2 => Some(ErrorType::RemoteOperation),
-            _ => None,
-        }
+    impl ErrorType {
+        /// The type named by a 4-bit EType value, if any.
+        pub const fn from_u8(value: u8) -> Option<ErrorType>;
     }
 }
 
@@ -73,72 +63,55 @@ impl ErrorType {
 /// 0xFF). `rfc5040-rdmap.md` §5.1, §1.8.
 pub const LOCAL_CATASTROPHIC_TX_CODE: u8 = 0xFF;
 
-/// RDMAP Remote Protection Error codes (layer 0, EType 1). `rfc5040-rdmap.md` §5.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum RemoteProtectionCode {
-    /// Invalid STag.
-    InvalidStag = 0x00,
-    /// Base or bounds violation.
-    BaseOrBounds = 0x01,
-    /// Access rights violation.
-    AccessRights = 0x02,
-    /// STag not associated with RDMAP Stream.
-    StagNotAssociated = 0x03,
-    /// TO wrap.
-    ToWrap = 0x04,
-    /// STag cannot be Invalidated (protection flavour, `rfc5040-rdmap.md` §5.1 note on 0x09).
-    StagCannotBeInvalidated = 0x09,
-    /// Unspecified Error.
-    Unspecified = 0xFF,
-}
+wire_enum! {
+    /// RDMAP Remote Protection Error codes (layer 0, EType 1). `rfc5040-rdmap.md` §5.1.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum RemoteProtectionCode {
+        /// Invalid STag.
+        InvalidStag = 0x00,
+        /// Base or bounds violation.
+        BaseOrBounds = 0x01,
+        /// Access rights violation.
+        AccessRights = 0x02,
+        /// STag not associated with RDMAP Stream.
+        StagNotAssociated = 0x03,
+        /// TO wrap.
+        ToWrap = 0x04,
+        /// STag cannot be Invalidated (protection flavour, `rfc5040-rdmap.md` §5.1 note on 0x09).
+        StagCannotBeInvalidated = 0x09,
+        /// Unspecified Error.
+        Unspecified = 0xFF,
+    }
 
-impl RemoteProtectionCode {
-    /// The code named by an 8-bit Error Code value, if any.
-    pub const fn from_u8(value: u8) -> Option<Self> {
-        match value {
-            0x00 => Some(Self::InvalidStag),
-            0x01 => Some(Self::BaseOrBounds),
-            0x02 => Some(Self::AccessRights),
-            0x03 => Some(Self::StagNotAssociated),
-            0x04 => Some(Self::ToWrap),
-            0x09 => Some(Self::StagCannotBeInvalidated),
-            0xFF => Some(Self::Unspecified),
-            _ => None,
-        }
+    impl RemoteProtectionCode {
+        /// The code named by an 8-bit Error Code value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
     }
 }
 
-/// RDMAP Remote Operation Error codes (layer 0, EType 2). `rfc5040-rdmap.md` §5.1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum RemoteOperationCode {
-    /// Invalid RDMAP version.
-    InvalidRdmapVersion = 0x05,
-    /// Unexpected OpCode.
-    UnexpectedOpcode = 0x06,
-    /// Catastrophic error, localized to RDMAP Stream.
-    CatastrophicStream = 0x07,
-    /// Catastrophic error, global.
-    CatastrophicGlobal = 0x08,
-    /// STag cannot be Invalidated (operation flavour, `rfc5040-rdmap.md` §5.1 note on 0x09).
-    StagCannotBeInvalidated = 0x09,
-    /// Unspecified Error.
-    Unspecified = 0xFF,
-}
+wire_enum! {
+    /// RDMAP Remote Operation Error codes (layer 0, EType 2). `rfc5040-rdmap.md` §5.1.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum RemoteOperationCode {
+        /// Invalid RDMAP version.
+        InvalidRdmapVersion = 0x05,
+        /// Unexpected OpCode.
+        UnexpectedOpcode = 0x06,
+        /// Catastrophic error, localized to RDMAP Stream.
+        CatastrophicStream = 0x07,
+        /// Catastrophic error, global.
+        CatastrophicGlobal = 0x08,
+        /// STag cannot be Invalidated (operation flavour, `rfc5040-rdmap.md` §5.1 note on 0x09).
+        StagCannotBeInvalidated = 0x09,
+        /// Unspecified Error.
+        Unspecified = 0xFF,
+    }
 
-impl RemoteOperationCode {
-    /// The code named by an 8-bit Error Code value, if any.
-    pub const fn from_u8(value: u8) -> Option<Self> {
-        match value {
-            0x05 => Some(Self::InvalidRdmapVersion),
-            0x06 => Some(Self::UnexpectedOpcode),
-            0x07 => Some(Self::CatastrophicStream),
-            0x08 => Some(Self::CatastrophicGlobal),
-            0x09 => Some(Self::StagCannotBeInvalidated),
-            0xFF => Some(Self::Unspecified),
-            _ => None,
-        }
+    impl RemoteOperationCode {
+        /// The code named by an 8-bit Error Code value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
     }
 }
 
