@@ -18,6 +18,8 @@ pub struct VerilatorSim<B: SimPorts> {
     inputs: Vec<PortId>,
     outputs: Vec<PortId>,
     dirty: bool,
+    /// The clock is still high after the last rising edge; it falls at the next tick.
+    clock_high: bool,
     cycles: u64,
     tracing: bool,
     block: PhantomData<fn() -> B>,
@@ -68,6 +70,7 @@ impl<B: SimPorts> VerilatorSim<B> {
             inputs,
             outputs,
             dirty: false,
+            clock_high: false,
             cycles: 0,
             tracing: false,
             block: PhantomData,
@@ -123,21 +126,25 @@ impl<B: SimPorts> Backend for VerilatorSim<B> {
         }
     }
     fn tick(&mut self) {
-        // Inputs settle before the edge, as on the rust-hdl back end.
-        if self.dirty {
+        // The falling edge of the previous cycle and this cycle's input changes share one
+        // evaluation (Verilator settles input-driven logic before it looks for edges), so a
+        // cycle costs two evaluations; flip-flops still sample settled inputs at the rising edge.
+        if self.clock_high {
+            self.model.set(self.clock, 0);
             self.model.eval();
-            self.dirty = false;
+        } else if self.dirty {
+            self.model.eval();
         }
         if self.tracing {
             self.model.dump(self.cycles * 2);
         }
         self.model.set(self.clock, 1);
         self.model.eval();
+        self.clock_high = true;
+        self.dirty = false;
         if self.tracing {
             self.model.dump(self.cycles * 2 + 1);
         }
-        self.model.set(self.clock, 0);
-        self.model.eval();
         self.cycles += 1;
     }
     fn cycles(&self) -> u64 {
