@@ -78,12 +78,15 @@ fn deframe(stream: &[u8], config: DeframerConfig, piece: usize) -> (Deliveries, 
 
 /// Independent byte-at-a-time model of §5.1 + §5.3: markers on the 512 grid from stream
 /// offset `start`, FPDUPTR 0 right before a header, otherwise marker − header; CRC over the
-/// FPDU octets and the markers inside it.
+/// FPDU octets and every marker of the FPDU, the one right before its header included
+/// (docs/decisions.md "Marker CRC coverage").
 fn reference_stream(ulpdus: &[Vec<u8>], start: u32) -> Vec<u8> {
     let mut out = Vec::new();
     let mut o = start;
     for u in ulpdus {
+        let mut covered = Vec::new();
         if o.is_multiple_of(512) {
+            covered.extend_from_slice(&[0, 0, 0, 0]);
             out.extend_from_slice(&[0, 0, 0, 0]);
             o = o.wrapping_add(4);
         }
@@ -93,7 +96,6 @@ fn reference_stream(ulpdus: &[Vec<u8>], start: u32) -> Vec<u8> {
         while !content.len().is_multiple_of(4) {
             content.push(0);
         }
-        let mut covered = Vec::new();
         // One more iteration after the last octet: a marker due before the CRC.
         for b in content.into_iter().map(Some).chain([None]) {
             if o.is_multiple_of(512) {
@@ -657,8 +659,9 @@ fn pad_contents_not_checked() {
 }
 
 /// §5.3 example: ULPDU 600 at stream start. Offset 0 holds marker 00000000, the header is at 4,
-/// the marker at 512 has FPDUPTR 508 (0x01FC), the FPDU is 612 octets (offsets 4..615) and
-/// the next FPDU starts at 616. The CRC covers the embedded marker (§5.1).
+/// the marker at 512 has FPDUPTR 508 (0x01FC), the FPDU after the leading marker is 612 octets
+/// (offsets 4..615) and the next FPDU starts at 616. The CRC covers both markers: the embedded
+/// one (§5.1) and the leading one, which begins the FPDU (docs/decisions.md, §5.1 [UNCERTAIN]).
 #[test]
 fn marker_example_5_3() {
     let ulpdu: Vec<u8> = (0..600).map(|i| (i * 7 + 3) as u8).collect();
@@ -684,9 +687,10 @@ fn marker_example_5_3() {
     assert_eq!(&out[610..612], &[0, 0], "PAD");
     assert_eq!(
         &out[612..616],
-        &to_wire(crc32c(&out[4..612])),
-        "CRC over the marker too"
+        &to_wire(crc32c(&out[0..612])),
+        "CRC over both markers"
     );
+    assert_ne!(&out[612..616], &to_wire(crc32c(&out[4..612])));
     assert_eq!(out, &reference_stream(std::slice::from_ref(&ulpdu), 0)[..]);
     for piece in [1, 2, 3, 5, 511, 616] {
         let (got, de) = deframe(out, DeframerConfig::new(true, true), piece);
@@ -697,7 +701,7 @@ fn marker_example_5_3() {
 }
 
 /// §5.3: a marker can fall between PAD and CRC (4-aligned, it never splits the CRC). It is
-/// inside the FPDU: FPDUPTR = 508 and the CRC covers it.
+/// inside the FPDU: FPDUPTR = 508 and the CRC covers it (and the leading marker at 0).
 #[test]
 fn marker_between_pad_and_crc() {
     // Header at 4; 2 + 506 + 0 PAD = 508 octets end at 512, where the marker goes.
@@ -708,7 +712,7 @@ fn marker_between_pad_and_crc() {
     assert_eq!(n, 4 + 508 + 4 + 4);
     assert_eq!(n, fpdu_wire_len(506, true, 0));
     assert_eq!(&out[512..516], &[0, 0, 0x01, 0xfc]);
-    assert_eq!(&out[516..520], &to_wire(crc32c(&out[4..516])));
+    assert_eq!(&out[516..520], &to_wire(crc32c(&out[0..516])));
     assert_eq!(
         &out[..n],
         &reference_stream(std::slice::from_ref(&ulpdu), 0)[..]
@@ -718,7 +722,8 @@ fn marker_between_pad_and_crc() {
 }
 
 /// §5.3: an FPDU whose CRC ends exactly on the grid: the marker there belongs to the next FPDU
-/// (FPDUPTR 0, outside both CRC spans), and is written with the next FPDU.
+/// (FPDUPTR 0): it is written with the next FPDU and is in the next FPDU's CRC span, not in the
+/// first one's.
 #[test]
 fn marker_right_after_crc_belongs_to_next_fpdu() {
     let a = vec![1u8; 502]; // 4 + 2 + 502 + 0 + 4 = 512
@@ -726,9 +731,10 @@ fn marker_right_after_crc_belongs_to_next_fpdu() {
     let mut framer = Framer::new(true, true);
     let (stream, spans) = frame_all(&mut framer, &[a.clone(), b.clone()]);
     assert_eq!(spans, vec![0..512, 512..512 + 4 + 16]);
+    assert_eq!(&stream[508..512], &to_wire(crc32c(&stream[0..508])));
     assert_eq!(&stream[512..516], &[0, 0, 0, 0]);
     assert_eq!(&stream[516..518], &[0, 10]);
-    assert_eq!(&stream[528..532], &to_wire(crc32c(&stream[516..528])));
+    assert_eq!(&stream[528..532], &to_wire(crc32c(&stream[512..528])));
     let (got, _) = deframe(&stream, DeframerConfig::new(true, true), 7);
     assert_eq!(got, vec![(a, Status::Good), (b, Status::Good)]);
 }
@@ -776,51 +782,75 @@ fn markers_back_to_back_match_reference() {
     }
 }
 
-/// §5.3: RX ignores the two LSBs of FPDUPTR and the RESERVED field (decision in
-/// docs/decisions.md); a marker between FPDUs is outside every CRC span.
+/// §5.3: RX ignores the two LSBs of FPDUPTR and the RESERVED field as marker checks (decision
+/// in docs/decisions.md). The marker before the header is in the FPDU's CRC span, so changing
+/// those bits is a CRC error unless the CRC is off or recomputed over them.
 #[test]
 fn marker_ignored_bits() {
-    let mut framer = Framer::new(true, true);
-    let (mut stream, _) = frame_all(&mut framer, &[vec![9u8; 20]]);
-    stream[0] = 0xFF;
-    stream[1] = 0x01;
-    stream[3] = 0x03;
-    let (got, _) = deframe(&stream, DeframerConfig::new(true, true), 1);
-    assert_eq!(got, vec![(vec![9u8; 20], Status::Good)]);
+    let ulpdu = vec![9u8; 20];
+    for crc in [false, true] {
+        let mut framer = Framer::new(true, crc);
+        let (mut stream, spans) = frame_all(&mut framer, std::slice::from_ref(&ulpdu));
+        assert_eq!(spans, vec![0..4 + 28]);
+        stream[0] = 0xFF;
+        stream[1] = 0x01;
+        stream[3] = 0x03;
+        let config = DeframerConfig::new(true, crc);
+        let (got, _) = deframe(&stream, config, 1);
+        let want = if crc { Status::BadCrc } else { Status::Good };
+        assert_eq!(got, vec![(ulpdu.clone(), want)], "crc {crc}");
+        if crc {
+            // The same marker bits with the CRC computed over them: good.
+            let tail = to_wire(crc32c(&stream[..28]));
+            stream[28..32].copy_from_slice(&tail);
+            let (got, _) = deframe(&stream, config, 1);
+            assert_eq!(got, vec![(ulpdu.clone(), Status::Good)]);
+        }
+    }
     assert_eq!(
         Marker::from_wire([0xFF, 0x01, 0x01, 0xFF]).pointer(),
         0x01FC
     );
 }
 
-/// §4.2 code 0x03: a wrong FPDUPTR in the marker before a header is reported as BadMarker at
-/// the end of the FPDU it points to (its CRC is good); nothing after it is delivered
-/// (MPA-ERR-STOP).
+/// §4.2: a wrong FPDUPTR in the marker before a header is reported at the end of the FPDU it
+/// begins; nothing after it is delivered (MPA-ERR-STOP). That marker is in the FPDU's CRC span,
+/// so with CRC on it is BadCrc (a bad CRC wins), with CRC off BadMarker (code 0x03), and with
+/// CRC on and the CRC recomputed over the wrong marker BadMarker too.
 #[test]
 fn bad_marker_between_fpdus() {
-    let mut framer = Framer {
-        markers: true,
-        crc: true,
-        stream_offset: 512 - 24,
-    };
     let ulpdus = vec![vec![1u8; 18], vec![2u8; 40], vec![3u8; 5]];
-    let (mut stream, spans) = frame_all(&mut framer, &ulpdus);
-    assert_eq!(spans[1].start, 24);
-    assert_eq!(&stream[24..28], &[0, 0, 0, 0]);
-    stream[27] = 0x04;
-    let config = DeframerConfig {
-        stream_offset: 512 - 24,
-        ..DeframerConfig::new(true, true)
-    };
-    let (got, de) = deframe(&stream, config, 1);
-    assert_eq!(
-        got,
-        vec![
-            (ulpdus[0].clone(), Status::Good),
-            (ulpdus[1].clone(), Status::BadMarker)
-        ]
-    );
-    assert_eq!(de.error(), Some(Error::BadMarker));
+    for (crc, fix_crc, want) in [
+        (false, false, Status::BadMarker),
+        (true, false, Status::BadCrc),
+        (true, true, Status::BadMarker),
+    ] {
+        let mut framer = Framer {
+            markers: true,
+            crc,
+            stream_offset: 512 - 24,
+        };
+        let (mut stream, spans) = frame_all(&mut framer, &ulpdus);
+        assert_eq!(spans[1], 24..24 + 4 + 48);
+        assert_eq!(&stream[24..28], &[0, 0, 0, 0]);
+        stream[27] = 0x04;
+        if fix_crc {
+            let end = spans[1].end - 4;
+            let tail = to_wire(crc32c(&stream[spans[1].start..end]));
+            stream[end..spans[1].end].copy_from_slice(&tail);
+        }
+        let config = DeframerConfig {
+            stream_offset: 512 - 24,
+            ..DeframerConfig::new(true, crc)
+        };
+        let (got, de) = deframe(&stream, config, 1);
+        assert_eq!(
+            got,
+            vec![(ulpdus[0].clone(), Status::Good), (ulpdus[1].clone(), want)],
+            "crc {crc} fix {fix_crc}"
+        );
+        assert_eq!(de.error(), want.error());
+    }
 }
 
 /// §4.2: a marker inside an FPDU that disagrees is BadMarker with CRC off; with CRC on the
@@ -973,9 +1003,9 @@ fn mulpdu_table_5_4() {
 }
 
 /// §5.1–§5.3, §4.2: every single-bit flip in a small stream of FPDUs with CRC and markers on
-/// is detected: the FPDU it hits is not delivered good and nothing after it is delivered. The
-/// only undetected flips are the RX-ignored bits of a marker between FPDUs (RESERVED and the two
-/// FPDUPTR LSBs), which change nothing delivered.
+/// is detected: the FPDU it hits is not delivered good and nothing after it is delivered. Every
+/// marker is in a CRC span, so there is no exception: a flip in the marker before a header,
+/// even in its RX-ignored bits (RESERVED, the two FPDUPTR LSBs), is BadCrc on the FPDU it begins.
 #[test]
 fn every_single_bit_flip_detected() {
     let ulpdus = vec![
@@ -996,7 +1026,7 @@ fn every_single_bit_flip_detected() {
         ..DeframerConfig::new(true, true)
     };
     let good: Vec<_> = ulpdus.iter().map(|u| (u.clone(), Status::Good)).collect();
-    let mut ignored = 0;
+    let mut in_leading_markers = 0;
     for bit in 0..stream.len() * 8 {
         let byte = bit / 8;
         let mut s = stream.clone();
@@ -1004,12 +1034,11 @@ fn every_single_bit_flip_detected() {
         let k = spans.iter().position(|r| r.contains(&byte)).unwrap();
         let (got, _) = deframe(&s, config, 64);
         let leading = (start as usize + spans[k].start).is_multiple_of(512);
-        let in_leading_marker = leading && byte < spans[k].start + 4;
-        let ignored_bit = in_leading_marker
-            && (byte - spans[k].start < 2 || (byte - spans[k].start == 3 && bit % 8 < 2));
-        if ignored_bit {
-            ignored += 1;
-            assert_eq!(got, good, "bit {bit}");
+        if leading && byte < spans[k].start + 4 {
+            in_leading_markers += 1;
+            let mut want = good[..=k].to_vec();
+            want[k].1 = Status::BadCrc;
+            assert_eq!(got, want, "bit {bit}");
             continue;
         }
         assert!(
@@ -1029,9 +1058,5 @@ fn every_single_bit_flip_detected() {
             );
         }
     }
-    assert_eq!(
-        ignored,
-        2 * 18,
-        "two leading markers, 16 RESERVED + 2 FPDUPTR bits each"
-    );
+    assert_eq!(in_leading_markers, 2 * 32, "two leading markers");
 }

@@ -14,7 +14,7 @@ use rnic_proto::rdmap::{
     TerminateRepr,
 };
 use rnic_sim::pcap::mpa::MpaCapture;
-use rnic_sim::pcap::tshark::{tshark_check, CrcVerdict, LeadingMarkerCrc, TsharkSummary};
+use rnic_sim::pcap::tshark::{tshark_check, CrcVerdict, TsharkSummary};
 use rnic_sim::pcap::{Direction, PcapWriter, TcpConnection};
 use std::path::PathBuf;
 
@@ -365,34 +365,16 @@ fn assert_decodes_as_sent<'w>(s: &TsharkSummary, w: &'w Written, markers: bool) 
     matched
 }
 
-/// Every FPDU "Good CRC32", except (with markers) those after a leading marker, which
-/// Wireshark CRCs with that marker included: their CRC must then be what Wireshark computes
-/// over the marker and the FPDU, and the CRC of the octets after the marker must be the one
-/// sent (`rnic_proto::mpa::Framer` leaves the leading marker out of the CRC span).
+/// Every FPDU "Good CRC32". The CRC sent covers every octet written before it, markers
+/// included, the one before the header too (docs/decisions.md "Marker CRC coverage"), which is
+/// the span Wireshark checks.
 fn assert_crcs(s: &TsharkSummary, matched: &[&Sent]) {
     for (got, sent) in s.fpdus.iter().zip(matched) {
         let at = format!("frame {}", got.frame);
         let body = &sent.bytes[..sent.bytes.len() - 4];
         let wire_crc = u32::from_be_bytes(sent.bytes[sent.bytes.len() - 4..].try_into().unwrap());
-        if sent.leading_marker {
-            assert_eq!(crc32c(&body[4..]).swap_bytes(), wire_crc, "{at}: sent CRC");
-            let CrcVerdict::Bad {
-                sent: shown,
-                expected,
-            } = got.crc
-            else {
-                panic!("{at}: leading-marker FPDU not reported bad: {:?}", got.crc)
-            };
-            assert_eq!(shown, wire_crc, "{at}");
-            assert_eq!(
-                expected,
-                crc32c(body).swap_bytes(),
-                "{at}: Wireshark's CRC span"
-            );
-            assert!(got.crc_bad_only_by_leading_marker(), "{at}");
-        } else {
-            assert_eq!(got.crc, CrcVerdict::Good, "{at}");
-        }
+        assert_eq!(crc32c(body).swap_bytes(), wire_crc, "{at}: sent CRC span");
+        assert_eq!(got.crc, CrcVerdict::Good, "{at}");
     }
 }
 
@@ -404,7 +386,7 @@ fn markers_off_every_fpdu_decodes_with_good_crc() {
     let matched = assert_decodes_as_sent(&s, &w, false);
     assert!(matched.iter().all(|f| !f.leading_marker && f.markers == 0));
     assert_crcs(&s, &matched);
-    s.check(LeadingMarkerCrc::Covered).unwrap();
+    s.check().unwrap();
     // The session covers every opcode it should, several FPDUs over one MSS of payload.
     let count = |op| w.fpdus.iter().filter(|f| f.opcode == op).count();
     assert!(count(Opcode::RdmaWrite) >= 14);
@@ -427,15 +409,14 @@ fn markers_on_both_ways_decode_with_markers_and_crc() {
     let s = check_tshark(&path);
     let matched = assert_decodes_as_sent(&s, &w, true);
     assert_crcs(&s, &matched);
-    // Markers inside FPDUs, and FPDUs after a leading marker both at the start of FPDU mode and
-    // in mid-stream (the 468-octet Write ends exactly on the grid).
+    // Every FPDU good (above), among them FPDUs with markers inside and FPDUs after a leading
+    // marker both at the start of FPDU mode and in mid-stream (the 468-octet Write ends exactly
+    // on the grid).
     let leading: Vec<_> = matched.iter().filter(|f| f.leading_marker).collect();
     assert!(leading.len() >= 3, "{} leading-marker FPDUs", leading.len());
     assert!(matched.iter().any(|f| !f.leading_marker && f.markers > 0));
     assert!(matched.iter().any(|f| f.markers >= 3));
-    s.check(LeadingMarkerCrc::NotCovered).unwrap();
-    let strict = s.problems(LeadingMarkerCrc::Covered);
-    assert_eq!(strict.len(), leading.len(), "{strict:#?}");
+    s.check().unwrap();
     eprintln!(
         "{}: {} FPDUs, {} frames",
         path.display(),
@@ -444,25 +425,44 @@ fn markers_on_both_ways_decode_with_markers_and_crc() {
     );
 }
 
-/// The check can fail: one payload octet flipped in one FPDU (the TCP checksum is computed over
-/// the flipped octet, so only the MPA CRC can catch it).
+/// The check can fail: one octet flipped in one FPDU (the TCP checksum is computed over the
+/// flipped octet, so only the MPA CRC can catch it): a payload octet of a Write not after a
+/// leading marker, markers off and on, and (markers on) the RESERVED octet of the leading marker
+/// of an FPDU in mid-stream, which is in that FPDU's CRC span. tshark shows exactly the victim
+/// as "Bad CRC32", expecting the CRC of its octets as corrupted.
 #[test]
 fn corrupted_fpdu_is_reported_with_bad_crc() {
-    for markers in [false, true] {
+    for (markers, in_leading_marker) in [(false, false), (true, false), (true, true)] {
         let w = session(markers);
-        // A Write in the middle, not after a leading marker; flip an octet of its payload.
         let (victim, sent) = w
             .fpdus
             .iter()
             .enumerate()
-            .find(|(_, f)| f.opcode == Opcode::RdmaWrite && f.ulpdu_len > 900 && !f.leading_marker)
+            .find(|(i, f)| {
+                if in_leading_marker {
+                    *i > 0 && f.leading_marker
+                } else {
+                    f.opcode == Opcode::RdmaWrite && f.ulpdu_len > 900 && !f.leading_marker
+                }
+            })
             .unwrap();
-        let at = sent.bytes.len() / 2;
+        let at = if in_leading_marker {
+            0
+        } else {
+            sent.bytes.len() / 2
+        };
         let path = write_capture(
-            &format!("mpa-crc-corrupt-m{}.pcap", u8::from(markers)),
+            &format!(
+                "mpa-crc-corrupt-m{}{}.pcap",
+                u8::from(markers),
+                if in_leading_marker { "-marker" } else { "" }
+            ),
             &w,
             Some((victim, at)),
         );
+        let mut corrupted = sent.bytes.clone();
+        corrupted[at] ^= 0x01;
+        let body = &corrupted[..corrupted.len() - 4];
         let s = check_tshark(&path);
         assert!(
             s.bad_checksums.is_empty(),
@@ -479,19 +479,19 @@ fn corrupted_fpdu_is_reported_with_bad_crc() {
                     sent: shown,
                     expected,
                 } if is_victim => {
-                    assert_ne!(shown, expected);
-                    assert!(!got.crc_bad_only_by_leading_marker());
+                    let wire = &sent.bytes[sent.bytes.len() - 4..];
+                    assert_eq!(shown, u32::from_be_bytes(wire.try_into().unwrap()));
+                    assert_eq!(expected, crc32c(body).swap_bytes(), "frame {}", got.frame);
                     bad += 1;
                 }
                 CrcVerdict::Good => assert!(!is_victim, "frame {}: corruption missed", got.frame),
-                CrcVerdict::Bad { .. } => assert!(got.crc_bad_only_by_leading_marker()),
                 other => panic!("frame {}: {other:?}", got.frame),
             }
         }
         assert_eq!(bad, 1);
-        let problems = s.problems(LeadingMarkerCrc::NotCovered);
+        let problems = s.problems();
         assert_eq!(problems.len(), 1, "{problems:#?}");
-        assert!(s.check(LeadingMarkerCrc::NotCovered).is_err());
+        assert!(s.check().is_err());
     }
 }
 
@@ -555,8 +555,7 @@ fn mpa_capture_of_chunked_llp_streams() {
             let s = check_tshark(&path);
             let matched = assert_decodes_as_sent(&s, &w, markers);
             assert_crcs(&s, &matched);
-            s.check(LeadingMarkerCrc::NotCovered)
-                .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+            s.check().unwrap_or_else(|e| panic!("{name}: {e:#}"));
         }
     }
 }
@@ -600,12 +599,12 @@ fn bad_tcp_checksum_is_reported() {
     std::fs::write(&path, &file).unwrap();
     let s = check_tshark(&path);
     assert_eq!(s.bad_checksums, vec![victim]);
-    let problems = s.problems(LeadingMarkerCrc::Covered);
+    let problems = s.problems();
     assert!(
         problems
             .iter()
             .any(|p| p.contains("bad IPv4 or TCP checksum")),
         "{problems:#?}"
     );
-    assert!(s.check(LeadingMarkerCrc::Covered).is_err());
+    assert!(s.check().is_err());
 }

@@ -6,16 +6,19 @@
 //! machine that consumes the stream in runs and never looks ahead, so it gives the same result
 //! however the stream is cut:
 //!
-//! 1. With markers on, the 4 octets at every stream offset ≡ 0 mod 512 are a marker. A marker
-//!    right before an FPDU header must have FPDUPTR 0 and is outside every CRC span; a marker
-//!    inside an FPDU must have FPDUPTR = marker offset − header offset and is covered by the
-//!    FPDU's CRC. FPDUPTR's two LSBs and RESERVED are ignored.
+//! 1. With markers on, the 4 octets at every stream offset ≡ 0 mod 512 are a marker, and every
+//!    marker is covered by a CRC. A marker right before an FPDU header must have FPDUPTR 0: it
+//!    begins the FPDU that follows and is the first thing in that FPDU's CRC span. A marker
+//!    inside an FPDU must have FPDUPTR = marker offset − ULPDU_Length offset and is covered by
+//!    that FPDU's CRC. FPDUPTR's two LSBs and RESERVED are ignored (with CRC on, a change to
+//!    them is still a CRC error). Decision in `docs/decisions.md`.
 //! 2. Everything else is FPDUs back to back: ULPDU_Length (2), ULPDU, PAD `(2 - len) & 3`,
 //!    CRC (4). A ULPDU_Length over the configured maximum ends the stream at once.
 //! 3. At the end of each FPDU the ULPDU is delivered with a [`Status`]. A bad marker is
 //!    reported there too, at the end of the FPDU it refers to (for a marker right before a
 //!    header: the FPDU that follows it). A bad CRC wins over a bad marker: RFC 5044 code 0x03
-//!    applies "in the event that the CRC is valid" (§4.2).
+//!    applies "in the event that the CRC is valid" (§4.2). So with CRC on a corrupted marker
+//!    shows as [`Status::BadCrc`]; [`Status::BadMarker`] needs a CRC that is good or off.
 //! 4. After a delivery that is not [`Status::Good`] the stream is dead: all further input is
 //!    consumed and nothing more is delivered (MPA-ERR-STOP, §4.2).
 
@@ -238,7 +241,6 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> Deframer<B> {
             Phase::Header => {
                 if self.got == 0 {
                     self.fpdu_offset = self.offset;
-                    self.digest = CRC_ENGINE.digest();
                 }
                 let take = take_into(&mut self.header, self.got, avail);
                 self.consume_covered(avail, take);
@@ -317,12 +319,13 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> Deframer<B> {
     fn check_marker(&mut self) {
         let marker = Marker::from_wire(self.marker);
         let between_fpdus = self.phase == Phase::Header && self.got == 0;
+        // Every marker is in a CRC span: a marker right before a header begins the FPDU that
+        // follows it (FPDUPTR 0; `deliver` restarted the digest), any other is inside the
+        // current FPDU (docs/decisions.md).
+        self.digest.update(&self.marker);
         let expected = if between_fpdus {
-            // Refers to the FPDU that starts right after it; not in any CRC span.
             0
         } else {
-            // Inside the current FPDU, so inside its CRC span.
-            self.digest.update(&self.marker);
             self.marker_offset.wrapping_sub(self.fpdu_offset)
         };
         if u32::from(marker.pointer()) != expected {
@@ -353,6 +356,8 @@ impl<B: AsRef<[u8]> + AsMut<[u8]>> Deframer<B> {
             None => self.delivered += 1,
         }
         self.marker_bad = false;
+        // The next CRC span starts right after this CRC: with any marker before the next header.
+        self.digest = CRC_ENGINE.digest();
         self.enter(Phase::Header);
         Delivery {
             ulpdu: self.buffer.as_ref().get(..len).unwrap_or(&[]),

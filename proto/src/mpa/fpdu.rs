@@ -6,8 +6,10 @@
 //! ```
 //!
 //! [`Fpdu`] and [`FpduRepr`] see an FPDU *without* markers. When markers are on, markers sit in
-//! the stream on a 512-octet grid, also inside FPDUs and inside their CRC span; the
-//! [`Framer`](super::Framer) and [`Deframer`](super::Deframer) handle that.
+//! the stream on a 512-octet grid, also inside FPDUs, and every one is in a CRC span: a marker
+//! inside an FPDU in that FPDU's, a marker right before an FPDU header (FPDUPTR 0) in the span
+//! of the FPDU it begins. The [`Framer`](super::Framer) and [`Deframer`](super::Deframer) handle
+//! that.
 
 use super::Error;
 use crate::crc32c::{crc32c, from_wire, to_wire, CRC32C};
@@ -65,7 +67,8 @@ pub fn mulpdu(emss: u16, markers: bool) -> u16 {
 /// A marker: `RESERVED (16 bits, 0) ‖ FPDUPTR (16 bits, BE)` (§5.3).
 ///
 /// FPDUPTR = stream offset of the marker − stream offset of the ULPDU_Length field of the FPDU
-/// it sits in; 0 for a marker right before an FPDU header (that FPDU starts at marker + 4).
+/// it sits in; 0 for a marker right before an FPDU header (it begins that FPDU, whose
+/// ULPDU_Length is at marker + 4, and is covered by that FPDU's CRC).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Marker {
     /// RESERVED: 0 on TX; not checked on RX (decision in `docs/decisions.md`).

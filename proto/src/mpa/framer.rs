@@ -11,9 +11,9 @@ use crc::Digest;
 /// a TCP sequence number; only its value mod 512 matters).
 ///
 /// Without markers this is the FPDU length, 2 + ULPDU + PAD + 4 (§5.1). With markers it adds
-/// the marker that sits right before the header when `stream_offset` is on the 512-octet grid,
-/// and every marker that falls inside the FPDU (§5.3). A marker that would fall right after the
-/// CRC belongs to the next FPDU and is not counted.
+/// the marker that sits right before the header when `stream_offset` is on the 512-octet grid
+/// (it begins this FPDU and is in its CRC span), and every marker that falls inside the FPDU
+/// (§5.3). A marker that would fall right after the CRC begins the next FPDU and is not counted.
 pub fn fpdu_wire_len(ulpdu_len: u16, markers: bool, stream_offset: u32) -> usize {
     let n = fpdu_len(ulpdu_len);
     if !markers {
@@ -70,9 +70,10 @@ impl Framer {
     }
 
     /// Writes the FPDU of `ulpdu` at the start of `out` (with markers: preceded by the grid
-    /// marker when the stream offset is on the grid, markers embedded with their FPDUPTR, and
-    /// the CRC computed over header, ULPDU, PAD and the embedded markers, §5.1, §5.3). Returns
-    /// the octets written and advances `stream_offset` by as many. On error nothing is written.
+    /// marker, FPDUPTR 0, when the stream offset is on the grid, markers embedded with their
+    /// FPDUPTR, and the CRC computed over every marker written, the leading one included, and
+    /// header, ULPDU and PAD, §5.1, §5.3, `docs/decisions.md`). Returns the octets written and
+    /// advances `stream_offset` by as many. On error nothing is written.
     pub fn write_fpdu(&mut self, ulpdu: &[u8], out: &mut [u8]) -> Result<usize, Error> {
         let len = u16::try_from(ulpdu.len()).map_err(|_| Error::UlpduTooLong)?;
         if self.markers {
@@ -97,8 +98,11 @@ impl Framer {
             digest: CRC_ENGINE.digest(),
         };
         if self.markers && self.stream_offset.is_multiple_of(MARKER_INTERVAL) {
-            // Marker right before the header: FPDUPTR 0, outside the CRC span (§5.3).
-            w.raw(&Marker::new(0).to_wire())?;
+            // Marker right before the header: FPDUPTR 0; it begins this FPDU and is covered by
+            // its CRC, as Wireshark checks it (docs/decisions.md; catalog §5.1 [UNCERTAIN]).
+            let marker = Marker::new(0).to_wire();
+            w.raw(&marker)?;
+            w.digest.update(&marker);
         }
         w.header_offset = w.offset;
         w.put(&len.to_be_bytes())?;

@@ -31,9 +31,9 @@
 //! * it treats both directions as marked when either M bit is set;
 //! * it computes the CRC from the first octet of the segment, so a marker right before the
 //!   FPDU header (FPDUPTR 0, at the start of FPDU mode and wherever an FPDU starts on the
-//!   512-octet grid) is inside its CRC span. `rnic_proto::mpa::Framer` leaves that marker out of
-//!   the CRC, so Wireshark reports those FPDUs as "Bad CRC32" with an expected value that
-//!   differs exactly by the marker; [`LeadingMarkerCrc`] says which convention to check against.
+//!   512-octet grid) is inside its CRC span. `rnic_proto::mpa` covers that marker by the CRC of
+//!   the FPDU it begins too (`docs/decisions.md`, "Marker CRC coverage"), so every FPDU of a
+//!   good capture must show "Good CRC32", markers on or off.
 
 use super::Direction;
 use anyhow::{anyhow, bail, Context, Result};
@@ -165,45 +165,6 @@ pub struct FpduInfo {
     pub opcode_name: Option<String>,
 }
 
-impl FpduInfo {
-    /// Octets Wireshark's CRC span would have without the leading marker: ULPDU_Length, ULPDU,
-    /// PAD and the embedded markers.
-    fn crc_span_without_leading_marker(&self) -> usize {
-        let l = usize::from(self.ulpdu_len);
-        let embedded = self
-            .markers
-            .saturating_sub(usize::from(self.leading_marker));
-        2 + l + rnic_proto::mpa::pad_len(l) + 4 * embedded
-    }
-
-    /// The CRC is bad only because Wireshark covers the leading marker and the sender did not:
-    /// the CRC Wireshark expects is the CRC of `00 00 00 00 ‖ span` when the one received is the
-    /// CRC of `span`. CRC-32C is affine, so that needs no FPDU octets:
-    /// `crc(0⁴‖m) = crc(m) ⊕ crc(0ⁿ⁺⁴) ⊕ crc(0ⁿ)` for any `m` of `n` octets.
-    pub fn crc_bad_only_by_leading_marker(&self) -> bool {
-        let CrcVerdict::Bad { sent, expected } = self.crc else {
-            return false;
-        };
-        if !self.leading_marker {
-            return false;
-        }
-        let n = self.crc_span_without_leading_marker();
-        let zeros = vec![0u8; n + 4];
-        let shift = rnic_proto::crc32c::crc32c(&zeros) ^ rnic_proto::crc32c::crc32c(&zeros[..n]);
-        sent.swap_bytes() ^ shift == expected.swap_bytes()
-    }
-}
-
-/// Whether a marker right before an FPDU header (FPDUPTR 0) is covered by that FPDU's CRC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LeadingMarkerCrc {
-    /// Covered (Wireshark 4.0's reading): every FPDU must be "Good CRC32".
-    Covered,
-    /// Not covered (`rnic_proto::mpa::Framer` today): an FPDU after a leading marker may be
-    /// "Bad CRC32" if and only if the CRC Wireshark wants differs exactly by that marker.
-    NotCovered,
-}
-
 /// What tshark made of a capture.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TsharkSummary {
@@ -239,9 +200,10 @@ impl TsharkSummary {
     }
 
     /// Everything wrong with the capture, one line each: malformed packets, expert items of
-    /// Warning or Error severity (but [`BENIGN_EXPERT_MESSAGES`]), bad checksums, FPDUs whose CRC is not good (under `leading`)
-    /// or whose DDP / RDMAP header was not dissected, FPDUs of unknown direction.
-    pub fn problems(&self, leading: LeadingMarkerCrc) -> Vec<String> {
+    /// Warning or Error severity (but [`BENIGN_EXPERT_MESSAGES`]), bad checksums, FPDUs whose
+    /// CRC is not "Good CRC32" (a leading marker is in the CRC span, see the module
+    /// documentation) or whose DDP / RDMAP header was not dissected, FPDUs of unknown direction.
+    pub fn problems(&self) -> Vec<String> {
         let mut p = Vec::new();
         for f in &self.malformed {
             p.push(format!("frame {f}: malformed packet"));
@@ -256,14 +218,7 @@ impl TsharkSummary {
             p.push(format!("frame {f}: bad IPv4 or TCP checksum"));
         }
         for f in &self.fpdus {
-            let crc_ok = match f.crc {
-                CrcVerdict::Good => true,
-                CrcVerdict::Bad { .. } => {
-                    leading == LeadingMarkerCrc::NotCovered && f.crc_bad_only_by_leading_marker()
-                }
-                CrcVerdict::NotChecked | CrcVerdict::Missing => false,
-            };
-            if !crc_ok {
+            if f.crc != CrcVerdict::Good {
                 p.push(format!("frame {}: FPDU CRC {:?}", f.frame, f.crc));
             }
             if f.opcode.is_none() || f.tagged.is_none() {
@@ -283,8 +238,8 @@ impl TsharkSummary {
     }
 
     /// `Ok` if [`problems`](Self::problems) finds none, else an error listing them.
-    pub fn check(&self, leading: LeadingMarkerCrc) -> Result<()> {
-        let p = self.problems(leading);
+    pub fn check(&self) -> Result<()> {
+        let p = self.problems();
         if p.is_empty() {
             Ok(())
         } else {
@@ -573,47 +528,6 @@ pub fn parse_pdml(pdml: &str) -> Result<TsharkSummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn leading_marker_crc_relation() {
-        // A 16-octet CRC span (ULPDU_Length 14, no PAD) after a leading marker: Wireshark's
-        // expected CRC is the CRC over the marker and the span.
-        let span: Vec<u8> = (0u8..16).collect();
-        let c_span = rnic_proto::crc32c::crc32c(&span);
-        let mut with = vec![0u8; 4];
-        with.extend_from_slice(&span);
-        let c_with = rnic_proto::crc32c::crc32c(&with);
-        let f = FpduInfo {
-            frame: 1,
-            stream: 0,
-            direction: None,
-            ulpdu_len: 14,
-            crc: CrcVerdict::Bad {
-                sent: c_span.swap_bytes(),
-                expected: c_with.swap_bytes(),
-            },
-            markers: 1,
-            leading_marker: true,
-            tagged: Some(true),
-            last: Some(true),
-            opcode: Some(0),
-            opcode_name: None,
-        };
-        assert!(f.crc_bad_only_by_leading_marker());
-        let other = FpduInfo {
-            crc: CrcVerdict::Bad {
-                sent: c_span.swap_bytes(),
-                expected: c_with.swap_bytes() ^ 1,
-            },
-            ..f.clone()
-        };
-        assert!(!other.crc_bad_only_by_leading_marker());
-        let no_leading = FpduInfo {
-            leading_marker: false,
-            ..f
-        };
-        assert!(!no_leading.crc_bad_only_by_leading_marker());
-    }
 
     #[test]
     fn severities() {
