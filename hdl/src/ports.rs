@@ -1,7 +1,7 @@
 //! How a testbench reaches a block's ports without knowing the block: [`SimPorts`] lists the
 //! input and output port names (as they appear in the generated Verilog) and sets or reads them
 //! by index, with values as `u128`. Each block implements it beside its definition with
-//! [`sim_ports!`], and the simulation back ends in `rnic-sim` drive any block through it.
+//! [`sim_ports!`](crate::sim_ports), and the simulation back ends in `rnic-sim` drive any block through it.
 
 use rust_hdl::prelude::*;
 

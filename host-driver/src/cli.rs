@@ -28,7 +28,7 @@ pub enum Command {
         /// Datapath width in bits.
         #[arg(long, default_value_t = 32)]
         width: usize,
-        /// Output directory; the file is DIR/<block>_w<width>.v.
+        /// Output directory; the file is `DIR/<block>_w<width>.v`.
         #[arg(long)]
         out: PathBuf,
     },
@@ -44,7 +44,7 @@ pub enum Command {
         /// Datapath width in bits.
         #[arg(long, default_value_t = 32)]
         width: usize,
-        /// Where the tools' inputs, outputs and logs go (default: target/synth/<block>_w<width>).
+        /// Where the tools' inputs, outputs and logs go (default: `target/synth/<block>_w<width>`).
         #[arg(long)]
         work_dir: Option<PathBuf>,
     },

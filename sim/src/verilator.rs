@@ -14,7 +14,7 @@
 //! ```
 //!
 //! How it works: `verilator --cc` turns the Verilog into C++; a small generated C++ shim
-//! (`rnic_shim.cpp`, see [`build`]) gives it a C ABI (create, destroy, eval, the port table,
+//! (`rnic_shim.cpp`, see the `build` submodule) gives it a C ABI (create, destroy, eval, the port table,
 //! the address of each port's storage, VCD tracing); everything is linked into one `.so` with
 //! hidden symbols, loaded with `libloading`. Setting and reading a port is a plain memory access
 //! through the address the shim returned (no call per port); only `eval` crosses the FFI.
