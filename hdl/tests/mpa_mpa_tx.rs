@@ -10,8 +10,8 @@ use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
 use rnic_sim::stream::packet_beats;
 use rnic_sim::tb::mpa_tx::{
-    golden, max_ulpdu_with_markers, measure_throughput, ConnConfig, MpaTxTb, Step,
-    TrafficOptions, TxRun,
+    golden, max_ulpdu_with_markers, measure_throughput, ConnConfig, MpaTxTb, Step, TrafficOptions,
+    TxRun,
 };
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
@@ -140,7 +140,10 @@ fn random_script(rng: &mut impl Rng, count: usize, max_len: usize, with_max: boo
     if with_max {
         // Connection 0 has no markers now, connection 1 has.
         list.insert(list.len() / 3, (0, bytes(&mut r, MAX_ULPDU)));
-        list.insert(2 * list.len() / 3, (1, bytes(&mut r, max_ulpdu_with_markers())));
+        list.insert(
+            2 * list.len() / 3,
+            (1, bytes(&mut r, max_ulpdu_with_markers())),
+        );
     }
     script.push(ulpdus(list));
     script
@@ -279,9 +282,7 @@ fn full_speed_has_no_bubbles() {
         };
         list.push((i % 3, bytes(&mut rng, len)));
     }
-    let raws: Vec<(usize, Vec<u8>)> = (0..10)
-        .map(|i| (3, bytes(&mut rng, 1 + i * 13)))
-        .collect();
+    let raws: Vec<(usize, Vec<u8>)> = (0..10).map(|i| (3, bytes(&mut rng, 1 + i * 13))).collect();
     let script = vec![
         cfg(0, true, true),
         cfg(1, false, true),
@@ -309,7 +310,8 @@ fn full_speed_has_no_bubbles() {
                 let fpdu_octets: usize = want[..3].iter().flatten().map(Vec::len).sum();
                 assert_eq!(fpdu_octets % lanes, 0);
                 assert_eq!(
-                    run.active_cycles, run.llp_beats,
+                    run.active_cycles,
+                    run.llp_beats,
                     "cycles from the first offered beat to the last LLP beat on {}",
                     sim.name()
                 );

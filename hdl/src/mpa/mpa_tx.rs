@@ -71,6 +71,8 @@ pub const FPDUPTR_BITS: usize = MARKER_LEN * 8 / 2;
 pub const PTR_WORD_BITS: usize = FPDUPTR_BITS - FPDU_ALIGN.trailing_zeros() as usize;
 /// Bits of the ULPDU_Length field and of `ulpdu_len`.
 pub const LEN_BITS: usize = ULPDU_LENGTH_LEN * 8;
+/// Bits of the FPDUPTR headroom `4 * (p + 1)`, `p` the header position (at most 512).
+pub const ROOM_BITS: usize = GRID_BITS + 1 + FPDU_ALIGN.trailing_zeros() as usize;
 /// Half a beat: the part of a beat the 2-octet ULPDU_Length shifts the ULPDU by.
 const HALF: usize = DATA_WIDTH / 2;
 
@@ -89,12 +91,18 @@ const _: () = assert!(MAX_ULPDU == (1 << LEN_BITS) - 1);
 /// `0xFFFF - L <= 4 (p + 1)`: a 16-bit complement compared with the header position.
 /// Checked against the `Framer` for every offset and every length from 60000 up in the tests.
 pub fn fpduptr_overflows(ulpdu_len: u16, offset_words: u32) -> bool {
+    u64::from(u16::MAX - ulpdu_len) <= header_room(offset_words) << FPDU_ALIGN.trailing_zeros()
+}
+
+/// `p + 1` for the header position `p` of the next FPDU when the stream offset is
+/// `offset_words` (mod 128) with markers: the per-connection `room` register.
+pub fn header_room(offset_words: u32) -> u64 {
     let grid = MARKER_INTERVAL / FPDU_ALIGN as u32;
     let p = match offset_words % grid {
         0 => 1,
         p => p,
     };
-    u32::from(u16::MAX - ulpdu_len) <= 4 * (p + 1)
+    u64::from(p) + 1
 }
 
 /// Where the packet in progress is.
@@ -110,8 +118,6 @@ pub enum TxState {
     Tail,
     /// Copying a raw packet.
     Raw,
-    /// Consuming a refused ULPDU.
-    DropUlpdu,
     /// Consuming refused raw bytes.
     DropRaw,
 }
@@ -168,6 +174,9 @@ pub struct MpaTx {
     half_shift: Constant<Bits<8>>,
     word_shift: Constant<Bits<8>>,
     keep_all: Constant<Bits<KEEP_WIDTH>>,
+    grid_last: Constant<Bits<GRID_BITS>>,
+    room_at_start: Constant<Bits<ROOM_BITS>>,
+    room_bits: Constant<Bits<8>>,
     byte_ones: Constant<Bits<DATA_WIDTH>>,
     lane_shift: [Constant<Bits<8>>; KEEP_WIDTH],
 
@@ -177,18 +186,30 @@ pub struct MpaTx {
     conn_crc: [DFF<Bit>; CONNECTIONS],
     /// Stream offset of the next word, in words mod 128.
     conn_offset: [DFF<Bits<GRID_BITS>>; CONNECTIONS],
+    // Derived from the offset and the markers bit when they are written, so that a packet's
+    // first cycle decides from registers: a marker precedes the next header (`lead`); the word
+    // after the next header is on the grid (`wrap`); `room` is the FPDUPTR headroom of the next
+    // header in octets (`4 * (header position + 1)`, see `fpduptr_overflows`).
+    conn_lead: [DFF<Bit>; CONNECTIONS],
+    conn_wrap: [DFF<Bit>; CONNECTIONS],
+    conn_room: [DFF<Bits<ROOM_BITS>>; CONNECTIONS],
 
     // The packet in progress.
     state: DFF<TxState>,
     cur_conn: DFF<Bits<CONN_BITS>>,
     cur_markers: DFF<Bit>,
     cur_crc: DFF<Bit>,
+    /// The ULPDU in progress is refused: consume it, send nothing.
+    dropping: DFF<Bit>,
     /// A configuration write hit the connection of the packet in progress.
     cfg_hit: DFF<Bit>,
     /// Round robin: take a raw packet first when both inputs wait.
     prefer_raw: DFF<Bit>,
     /// Stream offset of the next word (words mod 128).
     offset: DFF<Bits<GRID_BITS>>,
+    /// The next word is on the marker grid of a connection with markers (registered form of
+    /// `cur_markers && offset == 0`, which keeps the compare off the `llp_ready` paths).
+    marker_due: DFF<Bit>,
     /// Words from the FPDU header to the next word: FPDUPTR of a marker there, in words.
     ptr: DFF<Bits<PTR_WORD_BITS>>,
     /// ULPDU_Length (after a leading marker) or the low half of the previous ULPDU beat.
@@ -206,6 +227,9 @@ pub struct MpaTx {
     out_span_last: DFF<Bit>,
     /// The word is the CRC of a connection with CRC on: send the computed CRC.
     out_crc: DFF<Bit>,
+    /// The word is the first of a refused packet: not sent (the refusal is decided late in
+    /// the cycle, so it gates `llp_valid` after the register instead of `out_valid` before).
+    out_kill: DFF<Bit>,
     err_q: DFF<Bit>,
     err_conn_q: DFF<Bits<CONN_BITS>>,
 
@@ -213,24 +237,29 @@ pub struct MpaTx {
 
     // Combinational signals.
     load: Signal<Local, Bit>,
+    out_live: Signal<Local, Bit>,
     grant_raw: Signal<Local, Bit>,
     sel_fpdu: Signal<Local, Bit>,
     sel_markers: Signal<Local, Bit>,
     sel_crc: Signal<Local, Bit>,
     sel_offset: Signal<Local, Bits<GRID_BITS>>,
     sel_offset_inc: Signal<Local, Bits<GRID_BITS>>,
+    sel_lead: Signal<Local, Bit>,
+    sel_wrap: Signal<Local, Bit>,
+    sel_refuse: Signal<Local, Bit>,
     raw_fpdu: Signal<Local, Bit>,
-    hdr_pos: Signal<Local, Bits<GRID_BITS>>,
-    hdr_after: Signal<Local, Bits<{ GRID_BITS + 1 }>>,
-    room: Signal<Local, Bits<LEN_BITS>>,
     slack: Signal<Local, Bits<LEN_BITS>>,
-    overflow: Signal<Local, Bit>,
+    wb_lead: Signal<Local, Bit>,
+    wb_wrap: Signal<Local, Bit>,
+    wb_room: Signal<Local, Bits<ROOM_BITS>>,
+    slack_lo: Signal<Local, Bits<ROOM_BITS>>,
+    slack_small: Signal<Local, Bit>,
+    kill: Signal<Local, Bit>,
     keep_mask: Signal<Local, Bits<DATA_WIDTH>>,
     masked: Signal<Local, Bits<DATA_WIDTH>>,
     in_hi: Signal<Local, Bits<HALF>>,
     in_lo: Signal<Local, Bits<HALF>>,
     flush: Signal<Local, Bit>,
-    marker_due: Signal<Local, Bit>,
     offset_inc: Signal<Local, Bits<GRID_BITS>>,
     ptr_inc: Signal<Local, Bits<PTR_WORD_BITS>>,
     ptr_bytes: Signal<Local, Bits<HALF>>,
@@ -245,6 +274,12 @@ pub struct MpaTx {
     emit_span_last: Signal<Local, Bit>,
     emit_crc: Signal<Local, Bit>,
     write_back: Signal<Local, Bit>,
+    take_ulpdu: Signal<Local, Bit>,
+    take_raw: Signal<Local, Bit>,
+    drain_ulpdu: Signal<Local, Bit>,
+    drain_raw: Signal<Local, Bit>,
+    fire: Signal<Local, Bit>,
+    wrap_next: Signal<Local, Bit>,
     cfg_hits_cur: Signal<Local, Bit>,
 }
 
@@ -287,21 +322,29 @@ impl Default for MpaTx {
             half_shift: Constant::new((HALF as u64).into()),
             word_shift: Constant::new(u64::from(FPDU_ALIGN.trailing_zeros()).into()),
             keep_all: Constant::new(Bits::<KEEP_WIDTH>::mask()),
+            grid_last: Constant::new(Bits::<GRID_BITS>::mask()),
+            room_at_start: Constant::new((header_room(0) << FPDU_ALIGN.trailing_zeros()).into()),
+            room_bits: Constant::new((ROOM_BITS as u64).into()),
             byte_ones: Constant::new(0xFF_u64.into()),
             lane_shift: core::array::from_fn(|lane| Constant::new((8 * lane as u64).into())),
             conn_fpdu: Default::default(),
             conn_markers: Default::default(),
             conn_crc: Default::default(),
             conn_offset: Default::default(),
+            conn_lead: Default::default(),
+            conn_wrap: Default::default(),
+            conn_room: Default::default(),
             state: Default::default(),
             cur_conn: Default::default(),
             cur_markers: Default::default(),
             cur_crc: Default::default(),
             cfg_hit: Default::default(),
+            dropping: Default::default(),
             prefer_raw: Default::default(),
             offset: Default::default(),
             ptr: Default::default(),
             hold: Default::default(),
+            marker_due: Default::default(),
             out_valid: Default::default(),
             out_data: Default::default(),
             out_keep: Default::default(),
@@ -310,28 +353,34 @@ impl Default for MpaTx {
             out_span: Default::default(),
             out_span_last: Default::default(),
             out_crc: Default::default(),
+            out_kill: Default::default(),
             err_q: Default::default(),
             err_conn_q: Default::default(),
             crc: Default::default(),
             load: Default::default(),
+            out_live: Default::default(),
             grant_raw: Default::default(),
             sel_fpdu: Default::default(),
             sel_markers: Default::default(),
             sel_crc: Default::default(),
             sel_offset: Default::default(),
             sel_offset_inc: Default::default(),
+            sel_lead: Default::default(),
+            sel_wrap: Default::default(),
+            sel_refuse: Default::default(),
             raw_fpdu: Default::default(),
-            hdr_pos: Default::default(),
-            hdr_after: Default::default(),
-            room: Default::default(),
             slack: Default::default(),
-            overflow: Default::default(),
+            wb_lead: Default::default(),
+            wb_wrap: Default::default(),
+            wb_room: Default::default(),
+            slack_lo: Default::default(),
+            slack_small: Default::default(),
+            kill: Default::default(),
             keep_mask: Default::default(),
             masked: Default::default(),
             in_hi: Default::default(),
             in_lo: Default::default(),
             flush: Default::default(),
-            marker_due: Default::default(),
             offset_inc: Default::default(),
             ptr_inc: Default::default(),
             ptr_bytes: Default::default(),
@@ -346,6 +395,12 @@ impl Default for MpaTx {
             emit_span_last: Default::default(),
             emit_crc: Default::default(),
             write_back: Default::default(),
+            take_ulpdu: Default::default(),
+            take_raw: Default::default(),
+            drain_ulpdu: Default::default(),
+            drain_raw: Default::default(),
+            fire: Default::default(),
+            wrap_next: Default::default(),
             cfg_hits_cur: Default::default(),
         }
     }
@@ -362,10 +417,12 @@ impl Logic for MpaTx {
             cur_markers,
             cur_crc,
             cfg_hit,
+            dropping,
             prefer_raw,
             offset,
             ptr,
             hold,
+            marker_due,
             out_valid,
             out_data,
             out_keep,
@@ -374,6 +431,7 @@ impl Logic for MpaTx {
             out_span,
             out_span_last,
             out_crc,
+            out_kill,
             err_q,
             err_conn_q
         );
@@ -386,6 +444,12 @@ impl Logic for MpaTx {
             self.conn_markers[i].d.next = self.conn_markers[i].q.val();
             self.conn_crc[i].d.next = self.conn_crc[i].q.val();
             self.conn_offset[i].d.next = self.conn_offset[i].q.val();
+            self.conn_lead[i].clock.next = self.clock.val();
+            self.conn_wrap[i].clock.next = self.clock.val();
+            self.conn_room[i].clock.next = self.clock.val();
+            self.conn_lead[i].d.next = self.conn_lead[i].q.val();
+            self.conn_wrap[i].d.next = self.conn_wrap[i].q.val();
+            self.conn_room[i].d.next = self.conn_room[i].q.val();
         }
 
         // CRC-32C over the CRC-span words leaving the output register (all full words).
@@ -393,16 +457,16 @@ impl Logic for MpaTx {
         self.crc.data.next = self.out_data.q.val();
         self.crc.keep.next = self.keep_all.val();
         self.crc.last.next = self.out_span_last.q.val();
-        self.crc.valid.next = self.out_valid.q.val() && self.llp_ready.val() && self.out_span.q.val();
+        self.out_live.next = self.out_valid.q.val() && !self.out_kill.q.val();
+        self.crc.valid.next = self.out_live.val() && self.llp_ready.val() && self.out_span.q.val();
         // The CRC in wire order: least significant octet in lane 0 (§5.2; 4 lanes).
-        self.crc_wire.next = (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(0))
-            << 24)
+        self.crc_wire.next = (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(0)) << 24)
             | (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(8)) << 16)
             | (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(16)) << 8)
             | bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(24));
 
         // LLP outputs from the output register.
-        self.llp_valid.next = self.out_valid.q.val();
+        self.llp_valid.next = self.out_live.val();
         self.llp_data.next = self.out_data.q.val();
         if self.out_crc.q.val() {
             self.llp_data.next = self.out_data.q.val() | self.crc_wire.val();
@@ -414,13 +478,26 @@ impl Logic for MpaTx {
         self.err_conn.next = self.err_conn_q.q.val();
 
         // The output register takes a word when it is empty or its word leaves.
-        self.load.next = !self.out_valid.q.val() || self.llp_ready.val();
+        self.load.next = !self.out_live.val() || self.llp_ready.val();
 
-        // Per-connection state of the connections at the inputs.
+        // Per-connection state of the connections at the inputs. `slack` = 0xFFFF - ulpdu_len
+        // (MAX_ULPDU is all ones): a ULPDU is refused when its connection is in raw mode or,
+        // with markers, when an FPDUPTR would overflow (`fpduptr_overflows`).
+        self.slack.next = self.ulpdu_len.val() ^ self.max_ulpdu.val();
+        // slack <= room, split at the room's width: a short compare and an all-zero check.
+        self.slack_lo.next = self.slack.val().get_bits::<ROOM_BITS>(0);
+        self.slack_small.next = !self
+            .slack
+            .val()
+            .get_bits::<{ LEN_BITS - ROOM_BITS }>(self.room_bits.val().index())
+            .any();
         self.sel_fpdu.next = false;
         self.sel_markers.next = false;
         self.sel_crc.next = false;
         self.sel_offset.next = 0.into();
+        self.sel_lead.next = false;
+        self.sel_wrap.next = false;
+        self.sel_refuse.next = false;
         self.raw_fpdu.next = false;
         for i in 0..CONNECTIONS {
             if self.ulpdu_conn.val().index() == i {
@@ -428,6 +505,12 @@ impl Logic for MpaTx {
                 self.sel_markers.next = self.conn_markers[i].q.val();
                 self.sel_crc.next = self.conn_crc[i].q.val();
                 self.sel_offset.next = self.conn_offset[i].q.val();
+                self.sel_lead.next = self.conn_lead[i].q.val();
+                self.sel_wrap.next = self.conn_wrap[i].q.val();
+                self.sel_refuse.next = !self.conn_fpdu[i].q.val()
+                    || (self.conn_markers[i].q.val()
+                        && self.slack_small.val()
+                        && (self.slack_lo.val() <= self.conn_room[i].q.val()));
             }
             if self.raw_conn.val().index() == i {
                 self.raw_fpdu.next = self.conn_fpdu[i].q.val();
@@ -436,17 +519,6 @@ impl Logic for MpaTx {
         self.sel_offset_inc.next = self.sel_offset.val() + 1;
         self.grant_raw.next =
             self.raw_valid.val() && (!self.ulpdu_valid.val() || self.prefer_raw.q.val());
-
-        // FPDUPTR overflow check of a new ULPDU (see `fpduptr_overflows`).
-        self.hdr_pos.next = self.sel_offset.val();
-        if self.sel_offset.val() == 0 {
-            self.hdr_pos.next = 1.into();
-        }
-        self.hdr_after.next = bit_cast::<{ GRID_BITS + 1 }, GRID_BITS>(self.hdr_pos.val()) + 1;
-        self.room.next = bit_cast::<LEN_BITS, { GRID_BITS + 1 }>(self.hdr_after.val())
-            << self.word_shift.val();
-        self.slack.next = self.max_ulpdu.val() - self.ulpdu_len.val();
-        self.overflow.next = self.sel_markers.val() && (self.slack.val() <= self.room.val());
 
         // The ULPDU beat with the lanes `keep` leaves out zeroed (they become PAD).
         self.keep_mask.next = 0.into();
@@ -466,8 +538,17 @@ impl Logic for MpaTx {
         self.flush.next = self.ulpdu_keep.val().get_bit(1);
 
         // Word counters of the FPDU in progress.
-        self.marker_due.next = self.cur_markers.q.val() && (self.offset.q.val() == 0);
         self.offset_inc.next = self.offset.q.val() + 1;
+        // The word after this one is on the grid: a marker follows, not the CRC.
+        self.wrap_next.next = self.cur_markers.q.val() && (self.offset_inc.val() == 0);
+        self.wb_lead.next = self.cur_markers.q.val() && (self.offset_inc.val() == 0);
+        self.wb_wrap.next =
+            self.cur_markers.q.val() && (self.offset_inc.val() == self.grid_last.val());
+        self.wb_room.next =
+            (bit_cast::<ROOM_BITS, GRID_BITS>(self.offset_inc.val()) + 1) << self.word_shift.val();
+        if self.offset_inc.val() == 0 {
+            self.wb_room.next = self.room_at_start.val();
+        }
         self.ptr_inc.next = self.ptr.q.val() + 1;
         self.ptr_bytes.next =
             bit_cast::<HALF, PTR_WORD_BITS>(self.ptr.q.val()) << self.word_shift.val();
@@ -475,8 +556,11 @@ impl Logic for MpaTx {
             self.cfg_write.val() && (self.cfg_conn.val() == self.cur_conn.q.val());
         self.cfg_hit.d.next = self.cfg_hit.q.val() || self.cfg_hits_cur.val();
 
-        // What goes into the output register this cycle (if `load`).
+        // The word the output register takes if `load` (`emit`: there is one), decided from
+        // the state and the inputs only, so the wide data path does not wait for `llp_ready`;
+        // `take_ulpdu` / `take_raw`: it consumes the input beat.
         self.emit.next = false;
+        self.kill.next = false;
         self.emit_hi.next = 0.into();
         self.emit_lo.next = 0.into();
         self.emit_keep.next = self.keep_all.val();
@@ -485,157 +569,17 @@ impl Logic for MpaTx {
         self.emit_span.next = false;
         self.emit_span_last.next = false;
         self.emit_crc.next = false;
-        self.write_back.next = false;
-        self.ulpdu_ready.next = false;
-        self.raw_ready.next = false;
-        self.err_q.d.next = false;
-
+        self.take_ulpdu.next = false;
+        self.take_raw.next = false;
+        self.drain_ulpdu.next = false;
+        self.drain_raw.next = false;
         match self.state.q.val() {
             TxState::Idle => {
                 if self.grant_raw.val() {
-                    if self.raw_fpdu.val() {
-                        // Raw bytes in FPDU mode: refused.
-                        self.raw_ready.next = true;
-                        self.err_q.d.next = true;
-                        self.err_conn_q.d.next = self.raw_conn.val();
-                        self.prefer_raw.d.next = false;
-                        if !self.raw_last.val() {
-                            self.state.d.next = TxState::DropRaw;
-                        }
-                    } else if self.load.val() {
-                        self.raw_ready.next = true;
-                        self.prefer_raw.d.next = false;
-                        self.cur_conn.d.next = self.raw_conn.val();
-                        self.emit.next = true;
-                        self.emit_hi.next = self
-                            .raw_data
-                            .val()
-                            .get_bits::<HALF>(self.half_shift.val().index());
-                        self.emit_lo.next = self.raw_data.val().get_bits::<HALF>(0);
-                        self.emit_keep.next = self.raw_keep.val();
-                        self.emit_last.next = self.raw_last.val();
-                        self.emit_conn.next = self.raw_conn.val();
-                        if !self.raw_last.val() {
-                            self.state.d.next = TxState::Raw;
-                        }
-                    }
-                } else if self.ulpdu_valid.val() {
-                    if !self.sel_fpdu.val() || self.overflow.val() {
-                        // ULPDU in raw mode, or FPDUPTR overflow: refused.
-                        self.ulpdu_ready.next = true;
-                        self.err_q.d.next = true;
-                        self.err_conn_q.d.next = self.ulpdu_conn.val();
-                        self.prefer_raw.d.next = true;
-                        if !self.ulpdu_last.val() {
-                            self.state.d.next = TxState::DropUlpdu;
-                        }
-                    } else if self.load.val() {
-                        self.prefer_raw.d.next = true;
-                        self.cur_conn.d.next = self.ulpdu_conn.val();
-                        self.cur_markers.d.next = self.sel_markers.val();
-                        self.cur_crc.d.next = self.sel_crc.val();
-                        self.cfg_hit.d.next = self.cfg_write.val()
-                            && (self.cfg_conn.val() == self.ulpdu_conn.val());
-                        self.offset.d.next = self.sel_offset_inc.val();
-                        self.emit.next = true;
-                        self.emit_conn.next = self.ulpdu_conn.val();
-                        if self.sel_markers.val() && (self.sel_offset.val() == 0) {
-                            // Marker right before the header: FPDUPTR 0, outside the CRC span.
-                            self.hold.d.next = self.ulpdu_len.val();
-                            self.ptr.d.next = 0.into();
-                            self.state.d.next = TxState::Body;
-                        } else {
-                            // Header word: ULPDU_Length and the first two ULPDU octets.
-                            self.ulpdu_ready.next = true;
-                            self.emit_hi.next = self.ulpdu_len.val();
-                            self.emit_lo.next = self.in_hi.val();
-                            self.emit_span.next = true;
-                            self.hold.d.next = self.in_lo.val();
-                            self.ptr.d.next = 1.into();
-                            if self.ulpdu_last.val() {
-                                if self.flush.val() {
-                                    self.state.d.next = TxState::Flush;
-                                } else {
-                                    self.state.d.next = TxState::Tail;
-                                    self.emit_span_last.next = !(self.sel_markers.val()
-                                        && (self.sel_offset_inc.val() == 0));
-                                }
-                            } else {
-                                self.state.d.next = TxState::Body;
-                            }
-                        }
-                    }
-                }
-            }
-            TxState::Body => {
-                if self.marker_due.val() {
-                    if self.load.val() {
-                        self.emit.next = true;
-                        self.emit_lo.next = self.ptr_bytes.val();
-                        self.emit_span.next = true;
-                        self.offset.d.next = self.offset_inc.val();
-                        self.ptr.d.next = self.ptr_inc.val();
-                    }
-                } else if self.ulpdu_valid.val() && self.load.val() {
-                    self.ulpdu_ready.next = true;
+                    // A raw beat; raw bytes in FPDU mode are refused (`kill`).
                     self.emit.next = true;
-                    self.emit_hi.next = self.hold.q.val();
-                    self.emit_lo.next = self.in_hi.val();
-                    self.emit_span.next = true;
-                    self.hold.d.next = self.in_lo.val();
-                    self.offset.d.next = self.offset_inc.val();
-                    self.ptr.d.next = self.ptr_inc.val();
-                    if self.ulpdu_last.val() {
-                        if self.flush.val() {
-                            self.state.d.next = TxState::Flush;
-                        } else {
-                            self.state.d.next = TxState::Tail;
-                            self.emit_span_last.next =
-                                !(self.cur_markers.q.val() && (self.offset_inc.val() == 0));
-                        }
-                    }
-                }
-            }
-            TxState::Flush => {
-                if self.load.val() {
-                    self.emit.next = true;
-                    self.emit_span.next = true;
-                    self.offset.d.next = self.offset_inc.val();
-                    self.ptr.d.next = self.ptr_inc.val();
-                    if self.marker_due.val() {
-                        self.emit_lo.next = self.ptr_bytes.val();
-                    } else {
-                        // The last ULPDU octets and PAD.
-                        self.emit_hi.next = self.hold.q.val();
-                        self.state.d.next = TxState::Tail;
-                        self.emit_span_last.next =
-                            !(self.cur_markers.q.val() && (self.offset_inc.val() == 0));
-                    }
-                }
-            }
-            TxState::Tail => {
-                if self.load.val() {
-                    self.emit.next = true;
-                    self.offset.d.next = self.offset_inc.val();
-                    self.ptr.d.next = self.ptr_inc.val();
-                    if self.marker_due.val() {
-                        // Marker between PAD and CRC: in the CRC span, and its last word.
-                        self.emit_lo.next = self.ptr_bytes.val();
-                        self.emit_span.next = true;
-                        self.emit_span_last.next = true;
-                    } else {
-                        // The CRC word: 0 here, the CRC ORed in at the output when enabled.
-                        self.emit_crc.next = self.cur_crc.q.val();
-                        self.emit_last.next = true;
-                        self.write_back.next = !self.cfg_hit.q.val() && !self.cfg_hits_cur.val();
-                        self.state.d.next = TxState::Idle;
-                    }
-                }
-            }
-            TxState::Raw => {
-                if self.raw_valid.val() && self.load.val() {
-                    self.raw_ready.next = true;
-                    self.emit.next = true;
+                    self.take_raw.next = true;
+                    self.kill.next = self.raw_fpdu.val();
                     self.emit_hi.next = self
                         .raw_data
                         .val()
@@ -643,19 +587,194 @@ impl Logic for MpaTx {
                     self.emit_lo.next = self.raw_data.val().get_bits::<HALF>(0);
                     self.emit_keep.next = self.raw_keep.val();
                     self.emit_last.next = self.raw_last.val();
-                    if self.raw_last.val() {
+                    self.emit_conn.next = self.raw_conn.val();
+                } else if self.ulpdu_valid.val() {
+                    // A ULPDU in raw mode, or one whose FPDUPTR would overflow, is refused.
+                    self.emit.next = true;
+                    self.kill.next = self.sel_refuse.val();
+                    self.emit_conn.next = self.ulpdu_conn.val();
+                    if !self.sel_lead.val() {
+                        // Header word: ULPDU_Length and the first two ULPDU octets. (Else the
+                        // marker right before the header: 0, outside the CRC span.)
+                        self.take_ulpdu.next = true;
+                        self.emit_hi.next = self.ulpdu_len.val();
+                        self.emit_lo.next = self.in_hi.val();
+                        self.emit_span.next = true;
+                        self.emit_span_last.next =
+                            self.ulpdu_last.val() && !self.flush.val() && !self.sel_wrap.val();
+                    }
+                }
+            }
+            TxState::Body => {
+                if self.dropping.q.val() {
+                    self.drain_ulpdu.next = true;
+                } else if self.marker_due.q.val() {
+                    self.emit.next = true;
+                    self.emit_lo.next = self.ptr_bytes.val();
+                    self.emit_span.next = true;
+                } else {
+                    self.emit.next = self.ulpdu_valid.val();
+                    self.take_ulpdu.next = true;
+                    self.emit_hi.next = self.hold.q.val();
+                    self.emit_lo.next = self.in_hi.val();
+                    self.emit_span.next = true;
+                    self.emit_span_last.next =
+                        self.ulpdu_last.val() && !self.flush.val() && !self.wrap_next.val();
+                }
+            }
+            TxState::Flush => {
+                self.emit.next = !self.dropping.q.val();
+                self.emit_span.next = true;
+                if self.marker_due.q.val() {
+                    self.emit_lo.next = self.ptr_bytes.val();
+                } else {
+                    // The last ULPDU octets and PAD.
+                    self.emit_hi.next = self.hold.q.val();
+                    self.emit_span_last.next = !self.wrap_next.val();
+                }
+            }
+            TxState::Tail => {
+                self.emit.next = !self.dropping.q.val();
+                if self.marker_due.q.val() {
+                    // Marker between PAD and CRC: in the CRC span, and its last word.
+                    self.emit_lo.next = self.ptr_bytes.val();
+                    self.emit_span.next = true;
+                    self.emit_span_last.next = true;
+                } else {
+                    // The CRC word: 0 here, the CRC ORed in at the output when enabled.
+                    self.emit_crc.next = self.cur_crc.q.val();
+                    self.emit_last.next = true;
+                }
+            }
+            TxState::Raw => {
+                self.emit.next = self.raw_valid.val();
+                self.take_raw.next = true;
+                self.emit_hi.next = self
+                    .raw_data
+                    .val()
+                    .get_bits::<HALF>(self.half_shift.val().index());
+                self.emit_lo.next = self.raw_data.val().get_bits::<HALF>(0);
+                self.emit_keep.next = self.raw_keep.val();
+                self.emit_last.next = self.raw_last.val();
+            }
+            TxState::DropRaw => {
+                self.drain_raw.next = true;
+            }
+        }
+        self.fire.next = self.emit.val() && self.load.val();
+        self.ulpdu_ready.next =
+            (self.take_ulpdu.val() && self.load.val()) || self.drain_ulpdu.val();
+        self.raw_ready.next = (self.take_raw.val() && self.load.val()) || self.drain_raw.val();
+
+        // The CRC word goes in: the connection's offset is written back (unless a configuration
+        // write hit it). Spelled out from registers and `load` for a short enable path.
+        self.write_back.next = (self.state.q.val() == TxState::Tail)
+            && !self.dropping.q.val()
+            && !self.marker_due.q.val()
+            && self.load.val()
+            && !self.cfg_hit.q.val()
+            && !self.cfg_hits_cur.val();
+
+        // State, counters and per-packet registers advance when the word goes in.
+        self.err_q.d.next = false;
+        match self.state.q.val() {
+            TxState::Idle => {
+                if self.fire.val() {
+                    if self.grant_raw.val() {
+                        self.prefer_raw.d.next = false;
+                        self.cur_conn.d.next = self.raw_conn.val();
+                        self.err_q.d.next = self.raw_fpdu.val();
+                        self.err_conn_q.d.next = self.raw_conn.val();
+                        if !self.raw_last.val() {
+                            if self.raw_fpdu.val() {
+                                self.state.d.next = TxState::DropRaw;
+                            } else {
+                                self.state.d.next = TxState::Raw;
+                            }
+                        }
+                    } else {
+                        // A refused ULPDU goes on with `dropping`, so the late refusal feeds
+                        // registers directly.
+                        self.prefer_raw.d.next = true;
+                        self.cur_conn.d.next = self.ulpdu_conn.val();
+                        self.cur_markers.d.next = self.sel_markers.val();
+                        self.cur_crc.d.next = self.sel_crc.val();
+                        self.cfg_hit.d.next =
+                            self.cfg_write.val() && (self.cfg_conn.val() == self.ulpdu_conn.val());
+                        self.dropping.d.next = self.sel_refuse.val();
+                        self.err_q.d.next = self.sel_refuse.val();
+                        self.err_conn_q.d.next = self.ulpdu_conn.val();
+                        self.offset.d.next = self.sel_offset_inc.val();
+                        self.marker_due.d.next = self.sel_wrap.val();
+                        if self.sel_lead.val() {
+                            self.hold.d.next = self.ulpdu_len.val();
+                            self.ptr.d.next = 0.into();
+                            self.state.d.next = TxState::Body;
+                        } else {
+                            self.hold.d.next = self.in_lo.val();
+                            self.ptr.d.next = 1.into();
+                            if !self.ulpdu_last.val() {
+                                self.state.d.next = TxState::Body;
+                            } else if self.flush.val() {
+                                self.state.d.next = TxState::Flush;
+                            } else {
+                                self.state.d.next = TxState::Tail;
+                            }
+                        }
+                    }
+                }
+            }
+            TxState::Body => {
+                if self.dropping.q.val() {
+                    if self.ulpdu_valid.val() && self.ulpdu_last.val() {
+                        self.state.d.next = TxState::Idle;
+                    }
+                } else if self.fire.val() {
+                    self.offset.d.next = self.offset_inc.val();
+                    self.marker_due.d.next = self.wrap_next.val();
+                    self.ptr.d.next = self.ptr_inc.val();
+                    if !self.marker_due.q.val() {
+                        self.hold.d.next = self.in_lo.val();
+                        if self.ulpdu_last.val() {
+                            if self.flush.val() {
+                                self.state.d.next = TxState::Flush;
+                            } else {
+                                self.state.d.next = TxState::Tail;
+                            }
+                        }
+                    }
+                }
+            }
+            TxState::Flush => {
+                if self.dropping.q.val() {
+                    self.state.d.next = TxState::Idle;
+                } else if self.fire.val() {
+                    self.offset.d.next = self.offset_inc.val();
+                    self.marker_due.d.next = self.wrap_next.val();
+                    self.ptr.d.next = self.ptr_inc.val();
+                    if !self.marker_due.q.val() {
+                        self.state.d.next = TxState::Tail;
+                    }
+                }
+            }
+            TxState::Tail => {
+                if self.dropping.q.val() {
+                    self.state.d.next = TxState::Idle;
+                } else if self.fire.val() {
+                    self.offset.d.next = self.offset_inc.val();
+                    self.marker_due.d.next = self.wrap_next.val();
+                    self.ptr.d.next = self.ptr_inc.val();
+                    if !self.marker_due.q.val() {
                         self.state.d.next = TxState::Idle;
                     }
                 }
             }
-            TxState::DropUlpdu => {
-                self.ulpdu_ready.next = true;
-                if self.ulpdu_valid.val() && self.ulpdu_last.val() {
+            TxState::Raw => {
+                if self.fire.val() && self.raw_last.val() {
                     self.state.d.next = TxState::Idle;
                 }
             }
             TxState::DropRaw => {
-                self.raw_ready.next = true;
                 if self.raw_valid.val() && self.raw_last.val() {
                     self.state.d.next = TxState::Idle;
                 }
@@ -665,6 +784,7 @@ impl Logic for MpaTx {
         // Output register.
         if self.load.val() {
             self.out_valid.d.next = self.emit.val();
+            self.out_kill.d.next = self.kill.val();
             self.out_data.d.next = (bit_cast::<DATA_WIDTH, HALF>(self.emit_hi.val())
                 << self.half_shift.val())
                 | bit_cast::<DATA_WIDTH, HALF>(self.emit_lo.val());
@@ -680,12 +800,18 @@ impl Logic for MpaTx {
         for i in 0..CONNECTIONS {
             if self.write_back.val() && (self.cur_conn.q.val().index() == i) {
                 self.conn_offset[i].d.next = self.offset_inc.val();
+                self.conn_lead[i].d.next = self.wb_lead.val();
+                self.conn_wrap[i].d.next = self.wb_wrap.val();
+                self.conn_room[i].d.next = self.wb_room.val();
             }
             if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
                 self.conn_fpdu[i].d.next = self.cfg_fpdu_mode.val();
                 self.conn_markers[i].d.next = self.cfg_markers.val();
                 self.conn_crc[i].d.next = self.cfg_crc.val();
                 self.conn_offset[i].d.next = 0.into();
+                self.conn_lead[i].d.next = self.cfg_markers.val();
+                self.conn_wrap[i].d.next = false;
+                self.conn_room[i].d.next = self.room_at_start.val();
             }
         }
     }

@@ -369,8 +369,14 @@ impl MpaTxTb {
             let valid = sim.get(self.llp_valid) == 1;
             let beat = self.llp_beat(sim);
             if let Some(h) = held {
-                assert!(valid, "llp_valid dropped under back-pressure at cycle {now}");
-                assert_eq!(beat, h, "LLP beat changed under back-pressure at cycle {now}");
+                assert!(
+                    valid,
+                    "llp_valid dropped under back-pressure at cycle {now}"
+                );
+                assert_eq!(
+                    beat, h,
+                    "LLP beat changed under back-pressure at cycle {now}"
+                );
             }
             held = (valid && !ready).then_some(beat);
             let moved_llp = valid && ready;
@@ -513,8 +519,6 @@ pub fn measure_throughput(
 pub fn max_ulpdu_with_markers() -> usize {
     (0..=u16::MAX)
         .rev()
-        .find(|&l| {
-            (0..128).all(|w| !rnic_hdl::mpa::mpa_tx::fpduptr_overflows(l, w))
-        })
+        .find(|&l| (0..128).all(|w| !rnic_hdl::mpa::mpa_tx::fpduptr_overflows(l, w)))
         .map_or(0, usize::from)
 }
