@@ -18,9 +18,10 @@
 //! (round robin at packet granularity, so neither starves). `llp_conn` names the connection of
 //! every output beat.
 //!
-//! Firmware and caller errors never hang the block: the offending packet is consumed at one beat
-//! per cycle without output, and `err` pulses for one cycle (two cycles after the first beat was
-//! taken) with the connection in `err_conn`:
+//! Firmware and caller errors never hang the block: the offending packet is consumed without
+//! output (its first word enters the output register like any other but is not sent; the rest
+//! goes at one beat per cycle, whatever `llp_ready`), and `err` pulses for one cycle, the cycle
+//! after that first word, with the connection in `err_conn`:
 //! - a ULPDU for a connection in raw mode, or raw bytes for a connection in FPDU mode;
 //! - with markers, a ULPDU so long that an embedded marker would need an FPDUPTR over 0xFFFF
 //!   (only ULPDUs of 65023 octets and more; the `Framer` refuses them with `FpduptrOverflow` and
@@ -42,8 +43,10 @@
 //! one word of the FPDU (marker, header + ULPDU, PAD, CRC), and a new packet starts in the cycle
 //! after the previous one's last word, so the only beats beyond the input beats are the ones the
 //! protocol adds. The LLP outputs come from a register stage (`llp_data` through one AND-OR for
-//! the CRC word); `ulpdu_ready` and `raw_ready` are combinational from `llp_ready` and the
-//! input `valid`s. The CRC-32C block watches the beats leaving the output register (its `keep`
+//! the CRC word, `llp_valid` through one AND for a refused packet's first word); `ulpdu_ready`
+//! and `raw_ready` are combinational from `llp_ready` and the input `valid`s. Decisions a
+//! packet's first cycle needs are kept per connection in registers (`conn_lead`, `conn_wrap`,
+//! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it. The CRC-32C block watches the beats leaving the output register (its `keep`
 //! tied to all ones: every FPDU word is full), and its result, registered one cycle after the
 //! last word of the CRC span left, is muxed into the CRC beat that leaves next.
 //!
@@ -249,7 +252,6 @@ pub struct MpaTx {
     sel_refuse: Signal<Local, Bit>,
     raw_fpdu: Signal<Local, Bit>,
     slack: Signal<Local, Bits<LEN_BITS>>,
-    wb_lead: Signal<Local, Bit>,
     wb_wrap: Signal<Local, Bit>,
     wb_room: Signal<Local, Bits<ROOM_BITS>>,
     slack_lo: Signal<Local, Bits<ROOM_BITS>>,
@@ -370,7 +372,6 @@ impl Default for MpaTx {
             sel_refuse: Default::default(),
             raw_fpdu: Default::default(),
             slack: Default::default(),
-            wb_lead: Default::default(),
             wb_wrap: Default::default(),
             wb_room: Default::default(),
             slack_lo: Default::default(),
@@ -539,9 +540,9 @@ impl Logic for MpaTx {
 
         // Word counters of the FPDU in progress.
         self.offset_inc.next = self.offset.q.val() + 1;
-        // The word after this one is on the grid: a marker follows, not the CRC.
+        // The word after this one is on the grid: a marker follows, not the CRC (and after the
+        // CRC word: the next FPDU of the connection starts with a marker).
         self.wrap_next.next = self.cur_markers.q.val() && (self.offset_inc.val() == 0);
-        self.wb_lead.next = self.cur_markers.q.val() && (self.offset_inc.val() == 0);
         self.wb_wrap.next =
             self.cur_markers.q.val() && (self.offset_inc.val() == self.grid_last.val());
         self.wb_room.next =
@@ -800,7 +801,7 @@ impl Logic for MpaTx {
         for i in 0..CONNECTIONS {
             if self.write_back.val() && (self.cur_conn.q.val().index() == i) {
                 self.conn_offset[i].d.next = self.offset_inc.val();
-                self.conn_lead[i].d.next = self.wb_lead.val();
+                self.conn_lead[i].d.next = self.wrap_next.val();
                 self.conn_wrap[i].d.next = self.wb_wrap.val();
                 self.conn_room[i].d.next = self.wb_room.val();
             }

@@ -15,7 +15,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH, KEEP_WIDTH};
 use rnic_hdl::mpa::mpa_tx::MpaTx;
-use rnic_proto::mpa::Framer;
+use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use std::collections::VecDeque;
 
 /// A configuration write (`cfg_*` ports).
@@ -512,6 +512,33 @@ pub fn measure_throughput(
         input_beats_per_cycle: run.input_beats_per_cycle(),
         overhead: run.llp_beats as f64 / run.ulpdu_beats as f64,
     })
+}
+
+/// The `rnic bench` table: [`measure_throughput`] for ULPDUs of 64 octets, 1 KiB and the
+/// largest (65535 without markers, [`max_ulpdu_with_markers`] with), markers off and on. The
+/// rust-hdl back end runs a tenth of the ULPDUs (at least two).
+pub fn measure_throughput_table(kind: BackendKind) -> Result<Vec<Throughput>> {
+    let scale = match kind {
+        BackendKind::Verilator => 1,
+        BackendKind::RustHdl => 10,
+    };
+    let mut table = Vec::new();
+    for markers in [false, true] {
+        let max = if markers {
+            max_ulpdu_with_markers()
+        } else {
+            MAX_ULPDU
+        };
+        for (len, count) in [(64, 2000), (1024, 200), (max, 4)] {
+            table.push(measure_throughput(
+                kind,
+                len,
+                markers,
+                (count / scale).max(2),
+            )?);
+        }
+    }
+    Ok(table)
 }
 
 /// The largest ULPDU the `Framer` accepts with markers at every stream offset (65022 octets):
