@@ -275,11 +275,10 @@ fn full_speed_has_no_bubbles() {
     let mut rng = StdRng::seed_from_u64(9);
     let mut list = Vec::new();
     for i in 0..120 {
-        let len = if i < SPECIAL_SIZES.len() {
-            SPECIAL_SIZES[i]
-        } else {
-            rng.gen_range(0..1600)
-        };
+        let len = SPECIAL_SIZES
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| rng.gen_range(0..1600));
         list.push((i % 3, bytes(&mut rng, len)));
     }
     let raws: Vec<(usize, Vec<u8>)> = (0..10).map(|i| (3, bytes(&mut rng, 1 + i * 13))).collect();

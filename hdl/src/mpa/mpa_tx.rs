@@ -76,6 +76,8 @@ pub const PTR_WORD_BITS: usize = FPDUPTR_BITS - FPDU_ALIGN.trailing_zeros() as u
 pub const LEN_BITS: usize = ULPDU_LENGTH_LEN * 8;
 /// Bits of the FPDUPTR headroom `4 * (p + 1)`, `p` the header position (at most 512).
 pub const ROOM_BITS: usize = GRID_BITS + 1 + FPDU_ALIGN.trailing_zeros() as usize;
+/// Bits of `ulpdu_len` above the headroom's width.
+const SLACK_HI_BITS: usize = LEN_BITS - ROOM_BITS;
 /// Half a beat: the part of a beat the 2-octet ULPDU_Length shifts the ULPDU by.
 const HALF: usize = DATA_WIDTH / 2;
 
@@ -236,7 +238,7 @@ pub struct MpaTx {
     err_q: DFF<Bit>,
     err_conn_q: DFF<Bits<CONN_BITS>>,
 
-    crc: Crc32c<DATA_WIDTH, KEEP_WIDTH>,
+    crc32c: Crc32c<DATA_WIDTH, KEEP_WIDTH>,
 
     // Combinational signals.
     load: Signal<Local, Bit>,
@@ -358,7 +360,7 @@ impl Default for MpaTx {
             out_kill: Default::default(),
             err_q: Default::default(),
             err_conn_q: Default::default(),
-            crc: Default::default(),
+            crc32c: Default::default(),
             load: Default::default(),
             out_live: Default::default(),
             grant_raw: Default::default(),
@@ -454,17 +456,19 @@ impl Logic for MpaTx {
         }
 
         // CRC-32C over the CRC-span words leaving the output register (all full words).
-        self.crc.clock.next = self.clock.val();
-        self.crc.data.next = self.out_data.q.val();
-        self.crc.keep.next = self.keep_all.val();
-        self.crc.last.next = self.out_span_last.q.val();
+        self.crc32c.clock.next = self.clock.val();
+        self.crc32c.data.next = self.out_data.q.val();
+        self.crc32c.keep.next = self.keep_all.val();
+        self.crc32c.last.next = self.out_span_last.q.val();
         self.out_live.next = self.out_valid.q.val() && !self.out_kill.q.val();
-        self.crc.valid.next = self.out_live.val() && self.llp_ready.val() && self.out_span.q.val();
+        self.crc32c.valid.next =
+            self.out_live.val() && self.llp_ready.val() && self.out_span.q.val();
         // The CRC in wire order: least significant octet in lane 0 (§5.2; 4 lanes).
-        self.crc_wire.next = (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(0)) << 24)
-            | (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(8)) << 16)
-            | (bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(16)) << 8)
-            | bit_cast::<DATA_WIDTH, 8>(self.crc.crc.val().get_bits::<8>(24));
+        self.crc_wire.next = (bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(0))
+            << 24)
+            | (bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(8)) << 16)
+            | (bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(24));
 
         // LLP outputs from the output register.
         self.llp_valid.next = self.out_live.val();
@@ -490,7 +494,7 @@ impl Logic for MpaTx {
         self.slack_small.next = !self
             .slack
             .val()
-            .get_bits::<{ LEN_BITS - ROOM_BITS }>(self.room_bits.val().index())
+            .get_bits::<SLACK_HI_BITS>(self.room_bits.val().index())
             .any();
         self.sel_fpdu.next = false;
         self.sel_markers.next = false;
