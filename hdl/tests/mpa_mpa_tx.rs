@@ -68,6 +68,13 @@ fn assert_golden(run: &TxRun, script: &[Step], what: &str) {
             "{what}: connection {conn}: LLP packet count"
         );
     }
+    for (conn, packets) in want.iter().enumerate() {
+        assert_eq!(
+            run.bytes(conn),
+            packets.concat(),
+            "{what}: connection {conn}: byte stream"
+        );
+    }
     let mut errors = run.errors.clone();
     errors.sort_unstable();
     assert_eq!(errors, want_errors, "{what}: refused packets (err_conn)");

@@ -75,6 +75,10 @@ pub struct TxRun {
 }
 
 impl TxRun {
+    /// The LLP byte stream of connection `conn`: its packets back to back.
+    pub fn bytes(&self, conn: usize) -> Vec<u8> {
+        self.packets[conn].concat()
+    }
     /// LLP beats per active cycle (1.0 is the wire limit).
     pub fn llp_beats_per_cycle(&self) -> f64 {
         self.llp_beats as f64 / self.active_cycles.max(1) as f64
