@@ -1,1 +1,640 @@
-//! Placeholder: being written (issue 3).
+//! MPA receive block: the LLP RX byte stream of several connections back to ULPDUs for DDP
+//! (RFC 5044). Catalog: `mpa-peer-connect.md` §5.1 (delineation by ULPDU_Length, PAD), §5.2
+//! (CRC-32C, wire LSB first), §5.3 (markers, FPDUPTR), §4.2 (error codes). Golden model:
+//! [`rnic_proto::mpa::Deframer`]; the port contract is in [`crate::mpa`].
+//!
+//! # Behaviour
+//!
+//! - A connection in raw mode (`cfg_fpdu_mode = 0`, the power-up state) passes its segments'
+//!   bytes verbatim to the `raw_*` stream (MPA Request/Reply bytes for the firmware).
+//! - In FPDU mode, markers are removed and checked (FPDUPTR's two LSBs and RESERVED ignored),
+//!   FPDUs are delineated by ULPDU_Length, the CRC is checked (ignored when CRC is off), and each
+//!   ULPDU goes out cut-through on `ulpdu_*`: byte 0 in lane 0 of its first beat, only the last
+//!   beat partial, a 0-byte ULPDU as one beat with first+last and keep 0. The last beat is held
+//!   until the FPDU's CRC field has been checked and carries `ulpdu_good` (CRC good, or off, and
+//!   no marker referring to this FPDU disagreed).
+//! - The first error of a connection pulses `err_valid` with `err_conn` and the LLP error code
+//!   of [`rnic_proto::mpa::LlpErrorCode`]: 0x2 CRC error (it wins over a marker error in the same
+//!   FPDU), 0x3 marker error (reported at the end of the FPDU the marker refers to), 0x5
+//!   ULPDU_Length over the connection's maximum (reported at the header; no ULPDU beat is sent
+//!   for that FPDU). After it the connection is dead: its bytes are consumed and dropped until the
+//!   firmware writes its configuration again. A CRC or marker error still delivers the ULPDU's
+//!   bytes, ending with `ulpdu_good = 0`.
+//! - A configuration write applies from the next cycle: it sets the mode, markers, CRC and the
+//!   maximum ULPDU_Length, and restarts the connection at MPA stream offset 0 (marker grid
+//!   anchor) with no error. It must not be issued while bytes of that connection are in flight.
+//!
+//! # Architecture (32-bit Cu datapath: 4 byte lanes throughout)
+//!
+//! ```text
+//!  llp_* ──► realigner (per-connection partial word + offset mod 512) ──► S1 word register
+//!     └──► raw skid ──► raw_*                                                │
+//!  S1 ──► word FSM (working context of one connection; marker / header / data / CRC words;
+//!         CRC-32C register; 2-byte shifter + held last beat) ──► ULPDU skid ──► ulpdu_*
+//!                                                           └──► err_* register
+//! ```
+//!
+//! - [`RxRealigner`] turns each connection's byte stream into 4-octet words aligned to MPA
+//!   stream offsets, so markers, headers and CRC fields are whole words. Its context is indexed
+//!   by the beat's connection directly: no cost when connections interleave.
+//! - The word FSM keeps the context of one connection in working registers. When the S1 word
+//!   belongs to another connection it swaps in one cycle (working registers to the context
+//!   store of the old connection, the new connection's context to the working registers) and
+//!   the pipeline waits that cycle. The context store is `CONNECTIONS` registers of
+//!   [`CTX_BITS`] bits (102), packed so that a block RAM can replace it if the connection count
+//!   grows.
+//! - Everything moves on one advance signal computed from registers only (`llp_ready`): the
+//!   output skid buffers absorb the beat in flight when `ulpdu_ready` or `raw_ready` drop.
+//! - One LLP beat per cycle: a beat gives at most one word and a word at most one ULPDU beat
+//!   (the header word carries ULPDU bytes 0-1, so a ULPDU of L bytes arrives in ⌈(L+2)/4⌉ words
+//!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat).
+
+use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
+use crate::crc::Crc32cUpdate;
+use rnic_proto::mpa::LlpErrorCode;
+use rust_hdl::prelude::*;
+
+#[path = "rx_realigner.rs"]
+pub mod rx_realigner;
+#[path = "rx_skid.rs"]
+pub mod rx_skid;
+
+pub use rx_realigner::RxRealigner;
+pub use rx_skid::RxSkid;
+
+// The block is written for 4 byte lanes (the Cu build).
+const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
+
+/// Bits of one connection's word-FSM context (see the packing in `update`).
+pub const CTX_BITS: usize = 102;
+/// ULPDU skid payload: data 32, keep 4, first, last, good, connection.
+const ULPDU_BITS: usize = 39 + CONN_BITS;
+/// Raw skid payload: data 32, keep 4, last, connection.
+const RAW_BITS: usize = 37 + CONN_BITS;
+
+/// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
+/// [`crate::mpa`].
+#[derive(LogicBlock)]
+pub struct MpaRx {
+    pub clock: Signal<In, Clock>,
+    // LLP RX input: segments of one connection each, starting in lane 0.
+    pub llp_data: Signal<In, Bits<32>>,
+    pub llp_keep: Signal<In, Bits<4>>,
+    pub llp_last: Signal<In, Bit>,
+    pub llp_valid: Signal<In, Bit>,
+    pub llp_ready: Signal<Out, Bit>,
+    pub llp_conn: Signal<In, Bits<CONN_BITS>>,
+    // Per-connection configuration.
+    pub cfg_write: Signal<In, Bit>,
+    pub cfg_conn: Signal<In, Bits<CONN_BITS>>,
+    pub cfg_fpdu_mode: Signal<In, Bit>,
+    pub cfg_markers: Signal<In, Bit>,
+    pub cfg_crc: Signal<In, Bit>,
+    pub cfg_max_ulpdu: Signal<In, Bits<16>>,
+    // ULPDUs to DDP.
+    pub ulpdu_data: Signal<Out, Bits<32>>,
+    pub ulpdu_keep: Signal<Out, Bits<4>>,
+    pub ulpdu_first: Signal<Out, Bit>,
+    pub ulpdu_last: Signal<Out, Bit>,
+    pub ulpdu_good: Signal<Out, Bit>,
+    pub ulpdu_valid: Signal<Out, Bit>,
+    pub ulpdu_ready: Signal<In, Bit>,
+    pub ulpdu_conn: Signal<Out, Bits<CONN_BITS>>,
+    // Raw-mode bytes to the firmware.
+    pub raw_data: Signal<Out, Bits<32>>,
+    pub raw_keep: Signal<Out, Bits<4>>,
+    pub raw_last: Signal<Out, Bit>,
+    pub raw_valid: Signal<Out, Bit>,
+    pub raw_ready: Signal<In, Bit>,
+    pub raw_conn: Signal<Out, Bits<CONN_BITS>>,
+    // Errors.
+    pub err_valid: Signal<Out, Bit>,
+    pub err_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub err_code: Signal<Out, Bits<8>>,
+
+    // Registered configuration write (applied one cycle later, while the pipeline waits).
+    cfg_v: DFF<Bit>,
+    cfg_conn_q: DFF<Bits<CONN_BITS>>,
+    cfg_fpdu_q: DFF<Bit>,
+    cfg_markers_q: DFF<Bit>,
+    cfg_crc_q: DFF<Bit>,
+    cfg_max_q: DFF<Bits<16>>,
+    // Per-connection configuration.
+    fpdu_mode: [DFF<Bit>; CONNECTIONS],
+    markers: [DFF<Bit>; CONNECTIONS],
+    crc_on: [DFF<Bit>; CONNECTIONS],
+    max_ulpdu: [DFF<Bits<16>>; CONNECTIONS],
+
+    realigner: RxRealigner,
+    // S1: one aligned word.
+    s1_v: DFF<Bit>,
+    s1_word: DFF<Bits<32>>,
+    s1_conn: DFF<Bits<CONN_BITS>>,
+    s1_mark: DFF<Bit>,
+
+    // Word FSM: the working context of connection `cur`.
+    cur: DFF<Bits<CONN_BITS>>,
+    /// Inside an FPDU (after its header, up to its CRC field).
+    in_fpdu: DFF<Bit>,
+    /// The next non-marker word is the CRC field.
+    crc_next: DFF<Bit>,
+    /// An error was reported: drop everything.
+    dead: DFF<Bit>,
+    /// Data words (after the header, without markers) still to come before the CRC field.
+    words_left: DFF<Bits<15>>,
+    /// `words_left == 1`.
+    one_left: DFF<Bit>,
+    /// ULPDU_Length mod 4 and ULPDU_Length == 0: the keep of the last beat.
+    len_lo: DFF<Bits<2>>,
+    zero_len: DFF<Bit>,
+    /// Raw CRC-32C register (init 0xFFFFFFFF between FPDUs).
+    crc: DFF<Bits<32>>,
+    /// Words from the header to the next word (FPDUPTR / 4 of a marker there).
+    since_hdr: DFF<Bits<14>>,
+    /// A marker referring to this FPDU disagreed.
+    marker_bad: DFF<Bit>,
+    /// Bits 31..16: ULPDU bytes waiting for the next word; with `crc_next`: the held last beat.
+    obuf: DFF<Bits<32>>,
+    /// The next beat is the ULPDU's first.
+    first: DFF<Bit>,
+    /// Context store of the connections not in the working registers.
+    ctx: [DFF<Bits<CTX_BITS>>; CONNECTIONS],
+    crc_upd: Crc32cUpdate<32, 4>,
+
+    ulpdu_skid: RxSkid<ULPDU_BITS>,
+    raw_skid: RxSkid<RAW_BITS>,
+    err_v: DFF<Bit>,
+    err_conn_q: DFF<Bits<CONN_BITS>>,
+    err_code_q: DFF<Bits<8>>,
+
+    // Combinational signals.
+    adv: Signal<Local, Bit>,
+    switch: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    proc: Signal<Local, Bit>,
+    in_fpdu_mode: Signal<Local, Bit>,
+    in_markers: Signal<Local, Bit>,
+    cur_crc_on: Signal<Local, Bit>,
+    cur_max: Signal<Local, Bits<16>>,
+    ctx_rd: Signal<Local, Bits<CTX_BITS>>,
+    ctx_wr: Signal<Local, Bits<CTX_BITS>>,
+    length: Signal<Local, Bits<16>>,
+    length_p1: Signal<Local, Bits<17>>,
+    fpdu_words: Signal<Local, Bits<15>>,
+    rot: Signal<Local, Bits<32>>,
+    beat: Signal<Local, Bits<32>>,
+    swapped: Signal<Local, Bits<32>>,
+    crc_ok: Signal<Local, Bit>,
+    ptr_ok: Signal<Local, Bit>,
+    good: Signal<Local, Bit>,
+    held_keep: Signal<Local, Bits<4>>,
+    ob_v: Signal<Local, Bit>,
+    ob_data: Signal<Local, Bits<32>>,
+    ob_keep: Signal<Local, Bits<4>>,
+    ob_first: Signal<Local, Bit>,
+    ob_last: Signal<Local, Bit>,
+    ob_good: Signal<Local, Bit>,
+
+    // Constants.
+    code_crc: Constant<Bits<8>>,
+    code_marker: Constant<Bits<8>>,
+    code_too_long: Constant<Bits<8>>,
+    crc_init: Constant<Bits<32>>,
+    ctx_reset: Constant<Bits<CTX_BITS>>,
+    hi_half: Constant<Bits<32>>,
+    byte1: Constant<Bits<32>>,
+    byte2: Constant<Bits<32>>,
+}
+
+impl Default for MpaRx {
+    fn default() -> Self {
+        let code = |c: LlpErrorCode| Constant::new(u64::from(c.code()).into());
+        Self {
+            clock: Default::default(),
+            llp_data: Default::default(),
+            llp_keep: Default::default(),
+            llp_last: Default::default(),
+            llp_valid: Default::default(),
+            llp_ready: Default::default(),
+            llp_conn: Default::default(),
+            cfg_write: Default::default(),
+            cfg_conn: Default::default(),
+            cfg_fpdu_mode: Default::default(),
+            cfg_markers: Default::default(),
+            cfg_crc: Default::default(),
+            cfg_max_ulpdu: Default::default(),
+            ulpdu_data: Default::default(),
+            ulpdu_keep: Default::default(),
+            ulpdu_first: Default::default(),
+            ulpdu_last: Default::default(),
+            ulpdu_good: Default::default(),
+            ulpdu_valid: Default::default(),
+            ulpdu_ready: Default::default(),
+            ulpdu_conn: Default::default(),
+            raw_data: Default::default(),
+            raw_keep: Default::default(),
+            raw_last: Default::default(),
+            raw_valid: Default::default(),
+            raw_ready: Default::default(),
+            raw_conn: Default::default(),
+            err_valid: Default::default(),
+            err_conn: Default::default(),
+            err_code: Default::default(),
+            cfg_v: Default::default(),
+            cfg_conn_q: Default::default(),
+            cfg_fpdu_q: Default::default(),
+            cfg_markers_q: Default::default(),
+            cfg_crc_q: Default::default(),
+            cfg_max_q: Default::default(),
+            fpdu_mode: core::array::from_fn(|_| Default::default()),
+            markers: core::array::from_fn(|_| Default::default()),
+            crc_on: core::array::from_fn(|_| Default::default()),
+            max_ulpdu: core::array::from_fn(|_| Default::default()),
+            realigner: Default::default(),
+            s1_v: Default::default(),
+            s1_word: Default::default(),
+            s1_conn: Default::default(),
+            s1_mark: Default::default(),
+            cur: Default::default(),
+            in_fpdu: Default::default(),
+            crc_next: Default::default(),
+            dead: Default::default(),
+            words_left: Default::default(),
+            one_left: Default::default(),
+            len_lo: Default::default(),
+            zero_len: Default::default(),
+            crc: Default::default(),
+            since_hdr: Default::default(),
+            marker_bad: Default::default(),
+            obuf: Default::default(),
+            first: Default::default(),
+            ctx: core::array::from_fn(|_| Default::default()),
+            crc_upd: Default::default(),
+            ulpdu_skid: Default::default(),
+            raw_skid: Default::default(),
+            err_v: Default::default(),
+            err_conn_q: Default::default(),
+            err_code_q: Default::default(),
+            adv: Default::default(),
+            switch: Default::default(),
+            take: Default::default(),
+            proc: Default::default(),
+            in_fpdu_mode: Default::default(),
+            in_markers: Default::default(),
+            cur_crc_on: Default::default(),
+            cur_max: Default::default(),
+            ctx_rd: Default::default(),
+            ctx_wr: Default::default(),
+            length: Default::default(),
+            length_p1: Default::default(),
+            fpdu_words: Default::default(),
+            rot: Default::default(),
+            beat: Default::default(),
+            swapped: Default::default(),
+            crc_ok: Default::default(),
+            ptr_ok: Default::default(),
+            good: Default::default(),
+            held_keep: Default::default(),
+            ob_v: Default::default(),
+            ob_data: Default::default(),
+            ob_keep: Default::default(),
+            ob_first: Default::default(),
+            ob_last: Default::default(),
+            ob_good: Default::default(),
+            code_crc: code(LlpErrorCode::CrcError),
+            code_marker: code(LlpErrorCode::MarkerError),
+            code_too_long: code(LlpErrorCode::LocalCatastrophic),
+            crc_init: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
+            // A restarted connection: between FPDUs, no error, CRC register at its init value.
+            ctx_reset: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
+            hi_half: Constant::new(0xFFFF_0000_u64.into()),
+            byte1: Constant::new(0x00FF_0000_u64.into()),
+            byte2: Constant::new(0x0000_FF00_u64.into()),
+        }
+    }
+}
+
+impl Logic for MpaRx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            cfg_v,
+            cfg_conn_q,
+            cfg_fpdu_q,
+            cfg_markers_q,
+            cfg_crc_q,
+            cfg_max_q,
+            s1_v,
+            s1_word,
+            s1_conn,
+            s1_mark,
+            cur,
+            in_fpdu,
+            crc_next,
+            dead,
+            words_left,
+            one_left,
+            len_lo,
+            zero_len,
+            crc,
+            since_hdr,
+            marker_bad,
+            obuf,
+            first,
+            err_v,
+            err_conn_q,
+            err_code_q
+        );
+        for i in 0..CONNECTIONS {
+            self.fpdu_mode[i].clock.next = self.clock.val();
+            self.fpdu_mode[i].d.next = self.fpdu_mode[i].q.val();
+            self.markers[i].clock.next = self.clock.val();
+            self.markers[i].d.next = self.markers[i].q.val();
+            self.crc_on[i].clock.next = self.clock.val();
+            self.crc_on[i].d.next = self.crc_on[i].q.val();
+            self.max_ulpdu[i].clock.next = self.clock.val();
+            self.max_ulpdu[i].d.next = self.max_ulpdu[i].q.val();
+            self.ctx[i].clock.next = self.clock.val();
+            self.ctx[i].d.next = self.ctx[i].q.val();
+        }
+        self.realigner.clock.next = self.clock.val();
+        self.ulpdu_skid.clock.next = self.clock.val();
+        self.raw_skid.clock.next = self.clock.val();
+
+        // ---- Configuration write, registered; applied in the next cycle.
+        self.cfg_v.d.next = self.cfg_write.val();
+        self.cfg_conn_q.d.next = self.cfg_conn.val();
+        self.cfg_fpdu_q.d.next = self.cfg_fpdu_mode.val();
+        self.cfg_markers_q.d.next = self.cfg_markers.val();
+        self.cfg_crc_q.d.next = self.cfg_crc.val();
+        self.cfg_max_q.d.next = self.cfg_max_ulpdu.val();
+
+        // ---- Per-connection look-ups.
+        self.in_fpdu_mode.next = self.fpdu_mode[0].q.val();
+        self.in_markers.next = self.markers[0].q.val();
+        self.cur_crc_on.next = self.crc_on[0].q.val();
+        self.cur_max.next = self.max_ulpdu[0].q.val();
+        self.ctx_rd.next = self.ctx[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.llp_conn.val().index() == i {
+                self.in_fpdu_mode.next = self.fpdu_mode[i].q.val();
+                self.in_markers.next = self.markers[i].q.val();
+            }
+            if self.cur.q.val().index() == i {
+                self.cur_crc_on.next = self.crc_on[i].q.val();
+                self.cur_max.next = self.max_ulpdu[i].q.val();
+            }
+            if self.s1_conn.q.val().index() == i {
+                self.ctx_rd.next = self.ctx[i].q.val();
+            }
+        }
+
+        // ---- Advance: from registers only. The word FSM swaps contexts when the S1 word is of
+        // another connection; a configuration write takes a cycle of its own.
+        self.switch.next =
+            self.s1_v.q.val() && (self.s1_conn.q.val() != self.cur.q.val()) && !self.cfg_v.q.val();
+        self.adv.next = !self.ulpdu_skid.full.val()
+            && !self.raw_skid.full.val()
+            && !self.cfg_v.q.val()
+            && !(self.s1_v.q.val() && (self.s1_conn.q.val() != self.cur.q.val()));
+        self.llp_ready.next = self.adv.val();
+        self.take.next = self.adv.val() && self.llp_valid.val();
+
+        // ---- Input: raw bytes to the raw skid, FPDU-mode bytes to the realigner.
+        self.realigner.data.next = self.llp_data.val();
+        self.realigner.keep.next = self.llp_keep.val();
+        self.realigner.conn.next = self.llp_conn.val();
+        self.realigner.markers.next = self.in_markers.val();
+        self.realigner.consume.next = self.take.val() && self.in_fpdu_mode.val();
+        self.realigner.reset.next = self.cfg_v.q.val();
+        self.realigner.reset_conn.next = self.cfg_conn_q.q.val();
+        self.raw_skid.in_valid.next = self.take.val() && !self.in_fpdu_mode.val();
+        self.raw_skid.in_data.next = bit_cast::<RAW_BITS, 32>(self.llp_data.val())
+            | (bit_cast::<RAW_BITS, 4>(self.llp_keep.val()) << 32)
+            | (bit_cast::<RAW_BITS, 1>(self.llp_last.val().into()) << 36)
+            | (bit_cast::<RAW_BITS, CONN_BITS>(self.llp_conn.val()) << 37);
+        self.raw_skid.out_ready.next = self.raw_ready.val();
+        self.raw_data.next = self.raw_skid.out_data.val().get_bits::<32>(0);
+        self.raw_keep.next = self.raw_skid.out_data.val().get_bits::<4>(32);
+        self.raw_last.next = self.raw_skid.out_data.val().get_bit(36);
+        self.raw_conn.next = self.raw_skid.out_data.val().get_bits::<CONN_BITS>(37);
+        self.raw_valid.next = self.raw_skid.out_valid.val();
+        if self.adv.val() {
+            self.s1_v.d.next =
+                self.take.val() && self.in_fpdu_mode.val() && self.realigner.word_valid.val();
+            self.s1_word.d.next = self.realigner.word.val();
+            self.s1_conn.d.next = self.llp_conn.val();
+            self.s1_mark.d.next = self.realigner.at_marker.val();
+        }
+
+        // ---- Word FSM on the S1 word.
+        self.proc.next = self.adv.val() && self.s1_v.q.val() && !self.dead.q.val();
+        self.crc_upd.state.next = self.crc.q.val();
+        self.crc_upd.data.next = self.s1_word.q.val();
+        self.crc_upd.keep.next = 15.into();
+        self.length.next = self.s1_word.q.val().get_bits::<16>(16);
+        self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
+        // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
+        self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
+        // The word with its halves swapped: ULPDU bytes for the next beat's lanes 0-1 on top.
+        self.rot.next = (self.s1_word.q.val() << 16) | (self.s1_word.q.val() >> 16);
+        // A full beat: the two bytes waiting, then the word's first two.
+        self.beat.next = (self.obuf.q.val() & self.hi_half.val()) | (self.s1_word.q.val() >> 16);
+        // The CRC field is sent least significant byte first (§5.2).
+        self.swapped.next = (self.s1_word.q.val() << 24)
+            | ((self.s1_word.q.val() << 8) & self.byte1.val())
+            | ((self.s1_word.q.val() >> 8) & self.byte2.val())
+            | (self.s1_word.q.val() >> 24);
+        self.crc_ok.next = !self.cur_crc_on.val() || (self.crc.q.val() == !self.swapped.val());
+        self.good.next = self.crc_ok.val() && !self.marker_bad.q.val();
+        // FPDUPTR (two LSBs ignored): 0 before a header, else the distance from the header.
+        self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == 0;
+        if self.in_fpdu.q.val() {
+            self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == self.since_hdr.q.val();
+        }
+        self.held_keep.next = 15.into();
+        if self.zero_len.q.val() {
+            self.held_keep.next = 0.into();
+        } else if self.len_lo.q.val() == 1 {
+            self.held_keep.next = 8.into();
+        } else if self.len_lo.q.val() == 2 {
+            self.held_keep.next = 12.into();
+        } else if self.len_lo.q.val() == 3 {
+            self.held_keep.next = 14.into();
+        }
+        self.ob_v.next = false;
+        self.ob_data.next = self.beat.val();
+        self.ob_keep.next = 15.into();
+        self.ob_first.next = self.first.q.val();
+        self.ob_last.next = false;
+        self.ob_good.next = false;
+        self.err_v.d.next = false;
+        self.err_conn_q.d.next = self.cur.q.val();
+        if self.proc.val() {
+            if self.s1_mark.q.val() {
+                // Marker: checked, dropped, in the CRC span when inside an FPDU.
+                if !self.ptr_ok.val() {
+                    self.marker_bad.d.next = true;
+                }
+                if self.in_fpdu.q.val() {
+                    self.crc.d.next = self.crc_upd.next_state.val();
+                    self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                }
+            } else if !self.in_fpdu.q.val() {
+                // Header: ULPDU_Length and ULPDU bytes 0-1.
+                if self.length.val() > self.cur_max.val() {
+                    self.err_v.d.next = true;
+                    self.err_code_q.d.next = self.code_too_long.val();
+                    self.dead.d.next = true;
+                } else {
+                    self.in_fpdu.d.next = true;
+                    self.crc.d.next = self.crc_upd.next_state.val();
+                    self.since_hdr.d.next = 1.into();
+                    self.len_lo.d.next = self.length.val().get_bits::<2>(0);
+                    self.zero_len.d.next = self.length.val() == 0;
+                    self.first.d.next = true;
+                    self.words_left.d.next = self.fpdu_words.val();
+                    self.one_left.d.next = self.fpdu_words.val() == 1;
+                    self.crc_next.d.next = self.fpdu_words.val() == 0;
+                    self.obuf.d.next = self.rot.val();
+                }
+            } else if !self.crc_next.q.val() {
+                // ULPDU (and PAD) word.
+                self.crc.d.next = self.crc_upd.next_state.val();
+                self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                self.words_left.d.next = self.words_left.q.val() - 1;
+                self.one_left.d.next = self.words_left.q.val() == 2;
+                if self.one_left.q.val() {
+                    self.crc_next.d.next = true;
+                }
+                if self.one_left.q.val()
+                    && ((self.len_lo.q.val() == 0) || (self.len_lo.q.val() == 3))
+                {
+                    // The ULPDU ends in this word's first half: hold the beat.
+                    self.obuf.d.next = self.beat.val();
+                } else {
+                    self.ob_v.next = true;
+                    self.first.d.next = false;
+                    self.obuf.d.next = self.rot.val();
+                }
+            } else {
+                // CRC field: release the held last beat with the verdict.
+                self.ob_v.next = true;
+                self.ob_data.next = self.obuf.q.val();
+                self.ob_keep.next = self.held_keep.val();
+                self.ob_last.next = true;
+                self.ob_good.next = self.good.val();
+                if !self.good.val() {
+                    self.err_v.d.next = true;
+                    self.dead.d.next = true;
+                    if self.crc_ok.val() {
+                        self.err_code_q.d.next = self.code_marker.val();
+                    } else {
+                        self.err_code_q.d.next = self.code_crc.val();
+                    }
+                }
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            }
+        }
+
+        // ---- Context swap (never in the same cycle as `proc`).
+        self.ctx_wr.next = bit_cast::<CTX_BITS, 32>(self.crc.q.val())
+            | (bit_cast::<CTX_BITS, 32>(self.obuf.q.val()) << 32)
+            | (bit_cast::<CTX_BITS, 15>(self.words_left.q.val()) << 64)
+            | (bit_cast::<CTX_BITS, 14>(self.since_hdr.q.val()) << 79)
+            | (bit_cast::<CTX_BITS, 2>(self.len_lo.q.val()) << 93)
+            | (bit_cast::<CTX_BITS, 1>(self.in_fpdu.q.val().into()) << 95)
+            | (bit_cast::<CTX_BITS, 1>(self.crc_next.q.val().into()) << 96)
+            | (bit_cast::<CTX_BITS, 1>(self.dead.q.val().into()) << 97)
+            | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
+            | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
+            | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
+            | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101);
+        if self.switch.val() {
+            for i in 0..CONNECTIONS {
+                if self.cur.q.val().index() == i {
+                    self.ctx[i].d.next = self.ctx_wr.val();
+                }
+            }
+            self.cur.d.next = self.s1_conn.q.val();
+            self.crc.d.next = self.ctx_rd.val().get_bits::<32>(0);
+            self.obuf.d.next = self.ctx_rd.val().get_bits::<32>(32);
+            self.words_left.d.next = self.ctx_rd.val().get_bits::<15>(64);
+            self.since_hdr.d.next = self.ctx_rd.val().get_bits::<14>(79);
+            self.len_lo.d.next = self.ctx_rd.val().get_bits::<2>(93);
+            self.in_fpdu.d.next = self.ctx_rd.val().get_bit(95);
+            self.crc_next.d.next = self.ctx_rd.val().get_bit(96);
+            self.dead.d.next = self.ctx_rd.val().get_bit(97);
+            self.one_left.d.next = self.ctx_rd.val().get_bit(98);
+            self.zero_len.d.next = self.ctx_rd.val().get_bit(99);
+            self.marker_bad.d.next = self.ctx_rd.val().get_bit(100);
+            self.first.d.next = self.ctx_rd.val().get_bit(101);
+        }
+
+        // ---- Configuration write (the pipeline waits this cycle).
+        if self.cfg_v.q.val() {
+            for i in 0..CONNECTIONS {
+                if self.cfg_conn_q.q.val().index() == i {
+                    self.fpdu_mode[i].d.next = self.cfg_fpdu_q.q.val();
+                    self.markers[i].d.next = self.cfg_markers_q.q.val();
+                    self.crc_on[i].d.next = self.cfg_crc_q.q.val();
+                    self.max_ulpdu[i].d.next = self.cfg_max_q.q.val();
+                    if self.cur.q.val().index() != i {
+                        self.ctx[i].d.next = self.ctx_reset.val();
+                    }
+                }
+            }
+            if self.cfg_conn_q.q.val() == self.cur.q.val() {
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.dead.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            }
+        }
+
+        // ---- Outputs.
+        self.ulpdu_skid.in_valid.next = self.ob_v.val();
+        self.ulpdu_skid.in_data.next = bit_cast::<ULPDU_BITS, 32>(self.ob_data.val())
+            | (bit_cast::<ULPDU_BITS, 4>(self.ob_keep.val()) << 32)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_first.val().into()) << 36)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_last.val().into()) << 37)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_good.val().into()) << 38)
+            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 39);
+        self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
+        self.ulpdu_data.next = self.ulpdu_skid.out_data.val().get_bits::<32>(0);
+        self.ulpdu_keep.next = self.ulpdu_skid.out_data.val().get_bits::<4>(32);
+        self.ulpdu_first.next = self.ulpdu_skid.out_data.val().get_bit(36);
+        self.ulpdu_last.next = self.ulpdu_skid.out_data.val().get_bit(37);
+        self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38);
+        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(39);
+        self.ulpdu_valid.next = self.ulpdu_skid.out_valid.val();
+        self.err_valid.next = self.err_v.q.val();
+        self.err_conn.next = self.err_conn_q.q.val();
+        self.err_code.next = self.err_code_q.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] MpaRx {
+    inputs: llp_data, llp_keep, llp_last, llp_valid, llp_conn, cfg_write, cfg_conn,
+        cfg_fpdu_mode, cfg_markers, cfg_crc, cfg_max_ulpdu, ulpdu_ready, raw_ready;
+    outputs: llp_ready, ulpdu_data, ulpdu_keep, ulpdu_first, ulpdu_last, ulpdu_good,
+        ulpdu_valid, ulpdu_conn, raw_data, raw_keep, raw_last, raw_valid, raw_conn, err_valid,
+        err_conn, err_code;
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_verilog() {
+        let v = crate::catalog::top_verilog(MpaRx::default());
+        assert!(v.contains("module top"));
+    }
+}
