@@ -54,11 +54,14 @@ use crate::crc::Crc32cUpdate;
 use rnic_proto::mpa::LlpErrorCode;
 use rust_hdl::prelude::*;
 
+#[path = "rx_context_ram.rs"]
+pub mod rx_context_ram;
 #[path = "rx_realigner.rs"]
 pub mod rx_realigner;
 #[path = "rx_skid.rs"]
 pub mod rx_skid;
 
+pub use rx_context_ram::RxContextRam;
 pub use rx_realigner::RxRealigner;
 pub use rx_skid::RxSkid;
 
@@ -69,8 +72,6 @@ const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
 pub const CTX_BITS: usize = 102;
 /// ULPDU skid payload: data 32, keep 4, first, last, good, connection.
 const ULPDU_BITS: usize = 39 + CONN_BITS;
-/// Raw skid payload: data 32, keep 4, last, connection.
-const RAW_BITS: usize = 37 + CONN_BITS;
 
 /// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
 /// [`crate::mpa`].
@@ -112,18 +113,17 @@ pub struct MpaRx {
     pub err_conn: Signal<Out, Bits<CONN_BITS>>,
     pub err_code: Signal<Out, Bits<8>>,
 
-    // Registered configuration write (applied one cycle later, while the pipeline waits).
+    // Configuration write: the per-connection settings are written at once; the connection's
+    // restart (context reset) follows one cycle later (`cfg_v`), while the pipeline waits.
     cfg_v: DFF<Bit>,
     cfg_conn_q: DFF<Bits<CONN_BITS>>,
-    cfg_fpdu_q: DFF<Bit>,
-    cfg_markers_q: DFF<Bit>,
-    cfg_crc_q: DFF<Bit>,
-    cfg_max_q: DFF<Bits<16>>,
     // Per-connection configuration.
     fpdu_mode: [DFF<Bit>; CONNECTIONS],
     markers: [DFF<Bit>; CONNECTIONS],
     crc_on: [DFF<Bit>; CONNECTIONS],
     max_ulpdu: [DFF<Bits<16>>; CONNECTIONS],
+    /// Restart the connection's context when it is next swapped in (configuration written).
+    restart: [DFF<Bit>; CONNECTIONS],
 
     realigner: RxRealigner,
     // S1: one aligned word.
@@ -131,6 +131,13 @@ pub struct MpaRx {
     s1_word: DFF<Bits<32>>,
     s1_conn: DFF<Bits<CONN_BITS>>,
     s1_mark: DFF<Bit>,
+    /// The S1 word is valid and of a connection other than `cur`: swap contexts.
+    s1_switch: DFF<Bit>,
+    /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
+    s1_go: DFF<Bit>,
+    /// The outputs can take a beat and no configuration restart is due: the advance, but for
+    /// a context swap. Registered from the next values of what it depends on.
+    adv_q: DFF<Bit>,
 
     // Word FSM: the working context of connection `cur`.
     cur: DFF<Bits<CONN_BITS>>,
@@ -157,12 +164,25 @@ pub struct MpaRx {
     obuf: DFF<Bits<32>>,
     /// The next beat is the ULPDU's first.
     first: DFF<Bit>,
+    /// CRC checking is on for `cur`.
+    cur_crc_on: DFF<Bit>,
+    /// `cur`'s maximum ULPDU_Length (a copy of `max_ulpdu[cur]`).
+    cur_max: DFF<Bits<16>>,
+    /// The header processed in the previous cycle has a ULPDU_Length over the maximum: the
+    /// error is taken in this cycle (the compare is registered).
+    too_long: DFF<Bit>,
     /// Context store of the connections not in the working registers.
-    ctx: [DFF<Bits<CTX_BITS>>; CONNECTIONS],
+    ctx: RxContextRam<CTX_BITS, CONN_BITS>,
     crc_upd: Crc32cUpdate<32, 4>,
 
     ulpdu_skid: RxSkid<ULPDU_BITS>,
-    raw_skid: RxSkid<RAW_BITS>,
+    // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
+    // hundred per connection setup, so half rate is plenty).
+    raw_v: DFF<Bit>,
+    raw_data_q: DFF<Bits<32>>,
+    raw_keep_q: DFF<Bits<4>>,
+    raw_last_q: DFF<Bit>,
+    raw_conn_q: DFF<Bits<CONN_BITS>>,
     err_v: DFF<Bit>,
     err_conn_q: DFF<Bits<CONN_BITS>>,
     err_code_q: DFF<Bits<8>>,
@@ -171,16 +191,19 @@ pub struct MpaRx {
     adv: Signal<Local, Bit>,
     switch: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
+    raw_next: Signal<Local, Bit>,
     proc: Signal<Local, Bit>,
     in_fpdu_mode: Signal<Local, Bit>,
     in_markers: Signal<Local, Bit>,
-    cur_crc_on: Signal<Local, Bit>,
-    cur_max: Signal<Local, Bits<16>>,
-    ctx_rd: Signal<Local, Bits<CTX_BITS>>,
+    max_of: Signal<Local, Bits<16>>,
+    crc_of: Signal<Local, Bit>,
+    restart_of: Signal<Local, Bit>,
     ctx_wr: Signal<Local, Bits<CTX_BITS>>,
     length: Signal<Local, Bits<16>>,
     length_p1: Signal<Local, Bits<17>>,
     fpdu_words: Signal<Local, Bits<15>>,
+    no_data_words: Signal<Local, Bit>,
+    one_data_word: Signal<Local, Bit>,
     rot: Signal<Local, Bits<32>>,
     beat: Signal<Local, Bits<32>>,
     swapped: Signal<Local, Bits<32>>,
@@ -200,7 +223,6 @@ pub struct MpaRx {
     code_marker: Constant<Bits<8>>,
     code_too_long: Constant<Bits<8>>,
     crc_init: Constant<Bits<32>>,
-    ctx_reset: Constant<Bits<CTX_BITS>>,
     hi_half: Constant<Bits<32>>,
     byte1: Constant<Bits<32>>,
     byte2: Constant<Bits<32>>,
@@ -242,19 +264,19 @@ impl Default for MpaRx {
             err_code: Default::default(),
             cfg_v: Default::default(),
             cfg_conn_q: Default::default(),
-            cfg_fpdu_q: Default::default(),
-            cfg_markers_q: Default::default(),
-            cfg_crc_q: Default::default(),
-            cfg_max_q: Default::default(),
             fpdu_mode: core::array::from_fn(|_| Default::default()),
             markers: core::array::from_fn(|_| Default::default()),
             crc_on: core::array::from_fn(|_| Default::default()),
             max_ulpdu: core::array::from_fn(|_| Default::default()),
+            restart: core::array::from_fn(|_| Default::default()),
             realigner: Default::default(),
             s1_v: Default::default(),
             s1_word: Default::default(),
             s1_conn: Default::default(),
             s1_mark: Default::default(),
+            s1_switch: Default::default(),
+            s1_go: Default::default(),
+            adv_q: Default::default(),
             cur: Default::default(),
             in_fpdu: Default::default(),
             crc_next: Default::default(),
@@ -268,26 +290,36 @@ impl Default for MpaRx {
             marker_bad: Default::default(),
             obuf: Default::default(),
             first: Default::default(),
-            ctx: core::array::from_fn(|_| Default::default()),
+            cur_crc_on: Default::default(),
+            cur_max: Default::default(),
+            too_long: Default::default(),
+            ctx: Default::default(),
             crc_upd: Default::default(),
             ulpdu_skid: Default::default(),
-            raw_skid: Default::default(),
+            raw_v: Default::default(),
+            raw_data_q: Default::default(),
+            raw_keep_q: Default::default(),
+            raw_last_q: Default::default(),
+            raw_conn_q: Default::default(),
             err_v: Default::default(),
             err_conn_q: Default::default(),
             err_code_q: Default::default(),
             adv: Default::default(),
             switch: Default::default(),
             take: Default::default(),
+            raw_next: Default::default(),
             proc: Default::default(),
             in_fpdu_mode: Default::default(),
             in_markers: Default::default(),
-            cur_crc_on: Default::default(),
-            cur_max: Default::default(),
-            ctx_rd: Default::default(),
+            max_of: Default::default(),
+            crc_of: Default::default(),
+            restart_of: Default::default(),
             ctx_wr: Default::default(),
             length: Default::default(),
             length_p1: Default::default(),
             fpdu_words: Default::default(),
+            no_data_words: Default::default(),
+            one_data_word: Default::default(),
             rot: Default::default(),
             beat: Default::default(),
             swapped: Default::default(),
@@ -305,8 +337,6 @@ impl Default for MpaRx {
             code_marker: code(LlpErrorCode::MarkerError),
             code_too_long: code(LlpErrorCode::LocalCatastrophic),
             crc_init: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
-            // A restarted connection: between FPDUs, no error, CRC register at its init value.
-            ctx_reset: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
             hi_half: Constant::new(0xFFFF_0000_u64.into()),
             byte1: Constant::new(0x00FF_0000_u64.into()),
             byte2: Constant::new(0x0000_FF00_u64.into()),
@@ -318,91 +348,73 @@ impl Logic for MpaRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            cfg_v,
-            cfg_conn_q,
-            cfg_fpdu_q,
-            cfg_markers_q,
-            cfg_crc_q,
-            cfg_max_q,
-            s1_v,
-            s1_word,
-            s1_conn,
-            s1_mark,
-            cur,
-            in_fpdu,
-            crc_next,
-            dead,
-            words_left,
-            one_left,
-            len_lo,
-            zero_len,
-            crc,
-            since_hdr,
-            marker_bad,
-            obuf,
-            first,
-            err_v,
-            err_conn_q,
-            err_code_q
+            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go,
+            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, crc,
+            since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, raw_v, raw_data_q,
+            raw_keep_q, raw_last_q, raw_conn_q, err_v, err_conn_q, err_code_q
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
             self.fpdu_mode[i].d.next = self.fpdu_mode[i].q.val();
             self.markers[i].clock.next = self.clock.val();
             self.markers[i].d.next = self.markers[i].q.val();
-            self.crc_on[i].clock.next = self.clock.val();
-            self.crc_on[i].d.next = self.crc_on[i].q.val();
             self.max_ulpdu[i].clock.next = self.clock.val();
             self.max_ulpdu[i].d.next = self.max_ulpdu[i].q.val();
-            self.ctx[i].clock.next = self.clock.val();
-            self.ctx[i].d.next = self.ctx[i].q.val();
+            self.crc_on[i].clock.next = self.clock.val();
+            self.crc_on[i].d.next = self.crc_on[i].q.val();
+            self.restart[i].clock.next = self.clock.val();
+            self.restart[i].d.next = self.restart[i].q.val();
         }
         self.realigner.clock.next = self.clock.val();
+        self.ctx.clock.next = self.clock.val();
         self.ulpdu_skid.clock.next = self.clock.val();
-        self.raw_skid.clock.next = self.clock.val();
 
-        // ---- Configuration write, registered; applied in the next cycle.
+        // ---- Configuration write: settings now, the connection's restart in the next cycle.
         self.cfg_v.d.next = self.cfg_write.val();
         self.cfg_conn_q.d.next = self.cfg_conn.val();
-        self.cfg_fpdu_q.d.next = self.cfg_fpdu_mode.val();
-        self.cfg_markers_q.d.next = self.cfg_markers.val();
-        self.cfg_crc_q.d.next = self.cfg_crc.val();
-        self.cfg_max_q.d.next = self.cfg_max_ulpdu.val();
+        for i in 0..CONNECTIONS {
+            if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
+                self.fpdu_mode[i].d.next = self.cfg_fpdu_mode.val();
+                self.markers[i].d.next = self.cfg_markers.val();
+                self.max_ulpdu[i].d.next = self.cfg_max_ulpdu.val();
+                self.crc_on[i].d.next = self.cfg_crc.val();
+            }
+        }
 
         // ---- Per-connection look-ups.
         self.in_fpdu_mode.next = self.fpdu_mode[0].q.val();
         self.in_markers.next = self.markers[0].q.val();
-        self.cur_crc_on.next = self.crc_on[0].q.val();
-        self.cur_max.next = self.max_ulpdu[0].q.val();
-        self.ctx_rd.next = self.ctx[0].q.val();
         for i in 1..CONNECTIONS {
             if self.llp_conn.val().index() == i {
                 self.in_fpdu_mode.next = self.fpdu_mode[i].q.val();
                 self.in_markers.next = self.markers[i].q.val();
             }
-            if self.cur.q.val().index() == i {
-                self.cur_crc_on.next = self.crc_on[i].q.val();
-                self.cur_max.next = self.max_ulpdu[i].q.val();
-            }
-            if self.s1_conn.q.val().index() == i {
-                self.ctx_rd.next = self.ctx[i].q.val();
+        }
+        // The settings of the connection being swapped in (or of `cur` during a restart).
+        self.max_of.next = self.max_ulpdu[0].q.val();
+        self.crc_of.next = self.crc_on[0].q.val();
+        self.restart_of.next = self.restart[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.cfg_v.q.val() {
+                if self.cur.q.val().index() == i {
+                    self.max_of.next = self.max_ulpdu[i].q.val();
+                    self.crc_of.next = self.crc_on[i].q.val();
+                }
+            } else if self.s1_conn.q.val().index() == i {
+                self.max_of.next = self.max_ulpdu[i].q.val();
+                self.crc_of.next = self.crc_on[i].q.val();
+                self.restart_of.next = self.restart[i].q.val();
             }
         }
 
         // ---- Advance: from registers only. The word FSM swaps contexts when the S1 word is of
         // another connection; a configuration write takes a cycle of its own.
-        self.switch.next =
-            self.s1_v.q.val() && (self.s1_conn.q.val() != self.cur.q.val()) && !self.cfg_v.q.val();
-        self.adv.next = !self.ulpdu_skid.full.val()
-            && !self.raw_skid.full.val()
-            && !self.cfg_v.q.val()
-            && !(self.s1_v.q.val() && (self.s1_conn.q.val() != self.cur.q.val()));
+        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
+        self.adv.next = self.adv_q.q.val() && !self.s1_switch.q.val();
         self.llp_ready.next = self.adv.val();
         self.take.next = self.adv.val() && self.llp_valid.val();
 
-        // ---- Input: raw bytes to the raw skid, FPDU-mode bytes to the realigner.
+        // ---- Input: raw bytes to the raw register, FPDU-mode bytes to the realigner.
         self.realigner.data.next = self.llp_data.val();
         self.realigner.keep.next = self.llp_keep.val();
         self.realigner.conn.next = self.llp_conn.val();
@@ -410,27 +422,53 @@ impl Logic for MpaRx {
         self.realigner.consume.next = self.take.val() && self.in_fpdu_mode.val();
         self.realigner.reset.next = self.cfg_v.q.val();
         self.realigner.reset_conn.next = self.cfg_conn_q.q.val();
-        self.raw_skid.in_valid.next = self.take.val() && !self.in_fpdu_mode.val();
-        self.raw_skid.in_data.next = bit_cast::<RAW_BITS, 32>(self.llp_data.val())
-            | (bit_cast::<RAW_BITS, 4>(self.llp_keep.val()) << 32)
-            | (bit_cast::<RAW_BITS, 1>(self.llp_last.val().into()) << 36)
-            | (bit_cast::<RAW_BITS, CONN_BITS>(self.llp_conn.val()) << 37);
-        self.raw_skid.out_ready.next = self.raw_ready.val();
-        self.raw_data.next = self.raw_skid.out_data.val().get_bits::<32>(0);
-        self.raw_keep.next = self.raw_skid.out_data.val().get_bits::<4>(32);
-        self.raw_last.next = self.raw_skid.out_data.val().get_bit(36);
-        self.raw_conn.next = self.raw_skid.out_data.val().get_bits::<CONN_BITS>(37);
-        self.raw_valid.next = self.raw_skid.out_valid.val();
+        // `adv` implies the raw register is free.
+        self.raw_next.next = self.raw_v.q.val() && !self.raw_ready.val();
+        if self.adv.val() {
+            self.raw_next.next = self.take.val() && !self.in_fpdu_mode.val();
+        }
+        self.raw_v.d.next = self.raw_next.val();
+        if self.adv.val() {
+            self.raw_data_q.d.next = self.llp_data.val();
+            self.raw_keep_q.d.next = self.llp_keep.val();
+            self.raw_last_q.d.next = self.llp_last.val();
+            self.raw_conn_q.d.next = self.llp_conn.val();
+        }
+        self.raw_valid.next = self.raw_v.q.val();
+        self.raw_data.next = self.raw_data_q.q.val();
+        self.raw_keep.next = self.raw_keep_q.q.val();
+        self.raw_last.next = self.raw_last_q.q.val();
+        self.raw_conn.next = self.raw_conn_q.q.val();
         if self.adv.val() {
             self.s1_v.d.next =
                 self.take.val() && self.in_fpdu_mode.val() && self.realigner.word_valid.val();
             self.s1_word.d.next = self.realigner.word.val();
             self.s1_conn.d.next = self.llp_conn.val();
             self.s1_mark.d.next = self.realigner.at_marker.val();
+            self.s1_switch.d.next = self.take.val()
+                && self.in_fpdu_mode.val()
+                && self.realigner.word_valid.val()
+                && (self.llp_conn.val() != self.cur.q.val());
+            self.s1_go.d.next = self.take.val()
+                && self.in_fpdu_mode.val()
+                && self.realigner.word_valid.val()
+                && (self.llp_conn.val() == self.cur.q.val());
+        } else if self.switch.val() {
+            self.s1_switch.d.next = false;
+            self.s1_go.d.next = true;
+        }
+        // The context store reads the entry of the connection entering S1, every cycle, so that
+        // it is ready when that connection's word reaches the word FSM.
+        self.ctx.read_addr.next = self.s1_conn.q.val();
+        if self.adv.val() {
+            self.ctx.read_addr.next = self.llp_conn.val();
         }
 
         // ---- Word FSM on the S1 word.
-        self.proc.next = self.adv.val() && self.s1_v.q.val() && !self.dead.q.val();
+        self.proc.next = self.adv_q.q.val()
+            && self.s1_go.q.val()
+            && !self.dead.q.val()
+            && !self.too_long.q.val();
         self.crc_upd.state.next = self.crc.q.val();
         self.crc_upd.data.next = self.s1_word.q.val();
         self.crc_upd.keep.next = 15.into();
@@ -438,6 +476,14 @@ impl Logic for MpaRx {
         self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
         // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
         self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
+        // (L + 1) / 4 == 0: L <= 2; (L + 1) / 4 == 1: 3 <= L <= 6 (from L directly, no adder).
+        self.no_data_words.next =
+            (self.length.val().get_bits::<14>(2) == 0) && (self.length.val().get_bits::<2>(0) != 3);
+        self.one_data_word.next = ((self.length.val().get_bits::<14>(2) == 0)
+            && (self.length.val().get_bits::<2>(0) == 3))
+            || ((self.length.val().get_bits::<13>(3) == 0)
+                && (self.length.val().get_bits::<3>(0) != 7)
+                && self.length.val().get_bit(2));
         // The word with its halves swapped: ULPDU bytes for the next beat's lanes 0-1 on top.
         self.rot.next = (self.s1_word.q.val() << 16) | (self.s1_word.q.val() >> 16);
         // A full beat: the two bytes waiting, then the word's first two.
@@ -447,7 +493,7 @@ impl Logic for MpaRx {
             | ((self.s1_word.q.val() << 8) & self.byte1.val())
             | ((self.s1_word.q.val() >> 8) & self.byte2.val())
             | (self.s1_word.q.val() >> 24);
-        self.crc_ok.next = !self.cur_crc_on.val() || (self.crc.q.val() == !self.swapped.val());
+        self.crc_ok.next = !self.cur_crc_on.q.val() || (self.crc.q.val() == !self.swapped.val());
         self.good.next = self.crc_ok.val() && !self.marker_bad.q.val();
         // FPDUPTR (two LSBs ignored): 0 before a header, else the distance from the header.
         self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == 0;
@@ -472,6 +518,13 @@ impl Logic for MpaRx {
         self.ob_good.next = false;
         self.err_v.d.next = false;
         self.err_conn_q.d.next = self.cur.q.val();
+        self.too_long.d.next = false;
+        if self.too_long.q.val() {
+            // ULPDU_Length over the maximum (compared in the previous cycle).
+            self.err_v.d.next = true;
+            self.err_code_q.d.next = self.code_too_long.val();
+            self.dead.d.next = true;
+        }
         if self.proc.val() {
             if self.s1_mark.q.val() {
                 // Marker: checked, dropped, in the CRC span when inside an FPDU.
@@ -483,23 +536,19 @@ impl Logic for MpaRx {
                     self.since_hdr.d.next = self.since_hdr.q.val() + 1;
                 }
             } else if !self.in_fpdu.q.val() {
-                // Header: ULPDU_Length and ULPDU bytes 0-1.
-                if self.length.val() > self.cur_max.val() {
-                    self.err_v.d.next = true;
-                    self.err_code_q.d.next = self.code_too_long.val();
-                    self.dead.d.next = true;
-                } else {
-                    self.in_fpdu.d.next = true;
-                    self.crc.d.next = self.crc_upd.next_state.val();
-                    self.since_hdr.d.next = 1.into();
-                    self.len_lo.d.next = self.length.val().get_bits::<2>(0);
-                    self.zero_len.d.next = self.length.val() == 0;
-                    self.first.d.next = true;
-                    self.words_left.d.next = self.fpdu_words.val();
-                    self.one_left.d.next = self.fpdu_words.val() == 1;
-                    self.crc_next.d.next = self.fpdu_words.val() == 0;
-                    self.obuf.d.next = self.rot.val();
-                }
+                // Header: ULPDU_Length and ULPDU bytes 0-1. A length over the maximum is
+                // taken in the next cycle (`too_long`), before anything of this FPDU leaves.
+                self.too_long.d.next = self.length.val() > self.cur_max.q.val();
+                self.in_fpdu.d.next = true;
+                self.crc.d.next = self.crc_upd.next_state.val();
+                self.since_hdr.d.next = 1.into();
+                self.len_lo.d.next = self.length.val().get_bits::<2>(0);
+                self.zero_len.d.next = self.length.val() == 0;
+                self.first.d.next = true;
+                self.words_left.d.next = self.fpdu_words.val();
+                self.one_left.d.next = self.one_data_word.val();
+                self.crc_next.d.next = self.no_data_words.val();
+                self.obuf.d.next = self.rot.val();
             } else if !self.crc_next.q.val() {
                 // ULPDU (and PAD) word.
                 self.crc.d.next = self.crc_upd.next_state.val();
@@ -542,7 +591,9 @@ impl Logic for MpaRx {
             }
         }
 
-        // ---- Context swap (never in the same cycle as `proc`).
+        // ---- Context swap (never in the same cycle as `proc`): the working registers to the
+        // store, the S1 word's connection from the store (or restarted, after a configuration
+        // write while it was not `cur`).
         self.ctx_wr.next = bit_cast::<CTX_BITS, 32>(self.crc.q.val())
             | (bit_cast::<CTX_BITS, 32>(self.obuf.q.val()) << 32)
             | (bit_cast::<CTX_BITS, 15>(self.words_left.q.val()) << 64)
@@ -550,51 +601,62 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_BITS, 2>(self.len_lo.q.val()) << 93)
             | (bit_cast::<CTX_BITS, 1>(self.in_fpdu.q.val().into()) << 95)
             | (bit_cast::<CTX_BITS, 1>(self.crc_next.q.val().into()) << 96)
-            | (bit_cast::<CTX_BITS, 1>(self.dead.q.val().into()) << 97)
+            | (bit_cast::<CTX_BITS, 1>((self.dead.q.val() || self.too_long.q.val()).into()) << 97)
             | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
             | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
             | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
             | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101);
+        self.ctx.write_enable.next = self.switch.val();
+        self.ctx.write_addr.next = self.cur.q.val();
+        self.ctx.write_data.next = self.ctx_wr.val();
         if self.switch.val() {
-            for i in 0..CONNECTIONS {
-                if self.cur.q.val().index() == i {
-                    self.ctx[i].d.next = self.ctx_wr.val();
-                }
-            }
             self.cur.d.next = self.s1_conn.q.val();
-            self.crc.d.next = self.ctx_rd.val().get_bits::<32>(0);
-            self.obuf.d.next = self.ctx_rd.val().get_bits::<32>(32);
-            self.words_left.d.next = self.ctx_rd.val().get_bits::<15>(64);
-            self.since_hdr.d.next = self.ctx_rd.val().get_bits::<14>(79);
-            self.len_lo.d.next = self.ctx_rd.val().get_bits::<2>(93);
-            self.in_fpdu.d.next = self.ctx_rd.val().get_bit(95);
-            self.crc_next.d.next = self.ctx_rd.val().get_bit(96);
-            self.dead.d.next = self.ctx_rd.val().get_bit(97);
-            self.one_left.d.next = self.ctx_rd.val().get_bit(98);
-            self.zero_len.d.next = self.ctx_rd.val().get_bit(99);
-            self.marker_bad.d.next = self.ctx_rd.val().get_bit(100);
-            self.first.d.next = self.ctx_rd.val().get_bit(101);
-        }
-
-        // ---- Configuration write (the pipeline waits this cycle).
-        if self.cfg_v.q.val() {
-            for i in 0..CONNECTIONS {
-                if self.cfg_conn_q.q.val().index() == i {
-                    self.fpdu_mode[i].d.next = self.cfg_fpdu_q.q.val();
-                    self.markers[i].d.next = self.cfg_markers_q.q.val();
-                    self.crc_on[i].d.next = self.cfg_crc_q.q.val();
-                    self.max_ulpdu[i].d.next = self.cfg_max_q.q.val();
-                    if self.cur.q.val().index() != i {
-                        self.ctx[i].d.next = self.ctx_reset.val();
-                    }
-                }
-            }
-            if self.cfg_conn_q.q.val() == self.cur.q.val() {
+            self.crc.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+            self.obuf.d.next = self.ctx.read_data.val().get_bits::<32>(32);
+            self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(64);
+            self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(79);
+            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(93);
+            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(95);
+            self.crc_next.d.next = self.ctx.read_data.val().get_bit(96);
+            self.dead.d.next = self.ctx.read_data.val().get_bit(97);
+            self.one_left.d.next = self.ctx.read_data.val().get_bit(98);
+            self.zero_len.d.next = self.ctx.read_data.val().get_bit(99);
+            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(100);
+            self.first.d.next = self.ctx.read_data.val().get_bit(101);
+            self.cur_crc_on.d.next = self.crc_of.val();
+            self.cur_max.d.next = self.max_of.val();
+            if self.restart_of.val() {
                 self.in_fpdu.d.next = false;
                 self.crc_next.d.next = false;
                 self.dead.d.next = false;
                 self.marker_bad.d.next = false;
                 self.crc.d.next = self.crc_init.val();
+            }
+            for i in 0..CONNECTIONS {
+                if self.s1_conn.q.val().index() == i {
+                    self.restart[i].d.next = false;
+                }
+            }
+        }
+
+        // ---- Configuration restart (the pipeline waits this cycle): at once if the connection
+        // is `cur`, else when it is next swapped in.
+        if self.cfg_v.q.val() {
+            if self.cfg_conn_q.q.val() == self.cur.q.val() {
+                self.cur_crc_on.d.next = self.crc_of.val();
+                self.cur_max.d.next = self.max_of.val();
+                self.too_long.d.next = false;
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.dead.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            } else {
+                for i in 0..CONNECTIONS {
+                    if self.cfg_conn_q.q.val().index() == i {
+                        self.restart[i].d.next = true;
+                    }
+                }
             }
         }
 
@@ -607,6 +669,8 @@ impl Logic for MpaRx {
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_good.val().into()) << 38)
             | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 39);
         self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
+        self.adv_q.d.next =
+            !self.ulpdu_skid.full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
         self.ulpdu_data.next = self.ulpdu_skid.out_data.val().get_bits::<32>(0);
         self.ulpdu_keep.next = self.ulpdu_skid.out_data.val().get_bits::<4>(32);
         self.ulpdu_first.next = self.ulpdu_skid.out_data.val().get_bit(36);

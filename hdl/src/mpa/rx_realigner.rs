@@ -139,8 +139,8 @@ impl Logic for RxRealigner {
         // The word being completed starts at offset & !3; a marker sits at offset 0 mod 512.
         self.at_marker.next = self.markers.val() && (self.cur_offset.val().get_bits::<7>(2) == 0);
         for i in 0..CONNECTIONS {
+            // A restart clears the offset, so no octet is kept (the kept lanes are don't-care).
             if self.reset.val() && (self.reset_conn.val().index() == i) {
-                self.kept[i].d.next = 0.into();
                 self.offset[i].d.next = 0.into();
             } else if self.consume.val() && (self.conn.val().index() == i) {
                 self.kept[i].d.next = self.next_kept.val();

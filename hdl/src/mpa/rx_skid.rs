@@ -21,6 +21,8 @@ pub struct RxSkid<const N: usize> {
     pub out_ready: Signal<In, Bit>,
     /// Both entries are occupied: nothing may be offered this cycle. A register output.
     pub full: Signal<Out, Bit>,
+    /// The value `full` takes at the next edge (for a user that registers its own advance).
+    pub full_next: Signal<Out, Bit>,
     main_v: DFF<Bit>,
     main: DFF<Bits<N>>,
     ovf_v: DFF<Bit>,
@@ -34,22 +36,25 @@ impl<const N: usize> Logic for RxSkid<N> {
         self.out_valid.next = self.main_v.q.val();
         self.out_data.next = self.main.q.val();
         self.full.next = self.ovf_v.q.val();
+        self.full_next.next = (self.ovf_v.q.val() && !self.out_ready.val())
+            || (!self.ovf_v.q.val()
+                && self.main_v.q.val()
+                && !self.out_ready.val()
+                && self.in_valid.val());
+        // The entries load `in_data` whenever they may, valid or not, so that `in_valid` (the
+        // end of the user's longest path) drives only the two valid flags.
         if self.ovf_v.q.val() {
             // The main entry is occupied whenever the overflow entry is.
             if self.out_ready.val() {
                 self.main.d.next = self.ovf.q.val();
                 self.ovf_v.d.next = false;
             }
-        } else if self.in_valid.val() {
-            if !self.main_v.q.val() || self.out_ready.val() {
-                self.main.d.next = self.in_data.val();
-                self.main_v.d.next = true;
-            } else {
-                self.ovf.d.next = self.in_data.val();
-                self.ovf_v.d.next = true;
-            }
-        } else if self.out_ready.val() {
-            self.main_v.d.next = false;
+        } else if !self.main_v.q.val() || self.out_ready.val() {
+            self.main.d.next = self.in_data.val();
+            self.main_v.d.next = self.in_valid.val();
+        } else {
+            self.ovf.d.next = self.in_data.val();
+            self.ovf_v.d.next = self.in_valid.val();
         }
     }
 }
