@@ -70,8 +70,9 @@ const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
 
 /// Bits of one connection's word-FSM context (see the packing in `update`).
 pub const CTX_BITS: usize = 102;
-/// ULPDU skid payload: data 32, keep 4, first, last, good, connection.
-const ULPDU_BITS: usize = 39 + CONN_BITS;
+/// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
+/// connection. `ulpdu_good` is formed at the output from the two verdict bits.
+const ULPDU_BITS: usize = 40 + CONN_BITS;
 
 /// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
 /// [`crate::mpa`].
@@ -168,6 +169,11 @@ pub struct MpaRx {
     cur_crc_on: DFF<Bit>,
     /// `cur`'s maximum ULPDU_Length (a copy of `max_ulpdu[cur]`).
     cur_max: DFF<Bits<16>>,
+    /// The CRC field processed in the previous cycle: its verdict (CRC good or off, marker
+    /// bad), registered; an error is taken in this cycle.
+    verdict: DFF<Bit>,
+    v_crc_ok: DFF<Bit>,
+    v_mbad: DFF<Bit>,
     /// The header processed in the previous cycle has a ULPDU_Length over the maximum: the
     /// error is taken in this cycle (the compare is registered).
     too_long: DFF<Bit>,
@@ -178,11 +184,11 @@ pub struct MpaRx {
     ulpdu_skid: RxSkid<ULPDU_BITS>,
     // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
     // hundred per connection setup, so half rate is plenty).
+    // The data and connection are `s1_word` and `s1_conn` (a raw connection's realigner offset
+    // is 0, so its beats pass the realigner unchanged).
     raw_v: DFF<Bit>,
-    raw_data_q: DFF<Bits<32>>,
     raw_keep_q: DFF<Bits<4>>,
     raw_last_q: DFF<Bit>,
-    raw_conn_q: DFF<Bits<CONN_BITS>>,
     err_v: DFF<Bit>,
     err_conn_q: DFF<Bits<CONN_BITS>>,
     err_code_q: DFF<Bits<8>>,
@@ -209,14 +215,15 @@ pub struct MpaRx {
     swapped: Signal<Local, Bits<32>>,
     crc_ok: Signal<Local, Bit>,
     ptr_ok: Signal<Local, Bit>,
-    good: Signal<Local, Bit>,
+    bad: Signal<Local, Bit>,
     held_keep: Signal<Local, Bits<4>>,
     ob_v: Signal<Local, Bit>,
     ob_data: Signal<Local, Bits<32>>,
     ob_keep: Signal<Local, Bits<4>>,
     ob_first: Signal<Local, Bit>,
     ob_last: Signal<Local, Bit>,
-    ob_good: Signal<Local, Bit>,
+    ob_crc_ok: Signal<Local, Bit>,
+    ob_mbad: Signal<Local, Bit>,
 
     // Constants.
     code_crc: Constant<Bits<8>>,
@@ -293,14 +300,15 @@ impl Default for MpaRx {
             cur_crc_on: Default::default(),
             cur_max: Default::default(),
             too_long: Default::default(),
+            verdict: Default::default(),
+            v_crc_ok: Default::default(),
+            v_mbad: Default::default(),
             ctx: Default::default(),
             crc_upd: Default::default(),
             ulpdu_skid: Default::default(),
             raw_v: Default::default(),
-            raw_data_q: Default::default(),
             raw_keep_q: Default::default(),
             raw_last_q: Default::default(),
-            raw_conn_q: Default::default(),
             err_v: Default::default(),
             err_conn_q: Default::default(),
             err_code_q: Default::default(),
@@ -325,14 +333,15 @@ impl Default for MpaRx {
             swapped: Default::default(),
             crc_ok: Default::default(),
             ptr_ok: Default::default(),
-            good: Default::default(),
+            bad: Default::default(),
             held_keep: Default::default(),
             ob_v: Default::default(),
             ob_data: Default::default(),
             ob_keep: Default::default(),
             ob_first: Default::default(),
             ob_last: Default::default(),
-            ob_good: Default::default(),
+            ob_crc_ok: Default::default(),
+            ob_mbad: Default::default(),
             code_crc: code(LlpErrorCode::CrcError),
             code_marker: code(LlpErrorCode::MarkerError),
             code_too_long: code(LlpErrorCode::LocalCatastrophic),
@@ -350,8 +359,8 @@ impl Logic for MpaRx {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go,
             adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, crc,
-            since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, raw_v, raw_data_q,
-            raw_keep_q, raw_last_q, raw_conn_q, err_v, err_conn_q, err_code_q
+            since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
+            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
@@ -429,16 +438,14 @@ impl Logic for MpaRx {
         }
         self.raw_v.d.next = self.raw_next.val();
         if self.adv.val() {
-            self.raw_data_q.d.next = self.llp_data.val();
             self.raw_keep_q.d.next = self.llp_keep.val();
             self.raw_last_q.d.next = self.llp_last.val();
-            self.raw_conn_q.d.next = self.llp_conn.val();
         }
         self.raw_valid.next = self.raw_v.q.val();
-        self.raw_data.next = self.raw_data_q.q.val();
+        self.raw_data.next = self.s1_word.q.val();
         self.raw_keep.next = self.raw_keep_q.q.val();
         self.raw_last.next = self.raw_last_q.q.val();
-        self.raw_conn.next = self.raw_conn_q.q.val();
+        self.raw_conn.next = self.s1_conn.q.val();
         if self.adv.val() {
             self.s1_v.d.next =
                 self.take.val() && self.in_fpdu_mode.val() && self.realigner.word_valid.val();
@@ -494,7 +501,7 @@ impl Logic for MpaRx {
             | ((self.s1_word.q.val() >> 8) & self.byte2.val())
             | (self.s1_word.q.val() >> 24);
         self.crc_ok.next = !self.cur_crc_on.q.val() || (self.crc.q.val() == !self.swapped.val());
-        self.good.next = self.crc_ok.val() && !self.marker_bad.q.val();
+        self.bad.next = self.verdict.q.val() && (!self.v_crc_ok.q.val() || self.v_mbad.q.val());
         // FPDUPTR (two LSBs ignored): 0 before a header, else the distance from the header.
         self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == 0;
         if self.in_fpdu.q.val() {
@@ -515,15 +522,26 @@ impl Logic for MpaRx {
         self.ob_keep.next = 15.into();
         self.ob_first.next = self.first.q.val();
         self.ob_last.next = false;
-        self.ob_good.next = false;
+        self.ob_crc_ok.next = false;
+        self.ob_mbad.next = false;
         self.err_v.d.next = false;
         self.err_conn_q.d.next = self.cur.q.val();
         self.too_long.d.next = false;
-        if self.too_long.q.val() {
-            // ULPDU_Length over the maximum (compared in the previous cycle).
+        self.verdict.d.next = false;
+        // Errors found in the previous cycle (registered compares): a bad CRC field (2; a bad
+        // marker 3 when the CRC is good), or a ULPDU_Length over the maximum (5). The word after
+        // a CRC field is a header or a marker and sends nothing; a too-long header right after
+        // a bad CRC field is not reported (the connection is dead by then).
+        if (self.too_long.q.val() && !self.dead.q.val()) || self.bad.val() {
             self.err_v.d.next = true;
-            self.err_code_q.d.next = self.code_too_long.val();
             self.dead.d.next = true;
+            if self.too_long.q.val() {
+                self.err_code_q.d.next = self.code_too_long.val();
+            } else if self.v_crc_ok.q.val() {
+                self.err_code_q.d.next = self.code_marker.val();
+            } else {
+                self.err_code_q.d.next = self.code_crc.val();
+            }
         }
         if self.proc.val() {
             if self.s1_mark.q.val() {
@@ -574,16 +592,11 @@ impl Logic for MpaRx {
                 self.ob_data.next = self.obuf.q.val();
                 self.ob_keep.next = self.held_keep.val();
                 self.ob_last.next = true;
-                self.ob_good.next = self.good.val();
-                if !self.good.val() {
-                    self.err_v.d.next = true;
-                    self.dead.d.next = true;
-                    if self.crc_ok.val() {
-                        self.err_code_q.d.next = self.code_marker.val();
-                    } else {
-                        self.err_code_q.d.next = self.code_crc.val();
-                    }
-                }
+                self.ob_crc_ok.next = self.crc_ok.val();
+                self.ob_mbad.next = self.marker_bad.q.val();
+                self.verdict.d.next = true;
+                self.v_crc_ok.d.next = self.crc_ok.val();
+                self.v_mbad.d.next = self.marker_bad.q.val();
                 self.in_fpdu.d.next = false;
                 self.crc_next.d.next = false;
                 self.marker_bad.d.next = false;
@@ -601,7 +614,9 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_BITS, 2>(self.len_lo.q.val()) << 93)
             | (bit_cast::<CTX_BITS, 1>(self.in_fpdu.q.val().into()) << 95)
             | (bit_cast::<CTX_BITS, 1>(self.crc_next.q.val().into()) << 96)
-            | (bit_cast::<CTX_BITS, 1>((self.dead.q.val() || self.too_long.q.val()).into()) << 97)
+            | (bit_cast::<CTX_BITS, 1>(
+                (self.dead.q.val() || self.too_long.q.val() || self.bad.val()).into(),
+            ) << 97)
             | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
             | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
             | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
@@ -666,8 +681,9 @@ impl Logic for MpaRx {
             | (bit_cast::<ULPDU_BITS, 4>(self.ob_keep.val()) << 32)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_first.val().into()) << 36)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_last.val().into()) << 37)
-            | (bit_cast::<ULPDU_BITS, 1>(self.ob_good.val().into()) << 38)
-            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 39);
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_crc_ok.val().into()) << 38)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_mbad.val().into()) << 39)
+            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 40);
         self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
         self.adv_q.d.next =
             !self.ulpdu_skid.full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
@@ -675,8 +691,9 @@ impl Logic for MpaRx {
         self.ulpdu_keep.next = self.ulpdu_skid.out_data.val().get_bits::<4>(32);
         self.ulpdu_first.next = self.ulpdu_skid.out_data.val().get_bit(36);
         self.ulpdu_last.next = self.ulpdu_skid.out_data.val().get_bit(37);
-        self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38);
-        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(39);
+        self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38)
+            && !self.ulpdu_skid.out_data.val().get_bit(39);
+        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(40);
         self.ulpdu_valid.next = self.ulpdu_skid.out_valid.val();
         self.err_valid.next = self.err_v.q.val();
         self.err_conn.next = self.err_conn_q.q.val();

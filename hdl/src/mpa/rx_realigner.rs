@@ -44,7 +44,6 @@ pub struct RxRealigner {
     cur_offset: Signal<Local, Bits<9>>,
     count: Signal<Local, Bits<2>>,
     beat_len: Signal<Local, Bits<3>>,
-    total: Signal<Local, Bits<3>>,
     kept32: Signal<Local, Bits<32>>,
     next_kept: Signal<Local, Bits<24>>,
     next_offset: Signal<Local, Bits<9>>,
@@ -73,7 +72,6 @@ impl Default for RxRealigner {
             cur_offset: Default::default(),
             count: Default::default(),
             beat_len: Default::default(),
-            total: Default::default(),
             kept32: Default::default(),
             next_kept: Default::default(),
             next_offset: Default::default(),
@@ -115,7 +113,6 @@ impl Logic for RxRealigner {
         } else if self.keep.val().get_bit(3) {
             self.beat_len.next = 1.into();
         }
-        self.total.next = bit_cast::<3, 2>(self.count.val()) + self.beat_len.val();
         self.kept32.next = bit_cast::<32, 24>(self.cur_kept.val()) << 8;
         // The word: `count` kept octets, then the beat's first 4 - `count` octets. With fewer
         // than 4 octets in all, its first three lanes are the new partial word.
@@ -131,8 +128,17 @@ impl Logic for RxRealigner {
             self.word.next = (self.kept32.val() & self.mask3.val()) | (self.data.val() >> 24);
             self.next_kept.next = self.data.val().get_bits::<24>(0);
         }
-        self.word_valid.next = self.total.val().get_bit(2);
-        if !self.total.val().get_bit(2) {
+        // A word completes when the kept and the beat's octets make 4 or more (keep is
+        // contiguous: keep bit 3 - n is set when the beat has more than n octets).
+        self.word_valid.next = self.keep.val().get_bit(0);
+        if self.count.val() == 1 {
+            self.word_valid.next = self.keep.val().get_bit(1);
+        } else if self.count.val() == 2 {
+            self.word_valid.next = self.keep.val().get_bit(2);
+        } else if self.count.val() == 3 {
+            self.word_valid.next = self.keep.val().get_bit(3);
+        }
+        if !self.word_valid.val() {
             self.next_kept.next = self.word.val().get_bits::<24>(8);
         }
         self.next_offset.next = self.cur_offset.val() + bit_cast::<9, 3>(self.beat_len.val());
