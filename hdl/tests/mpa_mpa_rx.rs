@@ -14,7 +14,7 @@ use rnic_proto::mpa::{Status, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
 use rnic_sim::tb::mpa_rx::{
     frame_stream, golden_deliveries, hw_deliveries, measure_beats_per_cycle, MpaRxTb, RxConnConfig,
-    Step, Traffic,
+    RxOutput, Step, Traffic, Ulpdu,
 };
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
@@ -82,7 +82,14 @@ fn connection_plan(
 }
 
 /// Four connections with different settings, `rounds` raw/FPDU rounds each.
-fn check_golden_streams(kind: BackendKind, name: &str, seed: u64, count: usize, rounds: usize) {
+fn check_golden_streams(
+    kind: BackendKind,
+    name: &str,
+    seed: u64,
+    count: usize,
+    rounds: usize,
+    traffic: Traffic,
+) {
     let configs = [
         RxConnConfig::fpdu(true, true, 1500),
         RxConnConfig::fpdu(false, true, 2048),
@@ -108,7 +115,7 @@ fn check_golden_streams(kind: BackendKind, name: &str, seed: u64, count: usize, 
                 plans.push(plan);
                 expect.push((raw, want));
             }
-            let got = tb.run(sim, &plans, &Traffic::RANDOM, &mut rng);
+            let got = tb.run(sim, &plans, &traffic, &mut rng);
             for (c, (raw, want)) in expect.iter().enumerate() {
                 assert_eq!(&got.raw[c], raw, "raw bytes of connection {c}");
                 assert!(got.errors[c].is_empty(), "errors on connection {c}");
@@ -131,20 +138,48 @@ fn check_golden_streams(kind: BackendKind, name: &str, seed: u64, count: usize, 
 
 #[test]
 fn verilator_golden_streams_four_connections() {
-    for seed in 0..4 {
+    for seed in 0..8 {
         check_golden_streams(
             BackendKind::Verilator,
             &format!("mpa_rx_golden_{seed}"),
             seed,
-            40,
+            60,
             2,
+            Traffic::RANDOM,
+        );
+    }
+}
+
+/// Segments of 1 to 4 bytes only, so that the connections interleave at almost every beat and
+/// the word FSM swaps contexts all the time.
+#[test]
+fn verilator_tiny_segments_four_connections() {
+    let traffic = Traffic {
+        tiny: 1.0,
+        ..Traffic::RANDOM
+    };
+    for seed in 0..2 {
+        check_golden_streams(
+            BackendKind::Verilator,
+            &format!("mpa_rx_tiny_{seed}"),
+            50 + seed,
+            30,
+            1,
+            traffic,
         );
     }
 }
 
 #[test]
 fn rust_hdl_golden_streams_four_connections() {
-    check_golden_streams(BackendKind::RustHdl, "mpa_rx_golden_small", 100, 10, 1);
+    check_golden_streams(
+        BackendKind::RustHdl,
+        "mpa_rx_golden_small",
+        100,
+        10,
+        1,
+        Traffic::RANDOM,
+    );
 }
 
 /// A small stream of every PAD case, markers inside and between FPDUs (with markers on it
@@ -330,12 +365,74 @@ fn rust_hdl_ulpdu_length_over_max() {
     check_too_long(BackendKind::RustHdl);
 }
 
+/// Cut-through: a ULPDU's beats leave before its FPDU's CRC field has arrived; only the last
+/// beat waits for the CRC field, which here comes in a later segment after other traffic.
+fn check_cut_through(kind: BackendKind) {
+    run_with_waveform_on_failure(
+        "mpa_rx_cut_through",
+        || kind.build(MpaRx::default()),
+        |sim: &mut dyn Backend| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+            let tb = MpaRxTb::new(sim).unwrap();
+            for (markers, len) in [(false, 1026), (true, 1021)] {
+                let cfg = RxConnConfig::fpdu(markers, true, 2048);
+                let ulpdu: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+                let stream = frame_stream(std::slice::from_ref(&ulpdu), markers, true);
+                let split = stream.len() - 1;
+                let other_cfg = RxConnConfig::fpdu(false, false, 600);
+                let other = frame_stream(&random_ulpdus(&mut rng, 600, 4), false, false);
+                let other_want = golden_deliveries(&other, other_cfg.deframer());
+                let mut out = RxOutput::new();
+                let plans = vec![
+                    vec![Step::Configure(cfg), Step::Bytes(stream[..split].to_vec())],
+                    vec![Step::Configure(other_cfg), Step::Bytes(other)],
+                ];
+                tb.run_into(sim, &plans, &Traffic::RANDOM, &mut rng, &mut out);
+                // Every beat but the last (len mod 4 bytes, or 4) has left.
+                let held = match len % 4 {
+                    0 => 4,
+                    r => r,
+                };
+                assert!(out.ulpdus[0].is_empty());
+                assert_eq!(out.open[0].as_deref(), Some(&ulpdu[..len - held]));
+                assert_eq!(hw_deliveries(&out.ulpdus[1], &out.errors[1]), other_want);
+                let plans = vec![vec![Step::Bytes(stream[split..].to_vec())]];
+                tb.run_into(sim, &plans, &Traffic::RANDOM, &mut rng, &mut out);
+                assert_eq!(out.open[0], None);
+                assert_eq!(
+                    out.ulpdus[0],
+                    vec![Ulpdu {
+                        bytes: ulpdu.clone(),
+                        good: true
+                    }]
+                );
+            }
+        },
+    );
+}
+
+#[test]
+fn verilator_cut_through() {
+    check_cut_through(BackendKind::Verilator);
+}
+
+#[test]
+fn rust_hdl_cut_through() {
+    check_cut_through(BackendKind::RustHdl);
+}
+
 /// One connection, 9000-byte segments, input always valid, outputs always ready: at least 0.99
 /// LLP beats per cycle for 1 KiB ULPDUs (and for 64-byte and maximum ULPDUs).
 #[test]
 fn verilator_throughput_one_connection() {
     for (len, bytes) in [(64, 64 * 1024), (1024, 256 * 1024), (65535, 262_140)] {
         let t = measure_beats_per_cycle(BackendKind::Verilator, len, bytes).unwrap();
+        println!(
+            "{len}-byte ULPDUs: {} beats in {} cycles = {:.4} beats/cycle",
+            t.beats,
+            t.cycles,
+            t.beats_per_cycle()
+        );
         assert!(
             t.beats_per_cycle() >= 0.99,
             "{len}-byte ULPDUs: {} beats in {} cycles",

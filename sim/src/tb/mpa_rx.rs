@@ -118,7 +118,10 @@ pub struct Ulpdu {
 /// What the block delivered, per connection.
 #[derive(Clone, Debug, Default)]
 pub struct RxOutput {
+    /// Complete ULPDUs (last beat seen).
     pub ulpdus: Vec<Vec<Ulpdu>>,
+    /// The bytes of a ULPDU whose last beat has not come out yet.
+    pub open: Vec<Option<Vec<u8>>>,
     pub raw: Vec<Vec<u8>>,
     pub errors: Vec<Vec<u8>>,
     /// LLP beats accepted.
@@ -129,6 +132,17 @@ pub struct RxOutput {
 }
 
 impl RxOutput {
+    /// Nothing received yet, on every connection.
+    pub fn new() -> Self {
+        RxOutput {
+            ulpdus: vec![Vec::new(); CONNECTIONS],
+            open: vec![None; CONNECTIONS],
+            raw: vec![Vec::new(); CONNECTIONS],
+            errors: vec![Vec::new(); CONNECTIONS],
+            ..RxOutput::default()
+        }
+    }
+
     /// LLP input beats per cycle between the first and the last accepted beat.
     pub fn beats_per_cycle(&self) -> f64 {
         match (self.first_beat_cycle, self.last_beat_cycle) {
@@ -249,13 +263,9 @@ struct ConnPlan {
     last_beat: u64,
 }
 
-/// Monitor state of one connection's ULPDU stream.
-#[derive(Default)]
-struct UlpduAssembly {
-    open: Option<Vec<u8>>,
-}
-
 const DRAIN_IDLE_CYCLES: u64 = 64;
+/// Cycles without any progress while input remains before the block is declared stuck.
+const STUCK_CYCLES: u64 = 100_000;
 /// Cycles after a connection's last beat before the pipeline is known to be empty of it.
 const PIPELINE_CYCLES: u64 = 8;
 
@@ -319,12 +329,13 @@ impl MpaRxTb {
     }
 
     /// Runs the plans (`plans[c]` for connection `c`; fewer plans than connections leave the
-    /// others idle) to the end and drains the block. Returns what came out.
+    /// others idle) to the end and drains the block. Returns what came out; every ULPDU begun
+    /// must have ended.
     ///
     /// Panics (naming the cycle) on an output-protocol violation: a ULPDU beat with `first`
     /// while one is open, a beat without `first` while none is, a partial or empty `keep`
     /// outside the last beat, a non-contiguous `keep`, or an error code that is not 0x2, 0x3,
-    /// 0x5.
+    /// 0x5; and when the block makes no progress for a long time.
     pub fn run(
         &self,
         sim: &mut dyn Backend,
@@ -332,6 +343,27 @@ impl MpaRxTb {
         traffic: &Traffic,
         rng: &mut impl Rng,
     ) -> RxOutput {
+        let mut out = RxOutput::new();
+        self.run_into(sim, plans, traffic, rng, &mut out);
+        for (c, open) in out.open.iter().enumerate() {
+            assert!(
+                open.is_none(),
+                "connection {c}: a ULPDU was left open after draining"
+            );
+        }
+        out
+    }
+
+    /// As [`MpaRxTb::run`], adding to `out` (a ULPDU open in `out` may continue), and a ULPDU
+    /// may be left open at the end (its beats so far in `out.open`).
+    pub fn run_into(
+        &self,
+        sim: &mut dyn Backend,
+        plans: &[Vec<Step>],
+        traffic: &Traffic,
+        rng: &mut impl Rng,
+        out: &mut RxOutput,
+    ) {
         assert!(plans.len() <= CONNECTIONS);
         let lanes = DATA_WIDTH / 8;
         let mut conns: Vec<ConnPlan> = plans
@@ -344,17 +376,10 @@ impl MpaRxTb {
                 last_beat: 0,
             })
             .collect();
-        let mut out = RxOutput {
-            ulpdus: vec![Vec::new(); CONNECTIONS],
-            raw: vec![Vec::new(); CONNECTIONS],
-            errors: vec![Vec::new(); CONNECTIONS],
-            ..RxOutput::default()
-        };
-        let mut assembly: Vec<UlpduAssembly> =
-            (0..CONNECTIONS).map(|_| UlpduAssembly::default()).collect();
         // The segment being sent: connection, beats, next beat.
         let mut current: Option<(usize, Vec<Beat>, usize)> = None;
         let mut idle_run = 0u64;
+        let mut stuck_run = 0u64;
         sim.set(self.cfg_write, 0);
         loop {
             let cycle = sim.cycles();
@@ -472,16 +497,16 @@ impl MpaRxTb {
                 let first = sim.get(self.ulpdu_first) == 1;
                 let good = sim.get(self.ulpdu_good) == 1;
                 check_keep(beat.keep, lanes, cycle);
-                let a = &mut assembly[c];
+                let open = &mut out.open[c];
                 if first {
                     assert!(
-                        a.open.is_none(),
+                        open.is_none(),
                         "cycle {cycle}: ULPDU first beat on connection {c} while one is open"
                     );
-                    a.open = Some(Vec::new());
+                    *open = Some(Vec::new());
                 } else {
                     assert!(
-                        a.open.is_some(),
+                        open.is_some(),
                         "cycle {cycle}: ULPDU beat without first on connection {c}"
                     );
                 }
@@ -497,11 +522,11 @@ impl MpaRxTb {
                         "cycle {cycle}: empty last beat that is not a 0-byte ULPDU (connection {c})"
                     );
                 }
-                if let Some(bytes) = a.open.as_mut() {
+                if let Some(bytes) = open.as_mut() {
                     bytes.extend(beat_payload(&beat, DATA_WIDTH));
                 }
                 if beat.last {
-                    let bytes = a.open.take().unwrap_or_default();
+                    let bytes = open.take().unwrap_or_default();
                     out.ulpdus[c].push(Ulpdu { bytes, good });
                 }
             }
@@ -542,18 +567,12 @@ impl MpaRxTb {
             if !sending && idle_run >= DRAIN_IDLE_CYCLES {
                 break;
             }
+            stuck_run = if active { 0 } else { stuck_run + 1 };
             assert!(
-                sim.cycles() < 1 << 40,
-                "the block stopped accepting input (llp_ready low for ever?)"
+                stuck_run < STUCK_CYCLES,
+                "cycle {cycle}: no progress for {STUCK_CYCLES} cycles (llp_ready stuck low?)"
             );
         }
-        for (c, a) in assembly.iter().enumerate() {
-            assert!(
-                a.open.is_none(),
-                "connection {c}: a ULPDU was left open after draining"
-            );
-        }
-        out
     }
 }
 
