@@ -20,34 +20,62 @@
 //!   for that FPDU). After it the connection is dead: its bytes are consumed and dropped until the
 //!   firmware writes its configuration again. A CRC or marker error still delivers the ULPDU's
 //!   bytes, ending with `ulpdu_good = 0`.
-//! - A configuration write applies from the next cycle: it sets the mode, markers, CRC and the
-//!   maximum ULPDU_Length, and restarts the connection at MPA stream offset 0 (marker grid
-//!   anchor) with no error. It must not be issued while bytes of that connection are in flight.
+//! - A configuration write (`cfg_write` high for one cycle) stores the mode, markers, CRC and
+//!   maximum ULPDU_Length of `cfg_conn` at once, and in the next cycle (the pipeline waits)
+//!   restarts the connection: MPA stream offset 0 (the marker grid anchor), no partial word,
+//!   between FPDUs, no error. It must not be issued while bytes of that connection are in
+//!   flight (the firmware writes it after the last raw byte has come out, before the peer can
+//!   send FPDUs; `docs/decisions.md`).
+//!
+//! - FPDUPTR is compared modulo 2^16 (a 14-bit word count from the header): an FPDU whose
+//!   markers would need a larger FPDUPTR cannot be sent (the golden `Framer` refuses it).
 //!
 //! # Architecture (32-bit Cu datapath: 4 byte lanes throughout)
 //!
+//! Four lanes are assumed by the realigner (a partial word is 0 to 3 octets), by the word FSM (a
+//! marker, a header with ULPDU bytes 0-1, a CRC field are each exactly one word; the ULPDU is
+//! the word stream shifted by 2 octets) and by the skid payload layout; a const assertion
+//! stops a build at another [`DATA_WIDTH`].
+//!
 //! ```text
-//!  llp_* ──► realigner (per-connection partial word + offset mod 512) ──► S1 word register
-//!     └──► raw skid ──► raw_*                                                │
-//!  S1 ──► word FSM (working context of one connection; marker / header / data / CRC words;
-//!         CRC-32C register; 2-byte shifter + held last beat) ──► ULPDU skid ──► ulpdu_*
-//!                                                           └──► err_* register
+//!  llp_* ─► RxRealigner ─► S1 register ─────────────────────────────► raw_*  (raw mode)
+//!           (per conn.:     (aligned word; or a raw beat)
+//!            partial word,       │
+//!            offset mod 512)     ▼
+//!                         word FSM: working context of connection `cur` ─► RxSkid ─► ulpdu_*
+//!                         (marker / header / data / CRC words, CRC-32C,    └──────► err_*
+//!                          2-byte shifter, held last beat)
+//!                                ▲ │ swap
+//!                                │ ▼
+//!                         RxContextRam: one context per connection (block RAM)
 //! ```
 //!
 //! - [`RxRealigner`] turns each connection's byte stream into 4-octet words aligned to MPA
-//!   stream offsets, so markers, headers and CRC fields are whole words. Its context is indexed
-//!   by the beat's connection directly: no cost when connections interleave.
-//! - The word FSM keeps the context of one connection in working registers. When the S1 word
-//!   belongs to another connection it swaps in one cycle (working registers to the context
-//!   store of the old connection, the new connection's context to the working registers) and
-//!   the pipeline waits that cycle. The context store is `CONNECTIONS` registers of
-//!   [`CTX_BITS`] bits (102), packed so that a block RAM can replace it if the connection count
-//!   grows.
-//! - Everything moves on one advance signal computed from registers only (`llp_ready`): the
-//!   output skid buffers absorb the beat in flight when `ulpdu_ready` or `raw_ready` drop.
+//!   stream offsets, so markers, headers and CRC fields are whole words (§5.3: all of them are
+//!   4-aligned). Its small context (3 octets, offset mod 512) is in registers indexed by
+//!   `llp_conn` directly, so interleaved segments cost nothing there.
+//! - The word FSM works on the context of one connection in registers. When the S1 word is of
+//!   another connection it swaps in one cycle, while the pipeline waits: the working registers
+//!   go to the [`RxContextRam`] entry of the old connection and the new connection's entry
+//!   comes in. The RAM is read every cycle at the connection entering S1, so the entry is ready
+//!   when its word reaches the FSM; a read and a write of the same entry never coincide. The
+//!   [`CTX_BITS`] = 102 bits fit 7 iCE40 block RAMs (and up to 256 connections at no cost in
+//!   logic). A connection restarted while not `cur` gets a restart flag, applied at swap-in.
+//! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
+//!   depends on registers only (`adv_q`, registered from the next values of what it depends
+//!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
+//!   nothing else. The ULPDU_Length maximum and the CRC field are compared in one cycle and
+//!   acted on in the next: the word after a header is held back by `too_long`, and the word
+//!   after a CRC field is a header or a marker, which sends nothing, so no byte of a bad or
+//!   dead FPDU leaves. `ulpdu_good` is formed at the output from the two verdict bits.
+//! - Raw beats wait in S1 for `raw_ready` (the pipeline waits meanwhile: raw bytes are the few
+//!   hundred of an MPA Request/Reply, at half rate). A raw connection's realigner offset is 0,
+//!   so its beats pass the realigner unchanged.
 //! - One LLP beat per cycle: a beat gives at most one word and a word at most one ULPDU beat
 //!   (the header word carries ULPDU bytes 0-1, so a ULPDU of L bytes arrives in ⌈(L+2)/4⌉ words
-//!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat).
+//!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat). The only bubbles:
+//!   one cycle per change of connection at the word FSM, one per configuration write, one per
+//!   raw beat.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
 use crate::crc::Crc32cUpdate;

@@ -39,10 +39,14 @@ impl<const W: usize, const A: usize> Default for RxContextRam<W, A> {
 impl<const W: usize, const A: usize> Logic for RxContextRam<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
-            self.read_data.next = self._mem[self.read_addr.val().index()];
+            let r = self.read_addr.val().index();
+            self.read_data.next = self._mem[r];
             if self.write_enable.val() {
-                let a = self.write_addr.val().index();
-                self._mem[a] = self.write_data.val();
+                let w = self.write_addr.val().index();
+                // The Verilog promises yosys (`no_rw_check`) that this never happens; block RAM
+                // would return undefined data.
+                assert_ne!(r, w, "context RAM: read and write of entry {r} at the same edge");
+                self._mem[w] = self.write_data.val();
             }
         }
     }
