@@ -45,7 +45,10 @@ impl<const W: usize, const A: usize> Logic for RxContextRam<W, A> {
                 let w = self.write_addr.val().index();
                 // The Verilog promises yosys (`no_rw_check`) that this never happens; block RAM
                 // would return undefined data.
-                assert_ne!(r, w, "context RAM: read and write of entry {r} at the same edge");
+                assert_ne!(
+                    r, w,
+                    "context RAM: read and write of entry {r} at the same edge"
+                );
                 self._mem[w] = self.write_data.val();
             }
         }
