@@ -5,7 +5,8 @@
 //! (`SB_RAM40_4K`, 256 x 16: `W / 16` rounded up of them) instead of flip-flops and read
 //! multiplexers: `ram_style = "block"`. `no_rw_check` tells yosys that a read and a write of the
 //! same entry at the same edge never happen, so it adds no bypass logic; the user guarantees it
-//! (see `MpaRx`). Contents start at zero, like the flip-flops.
+//! (see `MpaRx`). The contents start at zero; `read_data` has no initial value (yosys would
+//! emulate one with a LUT per bit): it is defined from the first clock edge on.
 
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -70,7 +71,7 @@ impl<const W: usize, const A: usize> Logic for RxContextRam<W, A> {
         let _ = writeln!(v, "integer i;");
         let _ = writeln!(
             v,
-            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;\n   read_data = {W}'d0;\nend"
+            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;\nend"
         );
         let _ = writeln!(
             v,
