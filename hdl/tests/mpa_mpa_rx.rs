@@ -182,6 +182,61 @@ fn rust_hdl_golden_streams_four_connections() {
     );
 }
 
+/// Four connections, each stream corrupted at a random place (a bit flip, or a random byte run),
+/// so that connections die at different times while the others go on: each must match the
+/// golden model, up to and including its first error, and report at most one error.
+#[test]
+fn verilator_random_corruption_four_connections() {
+    let configs = [
+        RxConnConfig::fpdu(true, true, 1500),
+        RxConnConfig::fpdu(false, true, 600),
+        RxConnConfig::fpdu(true, false, 2048),
+        RxConnConfig::fpdu(false, true, 9000),
+    ];
+    for seed in 0..12u64 {
+        run_with_waveform_on_failure(
+            &format!("mpa_rx_corruption_{seed}"),
+            || BackendKind::Verilator.build(MpaRx::default()),
+            |sim: &mut dyn Backend| {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(1000 + seed);
+                let tb = MpaRxTb::new(sim).unwrap();
+                let mut plans = Vec::new();
+                let mut want = Vec::new();
+                for cfg in configs {
+                    let ulpdus = random_ulpdus(&mut rng, usize::from(cfg.max_ulpdu), 20);
+                    let mut stream = frame_stream(&ulpdus, cfg.markers, cfg.crc);
+                    let at = rng.gen_range(0..stream.len());
+                    if rng.gen_bool(0.5) {
+                        stream[at] ^= 1 << rng.gen_range(0..8);
+                    } else {
+                        let end = (at + rng.gen_range(1..16)).min(stream.len());
+                        for b in &mut stream[at..end] {
+                            *b = rng.gen();
+                        }
+                    }
+                    want.push(golden_deliveries(&stream, cfg.deframer()));
+                    plans.push(vec![Step::Configure(cfg), Step::Bytes(stream)]);
+                }
+                let got = tb.run(sim, &plans, &Traffic::RANDOM, &mut rng);
+                for (c, w) in want.iter().enumerate() {
+                    assert!(
+                        got.errors[c].len() <= 1,
+                        "connection {c}: {:?}",
+                        got.errors[c]
+                    );
+                    let have = hw_deliveries(&got.ulpdus[c], &got.errors[c]);
+                    assert!(
+                        &have == w,
+                        "connection {c}: hardware {:?}, golden {:?}",
+                        summary(&have),
+                        summary(w)
+                    );
+                }
+            },
+        );
+    }
+}
+
 /// A small stream of every PAD case, markers inside and between FPDUs (with markers on it
 /// passes offsets 0 and 512), followed by clean trailing FPDUs so that a corrupted length still
 /// reaches a CRC check or the maximum.
