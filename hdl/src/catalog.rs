@@ -2,6 +2,7 @@
 //! `rnic synth`, and the simulation back ends all look blocks up here.
 
 use crate::crc::Crc32c;
+use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use rust_hdl::prelude::*;
 
@@ -12,17 +13,20 @@ pub enum BlockKind {
     Crc32c,
     /// [`MpaTx`]: MPA transmit (FPDU framing, markers, CRC; raw path).
     MpaTx,
+    /// [`MpaRx`]: MPA receive (markers, FPDU delineation, CRC check), 32-bit datapath.
+    MpaRx,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 2] = [BlockKind::Crc32c, BlockKind::MpaTx];
+    pub const ALL: [BlockKind; 3] = [BlockKind::Crc32c, BlockKind::MpaTx, BlockKind::MpaRx];
 
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
         match self {
             BlockKind::Crc32c => "crc32c",
             BlockKind::MpaTx => "mpa_tx",
+            BlockKind::MpaRx => "mpa_rx",
         }
     }
 
@@ -45,6 +49,7 @@ impl BlockKind {
         match self {
             BlockKind::Crc32c => &[8, 32, 64, 128],
             BlockKind::MpaTx => &[32],
+            BlockKind::MpaRx => &[32],
         }
     }
 
@@ -63,6 +68,7 @@ impl BlockKind {
             (BlockKind::Crc32c, 64) => top_verilog(Crc32c::<64, 8>::default()),
             (BlockKind::Crc32c, 128) => top_verilog(Crc32c::<128, 16>::default()),
             (BlockKind::MpaTx, 32) => top_verilog(MpaTx::default()),
+            (BlockKind::MpaRx, 32) => top_verilog(MpaRx::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })
     }

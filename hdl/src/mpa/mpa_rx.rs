@@ -1,1 +1,749 @@
-//! Placeholder: being written (issue 3).
+//! MPA receive block: the LLP RX byte stream of several connections back to ULPDUs for DDP
+//! (RFC 5044). Catalog: `mpa-peer-connect.md` §5.1 (delineation by ULPDU_Length, PAD), §5.2
+//! (CRC-32C, wire LSB first), §5.3 (markers, FPDUPTR), §4.2 (error codes). Golden model:
+//! [`rnic_proto::mpa::Deframer`]; the port contract is in [`crate::mpa`].
+//!
+//! # Behaviour
+//!
+//! - A connection in raw mode (`cfg_fpdu_mode = 0`, the power-up state) passes its segments'
+//!   bytes verbatim to the `raw_*` stream (MPA Request/Reply bytes for the firmware).
+//! - In FPDU mode, markers are removed and checked (FPDUPTR's two LSBs and RESERVED ignored),
+//!   FPDUs are delineated by ULPDU_Length, the CRC is checked (ignored when CRC is off), and each
+//!   ULPDU goes out cut-through on `ulpdu_*`: byte 0 in lane 0 of its first beat, only the last
+//!   beat partial, a 0-byte ULPDU as one beat with first+last and keep 0. The last beat is held
+//!   until the FPDU's CRC field has been checked and carries `ulpdu_good` (CRC good, or off, and
+//!   no marker referring to this FPDU disagreed).
+//! - The first error of a connection pulses `err_valid` with `err_conn` and the LLP error code
+//!   of [`rnic_proto::mpa::LlpErrorCode`]: 0x2 CRC error (it wins over a marker error in the same
+//!   FPDU), 0x3 marker error (reported at the end of the FPDU the marker refers to), 0x5
+//!   ULPDU_Length over the connection's maximum (reported at the header; no ULPDU beat is sent
+//!   for that FPDU). After it the connection is dead: its bytes are consumed and dropped until the
+//!   firmware writes its configuration again. A CRC or marker error still delivers the ULPDU's
+//!   bytes, ending with `ulpdu_good = 0`.
+//! - A configuration write (`cfg_write` high for one cycle) stores the mode, markers, CRC and
+//!   maximum ULPDU_Length of `cfg_conn` at once, and in the next cycle (the pipeline waits)
+//!   restarts the connection: MPA stream offset 0 (the marker grid anchor), no partial word,
+//!   between FPDUs, no error. It must not be issued while bytes of that connection are in
+//!   flight (the firmware writes it after the last raw byte has come out, before the peer can
+//!   send FPDUs; `docs/decisions.md`).
+//!
+//! - FPDUPTR is compared modulo 2^16 (a 14-bit word count from the header): an FPDU whose
+//!   markers would need a larger FPDUPTR cannot be sent (the golden `Framer` refuses it).
+//!
+//! # Architecture (32-bit Cu datapath: 4 byte lanes throughout)
+//!
+//! Four lanes are assumed by the realigner (a partial word is 0 to 3 octets), by the word FSM (a
+//! marker, a header with ULPDU bytes 0-1, a CRC field are each exactly one word; the ULPDU is
+//! the word stream shifted by 2 octets) and by the skid payload layout; a const assertion
+//! stops a build at another [`DATA_WIDTH`].
+//!
+//! ```text
+//!  llp_* ─► RxRealigner ─► S1 register ─────────────────────────────► raw_*  (raw mode)
+//!           (per conn.:     (aligned word; or a raw beat)
+//!            partial word,       │
+//!            offset mod 512)     ▼
+//!                         word FSM: working context of connection `cur` ─► RxSkid ─► ulpdu_*
+//!                         (marker / header / data / CRC words, CRC-32C,    └──────► err_*
+//!                          2-byte shifter, held last beat)
+//!                                ▲ │ swap
+//!                                │ ▼
+//!                         RxContextRam: one context per connection (block RAM)
+//! ```
+//!
+//! - [`RxRealigner`] turns each connection's byte stream into 4-octet words aligned to MPA
+//!   stream offsets, so markers, headers and CRC fields are whole words (§5.3: all of them are
+//!   4-aligned). Its small context (3 octets, offset mod 512) is in registers indexed by
+//!   `llp_conn` directly, so interleaved segments cost nothing there.
+//! - The word FSM works on the context of one connection in registers. When the S1 word is of
+//!   another connection it swaps in one cycle, while the pipeline waits: the working registers
+//!   go to the [`RxContextRam`] entry of the old connection and the new connection's entry
+//!   comes in. The RAM is read every cycle at the connection entering S1, so the entry is ready
+//!   when its word reaches the FSM; a read and a write of the same entry never coincide. The
+//!   [`CTX_BITS`] = 102 bits fit 7 iCE40 block RAMs (and up to 256 connections at no cost in
+//!   logic). A connection restarted while not `cur` gets a restart flag, applied at swap-in.
+//! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
+//!   depends on registers only (`adv_q`, registered from the next values of what it depends
+//!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
+//!   nothing else. The ULPDU_Length maximum and the CRC field are compared in one cycle and
+//!   acted on in the next: the word after a header is held back by `too_long`, and the word
+//!   after a CRC field is a header or a marker, which sends nothing, so no byte of a bad or
+//!   dead FPDU leaves. `ulpdu_good` is formed at the output from the two verdict bits.
+//! - Raw beats wait in S1 for `raw_ready` (the pipeline waits meanwhile: raw bytes are the few
+//!   hundred of an MPA Request/Reply, at half rate). A raw connection's realigner offset is 0,
+//!   so its beats pass the realigner unchanged.
+//! - One LLP beat per cycle: a beat gives at most one word and a word at most one ULPDU beat
+//!   (the header word carries ULPDU bytes 0-1, so a ULPDU of L bytes arrives in ⌈(L+2)/4⌉ words
+//!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat). The only bubbles:
+//!   one cycle per change of connection at the word FSM, one per configuration write, one per
+//!   raw beat.
+
+use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
+use crate::crc::Crc32cUpdate;
+use rnic_proto::mpa::LlpErrorCode;
+use rust_hdl::prelude::*;
+
+#[path = "rx_context_ram.rs"]
+pub mod rx_context_ram;
+#[path = "rx_realigner.rs"]
+pub mod rx_realigner;
+#[path = "rx_skid.rs"]
+pub mod rx_skid;
+
+pub use rx_context_ram::RxContextRam;
+pub use rx_realigner::RxRealigner;
+pub use rx_skid::RxSkid;
+
+// The block is written for 4 byte lanes (the Cu build).
+const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
+
+/// Bits of one connection's word-FSM context (see the packing in `update`).
+pub const CTX_BITS: usize = 102;
+/// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
+/// connection. `ulpdu_good` is formed at the output from the two verdict bits.
+const ULPDU_BITS: usize = 40 + CONN_BITS;
+
+/// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
+/// [`crate::mpa`].
+#[derive(LogicBlock)]
+pub struct MpaRx {
+    pub clock: Signal<In, Clock>,
+    // LLP RX input: segments of one connection each, starting in lane 0.
+    pub llp_data: Signal<In, Bits<32>>,
+    pub llp_keep: Signal<In, Bits<4>>,
+    pub llp_last: Signal<In, Bit>,
+    pub llp_valid: Signal<In, Bit>,
+    pub llp_ready: Signal<Out, Bit>,
+    pub llp_conn: Signal<In, Bits<CONN_BITS>>,
+    // Per-connection configuration.
+    pub cfg_write: Signal<In, Bit>,
+    pub cfg_conn: Signal<In, Bits<CONN_BITS>>,
+    pub cfg_fpdu_mode: Signal<In, Bit>,
+    pub cfg_markers: Signal<In, Bit>,
+    pub cfg_crc: Signal<In, Bit>,
+    pub cfg_max_ulpdu: Signal<In, Bits<16>>,
+    // ULPDUs to DDP.
+    pub ulpdu_data: Signal<Out, Bits<32>>,
+    pub ulpdu_keep: Signal<Out, Bits<4>>,
+    pub ulpdu_first: Signal<Out, Bit>,
+    pub ulpdu_last: Signal<Out, Bit>,
+    pub ulpdu_good: Signal<Out, Bit>,
+    pub ulpdu_valid: Signal<Out, Bit>,
+    pub ulpdu_ready: Signal<In, Bit>,
+    pub ulpdu_conn: Signal<Out, Bits<CONN_BITS>>,
+    // Raw-mode bytes to the firmware.
+    pub raw_data: Signal<Out, Bits<32>>,
+    pub raw_keep: Signal<Out, Bits<4>>,
+    pub raw_last: Signal<Out, Bit>,
+    pub raw_valid: Signal<Out, Bit>,
+    pub raw_ready: Signal<In, Bit>,
+    pub raw_conn: Signal<Out, Bits<CONN_BITS>>,
+    // Errors.
+    pub err_valid: Signal<Out, Bit>,
+    pub err_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub err_code: Signal<Out, Bits<8>>,
+
+    // Configuration write: the per-connection settings are written at once; the connection's
+    // restart (context reset) follows one cycle later (`cfg_v`), while the pipeline waits.
+    cfg_v: DFF<Bit>,
+    cfg_conn_q: DFF<Bits<CONN_BITS>>,
+    // Per-connection configuration.
+    fpdu_mode: [DFF<Bit>; CONNECTIONS],
+    markers: [DFF<Bit>; CONNECTIONS],
+    crc_on: [DFF<Bit>; CONNECTIONS],
+    max_ulpdu: [DFF<Bits<16>>; CONNECTIONS],
+    /// Restart the connection's context when it is next swapped in (configuration written).
+    restart: [DFF<Bit>; CONNECTIONS],
+
+    realigner: RxRealigner,
+    // S1: one aligned word.
+    s1_v: DFF<Bit>,
+    s1_word: DFF<Bits<32>>,
+    s1_conn: DFF<Bits<CONN_BITS>>,
+    s1_mark: DFF<Bit>,
+    /// The S1 word is valid and of a connection other than `cur`: swap contexts.
+    s1_switch: DFF<Bit>,
+    /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
+    s1_go: DFF<Bit>,
+    /// The outputs can take a beat and no configuration restart is due: the advance, but for
+    /// a context swap. Registered from the next values of what it depends on.
+    adv_q: DFF<Bit>,
+
+    // Word FSM: the working context of connection `cur`.
+    cur: DFF<Bits<CONN_BITS>>,
+    /// Inside an FPDU (after its header, up to its CRC field).
+    in_fpdu: DFF<Bit>,
+    /// The next non-marker word is the CRC field.
+    crc_next: DFF<Bit>,
+    /// An error was reported: drop everything.
+    dead: DFF<Bit>,
+    /// Data words (after the header, without markers) still to come before the CRC field.
+    words_left: DFF<Bits<15>>,
+    /// `words_left == 1`.
+    one_left: DFF<Bit>,
+    /// ULPDU_Length mod 4 and ULPDU_Length == 0: the keep of the last beat.
+    len_lo: DFF<Bits<2>>,
+    zero_len: DFF<Bit>,
+    /// Raw CRC-32C register (init 0xFFFFFFFF between FPDUs).
+    crc: DFF<Bits<32>>,
+    /// Words from the header to the next word (FPDUPTR / 4 of a marker there).
+    since_hdr: DFF<Bits<14>>,
+    /// A marker referring to this FPDU disagreed.
+    marker_bad: DFF<Bit>,
+    /// Bits 31..16: ULPDU bytes waiting for the next word; with `crc_next`: the held last beat.
+    obuf: DFF<Bits<32>>,
+    /// The next beat is the ULPDU's first.
+    first: DFF<Bit>,
+    /// CRC checking is on for `cur`.
+    cur_crc_on: DFF<Bit>,
+    /// `cur`'s maximum ULPDU_Length (a copy of `max_ulpdu[cur]`).
+    cur_max: DFF<Bits<16>>,
+    /// The CRC field processed in the previous cycle: its verdict (CRC good or off, marker
+    /// bad), registered; an error is taken in this cycle.
+    verdict: DFF<Bit>,
+    v_crc_ok: DFF<Bit>,
+    v_mbad: DFF<Bit>,
+    /// The header processed in the previous cycle has a ULPDU_Length over the maximum: the
+    /// error is taken in this cycle (the compare is registered).
+    too_long: DFF<Bit>,
+    /// Context store of the connections not in the working registers.
+    ctx: RxContextRam<CTX_BITS, CONN_BITS>,
+    crc_upd: Crc32cUpdate<32, 4>,
+
+    ulpdu_skid: RxSkid<ULPDU_BITS>,
+    // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
+    // hundred per connection setup, so half rate is plenty).
+    // The data and connection are `s1_word` and `s1_conn` (a raw connection's realigner offset
+    // is 0, so its beats pass the realigner unchanged).
+    raw_v: DFF<Bit>,
+    raw_keep_q: DFF<Bits<4>>,
+    raw_last_q: DFF<Bit>,
+    err_v: DFF<Bit>,
+    err_conn_q: DFF<Bits<CONN_BITS>>,
+    err_code_q: DFF<Bits<8>>,
+
+    // Combinational signals.
+    adv: Signal<Local, Bit>,
+    switch: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    raw_next: Signal<Local, Bit>,
+    proc: Signal<Local, Bit>,
+    in_fpdu_mode: Signal<Local, Bit>,
+    in_markers: Signal<Local, Bit>,
+    max_of: Signal<Local, Bits<16>>,
+    crc_of: Signal<Local, Bit>,
+    restart_of: Signal<Local, Bit>,
+    ctx_wr: Signal<Local, Bits<CTX_BITS>>,
+    length: Signal<Local, Bits<16>>,
+    length_p1: Signal<Local, Bits<17>>,
+    fpdu_words: Signal<Local, Bits<15>>,
+    no_data_words: Signal<Local, Bit>,
+    one_data_word: Signal<Local, Bit>,
+    rot: Signal<Local, Bits<32>>,
+    beat: Signal<Local, Bits<32>>,
+    swapped: Signal<Local, Bits<32>>,
+    crc_ok: Signal<Local, Bit>,
+    ptr_ok: Signal<Local, Bit>,
+    bad: Signal<Local, Bit>,
+    held_keep: Signal<Local, Bits<4>>,
+    ob_v: Signal<Local, Bit>,
+    ob_data: Signal<Local, Bits<32>>,
+    ob_keep: Signal<Local, Bits<4>>,
+    ob_first: Signal<Local, Bit>,
+    ob_last: Signal<Local, Bit>,
+    ob_crc_ok: Signal<Local, Bit>,
+    ob_mbad: Signal<Local, Bit>,
+
+    // Constants.
+    code_crc: Constant<Bits<8>>,
+    code_marker: Constant<Bits<8>>,
+    code_too_long: Constant<Bits<8>>,
+    crc_init: Constant<Bits<32>>,
+    hi_half: Constant<Bits<32>>,
+    byte1: Constant<Bits<32>>,
+    byte2: Constant<Bits<32>>,
+}
+
+impl Default for MpaRx {
+    fn default() -> Self {
+        let code = |c: LlpErrorCode| Constant::new(u64::from(c.code()).into());
+        Self {
+            clock: Default::default(),
+            llp_data: Default::default(),
+            llp_keep: Default::default(),
+            llp_last: Default::default(),
+            llp_valid: Default::default(),
+            llp_ready: Default::default(),
+            llp_conn: Default::default(),
+            cfg_write: Default::default(),
+            cfg_conn: Default::default(),
+            cfg_fpdu_mode: Default::default(),
+            cfg_markers: Default::default(),
+            cfg_crc: Default::default(),
+            cfg_max_ulpdu: Default::default(),
+            ulpdu_data: Default::default(),
+            ulpdu_keep: Default::default(),
+            ulpdu_first: Default::default(),
+            ulpdu_last: Default::default(),
+            ulpdu_good: Default::default(),
+            ulpdu_valid: Default::default(),
+            ulpdu_ready: Default::default(),
+            ulpdu_conn: Default::default(),
+            raw_data: Default::default(),
+            raw_keep: Default::default(),
+            raw_last: Default::default(),
+            raw_valid: Default::default(),
+            raw_ready: Default::default(),
+            raw_conn: Default::default(),
+            err_valid: Default::default(),
+            err_conn: Default::default(),
+            err_code: Default::default(),
+            cfg_v: Default::default(),
+            cfg_conn_q: Default::default(),
+            fpdu_mode: core::array::from_fn(|_| Default::default()),
+            markers: core::array::from_fn(|_| Default::default()),
+            crc_on: core::array::from_fn(|_| Default::default()),
+            max_ulpdu: core::array::from_fn(|_| Default::default()),
+            restart: core::array::from_fn(|_| Default::default()),
+            realigner: Default::default(),
+            s1_v: Default::default(),
+            s1_word: Default::default(),
+            s1_conn: Default::default(),
+            s1_mark: Default::default(),
+            s1_switch: Default::default(),
+            s1_go: Default::default(),
+            adv_q: Default::default(),
+            cur: Default::default(),
+            in_fpdu: Default::default(),
+            crc_next: Default::default(),
+            dead: Default::default(),
+            words_left: Default::default(),
+            one_left: Default::default(),
+            len_lo: Default::default(),
+            zero_len: Default::default(),
+            crc: Default::default(),
+            since_hdr: Default::default(),
+            marker_bad: Default::default(),
+            obuf: Default::default(),
+            first: Default::default(),
+            cur_crc_on: Default::default(),
+            cur_max: Default::default(),
+            too_long: Default::default(),
+            verdict: Default::default(),
+            v_crc_ok: Default::default(),
+            v_mbad: Default::default(),
+            ctx: Default::default(),
+            crc_upd: Default::default(),
+            ulpdu_skid: Default::default(),
+            raw_v: Default::default(),
+            raw_keep_q: Default::default(),
+            raw_last_q: Default::default(),
+            err_v: Default::default(),
+            err_conn_q: Default::default(),
+            err_code_q: Default::default(),
+            adv: Default::default(),
+            switch: Default::default(),
+            take: Default::default(),
+            raw_next: Default::default(),
+            proc: Default::default(),
+            in_fpdu_mode: Default::default(),
+            in_markers: Default::default(),
+            max_of: Default::default(),
+            crc_of: Default::default(),
+            restart_of: Default::default(),
+            ctx_wr: Default::default(),
+            length: Default::default(),
+            length_p1: Default::default(),
+            fpdu_words: Default::default(),
+            no_data_words: Default::default(),
+            one_data_word: Default::default(),
+            rot: Default::default(),
+            beat: Default::default(),
+            swapped: Default::default(),
+            crc_ok: Default::default(),
+            ptr_ok: Default::default(),
+            bad: Default::default(),
+            held_keep: Default::default(),
+            ob_v: Default::default(),
+            ob_data: Default::default(),
+            ob_keep: Default::default(),
+            ob_first: Default::default(),
+            ob_last: Default::default(),
+            ob_crc_ok: Default::default(),
+            ob_mbad: Default::default(),
+            code_crc: code(LlpErrorCode::CrcError),
+            code_marker: code(LlpErrorCode::MarkerError),
+            code_too_long: code(LlpErrorCode::LocalCatastrophic),
+            crc_init: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
+            hi_half: Constant::new(0xFFFF_0000_u64.into()),
+            byte1: Constant::new(0x00FF_0000_u64.into()),
+            byte2: Constant::new(0x0000_FF00_u64.into()),
+        }
+    }
+}
+
+impl Logic for MpaRx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go,
+            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, crc,
+            since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
+            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
+        );
+        for i in 0..CONNECTIONS {
+            self.fpdu_mode[i].clock.next = self.clock.val();
+            self.fpdu_mode[i].d.next = self.fpdu_mode[i].q.val();
+            self.markers[i].clock.next = self.clock.val();
+            self.markers[i].d.next = self.markers[i].q.val();
+            self.max_ulpdu[i].clock.next = self.clock.val();
+            self.max_ulpdu[i].d.next = self.max_ulpdu[i].q.val();
+            self.crc_on[i].clock.next = self.clock.val();
+            self.crc_on[i].d.next = self.crc_on[i].q.val();
+            self.restart[i].clock.next = self.clock.val();
+            self.restart[i].d.next = self.restart[i].q.val();
+        }
+        self.realigner.clock.next = self.clock.val();
+        self.ctx.clock.next = self.clock.val();
+        self.ulpdu_skid.clock.next = self.clock.val();
+
+        // ---- Configuration write: settings now, the connection's restart in the next cycle.
+        self.cfg_v.d.next = self.cfg_write.val();
+        self.cfg_conn_q.d.next = self.cfg_conn.val();
+        for i in 0..CONNECTIONS {
+            if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
+                self.fpdu_mode[i].d.next = self.cfg_fpdu_mode.val();
+                self.markers[i].d.next = self.cfg_markers.val();
+                self.max_ulpdu[i].d.next = self.cfg_max_ulpdu.val();
+                self.crc_on[i].d.next = self.cfg_crc.val();
+            }
+        }
+
+        // ---- Per-connection look-ups.
+        self.in_fpdu_mode.next = self.fpdu_mode[0].q.val();
+        self.in_markers.next = self.markers[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.llp_conn.val().index() == i {
+                self.in_fpdu_mode.next = self.fpdu_mode[i].q.val();
+                self.in_markers.next = self.markers[i].q.val();
+            }
+        }
+        // The settings of the connection being swapped in (or of `cur` during a restart).
+        self.max_of.next = self.max_ulpdu[0].q.val();
+        self.crc_of.next = self.crc_on[0].q.val();
+        self.restart_of.next = self.restart[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.cfg_v.q.val() {
+                if self.cur.q.val().index() == i {
+                    self.max_of.next = self.max_ulpdu[i].q.val();
+                    self.crc_of.next = self.crc_on[i].q.val();
+                }
+            } else if self.s1_conn.q.val().index() == i {
+                self.max_of.next = self.max_ulpdu[i].q.val();
+                self.crc_of.next = self.crc_on[i].q.val();
+                self.restart_of.next = self.restart[i].q.val();
+            }
+        }
+
+        // ---- Advance: from registers only. The word FSM swaps contexts when the S1 word is of
+        // another connection; a configuration write takes a cycle of its own.
+        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
+        self.adv.next = self.adv_q.q.val() && !self.s1_switch.q.val();
+        self.llp_ready.next = self.adv.val();
+        self.take.next = self.adv.val() && self.llp_valid.val();
+
+        // ---- Input: raw bytes to the raw register, FPDU-mode bytes to the realigner.
+        self.realigner.data.next = self.llp_data.val();
+        self.realigner.keep.next = self.llp_keep.val();
+        self.realigner.conn.next = self.llp_conn.val();
+        self.realigner.markers.next = self.in_markers.val();
+        self.realigner.consume.next = self.take.val() && self.in_fpdu_mode.val();
+        self.realigner.reset.next = self.cfg_v.q.val();
+        self.realigner.reset_conn.next = self.cfg_conn_q.q.val();
+        // `adv` implies the raw register is free.
+        self.raw_next.next = self.raw_v.q.val() && !self.raw_ready.val();
+        if self.adv.val() {
+            self.raw_next.next = self.take.val() && !self.in_fpdu_mode.val();
+        }
+        self.raw_v.d.next = self.raw_next.val();
+        if self.adv.val() {
+            self.raw_keep_q.d.next = self.llp_keep.val();
+            self.raw_last_q.d.next = self.llp_last.val();
+        }
+        self.raw_valid.next = self.raw_v.q.val();
+        self.raw_data.next = self.s1_word.q.val();
+        self.raw_keep.next = self.raw_keep_q.q.val();
+        self.raw_last.next = self.raw_last_q.q.val();
+        self.raw_conn.next = self.s1_conn.q.val();
+        if self.adv.val() {
+            self.s1_v.d.next =
+                self.take.val() && self.in_fpdu_mode.val() && self.realigner.word_valid.val();
+            self.s1_word.d.next = self.realigner.word.val();
+            self.s1_conn.d.next = self.llp_conn.val();
+            self.s1_mark.d.next = self.realigner.at_marker.val();
+            self.s1_switch.d.next = self.take.val()
+                && self.in_fpdu_mode.val()
+                && self.realigner.word_valid.val()
+                && (self.llp_conn.val() != self.cur.q.val());
+            self.s1_go.d.next = self.take.val()
+                && self.in_fpdu_mode.val()
+                && self.realigner.word_valid.val()
+                && (self.llp_conn.val() == self.cur.q.val());
+        } else if self.switch.val() {
+            self.s1_switch.d.next = false;
+            self.s1_go.d.next = true;
+        }
+        // The context store reads the entry of the connection entering S1, every cycle, so that
+        // it is ready when that connection's word reaches the word FSM.
+        self.ctx.read_addr.next = self.s1_conn.q.val();
+        if self.adv.val() {
+            self.ctx.read_addr.next = self.llp_conn.val();
+        }
+
+        // ---- Word FSM on the S1 word.
+        self.proc.next = self.adv_q.q.val()
+            && self.s1_go.q.val()
+            && !self.dead.q.val()
+            && !self.too_long.q.val();
+        self.crc_upd.state.next = self.crc.q.val();
+        self.crc_upd.data.next = self.s1_word.q.val();
+        self.crc_upd.keep.next = 15.into();
+        self.length.next = self.s1_word.q.val().get_bits::<16>(16);
+        self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
+        // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
+        self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
+        // (L + 1) / 4 == 0: L <= 2; (L + 1) / 4 == 1: 3 <= L <= 6 (from L directly, no adder).
+        self.no_data_words.next =
+            (self.length.val().get_bits::<14>(2) == 0) && (self.length.val().get_bits::<2>(0) != 3);
+        self.one_data_word.next = ((self.length.val().get_bits::<14>(2) == 0)
+            && (self.length.val().get_bits::<2>(0) == 3))
+            || ((self.length.val().get_bits::<13>(3) == 0)
+                && (self.length.val().get_bits::<3>(0) != 7)
+                && self.length.val().get_bit(2));
+        // The word with its halves swapped: ULPDU bytes for the next beat's lanes 0-1 on top.
+        self.rot.next = (self.s1_word.q.val() << 16) | (self.s1_word.q.val() >> 16);
+        // A full beat: the two bytes waiting, then the word's first two.
+        self.beat.next = (self.obuf.q.val() & self.hi_half.val()) | (self.s1_word.q.val() >> 16);
+        // The CRC field is sent least significant byte first (§5.2).
+        self.swapped.next = (self.s1_word.q.val() << 24)
+            | ((self.s1_word.q.val() << 8) & self.byte1.val())
+            | ((self.s1_word.q.val() >> 8) & self.byte2.val())
+            | (self.s1_word.q.val() >> 24);
+        self.crc_ok.next = !self.cur_crc_on.q.val() || (self.crc.q.val() == !self.swapped.val());
+        self.bad.next = self.verdict.q.val() && (!self.v_crc_ok.q.val() || self.v_mbad.q.val());
+        // FPDUPTR (two LSBs ignored): 0 before a header, else the distance from the header.
+        self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == 0;
+        if self.in_fpdu.q.val() {
+            self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == self.since_hdr.q.val();
+        }
+        self.held_keep.next = 15.into();
+        if self.zero_len.q.val() {
+            self.held_keep.next = 0.into();
+        } else if self.len_lo.q.val() == 1 {
+            self.held_keep.next = 8.into();
+        } else if self.len_lo.q.val() == 2 {
+            self.held_keep.next = 12.into();
+        } else if self.len_lo.q.val() == 3 {
+            self.held_keep.next = 14.into();
+        }
+        self.ob_v.next = false;
+        self.ob_data.next = self.beat.val();
+        self.ob_keep.next = 15.into();
+        self.ob_first.next = self.first.q.val();
+        self.ob_last.next = false;
+        self.ob_crc_ok.next = false;
+        self.ob_mbad.next = false;
+        self.err_v.d.next = false;
+        self.err_conn_q.d.next = self.cur.q.val();
+        self.too_long.d.next = false;
+        self.verdict.d.next = false;
+        // Errors found in the previous cycle (registered compares): a bad CRC field (2; a bad
+        // marker 3 when the CRC is good), or a ULPDU_Length over the maximum (5). The word after
+        // a CRC field is a header or a marker and sends nothing; a too-long header right after
+        // a bad CRC field is not reported (the connection is dead by then).
+        if (self.too_long.q.val() && !self.dead.q.val()) || self.bad.val() {
+            self.err_v.d.next = true;
+            self.dead.d.next = true;
+            if self.too_long.q.val() {
+                self.err_code_q.d.next = self.code_too_long.val();
+            } else if self.v_crc_ok.q.val() {
+                self.err_code_q.d.next = self.code_marker.val();
+            } else {
+                self.err_code_q.d.next = self.code_crc.val();
+            }
+        }
+        if self.proc.val() {
+            if self.s1_mark.q.val() {
+                // Marker: checked, dropped, in the CRC span when inside an FPDU.
+                if !self.ptr_ok.val() {
+                    self.marker_bad.d.next = true;
+                }
+                if self.in_fpdu.q.val() {
+                    self.crc.d.next = self.crc_upd.next_state.val();
+                    self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                }
+            } else if !self.in_fpdu.q.val() {
+                // Header: ULPDU_Length and ULPDU bytes 0-1. A length over the maximum is
+                // taken in the next cycle (`too_long`), before anything of this FPDU leaves.
+                self.too_long.d.next = self.length.val() > self.cur_max.q.val();
+                self.in_fpdu.d.next = true;
+                self.crc.d.next = self.crc_upd.next_state.val();
+                self.since_hdr.d.next = 1.into();
+                self.len_lo.d.next = self.length.val().get_bits::<2>(0);
+                self.zero_len.d.next = self.length.val() == 0;
+                self.first.d.next = true;
+                self.words_left.d.next = self.fpdu_words.val();
+                self.one_left.d.next = self.one_data_word.val();
+                self.crc_next.d.next = self.no_data_words.val();
+                self.obuf.d.next = self.rot.val();
+            } else if !self.crc_next.q.val() {
+                // ULPDU (and PAD) word.
+                self.crc.d.next = self.crc_upd.next_state.val();
+                self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                self.words_left.d.next = self.words_left.q.val() - 1;
+                self.one_left.d.next = self.words_left.q.val() == 2;
+                if self.one_left.q.val() {
+                    self.crc_next.d.next = true;
+                }
+                if self.one_left.q.val()
+                    && ((self.len_lo.q.val() == 0) || (self.len_lo.q.val() == 3))
+                {
+                    // The ULPDU ends in this word's first half: hold the beat.
+                    self.obuf.d.next = self.beat.val();
+                } else {
+                    self.ob_v.next = true;
+                    self.first.d.next = false;
+                    self.obuf.d.next = self.rot.val();
+                }
+            } else {
+                // CRC field: release the held last beat with the verdict.
+                self.ob_v.next = true;
+                self.ob_data.next = self.obuf.q.val();
+                self.ob_keep.next = self.held_keep.val();
+                self.ob_last.next = true;
+                self.ob_crc_ok.next = self.crc_ok.val();
+                self.ob_mbad.next = self.marker_bad.q.val();
+                self.verdict.d.next = true;
+                self.v_crc_ok.d.next = self.crc_ok.val();
+                self.v_mbad.d.next = self.marker_bad.q.val();
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            }
+        }
+
+        // ---- Context swap (never in the same cycle as `proc`): the working registers to the
+        // store, the S1 word's connection from the store (or restarted, after a configuration
+        // write while it was not `cur`).
+        self.ctx_wr.next = bit_cast::<CTX_BITS, 32>(self.crc.q.val())
+            | (bit_cast::<CTX_BITS, 32>(self.obuf.q.val()) << 32)
+            | (bit_cast::<CTX_BITS, 15>(self.words_left.q.val()) << 64)
+            | (bit_cast::<CTX_BITS, 14>(self.since_hdr.q.val()) << 79)
+            | (bit_cast::<CTX_BITS, 2>(self.len_lo.q.val()) << 93)
+            | (bit_cast::<CTX_BITS, 1>(self.in_fpdu.q.val().into()) << 95)
+            | (bit_cast::<CTX_BITS, 1>(self.crc_next.q.val().into()) << 96)
+            | (bit_cast::<CTX_BITS, 1>(
+                (self.dead.q.val() || self.too_long.q.val() || self.bad.val()).into(),
+            ) << 97)
+            | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
+            | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
+            | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
+            | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101);
+        self.ctx.write_enable.next = self.switch.val();
+        self.ctx.write_addr.next = self.cur.q.val();
+        self.ctx.write_data.next = self.ctx_wr.val();
+        if self.switch.val() {
+            self.cur.d.next = self.s1_conn.q.val();
+            self.crc.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+            self.obuf.d.next = self.ctx.read_data.val().get_bits::<32>(32);
+            self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(64);
+            self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(79);
+            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(93);
+            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(95);
+            self.crc_next.d.next = self.ctx.read_data.val().get_bit(96);
+            self.dead.d.next = self.ctx.read_data.val().get_bit(97);
+            self.one_left.d.next = self.ctx.read_data.val().get_bit(98);
+            self.zero_len.d.next = self.ctx.read_data.val().get_bit(99);
+            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(100);
+            self.first.d.next = self.ctx.read_data.val().get_bit(101);
+            self.cur_crc_on.d.next = self.crc_of.val();
+            self.cur_max.d.next = self.max_of.val();
+            if self.restart_of.val() {
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.dead.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            }
+            for i in 0..CONNECTIONS {
+                if self.s1_conn.q.val().index() == i {
+                    self.restart[i].d.next = false;
+                }
+            }
+        }
+
+        // ---- Configuration restart (the pipeline waits this cycle): at once if the connection
+        // is `cur`, else when it is next swapped in.
+        if self.cfg_v.q.val() {
+            if self.cfg_conn_q.q.val() == self.cur.q.val() {
+                self.cur_crc_on.d.next = self.crc_of.val();
+                self.cur_max.d.next = self.max_of.val();
+                self.too_long.d.next = false;
+                self.in_fpdu.d.next = false;
+                self.crc_next.d.next = false;
+                self.dead.d.next = false;
+                self.marker_bad.d.next = false;
+                self.crc.d.next = self.crc_init.val();
+            } else {
+                for i in 0..CONNECTIONS {
+                    if self.cfg_conn_q.q.val().index() == i {
+                        self.restart[i].d.next = true;
+                    }
+                }
+            }
+        }
+
+        // ---- Outputs.
+        self.ulpdu_skid.in_valid.next = self.ob_v.val();
+        self.ulpdu_skid.in_data.next = bit_cast::<ULPDU_BITS, 32>(self.ob_data.val())
+            | (bit_cast::<ULPDU_BITS, 4>(self.ob_keep.val()) << 32)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_first.val().into()) << 36)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_last.val().into()) << 37)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_crc_ok.val().into()) << 38)
+            | (bit_cast::<ULPDU_BITS, 1>(self.ob_mbad.val().into()) << 39)
+            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 40);
+        self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
+        self.adv_q.d.next =
+            !self.ulpdu_skid.full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
+        self.ulpdu_data.next = self.ulpdu_skid.out_data.val().get_bits::<32>(0);
+        self.ulpdu_keep.next = self.ulpdu_skid.out_data.val().get_bits::<4>(32);
+        self.ulpdu_first.next = self.ulpdu_skid.out_data.val().get_bit(36);
+        self.ulpdu_last.next = self.ulpdu_skid.out_data.val().get_bit(37);
+        self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38)
+            && !self.ulpdu_skid.out_data.val().get_bit(39);
+        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(40);
+        self.ulpdu_valid.next = self.ulpdu_skid.out_valid.val();
+        self.err_valid.next = self.err_v.q.val();
+        self.err_conn.next = self.err_conn_q.q.val();
+        self.err_code.next = self.err_code_q.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] MpaRx {
+    inputs: llp_data, llp_keep, llp_last, llp_valid, llp_conn, cfg_write, cfg_conn,
+        cfg_fpdu_mode, cfg_markers, cfg_crc, cfg_max_ulpdu, ulpdu_ready, raw_ready;
+    outputs: llp_ready, ulpdu_data, ulpdu_keep, ulpdu_first, ulpdu_last, ulpdu_good,
+        ulpdu_valid, ulpdu_conn, raw_data, raw_keep, raw_last, raw_valid, raw_conn, err_valid,
+        err_conn, err_code;
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_verilog() {
+        let v = crate::catalog::top_verilog(MpaRx::default());
+        assert!(v.contains("module top"));
+    }
+}
