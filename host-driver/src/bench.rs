@@ -7,6 +7,7 @@ use rnic_hdl::catalog::BlockKind;
 use rnic_hdl::crc::Crc32c;
 use rnic_hdl::ports::SimPorts;
 use rnic_sim::tb::crc32c::Crc32cTb;
+use rnic_sim::tb::{mpa_rx, mpa_tx};
 use rnic_sim::testbench::{Backend, BackendKind};
 use rnic_sim::verilator_backend::VerilatorSim;
 use std::path::PathBuf;
@@ -108,24 +109,70 @@ pub fn print_sim_table(verilator_cycles: u64) -> Result<()> {
     Ok(())
 }
 
-/// Prints the synthesis table: the CRC-32C block at 8, 32 and 64 bits on the Alchitry Cu.
+/// Prints the MPA throughput tables: transmit (LLP and ULPDU beats per cycle, markers off and
+/// on) and receive (LLP beats per cycle), at full speed on the Verilator back end. Every run is
+/// checked against the golden `Framer` / `Deframer` on the way.
+pub fn print_mpa_table() -> Result<()> {
+    println!("## MPA transmit: one connection, CRC on, LLP always ready (Verilator)\n");
+    println!("| ULPDU bytes | markers | ULPDUs | LLP beats/cycle | ULPDU beats/cycle | LLP beats per ULPDU beat |");
+    println!("|---:|---|---:|---:|---:|---:|");
+    for t in mpa_tx::measure_throughput_table(BackendKind::Verilator)? {
+        println!(
+            "| {} | {} | {} | {:.4} | {:.4} | {:.4} |",
+            t.ulpdu_len,
+            if t.markers { "on" } else { "off" },
+            t.ulpdus,
+            t.llp_beats_per_cycle,
+            t.input_beats_per_cycle,
+            t.overhead
+        );
+    }
+    println!();
+    println!(
+        "## MPA receive: one connection, CRC on, markers off, 9000-byte segments (Verilator)\n"
+    );
+    println!("| ULPDU bytes | LLP beats | cycles | LLP beats/cycle |");
+    println!("|---:|---:|---:|---:|");
+    for len in mpa_rx::BENCH_ULPDU_SIZES {
+        let t = mpa_rx::measure_beats_per_cycle(BackendKind::Verilator, len, 1 << 20)?;
+        println!(
+            "| {} | {} | {} | {:.4} |",
+            t.ulpdu_len,
+            t.beats,
+            t.cycles,
+            t.beats_per_cycle()
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// Prints the synthesis table on the Alchitry Cu: the CRC-32C block at 8, 32 and 64 bits and the
+/// MPA transmit and receive blocks at 32 bits.
 pub fn print_synth_table() -> Result<()> {
     let board = Board::AlchitryCu;
     println!(
-        "## Synthesis: CRC-32C block on {} (yosys + nextpnr-ice40 --freq 100)\n",
+        "## Synthesis on {} (yosys + nextpnr-ice40 --freq 100)\n",
         board.name()
     );
-    println!("| width | logic cells (total, incl. harness) | of which harness (at most) | block RAMs | Fmax MHz | 100 MHz met |");
-    println!("|---:|---:|---:|---:|---:|---|");
-    for width in [8, 32, 64] {
-        let block = BlockKind::Crc32c;
+    println!("| block | width | logic cells (total, incl. harness) | of which harness (at most) | block RAMs | Fmax MHz | 100 MHz met |");
+    println!("|---|---:|---:|---:|---:|---:|---|");
+    let builds = [
+        (BlockKind::Crc32c, 8),
+        (BlockKind::Crc32c, 32),
+        (BlockKind::Crc32c, 64),
+        (BlockKind::MpaTx, 32),
+        (BlockKind::MpaRx, 32),
+    ];
+    for (block, width) in builds {
         let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
         let dir = target_dir()
             .join("synth")
             .join(format!("{}_w{width}", block.name()));
         let r = rnic_bsp::synthesize(&verilog, board, &dir)?;
         println!(
-            "| {width} | {} / {} | {} | {} / {} | {:.1} | {} |",
+            "| {} | {width} | {} / {} | {} | {} / {} | {:.1} | {} |",
+            block.name(),
             r.logic_cells_used,
             r.logic_cells_total,
             r.harness_logic_cells,

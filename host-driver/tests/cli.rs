@@ -42,6 +42,21 @@ fn verilog_is_written_and_lints_clean() {
         assert!(verilog.contains("module top(clock,data,keep,last,valid,crc,crc_valid);"));
         rnic_bsp::lint_verilog(&verilog, &out.join(format!("lint{width}"))).unwrap();
     }
+    for block in ["mpa_tx", "mpa_rx"] {
+        let o = rnic(&[
+            "verilog",
+            "--block",
+            block,
+            "--width",
+            "32",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let verilog = std::fs::read_to_string(out.join(format!("{block}_w32.v"))).unwrap();
+        assert!(verilog.contains("module top("), "{block}");
+        rnic_bsp::lint_verilog(&verilog, &out.join(format!("lint_{block}"))).unwrap();
+    }
 }
 
 /// The must-show of the spine: the CRC-32C block at 32 bits meets 100 MHz on the HX8K, from the
