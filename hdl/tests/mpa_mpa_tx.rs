@@ -6,6 +6,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
 use rnic_hdl::mpa::mpa_tx::MpaTx;
+use rnic_proto::crc32c;
 use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
 use rnic_sim::stream::packet_beats;
@@ -250,7 +251,7 @@ fn golden_vectors_v1_to_v6() {
 
 /// §5.3 example: the first FPDU with ULPDU_Length 600 and markers is preceded by the marker
 /// `00 00 00 00`, carries the marker `00 00 01 fc` at stream offset 512, and is 616 octets
-/// with its leading marker.
+/// with its leading marker, which its CRC covers (the CRC at 612 is over octets 0..611).
 #[test]
 fn marker_example_5_3() {
     let ulpdu: Vec<u8> = (0..600).map(|i| (i * 3 + 1) as u8).collect();
@@ -267,6 +268,7 @@ fn marker_example_5_3() {
                 assert_eq!(p.len(), 616);
                 assert_eq!(&p[..6], &[0, 0, 0, 0, 0x02, 0x58]);
                 assert_eq!(&p[512..516], &[0, 0, 0x01, 0xfc]);
+                assert_eq!(&p[612..], &crc32c::to_wire(crc32c::crc32c(&p[..612])));
                 assert_golden(&run, &script, "§5.3 example");
             },
         );

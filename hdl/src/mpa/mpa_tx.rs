@@ -7,10 +7,11 @@
 //! For each ULPDU (one packet on `ulpdu_*`, sideband `ulpdu_conn` and `ulpdu_len` constant over
 //! the packet) of a connection in FPDU mode, one LLP packet carries exactly the octets
 //! `Framer::write_fpdu` writes for that connection's state: the marker before the header when
-//! the stream offset is on the 512-octet grid (FPDUPTR 0, outside the CRC span), ULPDU_Length
-//! (`ulpdu_len`, big-endian), the ULPDU, zero PAD to a 4-octet multiple, the embedded markers
-//! (`00 00 | FPDUPTR`, inside the CRC span, also the one between PAD and CRC), and the CRC-32C
-//! (least significant octet first; 0 when CRC is off for the connection). Every FPDU-mode beat
+//! the stream offset is on the 512-octet grid (FPDUPTR 0; it begins the FPDU and is its first
+//! CRC-span word), ULPDU_Length (`ulpdu_len`, big-endian), the ULPDU, zero PAD to a 4-octet
+//! multiple, the embedded markers (`00 00 | FPDUPTR`, inside the CRC span, also the one between
+//! PAD and CRC), and the CRC-32C over the whole span, leading marker through PAD (least
+//! significant octet first; 0 when CRC is off for the connection). Every FPDU-mode beat
 //! is one full 4-octet word of MPA stream space. A raw packet (`raw_*`) of a connection in raw
 //! mode is copied verbatim, `keep` included, as one LLP packet.
 //!
@@ -46,9 +47,11 @@
 //! the CRC word, `llp_valid` through one AND for a refused packet's first word); `ulpdu_ready`
 //! and `raw_ready` are combinational from `llp_ready` and the input `valid`s. Decisions a
 //! packet's first cycle needs are kept per connection in registers (`conn_lead`, `conn_wrap`,
-//! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it. The CRC-32C block watches the beats leaving the output register (its `keep`
-//! tied to all ones: every FPDU word is full), and its result, registered one cycle after the
-//! last word of the CRC span left, is muxed into the CRC beat that leaves next.
+//! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it.
+//! The CRC-32C block watches the beats leaving the output register (its `keep` tied to all
+//! ones: every FPDU word is full), from the FPDU's first word (the leading marker, if any) to
+//! the last word of the CRC span, and its result, registered one cycle after that last word
+//! left, is muxed into the CRC beat that leaves next.
 //!
 //! # Datapath width
 //!
@@ -598,13 +601,15 @@ impl Logic for MpaTx {
                     self.emit.next = true;
                     self.kill.next = self.sel_refuse.val();
                     self.emit_conn.next = self.ulpdu_conn.val();
+                    // The FPDU's first word, in the CRC span either way: the header word, or
+                    // the marker right before the header (FPDUPTR 0, all zeros), which begins
+                    // the FPDU and is its first CRC word.
+                    self.emit_span.next = true;
                     if !self.sel_lead.val() {
-                        // Header word: ULPDU_Length and the first two ULPDU octets. (Else the
-                        // marker right before the header: 0, outside the CRC span.)
+                        // Header word: ULPDU_Length and the first two ULPDU octets.
                         self.take_ulpdu.next = true;
                         self.emit_hi.next = self.ulpdu_len.val();
                         self.emit_lo.next = self.in_hi.val();
-                        self.emit_span.next = true;
                         self.emit_span_last.next =
                             self.ulpdu_last.val() && !self.flush.val() && !self.sel_wrap.val();
                     }
