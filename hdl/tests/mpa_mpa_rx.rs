@@ -334,16 +334,22 @@ fn verilator_every_single_bit_error_detected() {
                         undetected.push(bit);
                     }
                 }
-                // With markers, RESERVED and the two FPDUPTR LSBs of the marker at offset 0
-                // (before the first header, so in no CRC span) are ignored (bits numbered from
-                // the first byte's MSB); every other bit is detected. The flip stream's other
-                // marker (offset 512) sits inside an FPDU.
-                let ignored: Vec<usize> = if markers {
-                    (0..16).chain([30, 31]).collect()
-                } else {
-                    Vec::new()
-                };
-                assert_eq!(undetected, ignored, "undetected flips");
+                // No flip escapes the golden deframer, with or without markers: every marker is
+                // in a CRC span, so a flip in the bits the marker check ignores (RESERVED and
+                // the two FPDUPTR LSBs) is still a CRC error, also in the marker at offset 0,
+                // which begins the first FPDU (bits numbered from the first byte's MSB). The
+                // flip stream's other marker (offset 512) sits inside an FPDU.
+                assert_eq!(undetected, Vec::<usize>::new(), "undetected flips");
+                if markers {
+                    // The offset-0 marker's ignored bits: detected, and as a bad CRC of the
+                    // first FPDU (the hardware matched the golden deliveries above).
+                    for bit in (0..16).chain([30, 31]) {
+                        let mut bad = stream.clone();
+                        bad[bit / 8] ^= 0x80 >> (bit % 8);
+                        let want = golden_deliveries(&bad, cfg.deframer());
+                        assert_eq!(want[0].1, Status::BadCrc, "bit {bit}");
+                    }
+                }
             },
         );
     }
@@ -368,6 +374,93 @@ fn rust_hdl_single_bit_errors_sampled() {
             }
         },
     );
+}
+
+/// A corrupted leading marker (FPDUPTR 0, right before a header: at offset 0 and at 512, where
+/// the second FPDU starts on the grid) begins the FPDU that follows and is in its CRC span: with
+/// CRC on any flip in it is a CRC error (0x2) of that FPDU, with CRC off a wrong FPDUPTR is a
+/// marker error (0x3) and a flip in the ignored bits changes nothing. Hardware and golden
+/// deframer agree exactly, another connection running beside.
+fn check_leading_marker(kind: BackendKind) {
+    run_with_waveform_on_failure(
+        "mpa_rx_leading_marker",
+        || kind.build(MpaRx::default()),
+        |sim: &mut dyn Backend| {
+            let mut rng = rand::rngs::StdRng::seed_from_u64(23);
+            let tb = MpaRxTb::new(sim).unwrap();
+            // FPDU 0: 2 + 502 + 4 = 508 octets from offset 4, so FPDU 1 starts at 512.
+            let ulpdus: Vec<Vec<u8>> = [502usize, 100, 30]
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| (0..n).map(|j| (i * 29 + j * 7 + 3) as u8).collect())
+                .collect();
+            let other_cfg = RxConnConfig::fpdu(true, true, 600);
+            let other = frame_stream(&random_ulpdus(&mut rng, 600, 3), true, true);
+            let other_want = golden_deliveries(&other, other_cfg.deframer());
+            for crc in [true, false] {
+                let cfg = RxConnConfig::fpdu(true, crc, 600);
+                let stream = frame_stream(&ulpdus, true, crc);
+                assert_eq!(&stream[512..516], &[0, 0, 0, 0], "leading marker at 512");
+                // (marker offset, octet in it, bit mask, FPDU index, ignored bit)
+                for (at, octet, mask, fpdu, ignored) in [
+                    (0, 0, 0x80, 0, true),
+                    (0, 3, 0x01, 0, true),
+                    (0, 3, 0x04, 0, false),
+                    (0, 2, 0x10, 0, false),
+                    (512, 1, 0x02, 1, true),
+                    (512, 3, 0x08, 1, false),
+                ] {
+                    let mut bad = stream.clone();
+                    bad[at + octet] ^= mask;
+                    let want = golden_deliveries(&bad, cfg.deframer());
+                    let expect = match (crc, ignored) {
+                        (true, _) => Status::BadCrc,
+                        (false, false) => Status::BadMarker,
+                        (false, true) => Status::Good,
+                    };
+                    assert_eq!(
+                        want.len(),
+                        if expect == Status::Good { 3 } else { fpdu + 1 }
+                    );
+                    assert_eq!(
+                        want[fpdu].1,
+                        expect,
+                        "golden, crc {crc}, octet {}",
+                        at + octet
+                    );
+                    assert!(want[..fpdu].iter().all(|(_, s)| *s == Status::Good));
+                    let plans = vec![
+                        vec![Step::Configure(cfg), Step::Bytes(bad)],
+                        vec![Step::Configure(other_cfg), Step::Bytes(other.clone())],
+                    ];
+                    let got = tb.run(sim, &plans, &Traffic::RANDOM, &mut rng);
+                    assert_eq!(
+                        hw_deliveries(&got.ulpdus[0], &got.errors[0]),
+                        want,
+                        "crc {crc}, octet {} mask {mask:#x}",
+                        at + octet
+                    );
+                    let code: &[u8] = match expect {
+                        Status::BadCrc => &[0x2],
+                        Status::BadMarker => &[0x3],
+                        _ => &[],
+                    };
+                    assert_eq!(got.errors[0], code);
+                    assert_eq!(hw_deliveries(&got.ulpdus[1], &got.errors[1]), other_want);
+                }
+            }
+        },
+    );
+}
+
+#[test]
+fn verilator_leading_marker_in_crc_span() {
+    check_leading_marker(BackendKind::Verilator);
+}
+
+#[test]
+fn rust_hdl_leading_marker_in_crc_span() {
+    check_leading_marker(BackendKind::RustHdl);
 }
 
 /// ULPDU_Length over the connection's maximum: code 0x5 at the header, nothing after it on

@@ -13,6 +13,12 @@
 //!   beat partial, a 0-byte ULPDU as one beat with first+last and keep 0. The last beat is held
 //!   until the FPDU's CRC field has been checked and carries `ulpdu_good` (CRC good, or off, and
 //!   no marker referring to this FPDU disagreed).
+//! - Every marker is in a CRC span (`docs/decisions.md`, "Marker CRC coverage"): a marker inside
+//!   an FPDU in that FPDU's, and a marker right before a header (FPDUPTR 0: at the start of FPDU
+//!   mode, and before any FPDU that starts on the 512-octet grid) begins that FPDU, so its CRC
+//!   runs from the marker through PAD. The CRC restarts after each CRC field (and at a restart).
+//!   So with CRC on, a corrupted leading marker is a CRC error (0x2), with CRC off a marker error
+//!   (0x3).
 //! - The first error of a connection pulses `err_valid` with `err_conn` and the LLP error code
 //!   of [`rnic_proto::mpa::LlpErrorCode`]: 0x2 CRC error (it wins over a marker error in the same
 //!   FPDU), 0x3 marker error (reported at the end of the FPDU the marker refers to), 0x5
@@ -183,7 +189,8 @@ pub struct MpaRx {
     /// ULPDU_Length mod 4 and ULPDU_Length == 0: the keep of the last beat.
     len_lo: DFF<Bits<2>>,
     zero_len: DFF<Bit>,
-    /// Raw CRC-32C register (init 0xFFFFFFFF between FPDUs).
+    /// Raw CRC-32C register: initial value (0xFFFFFFFF) after each CRC field and at a restart;
+    /// a marker right before a header is the first word of that FPDU's CRC span.
     crc: DFF<Bits<32>>,
     /// Words from the header to the next word (FPDUPTR / 4 of a marker there).
     since_hdr: DFF<Bits<14>>,
@@ -573,12 +580,14 @@ impl Logic for MpaRx {
         }
         if self.proc.val() {
             if self.s1_mark.q.val() {
-                // Marker: checked, dropped, in the CRC span when inside an FPDU.
+                // Marker: checked, dropped, always in a CRC span: inside an FPDU in that
+                // FPDU's; right before a header (FPDUPTR 0) it begins the next FPDU, whose CRC
+                // starts here (the CRC register is at its initial value between FPDUs).
                 if !self.ptr_ok.val() {
                     self.marker_bad.d.next = true;
                 }
+                self.crc.d.next = self.crc_upd.next_state.val();
                 if self.in_fpdu.q.val() {
-                    self.crc.d.next = self.crc_upd.next_state.val();
                     self.since_hdr.d.next = self.since_hdr.q.val() + 1;
                 }
             } else if !self.in_fpdu.q.val() {
