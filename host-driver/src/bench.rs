@@ -7,7 +7,7 @@ use rnic_hdl::catalog::BlockKind;
 use rnic_hdl::crc::Crc32c;
 use rnic_hdl::ports::SimPorts;
 use rnic_sim::tb::crc32c::Crc32cTb;
-use rnic_sim::tb::{mpa_rx, mpa_tx};
+use rnic_sim::tb::{mpa_loopback, mpa_rx, mpa_tx};
 use rnic_sim::testbench::{Backend, BackendKind};
 use rnic_sim::verilator_backend::VerilatorSim;
 use std::path::PathBuf;
@@ -142,6 +142,30 @@ pub fn print_mpa_table() -> Result<()> {
             t.cycles,
             t.beats_per_cycle()
         );
+    }
+    println!();
+    println!("## MPA transmit and receive at once: TX LLP output into RX LLP input (Verilator)\n");
+    println!("| ULPDU bytes | markers | ULPDUs | cycles | TX ULPDU beats/cycle | LLP beats/cycle | RX ULPDU beats/cycle |");
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    for markers in [false, true] {
+        let max = if markers {
+            mpa_tx::max_ulpdu_with_markers()
+        } else {
+            65535
+        };
+        for (len, count) in [(64, 2000), (1024, 200), (max, 4)] {
+            let t = mpa_loopback::measure_loopback(BackendKind::Verilator, len, markers, count)?;
+            println!(
+                "| {} | {} | {} | {} | {:.4} | {:.4} | {:.4} |",
+                t.ulpdu_len,
+                if markers { "on" } else { "off" },
+                t.ulpdus,
+                t.cycles,
+                t.tx_ulpdu_beats_per_cycle,
+                t.llp_beats_per_cycle,
+                t.rx_ulpdu_beats_per_cycle
+            );
+        }
     }
     println!();
     Ok(())
