@@ -9,7 +9,6 @@ use rnic_hdl::ports::SimPorts;
 use rnic_sim::tb::crc32c::Crc32cTb;
 use rnic_sim::tb::{mpa_loopback, mpa_rx, mpa_tx};
 use rnic_sim::testbench::{Backend, BackendKind};
-use rnic_sim::verilator_backend::VerilatorSim;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -44,10 +43,7 @@ pub fn measure_crc32c<B: SimPorts + Default + 'static>(
     width: usize,
     cycles: u64,
 ) -> Result<SimSpeed> {
-    let mut sim: Box<dyn Backend> = match kind {
-        BackendKind::Verilator => Box::new(VerilatorSim::new_untraced(B::default())?),
-        BackendKind::RustHdl => kind.build(B::default())?,
-    };
+    let mut sim: Box<dyn Backend> = kind.build_untraced(B::default())?;
     let tb = Crc32cTb::new(sim.as_ref(), width)?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(2024);
     let packets: Vec<Vec<u8>> = (0..64)

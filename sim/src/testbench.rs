@@ -73,6 +73,17 @@ impl BackendKind {
         }
     }
 
+    /// As [`BackendKind::build`], with the Verilator model built without tracing: the fastest
+    /// model, for benchmarks.
+    pub fn build_untraced<B: SimPorts + 'static>(self, block: B) -> Result<Box<dyn Backend>> {
+        Ok(match self {
+            BackendKind::RustHdl => Box::new(crate::hdl_backend::HdlSim::new(block)?),
+            BackendKind::Verilator => {
+                Box::new(crate::verilator_backend::VerilatorSim::new_untraced(block)?)
+            }
+        })
+    }
+
     /// Builds a back end for `block`.
     pub fn build<B: SimPorts + 'static>(self, block: B) -> Result<Box<dyn Backend>> {
         Ok(match self {

@@ -5,7 +5,6 @@
 
 use crate::stream::{beat_payload, packet_beats};
 use crate::testbench::{Backend, BackendKind};
-use crate::verilator_backend::VerilatorSim;
 use anyhow::{anyhow, bail, Result};
 use rnic_hdl::mpa::{mpa_rx::MpaRx, mpa_tx::MpaTx};
 use rnic_proto::mpa::MAX_ULPDU;
@@ -27,15 +26,6 @@ pub struct LoopbackThroughput {
     pub rx_ulpdu_beats_per_cycle: f64,
 }
 
-fn build<B: rnic_hdl::ports::SimPorts + Default + 'static>(
-    kind: BackendKind,
-) -> Result<Box<dyn Backend>> {
-    Ok(match kind {
-        BackendKind::Verilator => Box::new(VerilatorSim::new_untraced(B::default())?),
-        BackendKind::RustHdl => kind.build(B::default())?,
-    })
-}
-
 fn set(sim: &mut dyn Backend, port: &str, value: u128) -> Result<()> {
     let id = sim.input(port)?;
     sim.set(id, value);
@@ -55,8 +45,8 @@ pub fn measure_loopback(
     markers: bool,
     ulpdus: usize,
 ) -> Result<LoopbackThroughput> {
-    let mut tx = build::<MpaTx>(kind)?;
-    let mut rx = build::<MpaRx>(kind)?;
+    let mut tx = kind.build_untraced(MpaTx::default())?;
+    let mut rx = kind.build_untraced(MpaRx::default())?;
     let (tx, rx) = (tx.as_mut(), rx.as_mut());
     let sent: Vec<Vec<u8>> = (0..ulpdus)
         .map(|i| (0..ulpdu_len).map(|j| (i * 37 + j * 11) as u8).collect())

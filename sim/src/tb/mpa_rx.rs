@@ -13,7 +13,6 @@
 
 use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
-use crate::verilator_backend::VerilatorSim;
 use anyhow::{anyhow, Result};
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
@@ -615,10 +614,7 @@ pub fn measure_beats_per_cycle(
     ulpdu_len: usize,
     bytes: usize,
 ) -> Result<RxThroughput> {
-    let mut sim: Box<dyn Backend> = match kind {
-        BackendKind::Verilator => Box::new(VerilatorSim::new_untraced(MpaRx::default())?),
-        BackendKind::RustHdl => kind.build(MpaRx::default())?,
-    };
+    let mut sim: Box<dyn Backend> = kind.build_untraced(MpaRx::default())?;
     let tb = MpaRxTb::new(sim.as_ref())?;
     let len = u16::try_from(ulpdu_len).map_err(|_| anyhow!("ULPDU over 65535 bytes"))?;
     let cfg = RxConnConfig::fpdu(false, true, len);

@@ -9,7 +9,6 @@
 
 use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
-use crate::verilator_backend::VerilatorSim;
 use anyhow::{anyhow, Result};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -470,10 +469,7 @@ pub fn measure_throughput(
     markers: bool,
     ulpdus: usize,
 ) -> Result<Throughput> {
-    let mut sim: Box<dyn Backend> = match kind {
-        BackendKind::Verilator => Box::new(VerilatorSim::new_untraced(MpaTx::default())?),
-        BackendKind::RustHdl => kind.build(MpaTx::default())?,
-    };
+    let mut sim: Box<dyn Backend> = kind.build_untraced(MpaTx::default())?;
     let tb = MpaTxTb::new(sim.as_ref())?;
     let mut rng = StdRng::seed_from_u64(ulpdu_len as u64);
     let conf = ConnConfig {
