@@ -1,11 +1,14 @@
 //! End-to-end tests of the synthesis flow. They run the real tools (yosys, nextpnr-ice40,
 //! icepack, verilator) and fail, not skip, when a tool is missing.
 
+mod common;
+
+use common::require_tools;
 use std::path::PathBuf;
 
 use rnic_bsp::{
-    check_tools, harness_verilog, lint_verilog, lint_verilog_top, parse_ports, synthesize, Board,
-    Direction, HARNESS_TOP,
+    harness_verilog, lint_verilog, lint_verilog_top, parse_ports, synthesize, Board, Direction,
+    HARNESS_TOP,
 };
 
 /// An 8-bit registered adder, written like rust-hdl output (non-ANSI header, `$` in a name).
@@ -24,18 +27,8 @@ module top(clock,a$x,b,sum);
 endmodule // top
 ";
 
-fn require_tools() {
-    if let Err(e) = check_tools() {
-        panic!("the synthesis tools are required for these tests: {e:#}");
-    }
-}
-
 fn work_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("rnic-bsp-flow")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::work_dir("rnic-bsp-flow", name)
 }
 
 #[test]

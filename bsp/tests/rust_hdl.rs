@@ -1,9 +1,12 @@
 //! The flow on Verilog that rust-hdl itself generates: port parsing, lint policy and a full
 //! synthesis run. Fails, not skips, when a tool is missing.
 
+mod common;
+
+use common::require_tools;
 use std::path::PathBuf;
 
-use rnic_bsp::{check_tools, lint_verilog, parse_ports, synthesize, Board, Direction};
+use rnic_bsp::{lint_verilog, parse_ports, synthesize, Board, Direction};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -77,18 +80,8 @@ fn sample_verilog() -> String {
     generate_verilog(&uut)
 }
 
-fn require_tools() {
-    if let Err(e) = check_tools() {
-        panic!("the synthesis tools are required for these tests: {e:#}");
-    }
-}
-
 fn work_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("rnic-bsp-rust-hdl")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    common::work_dir("rnic-bsp-rust-hdl", name)
 }
 
 #[test]
