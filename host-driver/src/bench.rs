@@ -140,6 +140,19 @@ pub fn print_mpa_table() -> Result<()> {
         );
     }
     println!();
+    println!("## MPA receive: four connections interleaved, 1 KiB ULPDUs, CRC on (Verilator)\n");
+    println!("| segment bytes | LLP beats | cycles | LLP beats/cycle |");
+    println!("|---:|---:|---:|---:|");
+    for segment in [64, 256, 1460, 9000] {
+        let t = mpa_rx::measure_interleaved(BackendKind::Verilator, 1024, 4, segment, 1 << 18)?;
+        println!(
+            "| {segment} | {} | {} | {:.4} |",
+            t.beats,
+            t.cycles,
+            t.beats_per_cycle()
+        );
+    }
+    println!();
     println!("## MPA transmit and receive at once: TX LLP output into RX LLP input (Verilator)\n");
     println!("| ULPDU bytes | markers | ULPDUs | cycles | TX ULPDU beats/cycle | LLP beats/cycle | RX ULPDU beats/cycle |");
     println!("|---:|---|---:|---:|---:|---:|---:|");

@@ -614,23 +614,56 @@ pub fn measure_beats_per_cycle(
     ulpdu_len: usize,
     bytes: usize,
 ) -> Result<RxThroughput> {
-    let mut sim: Box<dyn Backend> = kind.build_untraced(MpaRx::default())?;
+    measure_interleaved(kind, ulpdu_len, 1, 9000, bytes)
+}
+
+/// As [`measure_beats_per_cycle`] with `connections` connections whose streams arrive in
+/// segments of `segment` bytes, interleaved: the cost of the per-segment context switch.
+/// `bytes` is the stream length of each connection.
+pub fn measure_interleaved(
+    kind: BackendKind,
+    ulpdu_len: usize,
+    connections: usize,
+    segment: usize,
+    bytes: usize,
+) -> Result<RxThroughput> {
+    let mut sim = kind.build_untraced(MpaRx::default())?;
     let tb = MpaRxTb::new(sim.as_ref())?;
     let len = u16::try_from(ulpdu_len).map_err(|_| anyhow!("ULPDU over 65535 bytes"))?;
     let cfg = RxConnConfig::fpdu(false, true, len);
     let count = (bytes / ulpdu_len.max(1)).max(2);
-    let ulpdus: Vec<Vec<u8>> = (0..count)
-        .map(|i| (0..ulpdu_len).map(|j| (i * 131 + j * 7) as u8).collect())
+    let streams: Vec<Vec<u8>> = (0..connections)
+        .map(|c| {
+            let ulpdus: Vec<Vec<u8>> = (0..count)
+                .map(|i| {
+                    (0..ulpdu_len)
+                        .map(|j| (i * 131 + j * 7 + c) as u8)
+                        .collect()
+                })
+                .collect();
+            frame_stream(&ulpdus, cfg.markers, cfg.crc)
+        })
         .collect();
-    let stream = frame_stream(&ulpdus, cfg.markers, cfg.crc);
-    let plan = vec![Step::Configure(cfg), Step::Bytes(stream.clone())];
+    let plans: Vec<Vec<Step>> = streams
+        .iter()
+        .map(|stream| vec![Step::Configure(cfg), Step::Bytes(stream.clone())])
+        .collect();
+    let traffic = Traffic {
+        seg_min: segment,
+        seg_max: segment,
+        ..Traffic::FULL_SPEED
+    };
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-    let got = tb.run(sim.as_mut(), &[plan], &Traffic::FULL_SPEED, &mut rng);
-    let want = golden_deliveries(&stream, cfg.deframer());
-    if hw_deliveries(&got.ulpdus[0], &got.errors[0]) != want {
-        return Err(anyhow!(
-            "MPA RX delivered something else than the golden deframer during the benchmark"
-        ));
+    let got = tb.run(sim.as_mut(), &plans, &traffic, &mut rng);
+    for (c, stream) in streams.iter().enumerate() {
+        if hw_deliveries(&got.ulpdus[c], &got.errors[c])
+            != golden_deliveries(stream, cfg.deframer())
+        {
+            return Err(anyhow!(
+                "MPA RX delivered something else than the golden deframer on connection {c} \
+                 during the benchmark"
+            ));
+        }
     }
     let (a, b) = (
         got.first_beat_cycle.unwrap_or(0),
