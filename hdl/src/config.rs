@@ -29,3 +29,31 @@ pub fn check_widths(data_bits: usize, keep_bits: usize) {
 pub const CONN_BITS: usize = 2;
 /// Number of connections the LLP-side blocks keep state for.
 pub const CONNECTIONS: usize = 1 << CONN_BITS;
+
+/// Queue pairs of the core: one per LLP connection (QP n is connection n).
+pub const QPS: usize = CONNECTIONS;
+
+/// Bits of the STag table index the Cu build keeps (64 entries). An STag whose 24-bit index is
+/// not below `1 << STAG_INDEX_BITS` is an invalid STag.
+pub const STAG_INDEX_BITS: usize = 6;
+/// Entries of the STag table.
+pub const STAG_ENTRIES: usize = 1 << STAG_INDEX_BITS;
+
+/// Bits of a protection-domain number in the hardware (16 PDs on the Cu).
+pub const PD_BITS: usize = 4;
+
+/// Width of a DMA (host) address on the Cu build. The driver refuses to register memory the
+/// core cannot address (`docs/decisions.md`, "Receive path").
+pub const DMA_ADDR_BITS: usize = 32;
+
+/// 32-bit words of DDP / RDMAP header the receive path keeps per segment (128 octets: the
+/// longest header it reads, a Terminate of 18 + 52 octets, fits).
+pub const HDR_WORDS: usize = 32;
+/// Bits of a word index into one header slot.
+pub const HDR_WORD_BITS: usize = 5;
+/// Header slots per connection (ping-pong: one being received while the previous one is still
+/// checked, placed or copied into a Terminate).
+pub const HDR_SLOTS: usize = 2;
+
+/// Bits of the caller's tag carried through a StagCheck request to its response.
+pub const CHK_TAG_BITS: usize = 4;

@@ -10,10 +10,15 @@
 //! |---|---|
 //! | [`config`] | the only place that names the datapath width |
 //! | [`crc`] | CRC-32C, the MPA FPDU CRC |
+//! | [`mpa`] | MPA FPDU framing and delineation (RFC 5044) |
+//! | [`ddp`] | DDP receive: header capture, STag table and protection check, placement (RFC 5041) |
+//! | [`rdmap`] | RDMAP receive: per-opcode checks, completions, the Terminate (RFC 5040) |
 //! | [`catalog`] | every block the tools (`rnic verilog`, `rnic synth`, back ends) can build by name |
 
 pub mod catalog;
 pub mod config;
 pub mod crc;
+pub mod ddp;
 pub mod mpa;
 pub mod ports;
+pub mod rdmap;

@@ -1,0 +1,1 @@
+//! Placeholder: see the module documentation of the parent for the port contract.
