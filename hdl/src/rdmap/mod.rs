@@ -42,7 +42,7 @@
 //! | 18 | Read Request (1): MSN != expected QN 1 MSN | 1/2/0x03, MD |
 //! | 19 | Read Request: queued Read Requests = IRD | 0/2/0x07, MD |
 //! | 20 | Read Request, size != 0: StagCheck(SrcSTag, SrcTO, size, REMOTE_READ) | InvalidStag 0/1/0x00, NotAssociated 0/1/0x03, Access 0/1/0x02, Wrap 0/1/0x04, Bounds 0/1/0x01; MDR |
-//! | 21 | Send with Invalidate (4, 6), after its last segment was delivered good: StagCheck invalidate of the Invalidate STag | InvalidStag 0/2/0x09; NotAssociated or NotInvalidatable 0/1/0x09; MD; the WQE completes Recv / GeneralErr |
+//! | 21 | Send with Invalidate (4, 6), L = 1, rows 13-17 passed: StagCheck invalidate of the Invalidate STag (octets 2-5). It takes effect at the check, so every later segment sees the STag invalid (a later Write to it fails, `rfc5040-rdmap.md` §2.2 "Send types") | InvalidStag 0/2/0x09; NotAssociated or NotInvalidatable 0/1/0x09; MD; the WQE completes Recv / GeneralErr |
 //!
 //! MSNs start at 1 per QN and count every message (every segment of one message carries its
 //! MSN); the expected MO starts at 0 and grows by `P` per Send segment, back to 0 after L = 1.
@@ -52,7 +52,10 @@
 //!
 //! - Write: nothing (placed only, `rfc5040-rdmap.md` §2.2).
 //! - Send, L = 1: pop the receive WQE; CQE Recv / Success, byte_len = MO + P, index = WQE index,
-//!   `with_inv` and `inv_stag` for 4 and 6 (after row 21 passed), `solicited` for 5 and 6.
+//!   `with_inv` and `inv_stag` for 4 and 6 (row 21 passed), `solicited` for 5 and 6.
+//!
+//! Events of one QP leave in segment order (`cqe_*`, `aev_*`, `irq_*`, `term_*`); placements of a
+//! segment (`dma_wr_*`) come before its completion.
 //! - Read Response, L = 1: ORQ count - 1; CQE RdmaRead / Success.
 //! - Read Request: IRQ count + 1 (counted at the check, row 19), push on `irq_*`.
 //! - Terminate: the async event of row 9.
