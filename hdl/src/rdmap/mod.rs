@@ -108,3 +108,13 @@ pub mod terminate_tx;
 //        term_r term_seglen; hdr_b_data[32]; tx_ready
 //   out: term_ready; hdr_b_addr; tx_data[32] tx_keep[4] tx_last tx_valid tx_conn tx_len[16];
 //        term_done term_done_conn term_done_slot (one-cycle strobe after the last beat left)
+//
+// RxPath (rx_path.rs): MpaRx + DdpRxParse + StagCheck + RxControl + RxPlace + TerminateTx
+//   in : clock; llp_data[32] llp_keep[4] llp_last llp_valid llp_conn (LLP RX);
+//        mpa_cfg_write mpa_cfg_conn mpa_cfg_fpdu_mode mpa_cfg_markers mpa_cfg_crc
+//          mpa_cfg_max_ulpdu[16] (MpaRx cfg_*); raw_ready;
+//        qp_cfg_* ; prog_* (StagCheck programming) ; dma_wr_ready; rq_req_ready; rq_rsp_* ;
+//        orq_push orq_push_qp; irq_done irq_done_qp; irq_ready; cqe_ready; aev_ready; tx_ready
+//   out: llp_ready; raw_data raw_keep raw_last raw_valid raw_conn; dma_wr_*; rq_req_valid
+//        rq_req_qp rq_req_pop; irq_*; cqe_*; aev_*; tx_data tx_keep tx_last tx_valid tx_conn
+//        tx_len (the Terminate ULPDUs, for MpaTx)
