@@ -189,7 +189,10 @@ impl HostMemory {
             let why = if !r.valid {
                 format!("region {id} is invalid (invalidated or never valid)")
             } else if r.access & rights == 0 {
-                format!("region {id} (access {:#x}) grants no {kind:?} right", r.access)
+                format!(
+                    "region {id} (access {:#x}) grants no {kind:?} right",
+                    r.access
+                )
             } else if !self.qp_pds.contains(&Some(r.pd)) {
                 format!("region {id} belongs to PD {} of no enabled QP", r.pd)
             } else {
@@ -231,7 +234,7 @@ impl HostMemory {
             last,
             cycle,
         };
-        if addr % 4 != 0 {
+        if !addr.is_multiple_of(4) {
             self.violations.push(Violation {
                 addr,
                 kind: AccessKind::Write,
@@ -369,20 +372,36 @@ mod tests {
         m.set_region(2, region(0x300, 8, 2, access::LOCAL_WRITE));
         m.set_qp_pd(0, Some(1));
         assert_eq!(m.why_denied(0x107, AccessKind::Write), None);
-        assert!(m.why_denied(0x108, AccessKind::Write).unwrap().contains("outside"));
-        assert!(m.why_denied(0x200, AccessKind::Write).unwrap().contains("right"));
+        assert!(m
+            .why_denied(0x108, AccessKind::Write)
+            .unwrap()
+            .contains("outside"));
+        assert!(m
+            .why_denied(0x200, AccessKind::Write)
+            .unwrap()
+            .contains("right"));
         assert_eq!(m.why_denied(0x200, AccessKind::Read), None);
-        assert!(m.why_denied(0x300, AccessKind::Write).unwrap().contains("PD 2"));
+        assert!(m
+            .why_denied(0x300, AccessKind::Write)
+            .unwrap()
+            .contains("PD 2"));
         m.set_qp_pd(3, Some(2));
         assert_eq!(m.why_denied(0x300, AccessKind::Write), None);
         m.invalidate_region(2);
-        assert!(m.why_denied(0x300, AccessKind::Write).unwrap().contains("invalid"));
+        assert!(m
+            .why_denied(0x300, AccessKind::Write)
+            .unwrap()
+            .contains("invalid"));
         m.dma_write_beat(0x2FC, 0x0102_0304, 0b0011, false, 3);
         m.dma_write_beat(0x300, 0x0102_0304, 0b1100, false, 3);
         // 0x2FE, 0x2FF: outside; 0x300, 0x301: invalid region.
         assert_eq!(m.violations().len(), 4);
         m.dma_write_beat(0x102, 0, 0b1010, true, 4);
-        assert_eq!(m.violations().len(), 6, "misaligned address and non-contiguous keep");
+        assert_eq!(
+            m.violations().len(),
+            6,
+            "misaligned address and non-contiguous keep"
+        );
         assert!(!m.check_read(0x207, 2, 5));
         assert_eq!(m.violations().len(), 7);
     }

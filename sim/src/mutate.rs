@@ -79,8 +79,22 @@ impl Setup {
                     0,
                 ),
                 (slot::RECV, access::LOCAL_WRITE, 16384, None, false, 0x4000),
-                (slot::READ_SINK, access::LOCAL_WRITE, 8192, None, false, 0x8000),
-                (slot::READ_ONLY, access::REMOTE_READ, 4096, None, false, 0xC000),
+                (
+                    slot::READ_SINK,
+                    access::LOCAL_WRITE,
+                    8192,
+                    None,
+                    false,
+                    0x8000,
+                ),
+                (
+                    slot::READ_ONLY,
+                    access::REMOTE_READ,
+                    4096,
+                    None,
+                    false,
+                    0xC000,
+                ),
                 (
                     slot::TRAP,
                     access::ALL,
@@ -559,7 +573,14 @@ impl Gen {
 
     /// Applies one mutation to `seg` (a segment of a message whose protection target is
     /// `target`). Mutations that do not fit the segment (a field past its end) change nothing.
-    fn apply(&mut self, q: usize, m: Mutation, target: Target, seg: &mut Vec<u8>, plan: &mut QpPlan) {
+    fn apply(
+        &mut self,
+        q: usize,
+        m: Mutation,
+        target: Target,
+        seg: &mut Vec<u8>,
+        plan: &mut QpPlan,
+    ) {
         let rng = &mut self.rng;
         let len = seg.len();
         match m {
@@ -612,7 +633,14 @@ impl Gen {
     }
 
     /// The STag / TO mutations, on the field the message's target names.
-    fn protection(&mut self, q: usize, m: Mutation, target: Target, seg: &mut [u8], plan: &mut QpPlan) {
+    fn protection(
+        &mut self,
+        q: usize,
+        m: Mutation,
+        target: Target,
+        seg: &mut [u8],
+        plan: &mut QpPlan,
+    ) {
         // Current (stag, to, length) of the target.
         let (stag, to, n) = match target {
             Target::Tagged => match (get_u32(seg, 2), get_u64(seg, 6)) {
@@ -751,8 +779,15 @@ mod tests {
                 for u in &plan.ulpdus {
                     exp.extend(model.receive(q, u, true));
                 }
-                assert!(exp.terms[q].is_empty(), "seed {seed} qp {q}: {:?}", exp.aevs[q]);
-                assert_eq!(exp.cqes[q].len() as u32, plan.posts.len() as u32 + plan.orq_pushes);
+                assert!(
+                    exp.terms[q].is_empty(),
+                    "seed {seed} qp {q}: {:?}",
+                    exp.aevs[q]
+                );
+                assert_eq!(
+                    exp.cqes[q].len() as u32,
+                    plan.posts.len() as u32 + plan.orq_pushes
+                );
                 assert!(model.rq(q).is_empty());
             }
         }
@@ -801,6 +836,9 @@ mod tests {
                 }
             }
         }
-        assert!(terms > 200, "mutants should mostly fail ({terms} Terminates)");
+        assert!(
+            terms > 200,
+            "mutants should mostly fail ({terms} Terminates)"
+        );
     }
 }

@@ -131,12 +131,19 @@ pub struct AsyncEvent {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RxEvent {
     /// Bytes placed at a host address.
-    Place { qp: u8, addr: u32, bytes: Vec<u8> },
+    Place {
+        qp: u8,
+        addr: u32,
+        bytes: Vec<u8>,
+    },
     Cqe(Cqe),
     Irq(Irq),
     Async(AsyncEvent),
     /// The exact Terminate ULPDU the core sends on the QP's connection.
-    Terminate { qp: u8, ulpdu: Vec<u8> },
+    Terminate {
+        qp: u8,
+        ulpdu: Vec<u8>,
+    },
 }
 
 /// Per-QP state (`rfc5040-rdmap.md` §7.1).

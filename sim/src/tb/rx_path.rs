@@ -370,7 +370,14 @@ impl RxPathBench {
 
     /// MpaRx configuration of a connection (one-cycle strobe). Call while the connection's
     /// input is idle.
-    pub fn mpa_cfg(&mut self, conn: usize, fpdu_mode: bool, markers: bool, crc: bool, max_ulpdu: u16) {
+    pub fn mpa_cfg(
+        &mut self,
+        conn: usize,
+        fpdu_mode: bool,
+        markers: bool,
+        crc: bool,
+        max_ulpdu: u16,
+    ) {
         let p = &self.p;
         let s = &mut self.sim;
         s.set(p.mpa_cfg_conn, conn as u128);
@@ -723,7 +730,10 @@ impl RxPathBench {
     /// every address either side wrote; no monitor violation; no Terminate ULPDU left open.
     pub fn check_against_model(&self, exp: &Expected, initial: &HostMemory) {
         for q in 0..QPS {
-            assert_eq!(self.cqes[q], exp.cqes[q], "QP {q}: CQEs (hardware left, model right)");
+            assert_eq!(
+                self.cqes[q], exp.cqes[q],
+                "QP {q}: CQEs (hardware left, model right)"
+            );
             assert_eq!(self.aevs[q], exp.aevs[q], "QP {q}: async events");
             assert_eq!(self.irqs[q], exp.irqs[q], "QP {q}: IRQ entries");
             if self.terms[q] != exp.terms[q] {
@@ -864,7 +874,12 @@ impl RxPathBench {
         ];
         self.reset_stats();
         let mut model = RxModel::new();
-        self.run_plans(&setup, &plans, &mut model, 100 + 10 * (payload as u64 + 40) * count as u64);
+        self.run_plans(
+            &setup,
+            &plans,
+            &mut model,
+            100 + 10 * (payload as u64 + 40) * count as u64,
+        );
         self.stats
     }
 }
