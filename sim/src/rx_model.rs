@@ -335,6 +335,12 @@ impl RxModel {
         self.qps[qp].rq.push_back(wqe);
     }
 
+    /// Empties the QP's RQ (for a caller that feeds the model one WQE at a time, as the RQ
+    /// responder answers).
+    pub fn clear_rq(&mut self, qp: usize) {
+        self.qps[qp].rq.clear();
+    }
+
     /// The QP's RQ (head first), as the RQ responder should hold it.
     pub fn rq(&self, qp: usize) -> &VecDeque<RecvWqe> {
         &self.qps[qp].rq

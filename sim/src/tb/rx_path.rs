@@ -893,10 +893,83 @@ fn hex_list(v: &[Vec<u8>]) -> String {
 }
 
 #[cfg(test)]
+mod fake;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::rx_model::RxEvent;
     use rnic_proto::mpa::{Deframer, DeframerConfig};
+
+    fn bench(seed: u64, knobs: Knobs, fake: fake::FakeRxPath) -> RxPathBench {
+        RxPathBench::new(Box::new(fake), seed, knobs).unwrap()
+    }
+
+    fn plans(seed: u64, messages: usize, mutant_prob: f64) -> (Setup, Vec<QpPlan>) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let setup = Setup::standard(&mut rng);
+        let mut gen = crate::mutate::Gen::new(seed, setup.clone());
+        let plans = (0..QPS)
+            .map(|q| gen.plan(q, messages, mutant_prob))
+            .collect();
+        (setup, plans)
+    }
+
+    /// The whole bench against the software stand-in: valid traffic on four interleaved
+    /// connections with random back-pressure, then mutants; RQ pops answered or not.
+    #[test]
+    fn bench_agrees_with_a_model_backed_fake() {
+        for seed in 0..12 {
+            let answer_pops = seed % 2 == 0;
+            let knobs = Knobs {
+                rq_answer_pops: answer_pops,
+                ..Knobs::RANDOM
+            };
+            let mut b = bench(seed, knobs, fake::FakeRxPath::new(answer_pops));
+            let (setup, plans) = plans(seed, 25, if seed < 4 { 0.0 } else { 0.15 });
+            let mut model = RxModel::new();
+            let exp = b.run_plans(&setup, &plans, &mut model, 2_000_000);
+            if seed < 4 {
+                assert!(exp.terms.iter().all(|t| t.is_empty()));
+                assert!(b.mem.write_requests() > 0);
+            }
+        }
+    }
+
+    /// The comparison fails when the block places a wrong byte.
+    #[test]
+    #[should_panic(expected = "host memory differs")]
+    fn bench_catches_a_corrupted_placement() {
+        let mut fake = fake::FakeRxPath::new(true);
+        fake.corrupt_dma = true;
+        let mut b = bench(1, Knobs::RANDOM, fake);
+        let (setup, plans) = plans(1, 20, 0.0);
+        b.run_plans(&setup, &plans, &mut RxModel::new(), 2_000_000);
+    }
+
+    /// The comparison fails when a completion is missing (the model expects one more CQE).
+    #[test]
+    #[should_panic(expected = "CQEs")]
+    fn bench_catches_a_missing_completion() {
+        let mut b = bench(2, Knobs::RANDOM, fake::FakeRxPath::new(true));
+        let (setup, plans) = plans(2, 10, 0.0);
+        let mut model = RxModel::new();
+        let mut exp = b.run_plans(&setup, &plans, &mut model, 2_000_000);
+        let q = (0..QPS).find(|&q| !exp.cqes[q].is_empty()).unwrap();
+        let extra = exp.cqes[q][0];
+        exp.cqes[q].push(extra);
+        b.check_against_model(&exp, &HostMemory::new());
+    }
+
+    #[test]
+    fn measure_write_stream_counts() {
+        let mut b = bench(3, Knobs::FULL_SPEED, fake::FakeRxPath::new(true));
+        let s = b.measure_write_stream(256, 20);
+        // FPDU: length 2, ULPDU 14 + 256 (no PAD: 272 is 4-aligned), CRC 4.
+        assert_eq!(s.llp_bytes, 20 * (2 + 14 + 256 + 4));
+        assert_eq!(s.dma_bytes, 20 * 256);
+        assert!(s.llp_beats_per_cycle() > 0.5 && s.llp_beats_per_cycle() <= 1.0);
+    }
 
     #[test]
     fn segment_sizes_cover_the_stream() {
