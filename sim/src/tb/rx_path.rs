@@ -269,6 +269,48 @@ pub fn frame(ulpdus: &[Vec<u8>], markers: bool, crc: bool) -> Vec<u8> {
     out
 }
 
+/// Octets of the FPDU of a ULPDU of `len` octets, markers off: length, ULPDU, PAD, CRC
+/// (`mpa-peer-connect.md` §5.1).
+pub fn fpdu_len(len: usize) -> usize {
+    (2 + len).div_ceil(4) * 4 + 4
+}
+
+/// Flips a bit of the CRC of FPDU `k` in a stream made by [`frame`] (markers off) from
+/// `ulpdus`, so MpaRx delivers that ULPDU with `ulpdu_good = 0` and reports CRC error 0x02.
+/// The model's side of it: `receive(q, &ulpdus[k], false)` then `llp_error(q, 0x02)`.
+pub fn corrupt_crc(stream: &mut [u8], ulpdus: &[Vec<u8>], k: usize) {
+    let at: usize = ulpdus[..=k]
+        .iter()
+        .map(|u| fpdu_len(u.len()))
+        .sum::<usize>()
+        - 1;
+    stream[at] ^= 0x01;
+}
+
+/// One seeded random run of the whole receive path: [`Setup::standard`], `messages` random
+/// messages per QP (each a mutant with probability `mutant_prob`), framed with good CRCs,
+/// sent interleaved with the back-pressure of `knobs`, and checked against [`RxModel`]
+/// ([`RxPathBench::run_plans`]). Returns the bench (for its [`Stats`]) and the expectation.
+pub fn run_random(
+    sim: Box<dyn Backend>,
+    seed: u64,
+    knobs: Knobs,
+    messages: usize,
+    mutant_prob: f64,
+    max_cycles: u64,
+) -> Result<(RxPathBench, Expected)> {
+    let mut bench = RxPathBench::new(sim, seed, knobs)?;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let setup = Setup::standard(&mut rng);
+    let mut gen = crate::mutate::Gen::new(seed, setup.clone());
+    let plans: Vec<QpPlan> = (0..QPS)
+        .map(|q| gen.plan(q, messages, mutant_prob))
+        .collect();
+    let mut model = RxModel::new();
+    let exp = bench.run_plans(&setup, &plans, &mut model, max_cycles);
+    Ok((bench, exp))
+}
+
 /// Expected host memory: `initial` with the model's placements applied in order.
 pub fn expected_memory(initial: &HostMemory, exp: &Expected) -> HostMemory {
     let mut m = initial.clone();
@@ -919,21 +961,30 @@ mod tests {
     /// connections with random back-pressure, then mutants; RQ pops answered or not.
     #[test]
     fn bench_agrees_with_a_model_backed_fake() {
+        // CQEs, Terminates, IRQ entries, async events, placements: all must occur.
+        let mut totals = [0usize; 5];
         for seed in 0..12 {
             let answer_pops = seed % 2 == 0;
             let knobs = Knobs {
                 rq_answer_pops: answer_pops,
                 ..Knobs::RANDOM
             };
-            let mut b = bench(seed, knobs, fake::FakeRxPath::new(answer_pops));
-            let (setup, plans) = plans(seed, 25, if seed < 4 { 0.0 } else { 0.15 });
-            let mut model = RxModel::new();
-            let exp = b.run_plans(&setup, &plans, &mut model, 2_000_000);
+            let mutants = if seed < 4 { 0.0 } else { 0.15 };
+            let fake = Box::new(fake::FakeRxPath::new(answer_pops));
+            let (b, exp) = run_random(fake, seed, knobs, 25, mutants, 2_000_000).unwrap();
+            for q in 0..QPS {
+                totals[0] += exp.cqes[q].len();
+                totals[1] += exp.terms[q].len();
+                totals[2] += exp.irqs[q].len();
+                totals[3] += exp.aevs[q].len();
+            }
+            totals[4] += exp.places.len();
             if seed < 4 {
                 assert!(exp.terms.iter().all(|t| t.is_empty()));
                 assert!(b.mem.write_requests() > 0);
             }
         }
+        assert!(totals.iter().all(|&n| n >= 10), "{totals:?}");
     }
 
     /// The comparison fails when the block places a wrong byte.
@@ -969,6 +1020,29 @@ mod tests {
         assert_eq!(s.llp_bytes, 20 * (2 + 14 + 256 + 4));
         assert_eq!(s.dma_bytes, 20 * 256);
         assert!(s.llp_beats_per_cycle() > 0.5 && s.llp_beats_per_cycle() <= 1.0);
+    }
+
+    /// A corrupted CRC: the fake (like MpaRx) delivers the ULPDU as bad; nothing completes.
+    #[test]
+    fn corrupt_crc_hits_the_chosen_fpdu() {
+        let ulpdus = vec![vec![1u8; 22], vec![2u8; 23], vec![3u8; 24]];
+        for k in 0..3 {
+            let mut stream = frame(&ulpdus, false, true);
+            corrupt_crc(&mut stream, &ulpdus, k);
+            let cfg = DeframerConfig {
+                markers: false,
+                crc: true,
+                max_ulpdu: MAX_ULPDU,
+                stream_offset: 0,
+            };
+            let mut d = Deframer::new(vec![0u8; usize::from(MAX_ULPDU)], cfg).unwrap();
+            let (_, first) = d.feed(&stream);
+            let good = first.unwrap().status.is_good();
+            assert_eq!(good, k != 0, "FPDU {k}");
+        }
+        assert_eq!(fpdu_len(22), 28);
+        assert_eq!(fpdu_len(0), 8);
+        assert_eq!(fpdu_len(2), 8);
     }
 
     #[test]
