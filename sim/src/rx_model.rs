@@ -42,9 +42,9 @@ use rnic_proto::verbs::{access, stag_index, stag_key, AsyncEventKind, WcOpcode, 
 use std::collections::VecDeque;
 
 /// Entries of the STag table (`rnic_hdl::config::STAG_ENTRIES`).
-pub const STAG_ENTRIES: usize = 1 << 6;
+pub const STAG_ENTRIES: usize = rnic_hdl::config::STAG_ENTRIES;
 /// QPs of the core (`rnic_hdl::config::QPS`).
-pub const QPS: usize = 4;
+pub const QPS: usize = rnic_hdl::config::QPS;
 
 /// `check_status` values (`hdl/src/ddp/mod.rs`).
 pub mod status {
