@@ -8,7 +8,10 @@
 
 pub mod equivalence;
 pub mod hdl_backend;
+pub mod host_mem;
+pub mod mutate;
 pub mod pcap;
+pub mod rx_model;
 pub mod stream;
 pub mod tb;
 pub mod testbench;
