@@ -1,6 +1,7 @@
 //! The `rnic` command line. Every bad argument is reported in one line with a non-zero exit.
 
 use crate::bench;
+use crate::inject;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand};
 use rnic_bsp::Board;
@@ -57,6 +58,39 @@ pub enum Command {
         /// Cycles to run on the Verilator back end (rust-hdl runs 1/100 of it).
         #[arg(long, default_value_t = 2_000_000)]
         cycles: u64,
+    },
+    /// Feed a raw LLP byte stream (FPDUs of QP 0, after connection setup) from a file into the
+    /// receive path of a simulated core; print one JSON line per event (placement, completion,
+    /// queued Read Request, asynchronous event, Terminate with its codes) and, last, a summary
+    /// saying whether any byte outside the regions that grant the access was touched.
+    Inject {
+        /// The LLP byte stream.
+        file: PathBuf,
+        /// A memory region: stag=S,addr=A,len=N,access=lr+lw+rr+rw,pd=P[,to=T][,qp=Q][,inv]
+        /// (repeatable).
+        #[arg(long = "mr", value_parser = inject::spec::parse_mr)]
+        mrs: Vec<inject::spec::MrSpec>,
+        /// The QP the stream is for: pd=P[,ird=N].
+        #[arg(long, value_parser = inject::spec::parse_qp)]
+        qp: inject::spec::QpSpec,
+        /// A receive WQE: to=T,len=N,lkey=K (repeatable, in posting order).
+        #[arg(long = "recv", value_parser = inject::spec::parse_recv)]
+        recvs: Vec<inject::spec::RecvSpec>,
+        /// RDMA Reads outstanding on the QP (Read Responses it may accept).
+        #[arg(long, default_value_t = 0)]
+        orq: u8,
+        /// MPA CRC negotiated: on or off.
+        #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+        crc: String,
+        /// MPA markers negotiated: on or off.
+        #[arg(long, default_value = "off", value_parser = ["on", "off"])]
+        markers: String,
+        /// Simulation back end: verilator or rust-hdl.
+        #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
+        backend: String,
+        /// Give up when the core has not gone idle after this many cycles.
+        #[arg(long, default_value_t = 50_000_000)]
+        max_cycles: u64,
     },
 }
 
@@ -146,6 +180,40 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             if only == "all" || only == "synth" {
                 bench::print_synth_table()?;
+            }
+            Ok(())
+        }
+        Command::Inject {
+            file,
+            mrs,
+            qp,
+            recvs,
+            orq,
+            crc,
+            markers,
+            backend,
+            max_cycles,
+        } => {
+            let setup = inject::InjectSetup {
+                mrs,
+                qp,
+                recvs,
+                orq,
+                crc: crc == "on",
+                markers: markers == "on",
+                backend: if backend == "rust-hdl" {
+                    rnic_sim::testbench::BackendKind::RustHdl
+                } else {
+                    rnic_sim::testbench::BackendKind::Verilator
+                },
+                max_cycles,
+            };
+            let report = inject::run_file(&file, &setup)?;
+            for line in &report.lines {
+                println!("{line}");
+            }
+            if report.outside_access {
+                bail!("the receive path touched memory outside the granted regions");
             }
             Ok(())
         }

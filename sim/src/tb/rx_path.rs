@@ -117,6 +117,7 @@ impl Stats {
 }
 
 /// Ports of `RxPath`, resolved once by name.
+#[derive(Clone, Copy)]
 struct Ports {
     llp_data: InputId,
     llp_keep: InputId,
@@ -350,6 +351,24 @@ pub struct RxPathBench {
     pub raw: Vec<Vec<u8>>,
     tx_open: Vec<Option<(Vec<u8>, u16)>>,
     stats: Stats,
+    /// Every output event with the cycle it was taken, in order (for `rnic inject`).
+    pub log: Vec<(u64, Logged)>,
+    write_open: bool,
+}
+
+/// An output event of the receive path as the bench took it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Logged {
+    /// One posted DMA write request: its bytes from `addr` on (merged beats up to `last`).
+    Write { addr: u32, bytes: Vec<u8> },
+    /// A completion.
+    Cqe(Cqe),
+    /// An asynchronous event.
+    Async(AsyncEvent),
+    /// A queued Read Request.
+    Irq(Irq),
+    /// A Terminate ULPDU sent on a connection.
+    Terminate { conn: usize, ulpdu: Vec<u8> },
 }
 
 impl RxPathBench {
@@ -375,6 +394,8 @@ impl RxPathBench {
             raw: vec![Vec::new(); QPS],
             tx_open: vec![None; QPS],
             stats: Stats::default(),
+            log: Vec::new(),
+            write_open: false,
         };
         for id in [
             b.p.mpa_cfg_write,
@@ -535,7 +556,7 @@ impl RxPathBench {
             Some((c, beats, i)) if !self.rng.gen_bool(k.llp_idle) => Some((*c, beats[*i])),
             _ => None,
         };
-        let p = &self.p;
+        let p = self.p;
         match offer {
             Some((c, b)) => {
                 self.sim.set(p.llp_valid, 1);
@@ -634,6 +655,7 @@ impl RxPathBench {
             let keep = self.sim.get(p.dma_wr_keep) as u8;
             let last = self.sim.get(p.dma_wr_last) == 1;
             self.mem.dma_write_beat(addr, data, keep, last, cycle);
+            self.log_write(cycle, addr, data, keep, last);
             self.stats.dma_beats += 1;
             self.stats.dma_bytes += u64::from(keep.count_ones());
             self.stats.last_dma_cycle = Some(cycle);
@@ -653,6 +675,7 @@ impl RxPathBench {
             if c.with_inv {
                 self.mem.invalidate_region(stag_index(c.inv_stag));
             }
+            self.log.push((cycle, Logged::Cqe(c)));
             self.cqes[usize::from(c.qp) % QPS].push(c);
             active = true;
         }
@@ -664,6 +687,7 @@ impl RxPathBench {
                 etype: self.sim.get(p.aev_etype) as u8,
                 code: self.sim.get(p.aev_code) as u8,
             };
+            self.log.push((cycle, Logged::Async(a)));
             self.aevs[usize::from(a.qp) % QPS].push(a);
             active = true;
         }
@@ -678,6 +702,7 @@ impl RxPathBench {
                 src_addr: self.sim.get(p.irq_src_addr) as u32,
             };
             let q = usize::from(i.qp) % QPS;
+            self.log.push((cycle, Logged::Irq(i)));
             self.irqs[q].push(i);
             if self.auto_irq_done {
                 self.pending_irq_done.push_back(q);
@@ -706,6 +731,13 @@ impl RxPathBench {
                     "cycle {cycle}: Terminate ULPDU on connection {c} has {} bytes, tx_len {len}",
                     bytes.len()
                 );
+                self.log.push((
+                    cycle,
+                    Logged::Terminate {
+                        conn: c,
+                        ulpdu: bytes.clone(),
+                    },
+                ));
                 self.terms[c].push(bytes);
             }
             active = true;
@@ -727,6 +759,35 @@ impl RxPathBench {
         if auto_done.is_some() {
             self.sim.set(self.p.irq_done, 0);
         }
+    }
+
+    /// Adds a DMA write beat to the log: it extends the open write request when it continues it.
+    fn log_write(&mut self, cycle: u64, addr: u32, data: u32, keep: u8, last: bool) {
+        let lanes: Vec<(u32, u8)> = (0..4u32)
+            .filter(|l| keep & (0x8 >> l) != 0)
+            .map(|l| (addr.wrapping_add(l), (data >> (24 - 8 * l)) as u8))
+            .collect();
+        let Some(&(first, _)) = lanes.first() else {
+            return;
+        };
+        let continues = matches!(
+            (self.write_open, self.log.last()),
+            (true, Some((_, Logged::Write { addr: a, bytes }))) if a.wrapping_add(bytes.len() as u32) == first
+        );
+        if continues {
+            if let Some((_, Logged::Write { bytes, .. })) = self.log.last_mut() {
+                bytes.extend(lanes.iter().map(|&(_, b)| b));
+            }
+        } else {
+            self.log.push((
+                cycle,
+                Logged::Write {
+                    addr: first,
+                    bytes: lanes.iter().map(|&(_, b)| b).collect(),
+                },
+            ));
+        }
+        self.write_open = !last;
     }
 
     /// Steps until the stimulus is used up and no output has moved for `quiet` cycles.
