@@ -35,9 +35,9 @@
 //!   ULPDU stream is in arrival order.
 //! - Outputs: job and payload beats each go through a two-entry skid buffer, so neither stream
 //!   has to be accepted in the cycle the other is. A payload run's first beat is shown on
-//!   `pay_*` only while its job is shown on `job_*` or was already accepted (`ahead` counts
-//!   jobs accepted ahead of their first payload beats, at most 2), so job k is always visible
-//!   no later than run k's first beat.
+//!   `pay_*` only while its job is shown on `job_*` or was already accepted, so job k is always
+//!   visible no later than run k's first beat. `ahead` = jobs accepted − first beats accepted
+//!   (−1 to 2: a first beat may leave while its job is still shown), 3 bits two's complement.
 //!
 //! # Timing and throughput
 //!
@@ -123,8 +123,8 @@ pub struct DdpRxParse {
     zero_b: DFF<Bit>,
     job_skid: RxSkid<JOB_BITS>,
     pay_skid: RxSkid<PAY_BITS>,
-    /// Jobs accepted on `job_*` whose run's first beat has not left on `pay_*` yet.
-    ahead: DFF<Bits<2>>,
+    /// Jobs accepted on `job_*` minus first beats accepted on `pay_*` (two's complement).
+    ahead: DFF<Bits<3>>,
 
     // Combinational signals.
     c_idx: Signal<Local, Bits<6>>,
@@ -397,10 +397,10 @@ impl Logic for DdpRxParse {
         self.lw_a.next = self.lastw[0].q.val();
         self.lw_b.next = self.lastw[0].q.val();
         for j in 1..SLOT_COUNT {
-            if self.hdr_a_addr.val().get_bits::<3>(HDR_WORD_BITS).index() == j {
+            if self.hdr_a_addr.val().get_bits::<3>(5).index() == j {
                 self.lw_a.next = self.lastw[j].q.val();
             }
-            if self.hdr_b_addr.val().get_bits::<3>(HDR_WORD_BITS).index() == j {
+            if self.hdr_b_addr.val().get_bits::<3>(5).index() == j {
                 self.lw_b.next = self.lastw[j].q.val();
             }
         }
@@ -435,8 +435,10 @@ impl Logic for DdpRxParse {
         self.job_slot.next = self.job_skid.out_data.val().get_bit(16);
         self.job_conn.next = self.job_skid.out_data.val().get_bits::<CONN_BITS>(17);
         self.p_first.next = self.pay_skid.out_data.val().get_bit(36);
-        self.show.next =
-            !self.p_first.val() || (self.ahead.q.val() != 0) || self.job_skid.out_valid.val();
+        // Run k's first beat: job k was accepted (ahead > 0) or is shown now (ahead = 0).
+        self.show.next = !self.p_first.val()
+            || ((self.ahead.q.val() != 0) && !self.ahead.q.val().get_bit(2))
+            || ((self.ahead.q.val() == 0) && self.job_skid.out_valid.val());
         self.pay_valid.next = self.pay_skid.out_valid.val() && self.show.val();
         self.pay_skid.out_ready.next = self.pay_ready.val() && self.show.val();
         self.pay_data.next = self.pay_skid.out_data.val().get_bits::<32>(0);
