@@ -334,7 +334,7 @@ impl Logic for DdpRxParse {
         // ---- Handshake.
         self.ready.next = !self.pay_skid.full.val()
             && !self.job_skid.full.val()
-            && !(self.ulpdu_first.val() && self.c_busy.val());
+            && (!self.ulpdu_first.val() || !self.c_busy.val());
         self.ulpdu_ready.next = self.ready.val();
         self.take.next = self.ready.val() && self.ulpdu_valid.val();
 

@@ -452,8 +452,10 @@ impl Logic for RxPlace {
             self.ck.d.next = 0.into();
             self.fin.d.next = false;
         } else if self.can.val() && self.flush.val() {
-            // Another connection's beat: the carry leaves as a partial beat.
+            // Another connection's beat: the carry leaves as a partial beat that ends its
+            // write request (the run resumes in the same host word later).
             self.em.next = true;
+            self.em_end.next = true;
             self.em_conn.next = self.cur.q.val();
             self.em_addr.next = self.caddr.q.val();
             self.em_data.next = self.cw.q.val();

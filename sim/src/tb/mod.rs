@@ -2,6 +2,7 @@
 
 pub mod crc32c;
 pub mod ddp_rx_parse;
+pub mod ddp_rx_place;
 pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;
