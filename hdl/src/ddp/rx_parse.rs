@@ -112,6 +112,11 @@ pub struct DdpRxParse {
     is_u: [DFF<Bit>; CONNECTIONS],
     /// Per connection: the slot the next segment takes (the current one is its complement).
     nxt: [DFF<Bit>; CONNECTIONS],
+    /// Per connection: the next beat is the job beat at the header's end (beat 3 of a tagged,
+    /// beat 4 of an untagged segment), or after it. Registered, so the input beat's job-beat
+    /// decision is a 4:1 multiplexer of flags rather than compares of the beat index.
+    at_jb: [DFF<Bit>; CONNECTIONS],
+    past_jb: [DFF<Bit>; CONNECTIONS],
     /// Per (connection, slot): taken and not yet freed.
     busy: [DFF<Bit>; SLOT_COUNT],
     /// Per (connection, slot): index of the last word written by the slot's segment.
@@ -131,6 +136,8 @@ pub struct DdpRxParse {
     c_t: Signal<Local, Bit>,
     c_u: Signal<Local, Bit>,
     c_nxt: Signal<Local, Bit>,
+    c_at_jb: Signal<Local, Bit>,
+    c_past_jb: Signal<Local, Bit>,
     c_busy: Signal<Local, Bit>,
     cur_idx: Signal<Local, Bits<6>>,
     cur_slot: Signal<Local, Bit>,
@@ -203,6 +210,8 @@ impl Default for DdpRxParse {
             is_t: core::array::from_fn(|_| Default::default()),
             is_u: core::array::from_fn(|_| Default::default()),
             nxt: core::array::from_fn(|_| Default::default()),
+            at_jb: core::array::from_fn(|_| Default::default()),
+            past_jb: core::array::from_fn(|_| Default::default()),
             busy: core::array::from_fn(|_| Default::default()),
             lastw: core::array::from_fn(|_| Default::default()),
             hdr_a: zeros(),
@@ -216,6 +225,8 @@ impl Default for DdpRxParse {
             c_t: Default::default(),
             c_u: Default::default(),
             c_nxt: Default::default(),
+            c_at_jb: Default::default(),
+            c_past_jb: Default::default(),
             c_busy: Default::default(),
             cur_idx: Default::default(),
             cur_slot: Default::default(),
@@ -261,6 +272,10 @@ impl Logic for DdpRxParse {
             self.is_u[i].d.next = self.is_u[i].q.val();
             self.nxt[i].clock.next = self.clock.val();
             self.nxt[i].d.next = self.nxt[i].q.val();
+            self.at_jb[i].clock.next = self.clock.val();
+            self.at_jb[i].d.next = self.at_jb[i].q.val();
+            self.past_jb[i].clock.next = self.clock.val();
+            self.past_jb[i].d.next = self.past_jb[i].q.val();
         }
         for j in 0..SLOT_COUNT {
             self.busy[j].clock.next = self.clock.val();
@@ -280,8 +295,12 @@ impl Logic for DdpRxParse {
         self.c_t.next = self.is_t[0].q.val();
         self.c_u.next = self.is_u[0].q.val();
         self.c_nxt.next = self.nxt[0].q.val();
+        self.c_at_jb.next = self.at_jb[0].q.val();
+        self.c_past_jb.next = self.past_jb[0].q.val();
         for i in 1..CONNECTIONS {
             if self.ulpdu_conn.val().index() == i {
+                self.c_at_jb.next = self.at_jb[i].q.val();
+                self.c_past_jb.next = self.past_jb[i].q.val();
                 self.c_idx.next = self.idx[i].q.val();
                 self.c_t.next = self.is_t[i].q.val();
                 self.c_u.next = self.is_u[i].q.val();
@@ -315,12 +334,10 @@ impl Logic for DdpRxParse {
             && (self.opcode.val() >= 3)
             && (self.opcode.val() <= 6);
 
-        // ---- Job beat and payload run. At beat 0 `cur_idx` is 0, so the stored class (of the
-        // connection's previous segment) decides nothing.
-        self.jb_idx.next = (self.c_t.val() && (self.cur_idx.val() == 3))
-            || (self.c_u.val() && (self.cur_idx.val() == 4));
-        self.past.next = (self.c_t.val() && (self.cur_idx.val() >= 4))
-            || (self.c_u.val() && (self.cur_idx.val() >= 5));
+        // ---- Job beat and payload run. At beat 0 the stored flags (of the connection's
+        // previous segment) decide nothing.
+        self.jb_idx.next = !self.ulpdu_first.val() && self.c_at_jb.val();
+        self.past.next = !self.ulpdu_first.val() && self.c_past_jb.val();
         self.job_beat.next = !self.past.val() && (self.jb_idx.val() || self.ulpdu_last.val());
         // Payload lanes: all of `keep` after the job beat; lanes 2-3 (octets 14-15 / 18-19) on
         // a job beat at its header's end; none on a job beat at the segment's end.
@@ -346,8 +363,16 @@ impl Logic for DdpRxParse {
                     self.is_t[i].d.next = self.new_t.val();
                     self.is_u[i].d.next = self.new_u.val();
                     self.nxt[i].d.next = !self.c_nxt.val();
-                } else if !self.c_idx.val().get_bit(5) {
-                    self.idx[i].d.next = self.c_idx.val() + 1;
+                    self.at_jb[i].d.next = false;
+                    self.past_jb[i].d.next = false;
+                } else {
+                    if !self.c_idx.val().get_bit(5) {
+                        self.idx[i].d.next = self.c_idx.val() + 1;
+                    }
+                    // The next beat (index c_idx + 1) is the job beat, or after it.
+                    self.at_jb[i].d.next = (self.c_t.val() && (self.c_idx.val() == 2))
+                        || (self.c_u.val() && (self.c_idx.val() == 3));
+                    self.past_jb[i].d.next = self.c_past_jb.val() || self.c_at_jb.val();
                 }
             }
         }
