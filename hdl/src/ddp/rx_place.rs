@@ -1,1 +1,597 @@
-//! Placeholder: see the module documentation of the parent for the port contract.
+//! DDP receive placement: payload runs from [`DdpRxParse`](super::rx_parse::DdpRxParse) and
+//! one verdict per run (from RxControl) in, posted DMA writes of the payload octets to host
+//! memory and one `done` per run out. The contract (payload run, DMA write convention, port
+//! list) is in [`crate::ddp`]; catalog: `rfc5040-rdmap.md` §3 (placement; a completion never
+//! overtakes its data), `mpa-peer-connect.md` §6.2 / §6.3 (payload after 14 / 18 octets).
+//!
+//! # Architecture (32-bit Cu datapath)
+//!
+//! ```text
+//!  pay_* ─► input FIFO (64 beats, block RAM) ─► place: realign, carry ─► hold ─► skid ─► dma_wr_*
+//!                                                 ▲ vd_* (popped at a run's          └─► done_*
+//!                                                 │      first beat)
+//!                                  per connection: next host address, place/drop
+//! ```
+//!
+//! - The input FIFO (64 beats, 3 block RAMs) lets the payload stream run on while a verdict
+//!   comes later than its job: about 60 cycles of slack at one beat per cycle.
+//! - Placement: a run's first beat pops a verdict (it waits for one); the run is placed at
+//!   `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
+//!   payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first beat, later
+//!   beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes and merged
+//!   with the *carry* (the octets of the current host word that are not written yet). A full
+//!   host word leaves as a DMA beat, the rest stays in the carry.
+//! - One carry only, for the connection of the last placed beat: when a beat of another
+//!   connection comes while the carry holds octets, the carry leaves first as a partial beat
+//!   (one extra cycle) and that connection's run continues later in a partial first word. This
+//!   costs a cycle per change of connection only when the carry is not empty, i.e. when the
+//!   run's host address is not 2 mod 4 (with `vd_addr` = 2 mod 4 the payload is already in its
+//!   lanes and there is never a carry).
+//! - A run's end: its last octets leave with the run's last DMA beat. When the last beat
+//!   completes a host word and leaves octets over (possible only with a carry), the rest leaves
+//!   in the next cycle (one extra cycle at that run's end).
+//! - Write requests: a *hold* register keeps the newest DMA beat until the next one is known,
+//!   then sets `dma_wr_last` when the request ends there: at the run's end, before a beat of
+//!   another connection, or at the last word of a 4 KiB page (a request never crosses one). So
+//!   a run interrupted by another connection is written in several requests.
+//! - `done_*`: the run's last DMA beat (or, for a run that writes nothing, an empty token in the
+//!   same ordered path) carries the run's completion through the hold register and the output
+//!   skid buffer; the completion moves to the `done_*` register only once that DMA beat was
+//!   accepted (`dma_wr_valid && dma_wr_ready`), so `done_valid` rises in the cycle after,
+//!   never before, and completions keep run order. While `done_*` is occupied, a beat that
+//!   carries the next completion waits.
+//!
+//! # Timing and throughput
+//!
+//! - One payload beat per cycle sustained (`pay_ready` is the FIFO not full), outputs ready.
+//!   Extra cycles: one per change of connection with a non-empty carry, one at the end of a run
+//!   whose last beat overflows a host word.
+//! - Latency: a payload beat taken in cycle t is at the head of the FIFO in t + 2 (block RAM
+//!   read), placed in t + 2, in the hold register in t + 3, in the skid in t + 4 (once the next
+//!   DMA beat is known or at once for a run's end), on `dma_wr_*` from t + 4.
+//! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
+//!   two low bits add the octet count.
+
+use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
+use crate::mpa::mpa_rx::RxSkid;
+use rust_hdl::prelude::*;
+
+// Written for 4 byte lanes and 32-bit host addresses.
+const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32);
+
+/// Input FIFO entry: data 32, keep 4, first, last, good, connection.
+const FIFO_BITS: usize = 39 + CONN_BITS;
+/// Input FIFO depth: 2^FIFO_ABITS beats.
+const FIFO_ABITS: usize = 6;
+/// Output skid entry: data 32, keep 4, word address 30, last, write, done, good, connection.
+const OUT_BITS: usize = 70 + CONN_BITS;
+
+/// The DDP receive placement block. Ports: see [`crate::ddp`].
+#[derive(LogicBlock)]
+pub struct RxPlace {
+    pub clock: Signal<In, Clock>,
+    // Payload runs.
+    pub pay_data: Signal<In, Bits<32>>,
+    pub pay_keep: Signal<In, Bits<4>>,
+    pub pay_first: Signal<In, Bit>,
+    pub pay_last: Signal<In, Bit>,
+    pub pay_good: Signal<In, Bit>,
+    pub pay_valid: Signal<In, Bit>,
+    pub pay_ready: Signal<Out, Bit>,
+    pub pay_conn: Signal<In, Bits<CONN_BITS>>,
+    // Verdicts, one per run in run order.
+    pub vd_valid: Signal<In, Bit>,
+    pub vd_ready: Signal<Out, Bit>,
+    pub vd_conn: Signal<In, Bits<CONN_BITS>>,
+    pub vd_place: Signal<In, Bit>,
+    pub vd_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    // Posted DMA writes.
+    pub dma_wr_addr: Signal<Out, Bits<32>>,
+    pub dma_wr_data: Signal<Out, Bits<32>>,
+    pub dma_wr_keep: Signal<Out, Bits<4>>,
+    pub dma_wr_last: Signal<Out, Bit>,
+    pub dma_wr_valid: Signal<Out, Bit>,
+    pub dma_wr_ready: Signal<In, Bit>,
+    // Run completions.
+    pub done_valid: Signal<Out, Bit>,
+    pub done_ready: Signal<In, Bit>,
+    pub done_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub done_good: Signal<Out, Bit>,
+
+    // Input FIFO: write and read pointers with a wrap bit; `hv`: the RAM's read data is the
+    // head entry.
+    fifo: RAM<Bits<FIFO_BITS>, FIFO_ABITS>,
+    wp: DFF<Bits<7>>,
+    rp: DFF<Bits<7>>,
+    hv: DFF<Bit>,
+    // Per connection: host address of the next payload octet, run placed (else dropped).
+    na: [DFF<Bits<32>>; CONNECTIONS],
+    pl: [DFF<Bit>; CONNECTIONS],
+    // The carry: connection, host word address, octets (lanes `ck`).
+    cur: DFF<Bits<CONN_BITS>>,
+    caddr: DFF<Bits<30>>,
+    cw: DFF<Bits<32>>,
+    ck: DFF<Bits<4>>,
+    /// The carry is the tail of a run that has ended: it leaves next, with the completion.
+    fin: DFF<Bit>,
+    fin_good: DFF<Bit>,
+    // Hold register: the newest DMA beat (or completion token), `last` not decided yet.
+    hold_v: DFF<Bit>,
+    hold_wr: DFF<Bit>,
+    hold_dn: DFF<Bit>,
+    hold_end: DFF<Bit>,
+    hold_good: DFF<Bit>,
+    hold_conn: DFF<Bits<CONN_BITS>>,
+    hold_addr: DFF<Bits<30>>,
+    hold_data: DFF<Bits<32>>,
+    hold_keep: DFF<Bits<4>>,
+    skid: RxSkid<OUT_BITS>,
+    done_v: DFF<Bit>,
+    done_conn_q: DFF<Bits<CONN_BITS>>,
+    done_good_q: DFF<Bit>,
+
+    // Combinational signals.
+    can: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    rp_next: Signal<Local, Bits<7>>,
+    h_data: Signal<Local, Bits<32>>,
+    h_keep: Signal<Local, Bits<4>>,
+    h_first: Signal<Local, Bit>,
+    h_last: Signal<Local, Bit>,
+    h_good: Signal<Local, Bit>,
+    h_conn: Signal<Local, Bits<CONN_BITS>>,
+    na_sel: Signal<Local, Bits<32>>,
+    pl_sel: Signal<Local, Bit>,
+    addr: Signal<Local, Bits<32>>,
+    place: Signal<Local, Bit>,
+    carry_on: Signal<Local, Bit>,
+    flush: Signal<Local, Bit>,
+    proc: Signal<Local, Bit>,
+    alo: Signal<Local, Bits<2>>,
+    rot_by: Signal<Local, Bits<2>>,
+    rot: Signal<Local, Bits<32>>,
+    low: Signal<Local, Bits<32>>,
+    merged: Signal<Local, Bits<32>>,
+    n: Signal<Local, Bits<3>>,
+    e: Signal<Local, Bits<3>>,
+    full: Signal<Local, Bit>,
+    word: Signal<Local, Bits<30>>,
+    word1: Signal<Local, Bits<30>>,
+    word_keep: Signal<Local, Bits<4>>,
+    ck_next: Signal<Local, Bits<4>>,
+    em: Signal<Local, Bit>,
+    em_wr: Signal<Local, Bit>,
+    em_dn: Signal<Local, Bit>,
+    em_end: Signal<Local, Bit>,
+    em_good: Signal<Local, Bit>,
+    em_conn: Signal<Local, Bits<CONN_BITS>>,
+    em_addr: Signal<Local, Bits<30>>,
+    em_data: Signal<Local, Bits<32>>,
+    em_keep: Signal<Local, Bits<4>>,
+    push: Signal<Local, Bit>,
+    push_last: Signal<Local, Bit>,
+    o_wr: Signal<Local, Bit>,
+    o_dn: Signal<Local, Bit>,
+    gate: Signal<Local, Bit>,
+    o_pop: Signal<Local, Bit>,
+
+    f4: Constant<Bits<4>>,
+    // Lanes 0, 0-1, 0-2 of a word.
+    low1: Constant<Bits<32>>,
+    low2: Constant<Bits<32>>,
+    low3: Constant<Bits<32>>,
+}
+
+impl Default for RxPlace {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            pay_data: Default::default(),
+            pay_keep: Default::default(),
+            pay_first: Default::default(),
+            pay_last: Default::default(),
+            pay_good: Default::default(),
+            pay_valid: Default::default(),
+            pay_ready: Default::default(),
+            pay_conn: Default::default(),
+            vd_valid: Default::default(),
+            vd_ready: Default::default(),
+            vd_conn: Default::default(),
+            vd_place: Default::default(),
+            vd_addr: Default::default(),
+            dma_wr_addr: Default::default(),
+            dma_wr_data: Default::default(),
+            dma_wr_keep: Default::default(),
+            dma_wr_last: Default::default(),
+            dma_wr_valid: Default::default(),
+            dma_wr_ready: Default::default(),
+            done_valid: Default::default(),
+            done_ready: Default::default(),
+            done_conn: Default::default(),
+            done_good: Default::default(),
+            fifo: Default::default(),
+            wp: Default::default(),
+            rp: Default::default(),
+            hv: Default::default(),
+            na: core::array::from_fn(|_| Default::default()),
+            pl: core::array::from_fn(|_| Default::default()),
+            cur: Default::default(),
+            caddr: Default::default(),
+            cw: Default::default(),
+            ck: Default::default(),
+            fin: Default::default(),
+            fin_good: Default::default(),
+            hold_v: Default::default(),
+            hold_wr: Default::default(),
+            hold_dn: Default::default(),
+            hold_end: Default::default(),
+            hold_good: Default::default(),
+            hold_conn: Default::default(),
+            hold_addr: Default::default(),
+            hold_data: Default::default(),
+            hold_keep: Default::default(),
+            skid: Default::default(),
+            done_v: Default::default(),
+            done_conn_q: Default::default(),
+            done_good_q: Default::default(),
+            can: Default::default(),
+            pop: Default::default(),
+            rp_next: Default::default(),
+            h_data: Default::default(),
+            h_keep: Default::default(),
+            h_first: Default::default(),
+            h_last: Default::default(),
+            h_good: Default::default(),
+            h_conn: Default::default(),
+            na_sel: Default::default(),
+            pl_sel: Default::default(),
+            addr: Default::default(),
+            place: Default::default(),
+            carry_on: Default::default(),
+            flush: Default::default(),
+            proc: Default::default(),
+            alo: Default::default(),
+            rot_by: Default::default(),
+            rot: Default::default(),
+            low: Default::default(),
+            merged: Default::default(),
+            n: Default::default(),
+            e: Default::default(),
+            full: Default::default(),
+            word: Default::default(),
+            word1: Default::default(),
+            word_keep: Default::default(),
+            ck_next: Default::default(),
+            em: Default::default(),
+            em_wr: Default::default(),
+            em_dn: Default::default(),
+            em_end: Default::default(),
+            em_good: Default::default(),
+            em_conn: Default::default(),
+            em_addr: Default::default(),
+            em_data: Default::default(),
+            em_keep: Default::default(),
+            push: Default::default(),
+            push_last: Default::default(),
+            o_wr: Default::default(),
+            o_dn: Default::default(),
+            gate: Default::default(),
+            o_pop: Default::default(),
+            f4: Constant::new(15.into()),
+            low1: Constant::new(0xFF00_0000_u64.into()),
+            low2: Constant::new(0xFFFF_0000_u64.into()),
+            low3: Constant::new(0xFFFF_FF00_u64.into()),
+        }
+    }
+}
+
+impl Logic for RxPlace {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            wp,
+            rp,
+            hv,
+            cur,
+            caddr,
+            cw,
+            ck,
+            fin,
+            fin_good,
+            hold_v,
+            hold_wr,
+            hold_dn,
+            hold_end,
+            hold_good,
+            hold_conn,
+            hold_addr,
+            hold_data,
+            hold_keep,
+            done_v,
+            done_conn_q,
+            done_good_q
+        );
+        for i in 0..CONNECTIONS {
+            self.na[i].clock.next = self.clock.val();
+            self.na[i].d.next = self.na[i].q.val();
+            self.pl[i].clock.next = self.clock.val();
+            self.pl[i].d.next = self.pl[i].q.val();
+        }
+        self.fifo.read_clock.next = self.clock.val();
+        self.fifo.write_clock.next = self.clock.val();
+        self.skid.clock.next = self.clock.val();
+
+        // ---- Input FIFO write side.
+        self.pay_ready.next = !((self.wp.q.val().get_bits::<6>(0)
+            == self.rp.q.val().get_bits::<6>(0))
+            && (self.wp.q.val().get_bit(6) != self.rp.q.val().get_bit(6)));
+        self.fifo.write_enable.next = self.pay_valid.val() && self.pay_ready.val();
+        self.fifo.write_address.next = self.wp.q.val().get_bits::<FIFO_ABITS>(0);
+        self.fifo.write_data.next = bit_cast::<FIFO_BITS, 32>(self.pay_data.val())
+            | (bit_cast::<FIFO_BITS, 4>(self.pay_keep.val()) << 32)
+            | (bit_cast::<FIFO_BITS, 1>(self.pay_first.val().into()) << 36)
+            | (bit_cast::<FIFO_BITS, 1>(self.pay_last.val().into()) << 37)
+            | (bit_cast::<FIFO_BITS, 1>(self.pay_good.val().into()) << 38)
+            | (bit_cast::<FIFO_BITS, CONN_BITS>(self.pay_conn.val()) << 39);
+        if self.pay_valid.val() && self.pay_ready.val() {
+            self.wp.d.next = self.wp.q.val() + 1;
+        }
+
+        // ---- The head beat (the RAM's read data while `hv`).
+        self.h_data.next = self.fifo.read_data.val().get_bits::<32>(0);
+        self.h_keep.next = self.fifo.read_data.val().get_bits::<4>(32);
+        self.h_first.next = self.fifo.read_data.val().get_bit(36);
+        self.h_last.next = self.fifo.read_data.val().get_bit(37);
+        self.h_good.next = self.fifo.read_data.val().get_bit(38);
+        self.h_conn.next = self.fifo.read_data.val().get_bits::<CONN_BITS>(39);
+
+        // Everything from here to the skid moves when the skid can take a beat.
+        self.can.next = !self.skid.full.val();
+
+        // ---- Placement of the head beat.
+        self.na_sel.next = self.na[0].q.val();
+        self.pl_sel.next = self.pl[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.h_conn.val().index() == i {
+                self.na_sel.next = self.na[i].q.val();
+                self.pl_sel.next = self.pl[i].q.val();
+            }
+        }
+        self.addr.next = self.na_sel.val();
+        self.place.next = self.pl_sel.val();
+        if self.h_first.val() {
+            self.addr.next = self.vd_addr.val();
+            self.place.next = self.vd_place.val();
+        }
+        self.carry_on.next = self.ck.q.val() != 0;
+        // A beat of another connection while the carry holds octets: the carry leaves first.
+        self.flush.next = self.hv.q.val()
+            && !self.fin.q.val()
+            && self.carry_on.val()
+            && (self.h_conn.val() != self.cur.q.val());
+        self.proc.next = self.can.val()
+            && self.hv.q.val()
+            && !self.fin.q.val()
+            && !self.flush.val()
+            && (!self.h_first.val() || self.vd_valid.val());
+        self.vd_ready.next = self.can.val()
+            && self.hv.q.val()
+            && !self.fin.q.val()
+            && !self.flush.val()
+            && self.h_first.val();
+        self.pop.next = self.proc.val();
+
+        self.alo.next = self.addr.val().get_bits::<2>(0);
+        // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
+        // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
+        self.rot_by.next = self.alo.val();
+        if self.h_first.val() {
+            self.rot_by.next = self.alo.val() ^ 2;
+        }
+        self.rot.next = self.h_data.val();
+        if self.rot_by.val() == 1 {
+            self.rot.next = (self.h_data.val() >> 8) | (self.h_data.val() << 24);
+        } else if self.rot_by.val() == 2 {
+            self.rot.next = (self.h_data.val() >> 16) | (self.h_data.val() << 16);
+        } else if self.rot_by.val() == 3 {
+            self.rot.next = (self.h_data.val() >> 24) | (self.h_data.val() << 8);
+        }
+        // Lanes below `alo` come from the carry.
+        self.low.next = 0.into();
+        if self.alo.val() == 1 {
+            self.low.next = self.low1.val();
+        } else if self.alo.val() == 2 {
+            self.low.next = self.low2.val();
+        } else if self.alo.val() == 3 {
+            self.low.next = self.low3.val();
+        }
+        self.merged.next = (self.cw.q.val() & self.low.val()) | (self.rot.val() & !self.low.val());
+        self.n.next = bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(0))
+            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(1))
+            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(2))
+            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(3));
+        self.e.next = bit_cast::<3, 2>(self.alo.val()) + self.n.val();
+        self.full.next = self.e.val().get_bit(2);
+        self.word.next = self.addr.val().get_bits::<30>(2);
+        self.word1.next = self.word.val() + 1;
+        // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
+        // carry. Otherwise the carry grows by lanes alo..e-1.
+        self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
+        if self.full.val() {
+            self.ck_next.next = !(self.f4.val() >> self.e.val().get_bits::<2>(0)) & self.f4.val();
+        } else {
+            self.ck_next.next = self.ck.q.val()
+                | ((self.f4.val() >> self.alo.val()) & !(self.f4.val() >> self.e.val()));
+        }
+        if !self.place.val() {
+            self.ck_next.next = 0.into();
+        }
+
+        // What the placement sends to the hold register this cycle (at most one beat).
+        self.em.next = false;
+        self.em_wr.next = true;
+        self.em_dn.next = false;
+        self.em_end.next = false;
+        self.em_good.next = self.h_good.val();
+        self.em_conn.next = self.h_conn.val();
+        self.em_addr.next = self.word.val();
+        self.em_data.next = self.merged.val();
+        self.em_keep.next = self.word_keep.val();
+        if self.can.val() && self.fin.q.val() {
+            // The tail of a run that ended: its last DMA beat, with the completion.
+            self.em.next = true;
+            self.em_dn.next = true;
+            self.em_end.next = true;
+            self.em_good.next = self.fin_good.q.val();
+            self.em_conn.next = self.cur.q.val();
+            self.em_addr.next = self.caddr.q.val();
+            self.em_data.next = self.cw.q.val();
+            self.em_keep.next = self.ck.q.val();
+            self.ck.d.next = 0.into();
+            self.fin.d.next = false;
+        } else if self.can.val() && self.flush.val() {
+            // Another connection's beat: the carry leaves as a partial beat that ends its
+            // write request (the run resumes in the same host word later).
+            self.em.next = true;
+            self.em_end.next = true;
+            self.em_conn.next = self.cur.q.val();
+            self.em_addr.next = self.caddr.q.val();
+            self.em_data.next = self.cw.q.val();
+            self.em_keep.next = self.ck.q.val();
+            self.ck.d.next = 0.into();
+        } else if self.proc.val() {
+            self.cur.d.next = self.h_conn.val();
+            self.ck.d.next = self.ck_next.val();
+            if self.full.val() {
+                self.cw.d.next = self.rot.val();
+                self.caddr.d.next = self.word1.val();
+            } else {
+                self.cw.d.next = self.merged.val();
+                self.caddr.d.next = self.word.val();
+            }
+            for i in 0..CONNECTIONS {
+                if self.h_conn.val().index() == i {
+                    self.pl[i].d.next = self.place.val();
+                    if self.full.val() {
+                        self.na[i].d.next = (bit_cast::<32, 30>(self.word1.val()) << 2)
+                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
+                    } else {
+                        self.na[i].d.next = (bit_cast::<32, 30>(self.word.val()) << 2)
+                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
+                    }
+                }
+            }
+            if self.place.val() && self.full.val() {
+                // A full host word.
+                self.em.next = true;
+                if self.h_last.val() {
+                    if self.ck_next.val() != 0 {
+                        // Octets left over: they leave next cycle with the completion.
+                        self.fin.d.next = true;
+                        self.fin_good.d.next = self.h_good.val();
+                    } else {
+                        self.em_dn.next = true;
+                        self.em_end.next = true;
+                    }
+                }
+            } else if self.h_last.val() {
+                self.em.next = true;
+                self.em_dn.next = true;
+                self.em_end.next = true;
+                if self.ck_next.val() != 0 {
+                    // The run's tail, a partial word.
+                    self.em_keep.next = self.ck_next.val();
+                    self.ck.d.next = 0.into();
+                } else {
+                    // Nothing (more) to write: a completion token.
+                    self.em_wr.next = false;
+                }
+            }
+        }
+
+        // ---- Input FIFO read side: the RAM reads the entry the head will be after this edge;
+        // it is the head from then on if it was written before this edge.
+        self.rp_next.next = self.rp.q.val();
+        if self.pop.val() {
+            self.rp_next.next = self.rp.q.val() + 1;
+        }
+        self.rp.d.next = self.rp_next.val();
+        self.fifo.read_address.next = self.rp_next.val().get_bits::<FIFO_ABITS>(0);
+        self.hv.d.next = self.rp_next.val() != self.wp.q.val();
+
+        // ---- Hold register: a DMA beat leaves it when the next one is known (or at once at a
+        // run's end); `last` when the request ends there.
+        self.push.next =
+            self.can.val() && self.hold_v.q.val() && (self.hold_end.q.val() || self.em.val());
+        self.push_last.next = self.hold_end.q.val()
+            || !self.em_wr.val()
+            || (self.em_conn.val() != self.hold_conn.q.val())
+            || (self.hold_addr.q.val().get_bits::<10>(0) == 1023);
+        if self.em.val() {
+            self.hold_v.d.next = true;
+            self.hold_wr.d.next = self.em_wr.val();
+            self.hold_dn.d.next = self.em_dn.val();
+            self.hold_end.d.next = self.em_end.val();
+            self.hold_good.d.next = self.em_good.val();
+            self.hold_conn.d.next = self.em_conn.val();
+            self.hold_addr.d.next = self.em_addr.val();
+            self.hold_data.d.next = self.em_data.val();
+            self.hold_keep.d.next = self.em_keep.val();
+        } else if self.push.val() {
+            self.hold_v.d.next = false;
+        }
+        self.skid.in_valid.next = self.push.val();
+        self.skid.in_data.next = bit_cast::<OUT_BITS, 32>(self.hold_data.q.val())
+            | (bit_cast::<OUT_BITS, 4>(self.hold_keep.q.val()) << 32)
+            | (bit_cast::<OUT_BITS, 30>(self.hold_addr.q.val()) << 36)
+            | (bit_cast::<OUT_BITS, 1>(self.push_last.val().into()) << 66)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_wr.q.val().into()) << 67)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_dn.q.val().into()) << 68)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_good.q.val().into()) << 69)
+            | (bit_cast::<OUT_BITS, CONN_BITS>(self.hold_conn.q.val()) << 70);
+
+        // ---- Outputs: a beat carrying a completion waits while `done_*` is occupied; the
+        // completion moves there once the beat was accepted (a token: at once).
+        self.o_wr.next = self.skid.out_data.val().get_bit(67);
+        self.o_dn.next = self.skid.out_data.val().get_bit(68);
+        self.gate.next = !self.o_dn.val() || !self.done_v.q.val();
+        self.dma_wr_valid.next = self.skid.out_valid.val() && self.o_wr.val() && self.gate.val();
+        self.skid.out_ready.next = self.gate.val() && (!self.o_wr.val() || self.dma_wr_ready.val());
+        self.o_pop.next = self.skid.out_valid.val() && self.skid.out_ready.val();
+        self.dma_wr_data.next = self.skid.out_data.val().get_bits::<32>(0);
+        self.dma_wr_keep.next = self.skid.out_data.val().get_bits::<4>(32);
+        self.dma_wr_addr.next =
+            bit_cast::<32, 30>(self.skid.out_data.val().get_bits::<30>(36)) << 2;
+        self.dma_wr_last.next = self.skid.out_data.val().get_bit(66);
+        if self.done_v.q.val() {
+            self.done_v.d.next = !self.done_ready.val();
+        } else if self.o_pop.val() && self.o_dn.val() {
+            self.done_v.d.next = true;
+            self.done_good_q.d.next = self.skid.out_data.val().get_bit(69);
+            self.done_conn_q.d.next = self.skid.out_data.val().get_bits::<CONN_BITS>(70);
+        }
+        self.done_valid.next = self.done_v.q.val();
+        self.done_conn.next = self.done_conn_q.q.val();
+        self.done_good.next = self.done_good_q.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] RxPlace {
+    inputs: pay_data, pay_keep, pay_first, pay_last, pay_good, pay_valid, pay_conn, vd_valid,
+        vd_conn, vd_place, vd_addr, dma_wr_ready, done_ready;
+    outputs: pay_ready, vd_ready, dma_wr_addr, dma_wr_data, dma_wr_keep, dma_wr_last,
+        dma_wr_valid, done_valid, done_conn, done_good;
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_verilog() {
+        let v = crate::catalog::top_verilog(RxPlace::default());
+        assert!(v.contains("module top"));
+    }
+}

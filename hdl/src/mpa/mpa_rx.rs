@@ -65,8 +65,11 @@
 //!   go to the [`RxContextRam`] entry of the old connection and the new connection's entry
 //!   comes in. The RAM is read every cycle at the connection entering S1, so the entry is ready
 //!   when its word reaches the FSM; a read and a write of the same entry never coincide. The
-//!   [`CTX_BITS`] = 102 bits fit 7 iCE40 block RAMs (and up to 256 connections at no cost in
+//!   [`CTX_BITS`] = 118 bits fit 8 iCE40 block RAMs (and up to 256 connections at no cost in
 //!   logic). A connection restarted while not `cur` gets a restart flag, applied at swap-in.
+//!   16 of the bits are the FPDU's ULPDU_Length (`ulen`), which leaves with every ULPDU beat on
+//!   `ulpdu_len` (so DDP knows the segment length at its first beat): one block RAM more and no
+//!   logic, cheaper than a per-connection length register file with its read multiplexer.
 //! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
 //!   depends on registers only (`adv_q`, registered from the next values of what it depends
 //!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
@@ -103,10 +106,10 @@ pub use rx_skid::RxSkid;
 const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
 
 /// Bits of one connection's word-FSM context (see the packing in `update`).
-pub const CTX_BITS: usize = 102;
+pub const CTX_BITS: usize = 118;
 /// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
-/// connection. `ulpdu_good` is formed at the output from the two verdict bits.
-const ULPDU_BITS: usize = 40 + CONN_BITS;
+/// ULPDU_Length 16, connection. `ulpdu_good` is formed at the output from the two verdict bits.
+const ULPDU_BITS: usize = 56 + CONN_BITS;
 
 /// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
 /// [`crate::mpa`].
@@ -136,6 +139,8 @@ pub struct MpaRx {
     pub ulpdu_valid: Signal<Out, Bit>,
     pub ulpdu_ready: Signal<In, Bit>,
     pub ulpdu_conn: Signal<Out, Bits<CONN_BITS>>,
+    /// ULPDU_Length of the FPDU the current ULPDU beat belongs to (on every beat).
+    pub ulpdu_len: Signal<Out, Bits<16>>,
     // Raw-mode bytes to the firmware.
     pub raw_data: Signal<Out, Bits<32>>,
     pub raw_keep: Signal<Out, Bits<4>>,
@@ -189,6 +194,8 @@ pub struct MpaRx {
     /// ULPDU_Length mod 4 and ULPDU_Length == 0: the keep of the last beat.
     len_lo: DFF<Bits<2>>,
     zero_len: DFF<Bit>,
+    /// ULPDU_Length of the current FPDU (for `ulpdu_len`).
+    ulen: DFF<Bits<16>>,
     /// Raw CRC-32C register: initial value (0xFFFFFFFF) after each CRC field and at a restart;
     /// a marker right before a header is the first word of that FPDU's CRC span.
     crc: DFF<Bits<32>>,
@@ -295,6 +302,7 @@ impl Default for MpaRx {
             ulpdu_valid: Default::default(),
             ulpdu_ready: Default::default(),
             ulpdu_conn: Default::default(),
+            ulpdu_len: Default::default(),
             raw_data: Default::default(),
             raw_keep: Default::default(),
             raw_last: Default::default(),
@@ -327,6 +335,7 @@ impl Default for MpaRx {
             one_left: Default::default(),
             len_lo: Default::default(),
             zero_len: Default::default(),
+            ulen: Default::default(),
             crc: Default::default(),
             since_hdr: Default::default(),
             marker_bad: Default::default(),
@@ -393,7 +402,7 @@ impl Logic for MpaRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go,
-            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, crc,
+            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
             since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
             v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
         );
@@ -599,6 +608,7 @@ impl Logic for MpaRx {
                 self.since_hdr.d.next = 1.into();
                 self.len_lo.d.next = self.length.val().get_bits::<2>(0);
                 self.zero_len.d.next = self.length.val() == 0;
+                self.ulen.d.next = self.length.val();
                 self.first.d.next = true;
                 self.words_left.d.next = self.fpdu_words.val();
                 self.one_left.d.next = self.one_data_word.val();
@@ -657,7 +667,8 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
             | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
             | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
-            | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101);
+            | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101)
+            | (bit_cast::<CTX_BITS, 16>(self.ulen.q.val()) << 102);
         self.ctx.write_enable.next = self.switch.val();
         self.ctx.write_addr.next = self.cur.q.val();
         self.ctx.write_data.next = self.ctx_wr.val();
@@ -675,6 +686,7 @@ impl Logic for MpaRx {
             self.zero_len.d.next = self.ctx.read_data.val().get_bit(99);
             self.marker_bad.d.next = self.ctx.read_data.val().get_bit(100);
             self.first.d.next = self.ctx.read_data.val().get_bit(101);
+            self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(102);
             self.cur_crc_on.d.next = self.crc_of.val();
             self.cur_max.d.next = self.max_of.val();
             if self.restart_of.val() {
@@ -720,7 +732,8 @@ impl Logic for MpaRx {
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_last.val().into()) << 37)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_crc_ok.val().into()) << 38)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_mbad.val().into()) << 39)
-            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 40);
+            | (bit_cast::<ULPDU_BITS, 16>(self.ulen.q.val()) << 40)
+            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 56);
         self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
         self.adv_q.d.next =
             !self.ulpdu_skid.full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
@@ -730,7 +743,8 @@ impl Logic for MpaRx {
         self.ulpdu_last.next = self.ulpdu_skid.out_data.val().get_bit(37);
         self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38)
             && !self.ulpdu_skid.out_data.val().get_bit(39);
-        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(40);
+        self.ulpdu_len.next = self.ulpdu_skid.out_data.val().get_bits::<16>(40);
+        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(56);
         self.ulpdu_valid.next = self.ulpdu_skid.out_valid.val();
         self.err_valid.next = self.err_v.q.val();
         self.err_conn.next = self.err_conn_q.q.val();
@@ -742,7 +756,7 @@ crate::sim_ports!(impl[] MpaRx {
     inputs: llp_data, llp_keep, llp_last, llp_valid, llp_conn, cfg_write, cfg_conn,
         cfg_fpdu_mode, cfg_markers, cfg_crc, cfg_max_ulpdu, ulpdu_ready, raw_ready;
     outputs: llp_ready, ulpdu_data, ulpdu_keep, ulpdu_first, ulpdu_last, ulpdu_good,
-        ulpdu_valid, ulpdu_conn, raw_data, raw_keep, raw_last, raw_valid, raw_conn, err_valid,
+        ulpdu_valid, ulpdu_conn, ulpdu_len, raw_data, raw_keep, raw_last, raw_valid, raw_conn, err_valid,
         err_conn, err_code;
 });
 

@@ -1,6 +1,8 @@
 //! Testbench drivers and monitors, one per hardware block, usable on either back end.
 
 pub mod crc32c;
+pub mod ddp_rx_parse;
+pub mod ddp_rx_place;
 pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;

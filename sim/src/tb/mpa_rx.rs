@@ -6,7 +6,8 @@
 //! interleave across connections at segment boundaries, with random `llp_valid` gaps. The
 //! consumers apply random back-pressure on `ulpdu_ready` and `raw_ready`. The monitor collects,
 //! per connection, the ULPDUs (bytes and good flag), the raw bytes and the error codes, and
-//! checks the stream rules of the output ports as it goes (first/last structure, keep, codes).
+//! checks the stream rules of the output ports as it goes (first/last structure, keep, codes,
+//! and `ulpdu_len` equal to the ULPDU's byte count on every one of its beats).
 //!
 //! [`golden_deliveries`] and [`hw_deliveries`] put the golden `Deframer`'s output and the
 //! hardware's in the same form, so a test compares them with one `assert_eq!`.
@@ -121,6 +122,8 @@ pub struct RxOutput {
     pub ulpdus: Vec<Vec<Ulpdu>>,
     /// The bytes of a ULPDU whose last beat has not come out yet.
     pub open: Vec<Option<Vec<u8>>>,
+    /// The `ulpdu_len` of the open ULPDU's beats so far (all must equal its byte count).
+    pub open_len: Vec<Option<u16>>,
     pub raw: Vec<Vec<u8>>,
     pub errors: Vec<Vec<u8>>,
     /// LLP beats accepted.
@@ -136,6 +139,7 @@ impl RxOutput {
         RxOutput {
             ulpdus: vec![Vec::new(); CONNECTIONS],
             open: vec![None; CONNECTIONS],
+            open_len: vec![None; CONNECTIONS],
             raw: vec![Vec::new(); CONNECTIONS],
             errors: vec![Vec::new(); CONNECTIONS],
             ..RxOutput::default()
@@ -240,6 +244,7 @@ pub struct MpaRxTb {
     ulpdu_good: OutputId,
     ulpdu_valid: OutputId,
     ulpdu_conn: OutputId,
+    ulpdu_len: OutputId,
     raw_data: OutputId,
     raw_keep: OutputId,
     raw_last: OutputId,
@@ -293,6 +298,7 @@ impl MpaRxTb {
             ulpdu_good: sim.output("ulpdu_good")?,
             ulpdu_valid: sim.output("ulpdu_valid")?,
             ulpdu_conn: sim.output("ulpdu_conn")?,
+            ulpdu_len: sim.output("ulpdu_len")?,
             raw_data: sim.output("raw_data")?,
             raw_keep: sim.output("raw_keep")?,
             raw_last: sim.output("raw_last")?,
@@ -495,6 +501,7 @@ impl MpaRxTb {
                 };
                 let first = sim.get(self.ulpdu_first) == 1;
                 let good = sim.get(self.ulpdu_good) == 1;
+                let len = sim.get(self.ulpdu_len) as u16;
                 check_keep(beat.keep, lanes, cycle);
                 let open = &mut out.open[c];
                 if first {
@@ -503,7 +510,13 @@ impl MpaRxTb {
                         "cycle {cycle}: ULPDU first beat on connection {c} while one is open"
                     );
                     *open = Some(Vec::new());
+                    out.open_len[c] = Some(len);
                 } else {
+                    assert_eq!(
+                        out.open_len[c],
+                        Some(len),
+                        "cycle {cycle}: ulpdu_len changed within a ULPDU (connection {c})"
+                    );
                     assert!(
                         open.is_some(),
                         "cycle {cycle}: ULPDU beat without first on connection {c}"
@@ -526,6 +539,13 @@ impl MpaRxTb {
                 }
                 if beat.last {
                     let bytes = open.take().unwrap_or_default();
+                    assert_eq!(
+                        usize::from(len),
+                        bytes.len(),
+                        "cycle {cycle}: ulpdu_len of a ULPDU of {} bytes (connection {c})",
+                        bytes.len()
+                    );
+                    out.open_len[c] = None;
                     out.ulpdus[c].push(Ulpdu { bytes, good });
                 }
             }
