@@ -14,8 +14,8 @@
 //!   `chk_len` are ignored for it.
 //! - `WRAP` when `TO + len > 2^64` (`TO + len == 2^64` is not a wrap: the last octet is
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
-//!   (65-bit) arithmetic. On `OK`, `rsp_host_addr = host_addr + (TO - base_to)` modulo 2^32;
-//!   for every other status `rsp_host_addr` is 0.
+//!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
+//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
 //!
 //! # Timing: [`STAG_CHECK_LATENCY`] = 4
 //!
@@ -119,7 +119,7 @@ pub struct StagCheck {
     pub rsp_status: Signal<Out, Bits<3>>,
     pub rsp_host_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
 
-    table: StagTable,
+    stags: StagTable,
 
     // S1: the request, registered in cycle t.
     s1_v: DFF<Bit>,
@@ -226,7 +226,7 @@ impl Default for StagCheck {
             rsp_tag: Default::default(),
             rsp_status: Default::default(),
             rsp_host_addr: Default::default(),
-            table: Default::default(),
+            stags: Default::default(),
             s1_v: Default::default(),
             s1_tag: Default::default(),
             s1_to: Default::default(),
@@ -293,25 +293,25 @@ impl Logic for StagCheck {
             s2_dlo, s2_to_hi, s2_len, s2_idx, s2_dist, s3_v, s3_tag, s3_early, s3_inv, s3_wrap,
             s3_dist, s3_dhi, s3_end, s3_host, r_v, r_tag, r_status, r_host
         );
-        self.table.clock.next = self.clock.val();
+        self.stags.clock.next = self.clock.val();
 
         // ---- Programming: all parts at once (part A packing: see `stag_table`).
-        self.table.write.next = self.prog_write.val();
-        self.table.write_index.next = self.prog_index.val();
-        self.table.write_valid.next = self.prog_valid.val();
-        self.table.write_a.next = bit_cast::<A_BITS, 32>(self.prog_base_to.val().get_bits::<32>(0))
+        self.stags.write.next = self.prog_write.val();
+        self.stags.write_index.next = self.prog_index.val();
+        self.stags.write_valid.next = self.prog_valid.val();
+        self.stags.write_a.next = bit_cast::<A_BITS, 32>(self.prog_base_to.val().get_bits::<32>(0))
             | (bit_cast::<A_BITS, 8>(self.prog_key.val()) << 32)
             | (bit_cast::<A_BITS, PD_BITS>(self.prog_pd.val()) << 40)
             | (bit_cast::<A_BITS, 4>(self.prog_access.val()) << 44)
             | (bit_cast::<A_BITS, 1>(self.prog_qp_bound.val().into()) << 48)
             | (bit_cast::<A_BITS, CONN_BITS>(self.prog_qp.val()) << 49)
             | (bit_cast::<A_BITS, 1>(self.prog_remote_inv.val().into()) << 51);
-        self.table.write_b.next = bit_cast::<B_BITS, 32>(self.prog_base_to.val().get_bits::<32>(32))
+        self.stags.write_b.next = bit_cast::<B_BITS, 32>(self.prog_base_to.val().get_bits::<32>(32))
             | (bit_cast::<B_BITS, DMA_ADDR_BITS>(self.prog_host_addr.val()) << 32);
-        self.table.write_c.next = self.prog_len.val();
+        self.stags.write_c.next = self.prog_len.val();
 
         // ---- S0 (cycle t): read part A and the valid bit; register the request.
-        self.table.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
+        self.stags.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
         self.s1_v.d.next = self.chk_valid.val();
         self.s1_tag.d.next = self.chk_tag.val();
         self.s1_to.d.next = self.chk_to.val();
@@ -327,10 +327,10 @@ impl Logic for StagCheck {
             && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8));
 
         // ---- S1 (cycle t+1): the entry checks and the low halves.
-        self.e_a.next = self.table.read_a_data.val();
+        self.e_a.next = self.stags.read_a_data.val();
         self.invalid.next = !self.s1_idx_ok.q.val()
             || self.s1_coll.q.val()
-            || !self.table.read_valid.val()
+            || !self.stags.read_valid.val()
             || (self.fw_v.q.val() && (self.fw_idx.q.val() == self.s1_idx.q.val()))
             || (self.e_a.val().get_bits::<8>(32) != self.s1_key.q.val());
         self.not_assoc.next = (self.e_a.val().get_bits::<PD_BITS>(40) != self.s1_pd.q.val())
@@ -350,13 +350,13 @@ impl Logic for StagCheck {
         }
         // An invalidate that passed clears the valid bit at the end of this cycle, and the
         // request now in S0 (whose valid bit is read at this same edge) is told so next cycle.
-        self.table.clear.next = self.s1_v.q.val()
+        self.stags.clear.next = self.s1_v.q.val()
             && self.s1_inv.q.val()
             && !self.invalid.val()
             && !self.not_assoc.val()
             && self.e_a.val().get_bit(51);
-        self.table.clear_index.next = self.s1_idx.q.val();
-        self.fw_v.d.next = self.table.clear.val();
+        self.stags.clear_index.next = self.s1_idx.q.val();
+        self.fw_v.d.next = self.stags.clear.val();
         self.fw_idx.d.next = self.s1_idx.q.val();
         self.to_lo.next = self.s1_to.q.val().get_bits::<32>(0);
         self.to_hi.next = self.s1_to.q.val().get_bits::<32>(32);
@@ -365,7 +365,7 @@ impl Logic for StagCheck {
         // TO[31:0] + len == 0 (mod 2^32), without waiting for the carry chain.
         self.sum_lo_zero.next = (self.to_lo.val() ^ self.s1_len.q.val())
             == ((self.to_lo.val() | self.s1_len.q.val()) << 1);
-        self.table.read_b_index.next = self.s1_idx.q.val();
+        self.stags.read_b_index.next = self.s1_idx.q.val();
         self.s2_v.d.next = self.s1_v.q.val();
         self.s2_tag.d.next = self.s1_tag.q.val();
         self.s2_early.d.next = self.early.val();
@@ -381,7 +381,7 @@ impl Logic for StagCheck {
             self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
 
         // ---- S2 (cycle t+2): part B; the high half, the end offset, the host address.
-        self.table.read_c_index.next = self.s2_idx.q.val();
+        self.stags.read_c_index.next = self.s2_idx.q.val();
         self.s3_v.d.next = self.s2_v.q.val();
         self.s3_tag.d.next = self.s2_tag.q.val();
         self.s3_early.d.next = self.s2_early.q.val();
@@ -390,16 +390,16 @@ impl Logic for StagCheck {
         self.s3_dist.d.next = self.s2_dist.q.val()
             || (self.prog_write.val() && (self.prog_index.val() == self.s2_idx.q.val()));
         self.s3_dhi.d.next = bit_cast::<33, 32>(self.s2_to_hi.q.val())
-            - bit_cast::<33, 32>(self.table.read_b_data.val().get_bits::<32>(0))
+            - bit_cast::<33, 32>(self.stags.read_b_data.val().get_bits::<32>(0))
             - bit_cast::<33, 1>(self.s2_dlo.q.val().get_bits::<1>(32));
         self.s3_end.d.next = bit_cast::<33, 32>(self.s2_dlo.q.val().get_bits::<32>(0))
             + bit_cast::<33, 32>(self.s2_len.q.val());
         self.s3_host.d.next =
-            self.table.read_b_data.val().get_bits::<32>(32) + self.s2_dlo.q.val().get_bits::<32>(0);
+            self.stags.read_b_data.val().get_bits::<32>(32) + self.s2_dlo.q.val().get_bits::<32>(0);
 
         // ---- S3 (cycle t+3): part C; bounds; the status.
         self.bounds.next = self.s3_dhi.q.val().any()
-            || (self.s3_end.q.val() > bit_cast::<33, 32>(self.table.read_c_data.val()));
+            || (self.s3_end.q.val() > bit_cast::<33, 32>(self.stags.read_c_data.val()));
         self.status.next = 0.into();
         if self.s3_dist.q.val() && !self.s3_inv.q.val() {
             self.status.next = self.st_invalid.val();
@@ -414,7 +414,7 @@ impl Logic for StagCheck {
         self.r_tag.d.next = self.s3_tag.q.val();
         self.r_status.d.next = self.status.val();
         self.r_host.d.next = 0.into();
-        if self.status.val() == 0 {
+        if (self.status.val() == 0) && !self.s3_inv.q.val() {
             self.r_host.d.next = self.s3_host.q.val();
         }
 
