@@ -18,9 +18,7 @@ use rnic_hdl::config::{CONNECTIONS, STAG_ENTRIES};
 use rnic_hdl::ddp::check_status;
 use rnic_hdl::ddp::stag_check::StagCheck;
 use rnic_proto::verbs::access;
-use rnic_sim::tb::stag_check::{
-    Entry, Prog, Request, Response, StagCheckTb, STAG_CHECK_LATENCY,
-};
+use rnic_sim::tb::stag_check::{Entry, Prog, Request, Response, StagCheckTb, STAG_CHECK_LATENCY};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
 /// One cycle of stimulus.

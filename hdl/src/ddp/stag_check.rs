@@ -306,8 +306,9 @@ impl Logic for StagCheck {
             | (bit_cast::<A_BITS, 1>(self.prog_qp_bound.val().into()) << 48)
             | (bit_cast::<A_BITS, CONN_BITS>(self.prog_qp.val()) << 49)
             | (bit_cast::<A_BITS, 1>(self.prog_remote_inv.val().into()) << 51);
-        self.stags.write_b.next = bit_cast::<B_BITS, 32>(self.prog_base_to.val().get_bits::<32>(32))
-            | (bit_cast::<B_BITS, DMA_ADDR_BITS>(self.prog_host_addr.val()) << 32);
+        self.stags.write_b.next =
+            bit_cast::<B_BITS, 32>(self.prog_base_to.val().get_bits::<32>(32))
+                | (bit_cast::<B_BITS, DMA_ADDR_BITS>(self.prog_host_addr.val()) << 32);
         self.stags.write_c.next = self.prog_len.val();
 
         // ---- S0 (cycle t): read part A and the valid bit; register the request.

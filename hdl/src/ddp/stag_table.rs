@@ -89,11 +89,7 @@ impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
             let w = self.write_addr.val().index();
             let collide = self.write_enable.val() && r == w;
             // Undefined on the hardware: give data no correct design can depend on.
-            self.read_data.next = if collide {
-                !self._mem[r]
-            } else {
-                self._mem[r]
-            };
+            self.read_data.next = if collide { !self._mem[r] } else { self._mem[r] };
             if self.write_enable.val() {
                 self._mem[w] = self.write_data.val();
             }
@@ -181,11 +177,7 @@ impl Logic for StagTable {
                 .val()
                 .replace_bit(self.write_index.val().index(), self.write_valid.val());
         }
-        self.valid_rd.d.next = self
-            .valid
-            .q
-            .val()
-            .get_bit(self.read_a_index.val().index());
+        self.valid_rd.d.next = self.valid.q.val().get_bit(self.read_a_index.val().index());
         self.read_valid.next = self.valid_rd.q.val();
 
         self.ram_a.write_enable.next = self.write.val();

@@ -5,3 +5,4 @@ pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;
 pub mod stag_check;
+pub mod terminate_tx;
