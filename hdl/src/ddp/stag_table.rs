@@ -6,19 +6,17 @@
 //!
 //! - **Valid bits** apart from the rest, in a 64-bit register vector: an invalidation writes only
 //!   its bit (no read-modify-write of the wide fields), and the clear port needs no RAM port.
-//! - **Wide fields** in three block RAMs, one per pipeline stage that needs them, so that no
-//!   field is carried in pipeline registers longer than needed:
-//!   - part A (read in the request's cycle): key, PD, access rights, QP binding, remote-invalidate
-//!     flag, and the low half of base_TO ([`A_BITS`] = 52 bits: 4 iCE40 block RAMs);
-//!   - part B (read one cycle later): the high half of base_TO and the host address (64 bits:
-//!     4 block RAMs);
-//!   - part C (read two cycles later): the region length (32 bits: 2 block RAMs).
+//! - **Wide fields** in two block RAMs, one per pipeline stage that needs them, so that no field
+//!   is carried in pipeline registers longer than needed:
+//!   - part A (read in the request's cycle): base_TO, region length, key, PD, access rights, QP
+//!     binding, remote-invalidate flag ([`A_BITS`] = 116 bits: 8 iCE40 block RAMs of 16 bits);
+//!   - part B (read one cycle later): the host address ([`B_BITS`] = 32: 2 block RAMs).
 //!
-//! All three parts and the valid bit are written together (`write`), at the clock edge that
-//! ends the write's cycle. Every read is registered: the data of the index presented in cycle
-//! `t` is on the output in `t + 1`. A read and a write of the same RAM entry at the same edge
-//! return undefined data (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic
-//! is built); the user must not use such data ([`StagCheck`](super::stag_check::StagCheck)
+//! Both parts and the valid bit are written together (`write`), at the clock edge that ends
+//! the write's cycle. Every read is registered: the data of the index presented in cycle `t` is
+//! on the output in `t + 1`. A read and a write of the same RAM entry at the same edge return
+//! undefined data (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is
+//! built); the user must not use such data ([`StagCheck`](super::stag_check::StagCheck)
 //! answers `INVALID_STAG` for it). The rust-hdl model returns the old entry inverted in that
 //! case, so a test catches any use of it.
 //!
@@ -26,14 +24,16 @@
 //! the same registered timing). `clear` clears the bit of `clear_index` at the edge; a `write`
 //! of the same index at the same edge wins (it is the later, explicit action of the firmware).
 
-use crate::config::{CONN_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_BITS};
+use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Bit offset of the low half of base_TO in part A.
-pub const A_BASE_LO: usize = 0;
+/// Bit offset of base_TO (64 bits) in part A.
+pub const A_BASE_TO: usize = 0;
+/// Bit offset of the region length (32 bits) in part A.
+pub const A_LEN: usize = 64;
 /// Bit offset of the key in part A.
-pub const A_KEY: usize = 32;
+pub const A_KEY: usize = 96;
 /// Bit offset of the PD in part A.
 pub const A_PD: usize = A_KEY + 8;
 /// Bit offset of the access rights (`rnic_proto::verbs::access` bits) in part A.
@@ -46,13 +46,11 @@ pub const A_QP: usize = A_QP_BOUND + 1;
 pub const A_REMOTE_INV: usize = A_QP + CONN_BITS;
 /// Width of part A.
 pub const A_BITS: usize = A_REMOTE_INV + 1;
-/// Width of part B: base_TO high half (bits 0..32), host address (bits 32..64).
-pub const B_BITS: usize = 64;
-/// Width of part C: the region length.
-pub const C_BITS: usize = 32;
+/// Width of part B: the host address.
+pub const B_BITS: usize = DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(A_BITS == 52 && STAG_ENTRIES == 64);
+const _: () = assert!(A_BITS == 116 && B_BITS == 32 && STAG_ENTRIES == 64);
 
 /// Simple dual-port RAM (one registered read port, one write port, one clock) of `2^A` words of
 /// `W` bits, mapped to iCE40 block RAM. Unlike the MPA context RAM it allows a read and a write
@@ -122,7 +120,7 @@ impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
     }
 }
 
-/// The STag table: valid bits, parts A, B, C (see the module documentation).
+/// The STag table: valid bits, parts A and B (see the module documentation).
 #[derive(LogicBlock, Default)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
@@ -132,7 +130,6 @@ pub struct StagTable {
     pub write_valid: Signal<In, Bit>,
     pub write_a: Signal<In, Bits<A_BITS>>,
     pub write_b: Signal<In, Bits<B_BITS>>,
-    pub write_c: Signal<In, Bits<C_BITS>>,
     /// Clears the valid bit of `clear_index` (a remote invalidation).
     pub clear: Signal<In, Bit>,
     pub clear_index: Signal<In, Bits<STAG_INDEX_BITS>>,
@@ -143,15 +140,11 @@ pub struct StagTable {
     /// Read port B (registered).
     pub read_b_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub read_b_data: Signal<Out, Bits<B_BITS>>,
-    /// Read port C (registered).
-    pub read_c_index: Signal<In, Bits<STAG_INDEX_BITS>>,
-    pub read_c_data: Signal<Out, Bits<C_BITS>>,
 
     valid: DFF<Bits<STAG_ENTRIES>>,
     valid_rd: DFF<Bit>,
     ram_a: StagRam<A_BITS, STAG_INDEX_BITS>,
     ram_b: StagRam<B_BITS, STAG_INDEX_BITS>,
-    ram_c: StagRam<C_BITS, STAG_INDEX_BITS>,
     cleared: Signal<Local, Bits<STAG_ENTRIES>>,
 }
 
@@ -161,7 +154,6 @@ impl Logic for StagTable {
         dff_setup!(self, clock, valid, valid_rd);
         self.ram_a.clock.next = self.clock.val();
         self.ram_b.clock.next = self.clock.val();
-        self.ram_c.clock.next = self.clock.val();
         self.cleared.next = self.valid.q.val();
         if self.clear.val() {
             self.cleared.next = self
@@ -190,10 +182,5 @@ impl Logic for StagTable {
         self.ram_b.write_data.next = self.write_b.val();
         self.ram_b.read_addr.next = self.read_b_index.val();
         self.read_b_data.next = self.ram_b.read_data.val();
-        self.ram_c.write_enable.next = self.write.val();
-        self.ram_c.write_addr.next = self.write_index.val();
-        self.ram_c.write_data.next = self.write_c.val();
-        self.ram_c.read_addr.next = self.read_c_index.val();
-        self.read_c_data.next = self.ram_c.read_data.val();
     }
 }
