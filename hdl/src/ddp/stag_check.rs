@@ -61,7 +61,7 @@
 //! - An invalidate request issued in cycle `t` that answers `OK` clears the valid bit at the end
 //!   of cycle `t + 2`; every request issued in cycle `t + 1` or later sees the STag invalid
 //!   (`INVALID_STAG`; requests of cycles `t + 1` and `t + 2`, whose valid bit was read before
-//!   the clear, through two forwarding registers). This is `rfc5040-rdmap.md` row 21: "it takes
+//!   the clear, through forwarding compares). This is `rfc5040-rdmap.md` row 21: "it takes
 //!   effect at the check". A `prog_write` of the same index in cycle `t + 1` or `t + 2` comes
 //!   after the invalidation: the entry ends up as programmed (the clear is dropped, or loses
 //!   at the same edge).
@@ -170,12 +170,11 @@ pub struct StagCheck {
     s2_to_1: DFF<Bits<16>>,
     s2_to_3: DFF<Bits<16>>,
     s2_len_h: DFF<Bits<16>>,
-    /// Invalidations whose valid-bit clear happened at the end of the previous cycle (`fw1`)
-    /// and of the one before (`fw2`): later than the valid bit read of the request in S2.
+    /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
     fw1_v: DFF<Bit>,
     fw1_idx: DFF<Bits<STAG_INDEX_BITS>>,
-    fw2_v: DFF<Bit>,
-    fw2_idx: DFF<Bits<STAG_INDEX_BITS>>,
+    /// An invalidation cleared this index after its valid bit was read (see S1).
+    s2_fw_hit: DFF<Bit>,
 
     // S3.
     s3_v: DFF<Bit>,
@@ -218,7 +217,6 @@ pub struct StagCheck {
     to_hi: Signal<Local, Bits<32>>,
     sum_lo: Signal<Local, Bits<33>>,
     sum_lo_zero: Signal<Local, Bit>,
-    fw_hit: Signal<Local, Bit>,
     invalid: Signal<Local, Bit>,
     early: Signal<Local, Bits<3>>,
     off_h: Signal<Local, Bits<17>>,
@@ -299,8 +297,7 @@ impl Default for StagCheck {
             s2_len_h: Default::default(),
             fw1_v: Default::default(),
             fw1_idx: Default::default(),
-            fw2_v: Default::default(),
-            fw2_idx: Default::default(),
+            s2_fw_hit: Default::default(),
             s3_v: Default::default(),
             s3_tag: Default::default(),
             s3_early: Default::default(),
@@ -329,7 +326,6 @@ impl Default for StagCheck {
             to_hi: Default::default(),
             sum_lo: Default::default(),
             sum_lo_zero: Default::default(),
-            fw_hit: Default::default(),
             invalid: Default::default(),
             early: Default::default(),
             off_h: Default::default(),
@@ -354,7 +350,7 @@ impl Logic for StagCheck {
             self, clock, s1_v, s1_tag, s1_to, s1_len, s1_pd, s1_qp, s1_access, s1_inv, s1_key,
             s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx, s2_ent_ok, s2_assoc,
             s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_e_l, s2_q_l, s2_base_1, s2_base_3,
-            s2_rlen_h, s2_to_1, s2_to_3, s2_len_h, fw1_v, fw1_idx, fw2_v, fw2_idx, s3_v, s3_tag,
+            s2_rlen_h, s2_to_1, s2_to_3, s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag,
             s3_early, s3_inv, s3_wrap, s3_off, s3_e_h, s3_el0, s3_el1, s3_q, s3_host_l, s3_host_h,
             s4_v, s4_tag, s4_early, s4_inv, s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status,
             r_host
@@ -431,12 +427,16 @@ impl Logic for StagCheck {
         self.s2_to_3.d.next = self.s1_to.q.val().get_bits::<16>(48);
         self.s2_len_h.d.next = self.s1_len.q.val().get_bits::<16>(16);
         self.stags.read_b_index.next = self.s1_idx.q.val();
+        // This request's index was cleared at the end of this cycle (by the invalidate now in
+        // S2) or of the previous one (`fw1`): later than its valid bit read. Compared here so
+        // that the status and the clear in S2 wait for no comparator.
+        self.s2_fw_hit.d.next = (self.stags.clear.val()
+            && (self.s2_idx.q.val() == self.s1_idx.q.val()))
+            || (self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s1_idx.q.val()));
 
         // ---- S2 (cycle t+2): the entry checks' status, the invalidation; upper halves.
-        self.fw_hit.next = (self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s2_idx.q.val()))
-            || (self.fw2_v.q.val() && (self.fw2_idx.q.val() == self.s2_idx.q.val()));
         self.invalid.next = !self.s2_ent_ok.q.val()
-            || self.fw_hit.val()
+            || self.s2_fw_hit.q.val()
             || (!self.s2_inv.q.val() && self.s2_reprog.q.val());
         self.early.next = 0.into();
         if self.invalid.val() {
@@ -459,8 +459,6 @@ impl Logic for StagCheck {
         self.stags.clear_index.next = self.s2_idx.q.val();
         self.fw1_v.d.next = self.stags.clear.val();
         self.fw1_idx.d.next = self.s2_idx.q.val();
-        self.fw2_v.d.next = self.fw1_v.q.val();
-        self.fw2_idx.d.next = self.fw1_idx.q.val();
         self.off_h.next = bit_cast::<17, 16>(self.s2_to_1.q.val())
             - bit_cast::<17, 16>(self.s2_base_1.q.val())
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));

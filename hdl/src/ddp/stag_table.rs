@@ -121,7 +121,7 @@ impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
 }
 
 /// The STag table: valid bits, parts A and B (see the module documentation).
-#[derive(LogicBlock, Default)]
+#[derive(LogicBlock)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
     /// Programming: all parts and the valid bit of `write_index` at once.
@@ -141,35 +141,59 @@ pub struct StagTable {
     pub read_b_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub read_b_data: Signal<Out, Bits<B_BITS>>,
 
-    valid: DFF<Bits<STAG_ENTRIES>>,
+    valid: [DFF<Bit>; STAG_ENTRIES],
     valid_rd: DFF<Bit>,
     ram_a: StagRam<A_BITS, STAG_INDEX_BITS>,
     ram_b: StagRam<B_BITS, STAG_INDEX_BITS>,
-    cleared: Signal<Local, Bits<STAG_ENTRIES>>,
+}
+
+impl Default for StagTable {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            write: Default::default(),
+            write_index: Default::default(),
+            write_valid: Default::default(),
+            write_a: Default::default(),
+            write_b: Default::default(),
+            clear: Default::default(),
+            clear_index: Default::default(),
+            read_a_index: Default::default(),
+            read_a_data: Default::default(),
+            read_valid: Default::default(),
+            read_b_index: Default::default(),
+            read_b_data: Default::default(),
+            valid: std::array::from_fn(|_| Default::default()),
+            valid_rd: Default::default(),
+            ram_a: Default::default(),
+            ram_b: Default::default(),
+        }
+    }
 }
 
 impl Logic for StagTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid, valid_rd);
+        dff_setup!(self, clock, valid_rd);
         self.ram_a.clock.next = self.clock.val();
         self.ram_b.clock.next = self.clock.val();
-        self.cleared.next = self.valid.q.val();
-        if self.clear.val() {
-            self.cleared.next = self
-                .valid
-                .q
-                .val()
-                .replace_bit(self.clear_index.val().index(), false);
+        // One decoder compare per bit and port (a shifted mask would build a barrel shifter).
+        for i in 0..STAG_ENTRIES {
+            self.valid[i].clock.next = self.clock.val();
+            self.valid[i].d.next = self.valid[i].q.val();
+            if self.clear.val() && (self.clear_index.val().index() == i) {
+                self.valid[i].d.next = false;
+            }
+            if self.write.val() && (self.write_index.val().index() == i) {
+                self.valid[i].d.next = self.write_valid.val();
+            }
         }
-        self.valid.d.next = self.cleared.val();
-        if self.write.val() {
-            self.valid.d.next = self
-                .cleared
-                .val()
-                .replace_bit(self.write_index.val().index(), self.write_valid.val());
+        self.valid_rd.d.next = false;
+        for i in 0..STAG_ENTRIES {
+            if self.read_a_index.val().index() == i {
+                self.valid_rd.d.next = self.valid[i].q.val();
+            }
         }
-        self.valid_rd.d.next = self.valid.q.val().get_bit(self.read_a_index.val().index());
         self.read_valid.next = self.valid_rd.q.val();
 
         self.ram_a.write_enable.next = self.write.val();
