@@ -1,1 +1,550 @@
-//! Placeholder: see the module documentation of the parent for the port contract.
+//! StagCheck: the STag protection check of DDP placement (`rfc5040-rdmap.md` §5.4, §6.1 items
+//! 1-3 and 7, §7.2), fully pipelined over the [`StagTable`]: one request per cycle, no `ready`,
+//! a response exactly [`STAG_CHECK_LATENCY`] cycles after each request. Port list and status
+//! semantics: [`crate::ddp`] ("StagCheck", [`check_status`]).
+//!
+//! # Semantics
+//!
+//! - index = `chk_stag[31:8]`, key = `chk_stag[7:0]`; an index not below
+//!   [`STAG_ENTRIES`](crate::config::STAG_ENTRIES) (bits 31..14 not all zero) is `INVALID_STAG`.
+//! - Check order (the first failing check decides): `INVALID_STAG` (index, valid bit, key),
+//!   `NOT_ASSOCIATED` (PD, QP binding), `ACCESS` (every right of `chk_access` granted), `WRAP`,
+//!   `BOUNDS`, else `OK`. An invalidate request (`chk_invalidate = 1`) runs the first two, then
+//!   `NOT_INVALIDATABLE` unless the entry's `remote_inv` flag is set; `chk_access`, `chk_to` and
+//!   `chk_len` are ignored for it.
+//! - `WRAP` when `TO + len > 2^64` (`TO + len == 2^64` is not a wrap: the last octet is
+//!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
+//!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
+//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
+//!
+//! # Timing: [`STAG_CHECK_LATENCY`] = 5
+//!
+//! A request with `chk_valid` high in cycle `t` is answered with `rsp_valid` high in cycle
+//! `t + 5`, in request order (the tag is carried through). With `off = TO - base_to` and
+//! `q = region_len - len`, `BOUNDS` is `off` outside `[0, 2^32)` or `off > q` (or `q < 0`):
+//!
+//! ```text
+//!  t    S0  read table part A (base_TO, region length, key, PD, rights, QP, remote_inv) and
+//!           the valid bit; register the request.
+//!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
+//!           off[15:0], (TO - base_to)[47:32], q[15:0] with their borrows; WRAP from the
+//!           request alone (32-bit add). Read part B (host address).
+//!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit at the
+//!           end of this cycle. Upper 16-bit halves: off[31:16], (TO - base_to)[63:48],
+//!           q[31:16]; host address low half (16-bit add from the RAM).
+//!  t+3  S3  BOUNDS: (TO - base_to)[63:32] must equal the borrow of off[31:0] (so that
+//!           0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare); host address
+//!           high half.
+//!  t+4  S4  the status is chosen and registered.
+//!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
+//! ```
+//!
+//! Timing rules of the iCE40 at 100 MHz (DESIGN.md "Budgets"): no carry chain longer than 17
+//! bits starts at a block RAM output (whose clock-to-out is long), no chain is longer than 33
+//! bits, and the entry compares are registered before the status and the valid-bit clear use
+//! them. The 64-bit WRAP test reduces to 32 bits: `TO + len > 2^64` iff `TO[63:32]` is all
+//! ones and `TO[31:0] + len > 2^32`, and `TO[31:0] + len == 0 (mod 2^32)` is tested without a
+//! carry chain as `(a ^ b) == ((a | b) << 1)` beside the adder that gives the carry.
+//!
+//! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
+//! `rnic-bsp` synthesis harness): 1169 logic cells, 10 block RAMs, 108 MHz.
+//!
+//! # Programming and invalidation: exact rules (decisions)
+//!
+//! - `prog_write` in cycle `p` (a `prog_valid = 0` write invalidates the entry) writes the valid
+//!   bit and both table parts at the end of cycle `p`. A request issued in cycle `t >= p + 1`
+//!   sees the new entry. A **check** request of the same index issued in cycle `p - 1` or `p`
+//!   (its entry changes while the pipeline reads it: part A is read in cycle `t`, part B in
+//!   `t + 1`) is answered `INVALID_STAG`, and so is an **invalidate** request issued in cycle
+//!   `p` (it reads only part A); earlier requests see the old entry. This is the brief's "takes
+//!   effect for requests issued 2 or more cycles later" with one cycle to spare; the in-flight
+//!   refusal is a fail-safe that costs two 6-bit comparators instead of a delay line on the
+//!   write side, and it refuses nothing legitimate in practice: the firmware reprograms an entry
+//!   only while it is invalid, or to invalidate it.
+//! - An invalidate request issued in cycle `t` that answers `OK` clears the valid bit at the end
+//!   of cycle `t + 2`; every request issued in cycle `t + 1` or later sees the STag invalid
+//!   (`INVALID_STAG`; requests of cycles `t + 1` and `t + 2`, whose valid bit was read before
+//!   the clear, through forwarding compares). This is `rfc5040-rdmap.md` row 21: "it takes
+//!   effect at the check". A `prog_write` of the same index in cycle `t + 1` or `t + 2` comes
+//!   after the invalidation: the entry ends up as programmed (the clear is dropped, or loses
+//!   at the same edge).
+
+use super::check_status;
+use super::stag_table::{StagTable, A_BITS, B_BITS};
+use crate::config::{CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_INDEX_BITS};
+use rust_hdl::prelude::*;
+
+/// Cycles from a request (`chk_valid` high in cycle `t`) to its response (`rsp_valid` high in
+/// cycle `t + STAG_CHECK_LATENCY`).
+pub const STAG_CHECK_LATENCY: usize = 5;
+
+// The literal bit offsets in `update` (hdl_gen takes literals) follow the Cu configuration and
+// the part A packing of `stag_table`.
+const _: () = assert!(
+    STAG_INDEX_BITS == 6
+        && PD_BITS == 4
+        && CONN_BITS == 2
+        && DMA_ADDR_BITS == 32
+        && super::stag_table::A_BASE_TO == 0
+        && super::stag_table::A_LEN == 64
+        && super::stag_table::A_KEY == 96
+        && super::stag_table::A_PD == 104
+        && super::stag_table::A_ACCESS == 108
+        && super::stag_table::A_QP_BOUND == 112
+        && super::stag_table::A_QP == 113
+        && super::stag_table::A_REMOTE_INV == 115
+        && B_BITS == 32
+);
+
+/// The STag check pipeline with its table. Ports: [`crate::ddp`] ("StagCheck").
+#[derive(LogicBlock)]
+pub struct StagCheck {
+    pub clock: Signal<In, Clock>,
+    // Programming (the firmware's STag table writes).
+    pub prog_write: Signal<In, Bit>,
+    pub prog_index: Signal<In, Bits<STAG_INDEX_BITS>>,
+    pub prog_valid: Signal<In, Bit>,
+    pub prog_key: Signal<In, Bits<8>>,
+    pub prog_pd: Signal<In, Bits<PD_BITS>>,
+    pub prog_access: Signal<In, Bits<4>>,
+    pub prog_qp_bound: Signal<In, Bit>,
+    pub prog_qp: Signal<In, Bits<CONN_BITS>>,
+    pub prog_remote_inv: Signal<In, Bit>,
+    pub prog_base_to: Signal<In, Bits<64>>,
+    pub prog_len: Signal<In, Bits<32>>,
+    pub prog_host_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    // Requests.
+    pub chk_valid: Signal<In, Bit>,
+    pub chk_tag: Signal<In, Bits<CHK_TAG_BITS>>,
+    pub chk_stag: Signal<In, Bits<32>>,
+    pub chk_to: Signal<In, Bits<64>>,
+    pub chk_len: Signal<In, Bits<32>>,
+    pub chk_pd: Signal<In, Bits<PD_BITS>>,
+    pub chk_qp: Signal<In, Bits<CONN_BITS>>,
+    pub chk_access: Signal<In, Bits<4>>,
+    pub chk_invalidate: Signal<In, Bit>,
+    // Responses.
+    pub rsp_valid: Signal<Out, Bit>,
+    pub rsp_tag: Signal<Out, Bits<CHK_TAG_BITS>>,
+    pub rsp_status: Signal<Out, Bits<3>>,
+    pub rsp_host_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+
+    stags: StagTable,
+
+    // S1: the request, registered in cycle t.
+    s1_v: DFF<Bit>,
+    s1_tag: DFF<Bits<CHK_TAG_BITS>>,
+    s1_to: DFF<Bits<64>>,
+    s1_len: DFF<Bits<32>>,
+    s1_pd: DFF<Bits<PD_BITS>>,
+    s1_qp: DFF<Bits<CONN_BITS>>,
+    s1_access: DFF<Bits<4>>,
+    s1_inv: DFF<Bit>,
+    s1_key: DFF<Bits<8>>,
+    s1_idx: DFF<Bits<STAG_INDEX_BITS>>,
+    /// The 24-bit index is below the table size.
+    s1_idx_ok: DFF<Bit>,
+    /// A `prog_write` of this index in the request's cycle (part A read collided).
+    s1_coll: DFF<Bit>,
+
+    // S2: entry compares as flags, low 16-bit halves, the upper halves' operands.
+    s2_v: DFF<Bit>,
+    s2_tag: DFF<Bits<CHK_TAG_BITS>>,
+    s2_inv: DFF<Bit>,
+    s2_idx: DFF<Bits<STAG_INDEX_BITS>>,
+    /// Index in range, no collision, valid bit set, key equal.
+    s2_ent_ok: DFF<Bit>,
+    /// PD equal and (not QP-bound or bound to this QP).
+    s2_assoc: DFF<Bit>,
+    s2_acc_ok: DFF<Bit>,
+    s2_rinv: DFF<Bit>,
+    /// A `prog_write` of this index in cycle t+1: a check read part B while it changed; an
+    /// invalidate's clear is dropped (the new entry comes after it).
+    s2_reprog: DFF<Bit>,
+    s2_wrap: DFF<Bit>,
+    /// `TO[15:0] - base_to[15:0]`, `TO[47:32] - base_to[47:32]`, `len_of_region[15:0] - len[15:0]`,
+    /// each with its borrow in bit 16.
+    s2_off_l: DFF<Bits<17>>,
+    s2_e_l: DFF<Bits<17>>,
+    s2_q_l: DFF<Bits<17>>,
+    s2_base_1: DFF<Bits<16>>,
+    s2_base_3: DFF<Bits<16>>,
+    s2_rlen_h: DFF<Bits<16>>,
+    s2_to_1: DFF<Bits<16>>,
+    s2_to_3: DFF<Bits<16>>,
+    s2_len_h: DFF<Bits<16>>,
+    /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
+    fw1_v: DFF<Bit>,
+    fw1_idx: DFF<Bits<STAG_INDEX_BITS>>,
+    /// An invalidation cleared this index after its valid bit was read (see S1).
+    s2_fw_hit: DFF<Bit>,
+
+    // S3.
+    s3_v: DFF<Bit>,
+    s3_tag: DFF<Bits<CHK_TAG_BITS>>,
+    /// Status of the entry checks (0: passed).
+    s3_early: DFF<Bits<3>>,
+    s3_inv: DFF<Bit>,
+    s3_wrap: DFF<Bit>,
+    /// `off = TO[31:0] - base_to[31:0]`, bit 32 its borrow.
+    s3_off: DFF<Bits<33>>,
+    /// `(TO[63:32] - base_to[63:32])[31:16]`, bit 16 its borrow (sign).
+    s3_e_h: DFF<Bits<17>>,
+    /// `(TO[63:32] - base_to[63:32])[15:0]` is 0, is 1.
+    s3_el0: DFF<Bit>,
+    s3_el1: DFF<Bit>,
+    /// `q = len_of_region - len`, bit 32 its borrow (q < 0).
+    s3_q: DFF<Bits<33>>,
+    /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
+    s3_host_l: DFF<Bits<17>>,
+    s3_host_h: DFF<Bits<16>>,
+
+    // S4.
+    s4_v: DFF<Bit>,
+    s4_tag: DFF<Bits<CHK_TAG_BITS>>,
+    s4_early: DFF<Bits<3>>,
+    s4_inv: DFF<Bit>,
+    s4_wrap: DFF<Bit>,
+    s4_bounds: DFF<Bit>,
+    s4_host: DFF<Bits<DMA_ADDR_BITS>>,
+
+    // Response registers.
+    r_v: DFF<Bit>,
+    r_tag: DFF<Bits<CHK_TAG_BITS>>,
+    r_status: DFF<Bits<3>>,
+    r_host: DFF<Bits<DMA_ADDR_BITS>>,
+
+    // Combinational.
+    e_a: Signal<Local, Bits<A_BITS>>,
+    to_lo: Signal<Local, Bits<32>>,
+    to_hi: Signal<Local, Bits<32>>,
+    sum_lo: Signal<Local, Bits<33>>,
+    sum_lo_zero: Signal<Local, Bit>,
+    invalid: Signal<Local, Bit>,
+    early: Signal<Local, Bits<3>>,
+    off_h: Signal<Local, Bits<17>>,
+    q_h: Signal<Local, Bits<17>>,
+    host_l: Signal<Local, Bits<17>>,
+    hi_ok: Signal<Local, Bit>,
+    status: Signal<Local, Bits<3>>,
+
+    st_invalid: Constant<Bits<3>>,
+    st_not_assoc: Constant<Bits<3>>,
+    st_access: Constant<Bits<3>>,
+    st_wrap: Constant<Bits<3>>,
+    st_bounds: Constant<Bits<3>>,
+    st_not_inv: Constant<Bits<3>>,
+}
+
+impl Default for StagCheck {
+    fn default() -> Self {
+        let st = |s: u8| Constant::new(u64::from(s).into());
+        Self {
+            clock: Default::default(),
+            prog_write: Default::default(),
+            prog_index: Default::default(),
+            prog_valid: Default::default(),
+            prog_key: Default::default(),
+            prog_pd: Default::default(),
+            prog_access: Default::default(),
+            prog_qp_bound: Default::default(),
+            prog_qp: Default::default(),
+            prog_remote_inv: Default::default(),
+            prog_base_to: Default::default(),
+            prog_len: Default::default(),
+            prog_host_addr: Default::default(),
+            chk_valid: Default::default(),
+            chk_tag: Default::default(),
+            chk_stag: Default::default(),
+            chk_to: Default::default(),
+            chk_len: Default::default(),
+            chk_pd: Default::default(),
+            chk_qp: Default::default(),
+            chk_access: Default::default(),
+            chk_invalidate: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_tag: Default::default(),
+            rsp_status: Default::default(),
+            rsp_host_addr: Default::default(),
+            stags: Default::default(),
+            s1_v: Default::default(),
+            s1_tag: Default::default(),
+            s1_to: Default::default(),
+            s1_len: Default::default(),
+            s1_pd: Default::default(),
+            s1_qp: Default::default(),
+            s1_access: Default::default(),
+            s1_inv: Default::default(),
+            s1_key: Default::default(),
+            s1_idx: Default::default(),
+            s1_idx_ok: Default::default(),
+            s1_coll: Default::default(),
+            s2_v: Default::default(),
+            s2_tag: Default::default(),
+            s2_inv: Default::default(),
+            s2_idx: Default::default(),
+            s2_ent_ok: Default::default(),
+            s2_assoc: Default::default(),
+            s2_acc_ok: Default::default(),
+            s2_rinv: Default::default(),
+            s2_reprog: Default::default(),
+            s2_wrap: Default::default(),
+            s2_off_l: Default::default(),
+            s2_e_l: Default::default(),
+            s2_q_l: Default::default(),
+            s2_base_1: Default::default(),
+            s2_base_3: Default::default(),
+            s2_rlen_h: Default::default(),
+            s2_to_1: Default::default(),
+            s2_to_3: Default::default(),
+            s2_len_h: Default::default(),
+            fw1_v: Default::default(),
+            fw1_idx: Default::default(),
+            s2_fw_hit: Default::default(),
+            s3_v: Default::default(),
+            s3_tag: Default::default(),
+            s3_early: Default::default(),
+            s3_inv: Default::default(),
+            s3_wrap: Default::default(),
+            s3_off: Default::default(),
+            s3_e_h: Default::default(),
+            s3_el0: Default::default(),
+            s3_el1: Default::default(),
+            s3_q: Default::default(),
+            s3_host_l: Default::default(),
+            s3_host_h: Default::default(),
+            s4_v: Default::default(),
+            s4_tag: Default::default(),
+            s4_early: Default::default(),
+            s4_inv: Default::default(),
+            s4_wrap: Default::default(),
+            s4_bounds: Default::default(),
+            s4_host: Default::default(),
+            r_v: Default::default(),
+            r_tag: Default::default(),
+            r_status: Default::default(),
+            r_host: Default::default(),
+            e_a: Default::default(),
+            to_lo: Default::default(),
+            to_hi: Default::default(),
+            sum_lo: Default::default(),
+            sum_lo_zero: Default::default(),
+            invalid: Default::default(),
+            early: Default::default(),
+            off_h: Default::default(),
+            q_h: Default::default(),
+            host_l: Default::default(),
+            hi_ok: Default::default(),
+            status: Default::default(),
+            st_invalid: st(check_status::INVALID_STAG),
+            st_not_assoc: st(check_status::NOT_ASSOCIATED),
+            st_access: st(check_status::ACCESS),
+            st_wrap: st(check_status::WRAP),
+            st_bounds: st(check_status::BOUNDS),
+            st_not_inv: st(check_status::NOT_INVALIDATABLE),
+        }
+    }
+}
+
+impl Logic for StagCheck {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, s1_v, s1_tag, s1_to, s1_len, s1_pd, s1_qp, s1_access, s1_inv, s1_key,
+            s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx, s2_ent_ok, s2_assoc,
+            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_e_l, s2_q_l, s2_base_1, s2_base_3,
+            s2_rlen_h, s2_to_1, s2_to_3, s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag,
+            s3_early, s3_inv, s3_wrap, s3_off, s3_e_h, s3_el0, s3_el1, s3_q, s3_host_l, s3_host_h,
+            s4_v, s4_tag, s4_early, s4_inv, s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status,
+            r_host
+        );
+        self.stags.clock.next = self.clock.val();
+
+        // ---- Programming: both parts at once (part A packing: see `stag_table`).
+        self.stags.write.next = self.prog_write.val();
+        self.stags.write_index.next = self.prog_index.val();
+        self.stags.write_valid.next = self.prog_valid.val();
+        self.stags.write_a.next = bit_cast::<A_BITS, 64>(self.prog_base_to.val())
+            | (bit_cast::<A_BITS, 32>(self.prog_len.val()) << 64)
+            | (bit_cast::<A_BITS, 8>(self.prog_key.val()) << 96)
+            | (bit_cast::<A_BITS, PD_BITS>(self.prog_pd.val()) << 104)
+            | (bit_cast::<A_BITS, 4>(self.prog_access.val()) << 108)
+            | (bit_cast::<A_BITS, 1>(self.prog_qp_bound.val().into()) << 112)
+            | (bit_cast::<A_BITS, CONN_BITS>(self.prog_qp.val()) << 113)
+            | (bit_cast::<A_BITS, 1>(self.prog_remote_inv.val().into()) << 115);
+        self.stags.write_b.next = self.prog_host_addr.val();
+
+        // ---- S0 (cycle t): read part A and the valid bit; register the request.
+        self.stags.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
+        self.s1_v.d.next = self.chk_valid.val();
+        self.s1_tag.d.next = self.chk_tag.val();
+        self.s1_to.d.next = self.chk_to.val();
+        self.s1_len.d.next = self.chk_len.val();
+        self.s1_pd.d.next = self.chk_pd.val();
+        self.s1_qp.d.next = self.chk_qp.val();
+        self.s1_access.d.next = self.chk_access.val();
+        self.s1_inv.d.next = self.chk_invalidate.val();
+        self.s1_key.d.next = self.chk_stag.val().get_bits::<8>(0);
+        self.s1_idx.d.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
+        self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
+        self.s1_coll.d.next = self.prog_write.val()
+            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8));
+
+        // ---- S1 (cycle t+1): part A and the valid bit are here.
+        self.e_a.next = self.stags.read_a_data.val();
+        self.s2_v.d.next = self.s1_v.q.val();
+        self.s2_tag.d.next = self.s1_tag.q.val();
+        self.s2_inv.d.next = self.s1_inv.q.val();
+        self.s2_idx.d.next = self.s1_idx.q.val();
+        self.s2_ent_ok.d.next = self.s1_idx_ok.q.val()
+            && !self.s1_coll.q.val()
+            && self.stags.read_valid.val()
+            && (self.e_a.val().get_bits::<8>(96) == self.s1_key.q.val());
+        self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(104) == self.s1_pd.q.val())
+            && (!self.e_a.val().get_bit(112)
+                || (self.e_a.val().get_bits::<CONN_BITS>(113) == self.s1_qp.q.val()));
+        self.s2_acc_ok.d.next = (self.s1_access.q.val() & !self.e_a.val().get_bits::<4>(108)) == 0;
+        self.s2_rinv.d.next = self.e_a.val().get_bit(115);
+        self.s2_reprog.d.next =
+            self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
+        // WRAP from the request alone; TO[31:0] + len == 0 (mod 2^32) without the carry chain.
+        self.to_lo.next = self.s1_to.q.val().get_bits::<32>(0);
+        self.to_hi.next = self.s1_to.q.val().get_bits::<32>(32);
+        self.sum_lo.next =
+            bit_cast::<33, 32>(self.to_lo.val()) + bit_cast::<33, 32>(self.s1_len.q.val());
+        self.sum_lo_zero.next = (self.to_lo.val() ^ self.s1_len.q.val())
+            == ((self.to_lo.val() | self.s1_len.q.val()) << 1);
+        self.s2_wrap.d.next =
+            self.to_hi.val().all() && self.sum_lo.val().get_bit(32) && !self.sum_lo_zero.val();
+        // Low 16-bit halves straight from the RAM; the upper halves' operands registered.
+        self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
+            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
+        self.s2_e_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(32))
+            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(32));
+        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(64))
+            - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
+        self.s2_base_1.d.next = self.e_a.val().get_bits::<16>(16);
+        self.s2_base_3.d.next = self.e_a.val().get_bits::<16>(48);
+        self.s2_rlen_h.d.next = self.e_a.val().get_bits::<16>(80);
+        self.s2_to_1.d.next = self.s1_to.q.val().get_bits::<16>(16);
+        self.s2_to_3.d.next = self.s1_to.q.val().get_bits::<16>(48);
+        self.s2_len_h.d.next = self.s1_len.q.val().get_bits::<16>(16);
+        self.stags.read_b_index.next = self.s1_idx.q.val();
+        // This request's index was cleared at the end of this cycle (by the invalidate now in
+        // S2) or of the previous one (`fw1`): later than its valid bit read. Compared here so
+        // that the status and the clear in S2 wait for no comparator.
+        self.s2_fw_hit.d.next = (self.stags.clear.val()
+            && (self.s2_idx.q.val() == self.s1_idx.q.val()))
+            || (self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s1_idx.q.val()));
+
+        // ---- S2 (cycle t+2): the entry checks' status, the invalidation; upper halves.
+        self.invalid.next = !self.s2_ent_ok.q.val()
+            || self.s2_fw_hit.q.val()
+            || (!self.s2_inv.q.val() && self.s2_reprog.q.val());
+        self.early.next = 0.into();
+        if self.invalid.val() {
+            self.early.next = self.st_invalid.val();
+        } else if !self.s2_assoc.q.val() {
+            self.early.next = self.st_not_assoc.val();
+        } else if self.s2_inv.q.val() {
+            if !self.s2_rinv.q.val() {
+                self.early.next = self.st_not_inv.val();
+            }
+        } else if !self.s2_acc_ok.q.val() {
+            self.early.next = self.st_access.val();
+        }
+        self.stags.clear.next = self.s2_v.q.val()
+            && self.s2_inv.q.val()
+            && !self.invalid.val()
+            && self.s2_assoc.q.val()
+            && self.s2_rinv.q.val()
+            && !self.s2_reprog.q.val();
+        self.stags.clear_index.next = self.s2_idx.q.val();
+        self.fw1_v.d.next = self.stags.clear.val();
+        self.fw1_idx.d.next = self.s2_idx.q.val();
+        self.off_h.next = bit_cast::<17, 16>(self.s2_to_1.q.val())
+            - bit_cast::<17, 16>(self.s2_base_1.q.val())
+            - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
+        self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
+            | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+        self.s3_e_h.d.next = bit_cast::<17, 16>(self.s2_to_3.q.val())
+            - bit_cast::<17, 16>(self.s2_base_3.q.val())
+            - bit_cast::<17, 1>(self.s2_e_l.q.val().get_bits::<1>(16));
+        self.s3_el0.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 0;
+        self.s3_el1.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 1;
+        self.q_h.next = bit_cast::<17, 16>(self.s2_rlen_h.q.val())
+            - bit_cast::<17, 16>(self.s2_len_h.q.val())
+            - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
+        self.s3_q.d.next = (bit_cast::<33, 17>(self.q_h.val()) << 16)
+            | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
+        self.host_l.next = bit_cast::<17, 16>(self.stags.read_b_data.val().get_bits::<16>(0))
+            + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+        self.s3_host_l.d.next = self.host_l.val();
+        self.s3_host_h.d.next = self.stags.read_b_data.val().get_bits::<16>(16);
+        self.s3_v.d.next = self.s2_v.q.val();
+        self.s3_tag.d.next = self.s2_tag.q.val();
+        self.s3_early.d.next = self.early.val();
+        self.s3_inv.d.next = self.s2_inv.q.val();
+        self.s3_wrap.d.next = self.s2_wrap.q.val();
+
+        // ---- S3 (cycle t+3): bounds; the host address's upper half.
+        // TO[63:32] - base_to[63:32] equals the low borrow: 0 <= off < 2^32.
+        self.hi_ok.next = (self.s3_e_h.q.val() == 0)
+            && ((self.s3_off.q.val().get_bit(32) && self.s3_el1.q.val())
+                || (!self.s3_off.q.val().get_bit(32) && self.s3_el0.q.val()));
+        self.s4_bounds.d.next = !self.hi_ok.val()
+            || self.s3_q.q.val().get_bit(32)
+            || (self.s3_off.q.val().get_bits::<32>(0) > self.s3_q.q.val().get_bits::<32>(0));
+        self.s4_host.d.next = (bit_cast::<32, 16>(
+            self.s3_host_h.q.val()
+                + self.s3_off.q.val().get_bits::<16>(16)
+                + bit_cast::<16, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
+        ) << 16)
+            | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
+        self.s4_v.d.next = self.s3_v.q.val();
+        self.s4_tag.d.next = self.s3_tag.q.val();
+        self.s4_early.d.next = self.s3_early.q.val();
+        self.s4_inv.d.next = self.s3_inv.q.val();
+        self.s4_wrap.d.next = self.s3_wrap.q.val();
+
+        // ---- S4 (cycle t+4): the status, in check order.
+        self.status.next = 0.into();
+        if self.s4_inv.q.val() || (self.s4_early.q.val() != 0) {
+            self.status.next = self.s4_early.q.val();
+        } else if self.s4_wrap.q.val() {
+            self.status.next = self.st_wrap.val();
+        } else if self.s4_bounds.q.val() {
+            self.status.next = self.st_bounds.val();
+        }
+        self.r_v.d.next = self.s4_v.q.val();
+        self.r_tag.d.next = self.s4_tag.q.val();
+        self.r_status.d.next = self.status.val();
+        self.r_host.d.next = 0.into();
+        if (self.status.val() == 0) && !self.s4_inv.q.val() {
+            self.r_host.d.next = self.s4_host.q.val();
+        }
+
+        self.rsp_valid.next = self.r_v.q.val();
+        self.rsp_tag.next = self.r_tag.q.val();
+        self.rsp_status.next = self.r_status.q.val();
+        self.rsp_host_addr.next = self.r_host.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] StagCheck {
+    inputs: prog_write, prog_index, prog_valid, prog_key, prog_pd, prog_access, prog_qp_bound,
+        prog_qp, prog_remote_inv, prog_base_to, prog_len, prog_host_addr, chk_valid, chk_tag,
+        chk_stag, chk_to, chk_len, chk_pd, chk_qp, chk_access, chk_invalidate;
+    outputs: rsp_valid, rsp_tag, rsp_status, rsp_host_addr;
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_verilog() {
+        let v = crate::catalog::top_verilog(StagCheck::default());
+        assert!(v.contains("module top"));
+    }
+}

@@ -6,4 +6,7 @@ pub mod ddp_rx_place;
 pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;
+pub mod rx_control;
 pub mod rx_path;
+pub mod stag_check;
+pub mod terminate_tx;
