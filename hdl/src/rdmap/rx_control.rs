@@ -1203,8 +1203,8 @@ impl Logic for RxControl {
             RxState::Eval => {
                 self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
                 // Tagged check operands (Write, Read Response): STag, TO, P.
-                self.chk_stag_q.d.next = self.h_stag.q.val();
                 if self.h_t.q.val() {
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
                         | bit_cast::<64, 32>(self.h_b.q.val());
                     self.chk_len_q.d.next =
@@ -1338,7 +1338,8 @@ impl Logic for RxControl {
                 // MO + P for rows 16 and the completion's byte count.
                 self.s_sum.d.next =
                     bit_cast::<33, 32>(self.h_mo.q.val()) + bit_cast::<33, 16>(self.p_len.q.val());
-                if !self.rq_v.q.val() {
+                // The answer may come in the cycle after the request is taken.
+                if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }

@@ -4,3 +4,4 @@ pub mod crc32c;
 pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;
+pub mod rx_control;
