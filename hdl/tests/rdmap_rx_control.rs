@@ -90,7 +90,8 @@ fn env() -> Env {
     ];
     e.rqs[0] = (0..4)
         .map(|i| Wqe {
-            to: L0_BASE + 0x80,
+            // TO + MO crosses 2^32 at MO 0x20.
+            to: L0_BASE + 0xE0,
             len: 100,
             lkey: L0,
             index: 7 + i,
@@ -100,6 +101,18 @@ fn env() -> Env {
 }
 
 fn run(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) -> Outcome {
+    let out = run_hw(kind, name, segs, env, seed);
+    assert_eq!(
+        out,
+        model::expect(segs, env),
+        "{name} on {}: hardware and model differ",
+        kind.name()
+    );
+    out
+}
+
+/// The hardware's outcome only (for runs the model does not cover: LLP errors, bad runs).
+fn run_hw(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) -> Outcome {
     let result = Mutex::new(None);
     run_with_waveform_on_failure(
         name,
@@ -111,14 +124,7 @@ fn run(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) ->
             *result.lock().unwrap() = Some(out);
         },
     );
-    let out = result.into_inner().unwrap().expect("outcome");
-    assert_eq!(
-        out,
-        model::expect(segs, env),
-        "{name} on {}: hardware and model differ",
-        kind.name()
-    );
-    out
+    result.into_inner().unwrap().expect("outcome")
 }
 
 fn sent(t: &Term) -> Aev {
@@ -358,23 +364,412 @@ fn check_table_verilator() {
     check_table(BackendKind::Verilator);
 }
 
+
+// ---- Good paths (`rnic_hdl::rdmap` completion rules, `rfc5040-rdmap.md` §2.2).
+
+/// Read Response sink of QP 2 (PD 3) and its Read source.
+const RR2: u32 = make_stag(7, 0x77);
+const SR2: u32 = make_stag(8, 0x88);
+
+fn good_env() -> Env {
+    let mut e = env();
+    e.qps[2].1.ird = 2;
+    e.orq[2] = 1;
+    let entry = |stag, access, base_to, host_addr| StagEntry {
+        stag,
+        pd: 3,
+        access,
+        qp: Some(2),
+        remote_inv: false,
+        base_to,
+        len: 0x1000,
+        host_addr,
+    };
+    e.stags.entries.push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
+    e.stags.entries.push(entry(SR2, access::REMOTE_READ, 0x7_0000_0000, 0xC000_0000));
+    // QP 1 receives into the region of PD 2.
+    e.rqs[1] = (0..2)
+        .map(|i| Wqe {
+            to: 0x100,
+            len: 0x100,
+            lkey: OTHER,
+            index: 40 + i,
+        })
+        .collect();
+    e
+}
+
+fn good_segments() -> Vec<Segment> {
+    vec![
+        // QP 0: Write, a three-segment Send, a Send with Invalidate of W0.
+        write(0, W0, W0_BASE + 0x10, 100),
+        send(1, 0, false, 40),
+        Segment::tagged(2, Opcode::RdmaReadResponse, false, RR2, 0x5000, 32),
+        send(1, 40, false, 40),
+        Segment::send(1, Opcode::SendSe, true, 0, 1, 0, 0),
+        send(1, 80, true, 20),
+        Segment::tagged(2, Opcode::RdmaReadResponse, true, RR2, 0x5020, 16),
+        Segment::send(0, Opcode::SendInvalidate, true, W0, 2, 0, 8),
+        Segment::send(1, Opcode::SendSeInvalidate, true, OTHER, 2, 0, 16),
+        rrq(2, 1, 0x20, SR2, 0x7_0000_0010),
+        // Zero-length: no check, even with an invalid STag.
+        write(0, BAD, 0, 0),
+        rrq(2, 2, 0, BAD, 0),
+        // W0 was invalidated by the Send with Invalidate: this Write fails (row 10).
+        write(0, W0, W0_BASE, 4),
+    ]
+}
+
+fn good_paths(kind: BackendKind) {
+    let segs = good_segments();
+    let e = good_env();
+    let out = run(kind, "rx_control_good", &segs, &e, 7);
+    let placed = |addr| Verdict {
+        conn: 0,
+        place: true,
+        addr,
+    };
+    let l0 = L0_HOST + 0xE0;
+    assert_eq!(out.verdicts[0], placed(W0_HOST + 0x10));
+    assert_eq!(out.verdicts[1], placed(l0));
+    assert_eq!(out.verdicts[3], placed(l0 + 40));
+    assert_eq!(out.verdicts[5], placed(l0 + 80));
+    assert_eq!(out.verdicts[7], placed(l0));
+    assert_eq!(
+        out.verdicts[2],
+        Verdict {
+            conn: 2,
+            place: true,
+            addr: 0xB000_0000
+        }
+    );
+    assert_eq!(out.verdicts[6].addr, 0xB000_0020);
+    assert!(!out.verdicts[4].place && !out.verdicts[10].place && !out.verdicts[11].place);
+    assert!(!out.verdicts[12].place);
+    // The lkey checks: WQE TO + MO across 2^32, the payload length.
+    let lkey_tos: Vec<(u64, u32)> = out
+        .checks
+        .iter()
+        .filter(|c| c.stag == L0)
+        .map(|c| (c.to, c.len))
+        .collect();
+    assert_eq!(
+        lkey_tos,
+        vec![
+            (L0_BASE + 0xE0, 40),
+            (L0_BASE + 0xE0 + 40, 40),
+            (L0_BASE + 0xE0 + 80, 20),
+            (L0_BASE + 0xE0, 8)
+        ]
+    );
+    assert_eq!(L0_BASE + 0xE0 + 40, 0x2_0000_0008);
+    assert!(out.checks.iter().all(|c| c.stag != BAD), "zero-length: no check");
+    let inv: Vec<u32> = out.checks.iter().filter(|c| c.invalidate).map(|c| c.stag).collect();
+    assert_eq!(inv, vec![W0, OTHER]);
+    let recv = |byte_len, index, inv_stag, with_inv, solicited| Cqe {
+        opcode: WcOpcode::Recv as u8,
+        status: WcStatus::Success as u8,
+        byte_len,
+        index,
+        inv_stag,
+        with_inv,
+        solicited,
+    };
+    assert_eq!(out.cqes[0], vec![recv(100, 7, 0, false, false), recv(8, 8, W0, true, false)]);
+    assert_eq!(out.cqes[1], vec![recv(0, 40, 0, false, true), recv(16, 41, OTHER, true, true)]);
+    assert_eq!(out.cqes[2], vec![read_cqe(WcStatus::Success)]);
+    assert_eq!(out.pops, vec![2, 2, 0, 0]);
+    let irq = |size, src_stag, src_to, src_addr| Irq {
+        sink_stag: 0xABCD_0001,
+        sink_to: 0x1122_3344_5566_7788,
+        size,
+        src_stag,
+        src_to,
+        src_addr,
+    };
+    assert_eq!(
+        out.irqs[2],
+        vec![irq(0x20, SR2, 0x7_0000_0010, 0xC000_0010), irq(0, BAD, 0, 0)]
+    );
+    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 18);
+    assert_eq!(out.terms[0], vec![t]);
+    assert_eq!(out.aevs[0], vec![sent(&t)]);
+    assert!(out.terms[1].is_empty() && out.terms[2].is_empty());
+}
+
 #[test]
-fn zz_debug() {
-    let mut sim = BackendKind::RustHdl.build(RxControl::default()).unwrap();
-    let sim = sim.as_mut();
-    let names = ["job_ready", "hdr_a_addr", "chk_valid", "vd_valid", "done_ready", "rq_req_valid", "free_valid", "term_valid"];
-    let ins = ["job_valid", "job_len", "hdr_a_data", "qp_cfg_write", "qp_cfg_enable", "vd_ready"];
-    let set = |sim: &mut dyn rnic_sim::testbench::Backend, n: &str, v: u128| { let i = sim.input(n).unwrap(); sim.set(i, v) };
-    set(sim, "qp_cfg_write", 1); set(sim, "qp_cfg_enable", 1); sim.tick(); set(sim, "qp_cfg_write", 0);
-    set(sim, "job_valid", 1); set(sim, "job_len", 22); set(sim, "vd_ready", 1);
-    let _ = ins;
-    for c in 0..30 {
-        let w = write(0, W0, W0_BASE, 8).words();
-        let a = { let o = sim.output("hdr_a_addr").unwrap(); sim.get(o) } as usize;
-        let vals: Vec<u128> = names.iter().map(|n| { let o = sim.output(n).unwrap(); sim.get(o) }).collect();
-        println!("{c}: {:?}", vals);
-        sim.tick();
-        if vals[0] == 1 { set(sim, "job_valid", 0); }
-        set(sim, "hdr_a_data", w[a & 31] as u128);
+fn good_paths_rust_hdl() {
+    good_paths(BackendKind::RustHdl);
+}
+
+#[test]
+fn good_paths_verilator() {
+    good_paths(BackendKind::Verilator);
+}
+
+// ---- The one error path.
+
+fn first_error_only(kind: BackendKind) {
+    let other = |to| write(1, OTHER, to, 8);
+    let segs = vec![
+        write(0, BAD, 0, 8),
+        other(0x10),
+        write(0, BAD, 0, 8),
+        other(0x20),
+        write(0, W0, W0_BASE, 8),
+        send(1, 0, true, 4),
+        other(0x30),
+    ];
+    let out = run(kind, "rx_control_first_error", &segs, &env(), 11);
+    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 22);
+    assert_eq!(out.terms[0], vec![t], "one Terminate only");
+    assert_eq!(out.aevs[0], vec![sent(&t)]);
+    assert!(out.cqes[0].is_empty());
+    assert_eq!(out.pops[0], 0);
+    for i in [0, 2, 4, 5] {
+        assert!(!out.verdicts[i].place, "QP 0 segment {i} dropped");
+    }
+    for (i, off) in [(1, 0x10), (3, 0x20), (6, 0x30)] {
+        assert_eq!(
+            out.verdicts[i],
+            Verdict {
+                conn: 1,
+                place: true,
+                addr: 0x200 + off
+            },
+            "QP 1 untouched"
+        );
+    }
+    assert!(out.terms[1].is_empty() && out.aevs[1].is_empty());
+    // Only the first failing Write and QP 1's Writes were checked.
+    assert_eq!(out.checks.len(), 4);
+}
+
+#[test]
+fn first_error_only_rust_hdl() {
+    first_error_only(BackendKind::RustHdl);
+}
+
+#[test]
+fn first_error_only_verilator() {
+    first_error_only(BackendKind::Verilator);
+}
+
+/// Row 9 (received Terminates), a run ending with `done_good = 0` and an LLP error, and a
+/// disabled QP (row 0).
+fn terminates_and_llp(kind: BackendKind) {
+    let mut bad_term = Segment::terminate(2, 1, 0x12, 0x05, 0);
+    bad_term.len = 20;
+    let mut bad_send = send(1, 0, true, 4);
+    bad_send.good = false;
+    let segs = vec![
+        Segment::terminate(1, 1, 0x12, 0x05, 10),
+        bad_term,
+        bad_send,
+        write(1, OTHER, 0, 8),
+        write(3, W0, W0_BASE, 8),
+        write(2, W0, W0_BASE, 8),
+    ];
+    let mut e = env();
+    let code = LlpErrorCode::CrcError.code();
+    e.llp_errors = vec![(0, code, 3)];
+    let out = run_hw(kind, "rx_control_terminates", &segs, &e, 5);
+    assert_eq!(
+        out.aevs[1],
+        vec![Aev {
+            kind: AsyncEventKind::TerminateReceived as u8,
+            layer: 1,
+            etype: 2,
+            code: 5
+        }]
+    );
+    assert_eq!(
+        out.aevs[2],
+        vec![Aev {
+            kind: AsyncEventKind::BadTerminateReceived as u8,
+            layer: 0,
+            etype: 0,
+            code: 0
+        }]
+    );
+    assert!(out.terms[1].is_empty() && out.terms[2].is_empty(), "a Terminate is never answered");
+    let llp = Term {
+        slot: 0,
+        layer: Layer::Llp as u8,
+        etype: TERMINATE_ETYPE_LLP,
+        code,
+        m: false,
+        d: false,
+        r: false,
+        seglen: 0,
+    };
+    assert_eq!(out.terms[0], vec![llp]);
+    assert_eq!(out.aevs[0], vec![sent(&llp)]);
+    assert!(out.cqes[0].is_empty(), "done_good = 0: no completion");
+    assert_eq!(out.pops[0], 0);
+    assert!(out.aevs[3].is_empty() && out.terms[3].is_empty());
+    assert!(out.verdicts.iter().all(|v| !v.place), "{:?}", out.verdicts);
+    // The LLP error may come before or after the Send's check; nothing else is checked.
+    assert!(out.checks.iter().all(|c| c.stag == L0), "{:?}", out.checks);
+}
+
+#[test]
+fn terminates_and_llp_rust_hdl() {
+    terminates_and_llp(BackendKind::RustHdl);
+}
+
+#[test]
+fn terminates_and_llp_verilator() {
+    terminates_and_llp(BackendKind::Verilator);
+}
+
+// ---- Random traffic against the model.
+
+/// Random, mostly valid traffic on the four QPs with rare corruptions.
+fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
+    let cfg = |q: usize| QpConfig {
+        enable: true,
+        pd: q as u8 + 1,
+        ird: 8,
+    };
+    let mut e = Env::new(&[(0, cfg(0)), (1, cfg(1)), (2, cfg(2)), (3, cfg(3))]);
+    e.stall = 0.25;
+    fn region(
+        e: &mut Env,
+        rng: &mut StdRng,
+        key: &mut u32,
+        q: usize,
+        access: u8,
+        remote_inv: bool,
+    ) -> (u32, u64) {
+        *key += 1;
+        let stag = make_stag(*key, rng.gen());
+        let base_to = rng.gen::<u64>() >> rng.gen_range(0..40);
+        e.stags.entries.push(StagEntry {
+            stag,
+            pd: q as u8 + 1,
+            access,
+            qp: if rng.gen_bool(0.5) { Some(q) } else { None },
+            remote_inv,
+            base_to,
+            len: 0x10000,
+            host_addr: rng.gen(),
+        });
+        (stag, base_to)
+    }
+    let mut key = 1u32;
+    struct Q {
+        w: (u32, u64),
+        r: (u32, u64),
+        l: (u32, u64),
+        inv: Vec<u32>,
+        msn0: u32,
+        msn1: u32,
+        wqes: VecDeque<Wqe>,
+        orq: usize,
+    }
+    use std::collections::VecDeque;
+    let mut qs: Vec<Q> = Vec::new();
+    for q in 0..4 {
+        let w = region(&mut e, rng, &mut key, q, access::REMOTE_WRITE | access::LOCAL_WRITE, false);
+        let r = region(&mut e, rng, &mut key, q, access::REMOTE_READ, false);
+        let l = region(&mut e, rng, &mut key, q, access::LOCAL_WRITE, false);
+        let inv = (0..20).map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0).collect();
+        let wqes: VecDeque<Wqe> = (0..count as u16)
+            .map(|i| Wqe {
+                to: l.1 + rng.gen_range(0..0x8000),
+                len: rng.gen_range(0..600),
+                lkey: l.0,
+                index: i,
+            })
+            .collect();
+        e.rqs[q] = wqes.clone();
+        e.orq[q] = 20;
+        qs.push(Q {
+            w,
+            r,
+            l,
+            inv,
+            msn0: 1,
+            msn1: 1,
+            wqes,
+            orq: 20,
+        });
+    }
+    let mut segs = Vec::new();
+    while segs.len() < count {
+        let c = rng.gen_range(0..4);
+        let q = &mut qs[c];
+        let kind = rng.gen_range(0..100);
+        let mut new: Vec<Segment> = Vec::new();
+        if kind < 30 {
+            let p = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..200) };
+            let to = q.w.1 + rng.gen_range(0..0xFF00);
+            new.push(write(c, q.w.0, to, p));
+        } else if kind < 60 {
+            let Some(w) = q.wqes.front().copied() else { continue };
+            let total = if rng.gen_bool(0.05) { w.len + 1 } else { rng.gen_range(0..=w.len) };
+            let n = rng.gen_range(1..=3u32).min(total.max(1));
+            let ops = [Opcode::Send, Opcode::SendInvalidate, Opcode::SendSe, Opcode::SendSeInvalidate];
+            let op = ops[rng.gen_range(0..4)];
+            let inv_stag = match op {
+                Opcode::SendInvalidate | Opcode::SendSeInvalidate => q.inv.pop().unwrap_or(BAD),
+                _ => 0,
+            };
+            let mut mo = 0;
+            for i in 0..n {
+                let p = if i + 1 == n { total - mo } else { total / n };
+                new.push(Segment::send(c, op, i + 1 == n, inv_stag, q.msn0, mo, p as u16));
+                mo += p;
+            }
+            q.msn0 += 1;
+            q.wqes.pop_front();
+        } else if kind < 80 {
+            let size = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..0x1000) };
+            let to = q.r.1 + rng.gen_range(0..0xE000);
+            new.push(Segment::read_request(c, q.msn1, rng.gen(), rng.gen(), size, q.r.0, to));
+            q.msn1 += 1;
+        } else if q.orq > 0 {
+            let n = rng.gen_range(1..=3);
+            let mut to = q.w.1 + rng.gen_range(0..0x8000);
+            for i in 0..n {
+                let p = rng.gen_range(0..100);
+                new.push(Segment::tagged(c, Opcode::RdmaReadResponse, i + 1 == n, q.w.0, to, p));
+                to += u64::from(p);
+            }
+            q.orq -= 1;
+        }
+        let _ = q.l;
+        // Rare corruption of one header octet.
+        for s in &mut new {
+            if rng.gen_bool(0.004) {
+                let i = rng.gen_range(0..s.header.len().min(20));
+                s.header[i] ^= 1 << rng.gen_range(0..8);
+            }
+        }
+        segs.extend(new);
+    }
+    (segs, e)
+}
+
+#[test]
+fn random_short_rust_hdl() {
+    let mut rng = StdRng::seed_from_u64(0x5EED_0001);
+    let (segs, e) = random_traffic(&mut rng, 150);
+    let out = run(BackendKind::RustHdl, "rx_control_random_short", &segs, &e, 1);
+    assert!(out.cqes.iter().map(Vec::len).sum::<usize>() > 10);
+}
+
+#[test]
+fn random_long_verilator() {
+    for seed in 0..6u64 {
+        let mut rng = StdRng::seed_from_u64(0x5EED_1000 + seed);
+        let (segs, e) = random_traffic(&mut rng, 2500);
+        let out = run(BackendKind::Verilator, "rx_control_random_long", &segs, &e, seed);
+        let cqes: usize = out.cqes.iter().map(Vec::len).sum();
+        let irqs: usize = out.irqs.iter().map(Vec::len).sum();
+        let placed = out.verdicts.iter().filter(|v| v.place).count();
+        eprintln!("seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}", out.terms.iter().map(Vec::len).collect::<Vec<_>>());
+        assert!(cqes > 50 && irqs > 20 && placed > 200);
     }
 }
