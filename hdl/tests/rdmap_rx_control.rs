@@ -630,7 +630,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     let cfg = |q: usize| QpConfig {
         enable: true,
         pd: q as u8 + 1,
-        ird: 8,
+        ird: 15,
     };
     let mut e = Env::new(&[(0, cfg(0)), (1, cfg(1)), (2, cfg(2)), (3, cfg(3))]);
     e.stall = 0.25;
@@ -674,7 +674,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
         let w = region(&mut e, rng, &mut key, q, access::REMOTE_WRITE | access::LOCAL_WRITE, false);
         let r = region(&mut e, rng, &mut key, q, access::REMOTE_READ, false);
         let l = region(&mut e, rng, &mut key, q, access::LOCAL_WRITE, false);
-        let inv = (0..20).map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0).collect();
+        let inv = (0..count / 4).map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0).collect();
         let wqes: VecDeque<Wqe> = (0..count as u16)
             .map(|i| Wqe {
                 to: l.1 + rng.gen_range(0..0x8000),
@@ -708,7 +708,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
             new.push(write(c, q.w.0, to, p));
         } else if kind < 60 {
             let Some(w) = q.wqes.front().copied() else { continue };
-            let total = if rng.gen_bool(0.05) { w.len + 1 } else { rng.gen_range(0..=w.len) };
+            let total = if rng.gen_bool(0.005) { w.len + 1 } else { rng.gen_range(0..=w.len) };
             let n = rng.gen_range(1..=3u32).min(total.max(1));
             let ops = [Opcode::Send, Opcode::SendInvalidate, Opcode::SendSe, Opcode::SendSeInvalidate];
             let op = ops[rng.gen_range(0..4)];
@@ -724,12 +724,12 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
             }
             q.msn0 += 1;
             q.wqes.pop_front();
-        } else if kind < 80 {
+        } else if kind < 80 && q.msn1 <= 15 {
             let size = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..0x1000) };
             let to = q.r.1 + rng.gen_range(0..0xE000);
             new.push(Segment::read_request(c, q.msn1, rng.gen(), rng.gen(), size, q.r.0, to));
             q.msn1 += 1;
-        } else if q.orq > 0 {
+        } else if kind >= 80 && q.orq > 0 {
             let n = rng.gen_range(1..=3);
             let mut to = q.w.1 + rng.gen_range(0..0x8000);
             for i in 0..n {
@@ -742,7 +742,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
         let _ = q.l;
         // Rare corruption of one header octet.
         for s in &mut new {
-            if rng.gen_bool(0.004) {
+            if rng.gen_bool(0.001) {
                 let i = rng.gen_range(0..s.header.len().min(20));
                 s.header[i] ^= 1 << rng.gen_range(0..8);
             }
@@ -771,5 +771,41 @@ fn random_long_verilator() {
         let placed = out.verdicts.iter().filter(|v| v.place).count();
         eprintln!("seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}", out.terms.iter().map(Vec::len).collect::<Vec<_>>());
         assert!(cqes > 50 && irqs > 20 && placed > 200);
+    }
+}
+
+/// Cycles per job with every output ready, for short segments of each kind (printed; the
+/// bounds are the figures of the module documentation).
+#[test]
+fn throughput_verilator() {
+    let mut e = good_env();
+    e.stall = 0.0;
+    e.rqs[0] = (0..200)
+        .map(|i| Wqe {
+            to: L0_BASE,
+            len: 100,
+            lkey: L0,
+            index: i,
+        })
+        .collect();
+    type Gen = fn(usize) -> Segment;
+    let kinds: [(&str, Gen, u64); 4] = [
+        ("Write, 4 octets", |i| write(i % 2, if i % 2 == 0 { W0 } else { OTHER }, 0x1000 * ((i % 2) as u64 ^ 1), 4), 18),
+        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 12),
+        ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
+        ("Read Request, 8 octets", |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000), 30),
+    ];
+    for (name, gen, bound) in kinds {
+        let n = if name.starts_with("Read") { 2 } else { 100 };
+        let segs: Vec<Segment> = (0..n).map(gen).collect();
+        let mut sim = BackendKind::Verilator.build(RxControl::default()).unwrap();
+        let tb = RxControlTb::new(sim.as_ref()).unwrap();
+        let mut rng = StdRng::seed_from_u64(3);
+        let start = sim.cycles();
+        let out = tb.run(sim.as_mut(), &segs, &e, &mut rng);
+        assert_eq!(out, model::expect(&segs, &e), "{name}");
+        let cycles = (sim.cycles() - start - 64) as f64 / n as f64;
+        eprintln!("{name}: {cycles:.1} cycles per job");
+        assert!(cycles <= bound as f64, "{name}: {cycles} cycles per job");
     }
 }
