@@ -91,23 +91,25 @@ pub enum RxState {
     SendRows,
     /// A Send passed every row: advance MO / MSN, record the completion.
     SendOk,
-    /// The verdict is offered; the pending record is written.
-    Verdict,
+    /// A verdict decided here waits for the verdict register (and an empty check queue).
+    Direct,
+    /// A done's record is being read.
+    DoneRd,
     /// A done's record has been read: decide its events.
     DoneGet,
     /// Events are offered; wait until all were taken, then free the slot.
     Emit,
 }
 
-/// What a StagCheck request was for.
+/// What a StagCheck request of a Send was for (the others are in the check queue).
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum ChkCtx {
-    Write,
-    ReadResp,
-    ReadReq,
     SendPay,
     SendInv,
 }
+
+/// Entries of the check queue.
+pub const CQ_DEPTH: usize = 4;
 
 /// RDMAP receive control. Ports: the "RxControl" list of [`crate::rdmap`].
 #[derive(LogicBlock)]
@@ -293,8 +295,29 @@ pub struct RxControl {
     d_good: DFF<Bit>,
     d_kind: DFF<Bits<3>>,
     d_free: DFF<Bit>,
+    // The verdict decided by the front FSM (`Direct`).
+    o_place: DFF<Bit>,
+    o_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
+    // in job order (see the module documentation).
+    cq_busy: [DFF<Bit>; CQ_DEPTH],
+    cq_got: [DFF<Bit>; CQ_DEPTH],
+    cq_conn: [DFF<Bits<CONN_BITS>>; CQ_DEPTH],
+    cq_slot: [DFF<Bit>; CQ_DEPTH],
+    /// 0 Write, 1 Read Response, 2 Read Request.
+    cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
+    cq_kind: [DFF<Bits<3>>; CQ_DEPTH],
+    cq_len: [DFF<Bits<16>>; CQ_DEPTH],
+    cq_tag: [DFF<Bits<CHK_TAG_BITS>>; CQ_DEPTH],
+    cq_st: [DFF<Bits<3>>; CQ_DEPTH],
+    cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
+    cq_head: DFF<Bits<2>>,
+    cq_tail: DFF<Bits<2>>,
+    cq_count: DFF<Bits<3>>,
     // Output registers.
     chk_v: DFF<Bit>,
+    chk_qp_q: DFF<Bits<CONN_BITS>>,
+    vd_conn_q: DFF<Bits<CONN_BITS>>,
     chk_tag_q: DFF<Bits<CHK_TAG_BITS>>,
     chk_stag_q: DFF<Bits<32>>,
     chk_to_q: DFF<Bits<64>>,
@@ -385,6 +408,29 @@ pub struct RxControl {
     dying_set: Signal<Local, Bit>,
     dying_qp: Signal<Local, Bits<CONN_BITS>>,
     start_read: Signal<Local, Bit>,
+    direct_read: Signal<Local, Bit>,
+    cq_push: Signal<Local, Bit>,
+    cq_pop: Signal<Local, Bit>,
+    cq_ctx_n: Signal<Local, Bits<2>>,
+    h_busy: Signal<Local, Bit>,
+    h_got: Signal<Local, Bit>,
+    h_conn: Signal<Local, Bits<CONN_BITS>>,
+    h_slot: Signal<Local, Bit>,
+    h_ctx: Signal<Local, Bits<2>>,
+    h_kind: Signal<Local, Bits<3>>,
+    h_len: Signal<Local, Bits<16>>,
+    h_st: Signal<Local, Bits<3>>,
+    h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    h_dead: Signal<Local, Bit>,
+    bdying_set: Signal<Local, Bit>,
+    w_kind_n: Signal<Local, Bits<3>>,
+    w_val_n: Signal<Local, Bits<32>>,
+    w_mdr_n: Signal<Local, Bits<3>>,
+    w_cqesel_n: Signal<Local, Bits<2>>,
+    w_stsel_n: Signal<Local, Bits<2>>,
+    w_triple_n: Signal<Local, Bits<16>>,
+    rec_we: Signal<Local, Bit>,
+    rec_wa: Signal<Local, Bits<3>>,
     rec_wr: Signal<Local, Bits<REC_BITS>>,
     rec_rd: Signal<Local, Bits<REC_BITS>>,
 
@@ -447,6 +493,7 @@ pub struct RxControl {
     ev_term_rcvd: Constant<Bits<8>>,
     ev_term_bad: Constant<Bits<8>>,
     // Record kinds (local encoding of the pending record).
+    cq_full: Constant<Bits<3>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -649,7 +696,24 @@ impl Default for RxControl {
             d_good: Default::default(),
             d_kind: Default::default(),
             d_free: Default::default(),
+            o_place: Default::default(),
+            o_addr: Default::default(),
+            cq_busy: Default::default(),
+            cq_got: Default::default(),
+            cq_conn: Default::default(),
+            cq_slot: Default::default(),
+            cq_ctx: Default::default(),
+            cq_kind: Default::default(),
+            cq_len: Default::default(),
+            cq_tag: Default::default(),
+            cq_st: Default::default(),
+            cq_addr: Default::default(),
+            cq_head: Default::default(),
+            cq_tail: Default::default(),
+            cq_count: Default::default(),
             chk_v: Default::default(),
+            chk_qp_q: Default::default(),
+            vd_conn_q: Default::default(),
             chk_tag_q: Default::default(),
             chk_stag_q: Default::default(),
             chk_to_q: Default::default(),
@@ -737,6 +801,29 @@ impl Default for RxControl {
             dying_set: Default::default(),
             dying_qp: Default::default(),
             start_read: Default::default(),
+            direct_read: Default::default(),
+            cq_push: Default::default(),
+            cq_pop: Default::default(),
+            cq_ctx_n: Default::default(),
+            h_busy: Default::default(),
+            h_got: Default::default(),
+            h_conn: Default::default(),
+            h_slot: Default::default(),
+            h_ctx: Default::default(),
+            h_kind: Default::default(),
+            h_len: Default::default(),
+            h_st: Default::default(),
+            h_addr: Default::default(),
+            h_dead: Default::default(),
+            bdying_set: Default::default(),
+            w_kind_n: Default::default(),
+            w_val_n: Default::default(),
+            w_mdr_n: Default::default(),
+            w_cqesel_n: Default::default(),
+            w_stsel_n: Default::default(),
+            w_triple_n: Default::default(),
+            rec_we: Default::default(),
+            rec_wa: Default::default(),
             rec_wr: Default::default(),
             rec_rd: Default::default(),
             op_write: c4(Opcode::RdmaWrite as u8),
@@ -796,6 +883,7 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
+            cq_full: c3(CQ_DEPTH as u8),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
@@ -814,7 +902,8 @@ impl Logic for RxControl {
             self, clock, state, ctx, held, blocked, j_conn, j_slot, j_len, h_t, h_l, h_dv, h_rv,
             h_opc, h_stag, h_a, h_b, h_mo, h_term, p_len, w_present, w_len, w_index, w_to_hi,
             w_carry, s_sum, rd_done_mode, ra, rvld, rk, rlast, prev_lo, o_kind, o_val, o_index,
-            o_inv, o_sol, o_mdr, o_cqesel, o_stsel, d_conn, d_slot, d_good, d_kind, d_free,
+            o_inv, o_sol, o_mdr, o_cqesel, o_stsel, o_place, o_addr, cq_head, cq_tail, cq_count,
+            chk_qp_q, vd_conn_q, d_conn, d_slot, d_good, d_kind, d_free,
             chk_v, chk_tag_q, chk_stag_q, chk_to_q, chk_len_q, chk_pd_q, chk_acc_q, chk_inv_q,
             vd_v, vd_place_q, vd_addr_q, free_v, free_conn_q, free_slot_q, rq_v, rq_qp_q,
             rq_pop_q, irq_v, irq_sink_stag_q, irq_sink_to_q, irq_size_q, irq_src_stag_q,
@@ -858,6 +947,28 @@ impl Logic for RxControl {
             self.q_tfree[i].d.next = self.q_tfree[i].q.val();
             self.q_dslot[i].clock.next = self.clock.val();
             self.q_dslot[i].d.next = self.q_dslot[i].q.val();
+        }
+        for i in 0..CQ_DEPTH {
+            self.cq_busy[i].clock.next = self.clock.val();
+            self.cq_busy[i].d.next = self.cq_busy[i].q.val();
+            self.cq_got[i].clock.next = self.clock.val();
+            self.cq_got[i].d.next = self.cq_got[i].q.val();
+            self.cq_conn[i].clock.next = self.clock.val();
+            self.cq_conn[i].d.next = self.cq_conn[i].q.val();
+            self.cq_slot[i].clock.next = self.clock.val();
+            self.cq_slot[i].d.next = self.cq_slot[i].q.val();
+            self.cq_ctx[i].clock.next = self.clock.val();
+            self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
+            self.cq_kind[i].clock.next = self.clock.val();
+            self.cq_kind[i].d.next = self.cq_kind[i].q.val();
+            self.cq_len[i].clock.next = self.clock.val();
+            self.cq_len[i].d.next = self.cq_len[i].q.val();
+            self.cq_tag[i].clock.next = self.clock.val();
+            self.cq_tag[i].d.next = self.cq_tag[i].q.val();
+            self.cq_st[i].clock.next = self.clock.val();
+            self.cq_st[i].d.next = self.cq_st[i].q.val();
+            self.cq_addr[i].clock.next = self.clock.val();
+            self.cq_addr[i].d.next = self.cq_addr[i].q.val();
         }
         self.rec.clock.next = self.clock.val();
 
@@ -976,24 +1087,14 @@ impl Logic for RxControl {
         self.dying_set.next = false;
         self.dying_qp.next = self.j_conn.q.val();
         self.start_read.next = false;
+        self.direct_read.next = false;
+        self.cq_push.next = false;
+        self.cq_ctx_n.next = 0.into();
         self.chk_v.d.next = false;
         self.free_v.d.next = false;
-        self.rec.write_enable.next = false;
-        self.rec.write_addr.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
+        self.rec_we.next = false;
+        self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
-        // The record of the done about to be accepted (read every cycle; written only in
-        // Verdict, where the read address is moved to the other slot).
-        self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.done_conn.val()) << 1)
-            | bit_cast::<3, 1>(self.in_dslot.val().into());
-        self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.o_kind.q.val())
-            | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
-            | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
-            | (bit_cast::<REC_BITS, 32>(self.o_val.q.val()) << 5)
-            | (bit_cast::<REC_BITS, 16>(self.o_index.q.val()) << 37)
-            | (bit_cast::<REC_BITS, 3>(self.o_mdr.q.val()) << 53)
-            | (bit_cast::<REC_BITS, 2>(self.o_cqesel.q.val()) << 56)
-            | (bit_cast::<REC_BITS, 2>(self.o_stsel.q.val()) << 58);
-        self.rec.write_data.next = self.rec_wr.val();
         self.rec_rd.next = self.rec.read_data.val();
         self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.j_conn.q.val())
             << 6)
@@ -1045,7 +1146,7 @@ impl Logic for RxControl {
                             self.q_dslot[i].d.next = !self.q_dslot[i].q.val();
                         }
                     }
-                    self.state.d.next = RxState::DoneGet;
+                    self.state.d.next = RxState::DoneRd;
                 } else if self.llp_any.val() {
                     for i in 0..CONNECTIONS {
                         if self.llp_qp.val().index() == i {
@@ -1082,10 +1183,18 @@ impl Logic for RxControl {
                             self.q_tfree[i].d.next = false;
                         }
                     }
-                } else if self.held.q.val() && !(self.blocked.q.val() && self.jq_popp.val()) {
+                } else if (self.held.q.val() && !(self.blocked.q.val() && self.jq_popp.val()))
+                    || (self.job_valid.val() && !self.held.q.val())
+                {
+                    // A held job, or a new one at once: word 0 of its slot is read now
+                    // (`hdr_a_addr` from the job inputs), so Read starts at word 1.
                     self.start_read.next = true;
                     self.rd_done_mode.d.next = false;
                     self.ra.d.next = 0.into();
+                    if !self.held.q.val() {
+                        self.direct_read.next = true;
+                        self.ra.d.next = 1.into();
+                    }
                     self.rlast.d.next = 4.into();
                     self.o_kind.d.next = self.k_none.val();
                     self.o_cqesel.d.next = 0.into();
@@ -1112,7 +1221,11 @@ impl Logic for RxControl {
                             self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
                             self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
                             self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
-                            if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                            if self.hdr_a_data.val().get_bit(31) {
+                                // Tagged: the TO ends in word 3.
+                                self.rlast.d.next = 3.into();
+                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
+                            {
                                 self.rlast.d.next = 11.into();
                             } else if self.hdr_a_data.val().get_bits::<4>(16)
                                 == self.op_term.val()
@@ -1262,10 +1375,9 @@ impl Logic for RxControl {
                 } else if self.h_opc.q.val() == self.op_write.val() {
                     // Row 10.
                     if self.j_len.q.val() != self.hlen.val() {
-                        self.issue.next = true;
+                        self.cq_push.next = true;
+                        self.cq_ctx_n.next = 0.into();
                         self.chk_acc_q.d.next = self.acc_rw.val();
-                        self.chk_inv_q.d.next = false;
-                        self.ctx.d.next = ChkCtx::Write;
                     } else {
                         self.go_vd.next = true;
                     }
@@ -1280,10 +1392,9 @@ impl Logic for RxControl {
                             self.o_kind.d.next = self.k_read.val();
                         }
                         if self.j_len.q.val() != self.hlen.val() {
-                            self.issue.next = true;
+                            self.cq_push.next = true;
+                            self.cq_ctx_n.next = 1.into();
                             self.chk_acc_q.d.next = self.acc_lw.val();
-                            self.chk_inv_q.d.next = false;
-                            self.ctx.d.next = ChkCtx::ReadResp;
                         } else {
                             self.go_vd.next = true;
                         }
@@ -1304,10 +1415,9 @@ impl Logic for RxControl {
                         self.o_kind.d.next = self.k_irq.val();
                         self.o_val.d.next = 0.into();
                         if self.chk_len_q.q.val() != 0 {
-                            self.issue.next = true;
+                            self.cq_push.next = true;
+                            self.cq_ctx_n.next = 2.into();
                             self.chk_acc_q.d.next = self.acc_rr.val();
-                            self.chk_inv_q.d.next = false;
-                            self.ctx.d.next = ChkCtx::ReadReq;
                         } else {
                             self.go_vd.next = true;
                         }
@@ -1332,6 +1442,28 @@ impl Logic for RxControl {
                         self.rq_pop_q.d.next = false;
                         self.state.d.next = RxState::RqReq;
                     }
+                }
+                // Only a check of a Write, Read Response or Read Request may be queued behind
+                // checks in flight; anything else decides with the QP state of every earlier
+                // job, so it waits until the queue is empty (and a push until there is room).
+                if (self.cq_push.val() && (self.cq_count.q.val() == self.cq_full.val()))
+                    || (!self.cq_push.val() && (self.cq_count.q.val() != 0))
+                {
+                    self.cq_push.next = false;
+                    self.fail.next = false;
+                    self.go_vd.next = false;
+                    self.dying_set.next = false;
+                    self.orq_dec.next = false;
+                    self.msn1_inc.next = false;
+                    self.irq_inc.next = false;
+                    self.rq_v.d.next = false;
+                    self.blocked.d.next = self.blocked.q.val();
+                    self.state.d.next = RxState::Eval;
+                }
+                if self.cq_push.val() {
+                    self.issue.next = true;
+                    self.held.d.next = false;
+                    self.state.d.next = RxState::Idle;
                 }
             }
             RxState::RqReq => {
@@ -1403,23 +1535,12 @@ impl Logic for RxControl {
                 }
             }
             RxState::ChkWait => {
+                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty.
                 if self.rsp_valid.val() && (self.rsp_tag.val() == self.chk_tag_q.q.val()) {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
-                            ChkCtx::Write => {
-                                self.go_vd.next = true;
-                                self.go_place.next = true;
-                            }
-                            ChkCtx::ReadResp => {
-                                self.go_vd.next = true;
-                                self.go_place.next = true;
-                            }
-                            ChkCtx::ReadReq => {
-                                self.go_vd.next = true;
-                                self.o_val.d.next = self.rsp_host_addr.val();
-                            }
                             ChkCtx::SendPay => {
-                                self.vd_addr_q.d.next = self.rsp_host_addr.val();
+                                self.o_addr.d.next = self.rsp_host_addr.val();
                                 if self.h_l.q.val() && self.o_inv.q.val() {
                                     self.issue.next = true;
                                     self.chk_stag_q.d.next = self.h_stag.q.val();
@@ -1437,47 +1558,6 @@ impl Logic for RxControl {
                     } else {
                         self.fail.next = true;
                         match self.ctx.q.val() {
-                            ChkCtx::Write => {
-                                self.f_mdr.next = 6.into();
-                                self.f_triple.next = self.t_tg_bounds.val();
-                                if self.rsp_status.val() == self.st_invalid.val() {
-                                    self.f_triple.next = self.t_tg_invalid.val();
-                                } else if self.rsp_status.val() == self.st_not_assoc.val() {
-                                    self.f_triple.next = self.t_tg_not_assoc.val();
-                                } else if self.rsp_status.val() == self.st_access.val() {
-                                    self.f_triple.next = self.t_access.val();
-                                } else if self.rsp_status.val() == self.st_wrap.val() {
-                                    self.f_triple.next = self.t_tg_wrap.val();
-                                }
-                            }
-                            ChkCtx::ReadResp => {
-                                self.f_mdr.next = 6.into();
-                                self.f_cqesel.next = 2.into();
-                                self.f_stsel.next = 2.into();
-                                self.f_triple.next = self.t_tg_bounds.val();
-                                if self.rsp_status.val() == self.st_invalid.val() {
-                                    self.f_triple.next = self.t_tg_invalid.val();
-                                } else if self.rsp_status.val() == self.st_not_assoc.val() {
-                                    self.f_triple.next = self.t_tg_not_assoc.val();
-                                } else if self.rsp_status.val() == self.st_access.val() {
-                                    self.f_triple.next = self.t_access.val();
-                                } else if self.rsp_status.val() == self.st_wrap.val() {
-                                    self.f_triple.next = self.t_tg_wrap.val();
-                                }
-                            }
-                            ChkCtx::ReadReq => {
-                                self.f_mdr.next = 7.into();
-                                self.f_triple.next = self.t_rr_bounds.val();
-                                if self.rsp_status.val() == self.st_invalid.val() {
-                                    self.f_triple.next = self.t_rr_invalid.val();
-                                } else if self.rsp_status.val() == self.st_not_assoc.val() {
-                                    self.f_triple.next = self.t_rr_not_assoc.val();
-                                } else if self.rsp_status.val() == self.st_access.val() {
-                                    self.f_triple.next = self.t_access.val();
-                                } else if self.rsp_status.val() == self.st_wrap.val() {
-                                    self.f_triple.next = self.t_rr_wrap.val();
-                                }
-                            }
                             ChkCtx::SendPay => {
                                 self.f_triple.next = self.t_send_prot.val();
                                 self.f_cqesel.next = 1.into();
@@ -1508,14 +1588,20 @@ impl Logic for RxControl {
                     self.o_val.d.next = self.s_sum.q.val().get_bits::<32>(0);
                 }
             }
-            RxState::Verdict => {
-                self.rec.write_enable.next = true;
-                self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
-                    | bit_cast::<3, 1>((!self.j_slot.q.val()).into());
-                if self.vd_v.q.val() && self.vd_ready.val() {
+            RxState::Direct => {
+                if (!self.vd_v.q.val() || self.vd_ready.val()) && (self.cq_count.q.val() == 0) {
+                    self.vd_v.d.next = true;
+                    self.vd_conn_q.d.next = self.j_conn.q.val();
+                    self.vd_place_q.d.next = self.o_place.q.val();
+                    self.vd_addr_q.d.next = self.o_addr.q.val();
+                    self.rec_we.next = true;
                     self.held.d.next = false;
                     self.state.d.next = RxState::Idle;
                 }
+            }
+            RxState::DoneRd => {
+                // The record's address is presented in this cycle (`rec.read_addr`).
+                self.state.d.next = RxState::DoneGet;
             }
             RxState::DoneGet => {
                 self.d_kind.d.next = self.rec_rd.val().get_bits::<3>(0);
@@ -1644,6 +1730,13 @@ impl Logic for RxControl {
         if self.start_read.val() {
             self.rvld.d.next = false;
             self.state.d.next = RxState::Read;
+            if self.direct_read.val() {
+                self.rvld.d.next = true;
+                self.rk.d.next = 0.into();
+                self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.job_conn.val())
+                    << 6)
+                    | (bit_cast::<HDR_ADDR_BITS, 1>(self.job_slot.val().into()) << 5);
+            }
         }
         if self.fail.val() {
             // A failed row: the QP dies now, the error is committed at the done.
@@ -1662,18 +1755,188 @@ impl Logic for RxControl {
             self.chk_v.d.next = true;
             self.chk_tag_q.d.next = self.chk_tag_q.q.val() + 1;
             self.chk_pd_q.d.next = self.jq_pd.val();
-            self.state.d.next = RxState::ChkWait;
+            self.chk_qp_q.d.next = self.j_conn.q.val();
+            if self.cq_push.val() {
+                self.chk_inv_q.d.next = false;
+            } else {
+                self.state.d.next = RxState::ChkWait;
+            }
         }
         if self.go_vd.val() {
-            self.vd_v.d.next = true;
-            self.vd_place_q.d.next = self.go_place.val();
-            if self.state.q.val() != RxState::SendOk {
-                self.vd_addr_q.d.next = self.rsp_host_addr.val();
-            }
+            // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
+            self.o_place.d.next = self.go_place.val();
             if !self.go_place.val() {
-                self.vd_addr_q.d.next = 0.into();
+                self.o_addr.d.next = 0.into();
             }
-            self.state.d.next = RxState::Verdict;
+            self.state.d.next = RxState::Direct;
+        }
+
+        // ---- The check queue: a Write, Read Response or Read Request whose StagCheck was
+        // issued waits here for its response; verdicts leave in job order (the queue is
+        // empty whenever the front FSM sends one itself).
+        self.h_busy.next = self.cq_busy[0].q.val();
+        self.h_got.next = self.cq_got[0].q.val();
+        self.h_conn.next = self.cq_conn[0].q.val();
+        self.h_slot.next = self.cq_slot[0].q.val();
+        self.h_ctx.next = self.cq_ctx[0].q.val();
+        self.h_kind.next = self.cq_kind[0].q.val();
+        self.h_len.next = self.cq_len[0].q.val();
+        self.h_st.next = self.cq_st[0].q.val();
+        self.h_addr.next = self.cq_addr[0].q.val();
+        for i in 1..CQ_DEPTH {
+            if self.cq_head.q.val().index() == i {
+                self.h_busy.next = self.cq_busy[i].q.val();
+                self.h_got.next = self.cq_got[i].q.val();
+                self.h_conn.next = self.cq_conn[i].q.val();
+                self.h_slot.next = self.cq_slot[i].q.val();
+                self.h_ctx.next = self.cq_ctx[i].q.val();
+                self.h_kind.next = self.cq_kind[i].q.val();
+                self.h_len.next = self.cq_len[i].q.val();
+                self.h_st.next = self.cq_st[i].q.val();
+                self.h_addr.next = self.cq_addr[i].q.val();
+            }
+        }
+        // A QP that failed (or went to error) after this job's rows were run drops it.
+        self.h_dead.next = !self.q_en[0].q.val() || self.q_err[0].q.val() || self.q_dying[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.h_conn.val().index() == i {
+                self.h_dead.next =
+                    !self.q_en[i].q.val() || self.q_err[i].q.val() || self.q_dying[i].q.val();
+            }
+        }
+        for i in 0..CQ_DEPTH {
+            if self.cq_busy[i].q.val()
+                && !self.cq_got[i].q.val()
+                && self.rsp_valid.val()
+                && (self.rsp_tag.val() == self.cq_tag[i].q.val())
+            {
+                self.cq_got[i].d.next = true;
+                self.cq_st[i].d.next = self.rsp_status.val();
+                self.cq_addr[i].d.next = self.rsp_host_addr.val();
+            }
+        }
+        self.w_kind_n.next = self.o_kind.q.val();
+        self.w_val_n.next = self.o_val.q.val();
+        self.w_mdr_n.next = self.o_mdr.q.val();
+        self.w_cqesel_n.next = self.o_cqesel.q.val();
+        self.w_stsel_n.next = self.o_stsel.q.val();
+        self.w_triple_n.next = self.t_tg_bounds.val();
+        self.bdying_set.next = false;
+        self.cq_pop.next =
+            self.h_busy.val() && self.h_got.val() && (!self.vd_v.q.val() || self.vd_ready.val());
+        if self.cq_pop.val() {
+            self.vd_v.d.next = true;
+            self.vd_conn_q.d.next = self.h_conn.val();
+            self.vd_place_q.d.next = false;
+            self.vd_addr_q.d.next = 0.into();
+            self.rec_we.next = true;
+            self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.h_conn.val()) << 1)
+                | bit_cast::<3, 1>(self.h_slot.val().into());
+            self.w_kind_n.next = self.h_kind.val();
+            self.w_val_n.next = self.h_addr.val();
+            self.w_mdr_n.next = 0.into();
+            self.w_cqesel_n.next = 0.into();
+            self.w_stsel_n.next = 0.into();
+            if self.h_dead.val() {
+                self.w_kind_n.next = self.k_none.val();
+            } else if self.h_st.val() == self.st_ok.val() {
+                if self.h_ctx.val() != 2 {
+                    self.vd_place_q.d.next = true;
+                    self.vd_addr_q.d.next = self.h_addr.val();
+                }
+            } else {
+                // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
+                self.bdying_set.next = true;
+                self.w_kind_n.next = self.k_err.val();
+                self.w_mdr_n.next = 6.into();
+                if self.h_ctx.val() == 2 {
+                    self.w_mdr_n.next = 7.into();
+                    self.w_triple_n.next = self.t_rr_bounds.val();
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_rr_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_rr_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_rr_wrap.val();
+                    }
+                } else {
+                    if self.h_ctx.val() == 1 {
+                        self.w_cqesel_n.next = 2.into();
+                        self.w_stsel_n.next = 2.into();
+                    }
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_tg_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_tg_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_tg_wrap.val();
+                    }
+                }
+                self.w_val_n.next = (bit_cast::<32, 16>(self.w_triple_n.val()) << 16)
+                    | bit_cast::<32, 16>(self.h_len.val());
+            }
+            for i in 0..CQ_DEPTH {
+                if self.cq_head.q.val().index() == i {
+                    self.cq_busy[i].d.next = false;
+                }
+            }
+            self.cq_head.d.next = self.cq_head.q.val() + 1;
+        }
+        if self.cq_push.val() {
+            for i in 0..CQ_DEPTH {
+                if self.cq_tail.q.val().index() == i {
+                    self.cq_busy[i].d.next = true;
+                    self.cq_got[i].d.next = false;
+                    self.cq_conn[i].d.next = self.j_conn.q.val();
+                    self.cq_slot[i].d.next = self.j_slot.q.val();
+                    self.cq_ctx[i].d.next = self.cq_ctx_n.val();
+                    self.cq_len[i].d.next = self.j_len.q.val();
+                    self.cq_tag[i].d.next = self.chk_tag_q.q.val() + 1;
+                    self.cq_kind[i].d.next = self.k_none.val();
+                    if (self.cq_ctx_n.val() == 1) && self.h_l.q.val() {
+                        self.cq_kind[i].d.next = self.k_read.val();
+                    }
+                    if self.cq_ctx_n.val() == 2 {
+                        self.cq_kind[i].d.next = self.k_irq.val();
+                    }
+                }
+            }
+            self.cq_tail.d.next = self.cq_tail.q.val() + 1;
+        }
+        if self.cq_push.val() && !self.cq_pop.val() {
+            self.cq_count.d.next = self.cq_count.q.val() + 1;
+        } else if self.cq_pop.val() && !self.cq_push.val() {
+            self.cq_count.d.next = self.cq_count.q.val() - 1;
+        }
+        // The pending record: from the front FSM (`Direct`) or the check queue.
+        self.rec.write_enable.next = self.rec_we.val();
+        self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+            | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
+            | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
+            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+            | (bit_cast::<REC_BITS, 16>(self.o_index.q.val()) << 37)
+            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
+            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
+            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+        if self.cq_pop.val() {
+            // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
+            self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
+                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
+                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+        }
+        self.rec.write_data.next = self.rec_wr.val();
+        // The read port: the done's record in `DoneRd`, else never the entry being written.
+        self.rec.write_addr.next = self.rec_wa.val();
+        self.rec.read_addr.next = self.rec_wa.val() ^ 1;
+        if self.state.q.val() == RxState::DoneRd {
+            self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.d_conn.q.val()) << 1)
+                | bit_cast::<3, 1>(self.d_slot.q.val().into());
         }
 
         // ---- Per-QP updates: the FSM's, the strobes', then a configuration write.
@@ -1703,6 +1966,9 @@ impl Logic for RxControl {
                 self.q_err[i].d.next = true;
             }
             if self.dying_set.val() && (self.dying_qp.val().index() == i) {
+                self.q_dying[i].d.next = true;
+            }
+            if self.bdying_set.val() && (self.h_conn.val().index() == i) {
                 self.q_dying[i].d.next = true;
             }
             // Increment and decrement in the same cycle cancel.
@@ -1756,11 +2022,11 @@ impl Logic for RxControl {
         self.chk_to.next = self.chk_to_q.q.val();
         self.chk_len.next = self.chk_len_q.q.val();
         self.chk_pd.next = self.chk_pd_q.q.val();
-        self.chk_qp.next = self.j_conn.q.val();
+        self.chk_qp.next = self.chk_qp_q.q.val();
         self.chk_access.next = self.chk_acc_q.q.val();
         self.chk_invalidate.next = self.chk_inv_q.q.val();
         self.vd_valid.next = self.vd_v.q.val();
-        self.vd_conn.next = self.j_conn.q.val();
+        self.vd_conn.next = self.vd_conn_q.q.val();
         self.vd_place.next = self.vd_place_q.q.val();
         self.vd_addr.next = self.vd_addr_q.q.val();
         self.free_valid.next = self.free_v.q.val();
