@@ -1,1 +1,2100 @@
-//! Placeholder: see the module documentation of the parent for the port contract.
+//! RDMAP receive control (RFC 5040): the receive-check table, per-QP state, completions and the
+//! one error path. Port contract, check table (rows 0-21) and completion rules: [`crate::rdmap`];
+//! job / slot / verdict conventions: [`crate::ddp`]. Catalogs: `rfc5040-rdmap.md` §1.2-§1.6
+//! (headers), §2.2 (per-message rules), §5.1-§5.4 (codes, check order), §7.1 (per-QP state);
+//! `mpa-peer-connect.md` §6 (DDP codes).
+//!
+//! # Behaviour
+//!
+//! One sequential FSM handles, one at a time and in this priority: a segment end (`done_*`), a
+//! latched LLP error (`llp_err_*`), a slot to free after a Terminate left (`term_done`), a job.
+//!
+//! - **Job**: reads header words 0-4 of the job's slot (0-11 for a Read Request, 0-5 for a
+//!   Terminate), runs the rows in order with the QP's state, issues at most one StagCheck (two
+//!   for a Send with Invalidate: the lkey check of row 17, then the invalidate of row 21), asks
+//!   the RQ for the head WQE (Sends), advances the QP's expectations, sends the verdict and
+//!   writes the segment's *pending record* (what to do at its `done_*`) into a small block RAM
+//!   indexed by (conn, slot).
+//! - **Done**: the record of the connection's next slot (slots alternate per connection, as
+//!   the parser uses them) decides: nothing; Recv CQE and WQE pop; RdmaRead CQE; push on
+//!   `irq_*` (the Read Request header is read again from the still-held slot, so the record
+//!   keeps only `irq_src_addr`); async TerminateReceived / BadTerminateReceived; or the error:
+//!   `term_*`, `aev_*` TerminateSent and, for rows 12/16/17/21, the error CQE (and WQE pop).
+//!   Then the slot is freed, except after a Terminate request (freed at its `term_done`).
+//!   With `done_good = 0`, or when the QP is already in error or disabled, only the slot is freed.
+//!
+//! # Decisions (not fixed by the contract)
+//!
+//! - A failing row marks the QP *dying* at the check: every later job of that QP gets
+//!   `vd_place = 0` and produces no events (as after the error). The error itself (QP in error,
+//!   Terminate, events) is committed at the offending segment's `done_*` with `done_good = 1`,
+//!   or by an LLP error. A received Terminate also marks the QP dying at its check.
+//! - A segment that fails any row, row 21 included, is not placed (`vd_place = 0`).
+//! - A Send waits (its job is held, `done_*` and other work go on) while a Send L = 1 of the
+//!   same QP is checked but not yet done: its WQE is popped only at that done, so the head read
+//!   would otherwise return the previous message's WQE.
+//! - The RQ answers (`rq_rsp_valid`) only reads (`rq_req_pop = 0`); a pop has no answer.
+//! - Error CQEs have `cqe_byte_len = 0`; RdmaRead CQEs carry `cqe_index = 0` and
+//!   `cqe_byte_len = 0` (the SQ side knows the Read's WQE and length).
+//! - LLP errors: Terminate with seglen 0, slot 0, M = D = R = 0; no slot is freed at its
+//!   `term_done`. A BadTerminateReceived event carries layer / etype / code 0.
+//! - `qp_cfg_write` must not be issued for a QP with segments in flight.
+//!
+//! # Timing and throughput
+//!
+//! Every output is a register, `job_ready` / `done_ready` depend on registers only, and the
+//! widest arithmetic in one cycle is a 32-bit add (WQE TO + MO in two 32-bit halves over two
+//! cycles). Cycles per job with outputs always ready: 1 (accept) + words read + 2 (+ 1 to send
+//! the verdict), plus per StagCheck its latency + 2, plus for a Send the RQ latency + 3. A
+//! Write or Send with no payload therefore takes 9 cycles from `job_valid` to `vd_valid`; a
+//! Write with payload 11 + the StagCheck latency. A `done_*` takes 3 cycles without events.
+
+use crate::config::{CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_WORD_BITS, PD_BITS};
+use crate::ddp::check_status;
+use crate::mpa::mpa_rx::RxContextRam;
+use rnic_proto::ddp::{
+    ErrorType as DdpEType, TaggedBufferCode, UntaggedBufferCode, LOCAL_CATASTROPHIC_CODE,
+    QN_READ_REQUEST, QN_SEND, QN_TERMINATE,
+};
+use rnic_proto::mpa::TERMINATE_ETYPE_LLP;
+use rnic_proto::rdmap::terminate::{
+    ErrorType as RdmapEType, Layer, RemoteOperationCode, RemoteProtectionCode,
+};
+use rnic_proto::rdmap::Opcode;
+use rnic_proto::verbs::{access, AsyncEventKind, WcOpcode, WcStatus};
+use rust_hdl::prelude::*;
+
+/// Header-RAM address width: `{conn, slot, word}`.
+pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+// The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
+const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
+
+/// Width of one pending record (see [`RxControl`]'s packing in `update`).
+const REC_BITS: usize = 64;
+
+/// FSM states.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum RxState {
+    /// Waiting for work.
+    Idle,
+    /// Reading header words (of a job, or of a done's slot).
+    Read,
+    /// Running rows 0-15/18-19 on the captured header.
+    Eval,
+    /// Waiting for the StagCheck response.
+    ChkWait,
+    /// Waiting for the RQ to take the head request.
+    RqReq,
+    /// Waiting for the RQ's answer.
+    RqWait,
+    /// Rows 15-16, WQE TO + MO high half, issue of row 17 / 21.
+    SendRows,
+    /// A Send passed every row: advance MO / MSN, record the completion.
+    SendOk,
+    /// A verdict decided here waits for the verdict register (and an empty check queue).
+    Direct,
+    /// A done's record is being read.
+    DoneRd,
+    /// A done's record has been read: decide its events.
+    DoneGet,
+    /// Events are offered; wait until all were taken, then free the slot.
+    Emit,
+}
+
+/// What a StagCheck request of a Send was for (the others are in the check queue).
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum ChkCtx {
+    SendPay,
+    SendInv,
+}
+
+/// Entries of the check queue.
+pub const CQ_DEPTH: usize = 4;
+
+/// RDMAP receive control. Ports: the "RxControl" list of [`crate::rdmap`].
+#[derive(LogicBlock)]
+pub struct RxControl {
+    pub clock: Signal<In, Clock>,
+    // QP configuration.
+    pub qp_cfg_write: Signal<In, Bit>,
+    pub qp_cfg_qp: Signal<In, Bits<CONN_BITS>>,
+    pub qp_cfg_enable: Signal<In, Bit>,
+    pub qp_cfg_pd: Signal<In, Bits<PD_BITS>>,
+    pub qp_cfg_ird: Signal<In, Bits<4>>,
+    // Jobs and the header RAM (read port A).
+    pub job_valid: Signal<In, Bit>,
+    pub job_conn: Signal<In, Bits<CONN_BITS>>,
+    pub job_slot: Signal<In, Bit>,
+    pub job_len: Signal<In, Bits<16>>,
+    pub job_ready: Signal<Out, Bit>,
+    pub hdr_a_addr: Signal<Out, Bits<HDR_ADDR_BITS>>,
+    pub hdr_a_data: Signal<In, Bits<32>>,
+    // StagCheck.
+    pub chk_valid: Signal<Out, Bit>,
+    pub chk_tag: Signal<Out, Bits<CHK_TAG_BITS>>,
+    pub chk_stag: Signal<Out, Bits<32>>,
+    pub chk_to: Signal<Out, Bits<64>>,
+    pub chk_len: Signal<Out, Bits<32>>,
+    pub chk_pd: Signal<Out, Bits<PD_BITS>>,
+    pub chk_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub chk_access: Signal<Out, Bits<4>>,
+    pub chk_invalidate: Signal<Out, Bit>,
+    pub rsp_valid: Signal<In, Bit>,
+    pub rsp_tag: Signal<In, Bits<CHK_TAG_BITS>>,
+    pub rsp_status: Signal<In, Bits<3>>,
+    pub rsp_host_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    // Verdicts, segment ends, slot frees.
+    pub vd_valid: Signal<Out, Bit>,
+    pub vd_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub vd_place: Signal<Out, Bit>,
+    pub vd_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub vd_ready: Signal<In, Bit>,
+    pub done_valid: Signal<In, Bit>,
+    pub done_conn: Signal<In, Bits<CONN_BITS>>,
+    pub done_good: Signal<In, Bit>,
+    pub done_ready: Signal<Out, Bit>,
+    pub free_valid: Signal<Out, Bit>,
+    pub free_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub free_slot: Signal<Out, Bit>,
+    // Receive queue.
+    pub rq_req_valid: Signal<Out, Bit>,
+    pub rq_req_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub rq_req_pop: Signal<Out, Bit>,
+    pub rq_req_ready: Signal<In, Bit>,
+    pub rq_rsp_valid: Signal<In, Bit>,
+    pub rq_rsp_present: Signal<In, Bit>,
+    pub rq_rsp_to: Signal<In, Bits<64>>,
+    pub rq_rsp_len: Signal<In, Bits<32>>,
+    pub rq_rsp_lkey: Signal<In, Bits<32>>,
+    pub rq_rsp_index: Signal<In, Bits<16>>,
+    // ORQ / IRQ counts.
+    pub orq_push: Signal<In, Bit>,
+    pub orq_push_qp: Signal<In, Bits<CONN_BITS>>,
+    pub irq_done: Signal<In, Bit>,
+    pub irq_done_qp: Signal<In, Bits<CONN_BITS>>,
+    // Inbound Read Requests.
+    pub irq_valid: Signal<Out, Bit>,
+    pub irq_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub irq_sink_stag: Signal<Out, Bits<32>>,
+    pub irq_sink_to: Signal<Out, Bits<64>>,
+    pub irq_size: Signal<Out, Bits<32>>,
+    pub irq_src_stag: Signal<Out, Bits<32>>,
+    pub irq_src_to: Signal<Out, Bits<64>>,
+    pub irq_src_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub irq_ready: Signal<In, Bit>,
+    // Completions.
+    pub cqe_valid: Signal<Out, Bit>,
+    pub cqe_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub cqe_opcode: Signal<Out, Bits<8>>,
+    pub cqe_status: Signal<Out, Bits<8>>,
+    pub cqe_byte_len: Signal<Out, Bits<32>>,
+    pub cqe_index: Signal<Out, Bits<16>>,
+    pub cqe_inv_stag: Signal<Out, Bits<32>>,
+    pub cqe_with_inv: Signal<Out, Bit>,
+    pub cqe_solicited: Signal<Out, Bit>,
+    pub cqe_ready: Signal<In, Bit>,
+    // Asynchronous events.
+    pub aev_valid: Signal<Out, Bit>,
+    pub aev_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub aev_kind: Signal<Out, Bits<8>>,
+    pub aev_layer: Signal<Out, Bits<4>>,
+    pub aev_etype: Signal<Out, Bits<4>>,
+    pub aev_code: Signal<Out, Bits<8>>,
+    pub aev_ready: Signal<In, Bit>,
+    // Terminate requests.
+    pub term_valid: Signal<Out, Bit>,
+    pub term_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub term_slot: Signal<Out, Bit>,
+    pub term_layer: Signal<Out, Bits<4>>,
+    pub term_etype: Signal<Out, Bits<4>>,
+    pub term_code: Signal<Out, Bits<8>>,
+    pub term_m: Signal<Out, Bit>,
+    pub term_d: Signal<Out, Bit>,
+    pub term_r: Signal<Out, Bit>,
+    pub term_seglen: Signal<Out, Bits<16>>,
+    pub term_ready: Signal<In, Bit>,
+    pub term_done: Signal<In, Bit>,
+    pub term_done_conn: Signal<In, Bits<CONN_BITS>>,
+    pub term_done_slot: Signal<In, Bit>,
+    // LLP errors (MpaRx err_*).
+    pub llp_err_valid: Signal<In, Bit>,
+    pub llp_err_conn: Signal<In, Bits<CONN_BITS>>,
+    pub llp_err_code: Signal<In, Bits<8>>,
+
+    // ---- Per-QP state (rfc5040-rdmap.md §7.1).
+    q_en: [DFF<Bit>; CONNECTIONS],
+    q_pd: [DFF<Bits<PD_BITS>>; CONNECTIONS],
+    q_ird: [DFF<Bits<4>>; CONNECTIONS],
+    /// The error is committed (Terminate sent or received, or LLP error).
+    q_err: [DFF<Bit>; CONNECTIONS],
+    /// A row failed (or a Terminate arrived): later jobs are dropped.
+    q_dying: [DFF<Bit>; CONNECTIONS],
+    q_msn0: [DFF<Bits<32>>; CONNECTIONS],
+    q_msn1: [DFF<Bits<32>>; CONNECTIONS],
+    q_mo: [DFF<Bits<32>>; CONNECTIONS],
+    q_irq: [DFF<Bits<5>>; CONNECTIONS],
+    q_orq: [DFF<Bits<5>>; CONNECTIONS],
+    /// A Send L = 1 was checked and its WQE is popped at its done.
+    q_popp: [DFF<Bit>; CONNECTIONS],
+    q_llp: [DFF<Bit>; CONNECTIONS],
+    q_llp_code: [DFF<Bits<8>>; CONNECTIONS],
+    /// A Terminate copying a slot's header is out; free `q_hold_slot` at its `term_done`.
+    q_hold: [DFF<Bit>; CONNECTIONS],
+    q_hold_slot: [DFF<Bit>; CONNECTIONS],
+    q_tfree: [DFF<Bit>; CONNECTIONS],
+    /// Slot of the connection's next `done_*`.
+    q_dslot: [DFF<Bit>; CONNECTIONS],
+
+    state: DFF<RxState>,
+    ctx: DFF<ChkCtx>,
+    // The job.
+    held: DFF<Bit>,
+    blocked: DFF<Bit>,
+    j_conn: DFF<Bits<CONN_BITS>>,
+    j_slot: DFF<Bit>,
+    j_len: DFF<Bits<16>>,
+    // Header fields (octet offsets of `rfc5040-rdmap.md` §1.4).
+    h_t: DFF<Bit>,
+    h_l: DFF<Bit>,
+    h_dv: DFF<Bits<2>>,
+    h_rv: DFF<Bits<2>>,
+    h_opc: DFF<Bits<4>>,
+    h_stag: DFF<Bits<32>>,
+    h_a: DFF<Bits<32>>,
+    h_b: DFF<Bits<32>>,
+    h_mo: DFF<Bits<32>>,
+    h_term: DFF<Bits<16>>,
+    p_len: DFF<Bits<16>>,
+    // Send: WQE and sums.
+    w_present: DFF<Bit>,
+    w_len: DFF<Bits<32>>,
+    w_index: DFF<Bits<16>>,
+    w_to_hi: DFF<Bits<32>>,
+    w_carry: DFF<Bit>,
+    s_sum: DFF<Bits<33>>,
+    // Header reads.
+    rd_done_mode: DFF<Bit>,
+    ra: DFF<Bits<4>>,
+    rvld: DFF<Bit>,
+    rk: DFF<Bits<4>>,
+    rlast: DFF<Bits<4>>,
+    prev_lo: DFF<Bits<16>>,
+    // Pending record of the job.
+    o_kind: DFF<Bits<3>>,
+    o_val: DFF<Bits<32>>,
+    o_index: DFF<Bits<16>>,
+    o_inv: DFF<Bit>,
+    o_sol: DFF<Bit>,
+    o_mdr: DFF<Bits<3>>,
+    o_cqesel: DFF<Bits<2>>,
+    o_stsel: DFF<Bits<2>>,
+    rec: RxContextRam<REC_BITS, 3>,
+    // The done.
+    d_conn: DFF<Bits<CONN_BITS>>,
+    d_slot: DFF<Bit>,
+    d_good: DFF<Bit>,
+    d_kind: DFF<Bits<3>>,
+    d_free: DFF<Bit>,
+    // The verdict decided by the front FSM (`Direct`).
+    o_place: DFF<Bit>,
+    o_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
+    // in job order (see the module documentation).
+    cq_busy: [DFF<Bit>; CQ_DEPTH],
+    cq_got: [DFF<Bit>; CQ_DEPTH],
+    cq_conn: [DFF<Bits<CONN_BITS>>; CQ_DEPTH],
+    cq_slot: [DFF<Bit>; CQ_DEPTH],
+    /// 0 Write, 1 Read Response, 2 Read Request.
+    cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
+    cq_kind: [DFF<Bits<3>>; CQ_DEPTH],
+    cq_len: [DFF<Bits<16>>; CQ_DEPTH],
+    cq_tag: [DFF<Bits<CHK_TAG_BITS>>; CQ_DEPTH],
+    cq_st: [DFF<Bits<3>>; CQ_DEPTH],
+    cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
+    cq_head: DFF<Bits<2>>,
+    cq_tail: DFF<Bits<2>>,
+    cq_count: DFF<Bits<3>>,
+    // Output registers.
+    chk_v: DFF<Bit>,
+    chk_qp_q: DFF<Bits<CONN_BITS>>,
+    vd_conn_q: DFF<Bits<CONN_BITS>>,
+    chk_tag_q: DFF<Bits<CHK_TAG_BITS>>,
+    chk_stag_q: DFF<Bits<32>>,
+    chk_to_q: DFF<Bits<64>>,
+    chk_len_q: DFF<Bits<32>>,
+    chk_pd_q: DFF<Bits<PD_BITS>>,
+    chk_acc_q: DFF<Bits<4>>,
+    chk_inv_q: DFF<Bit>,
+    vd_v: DFF<Bit>,
+    vd_place_q: DFF<Bit>,
+    vd_addr_q: DFF<Bits<DMA_ADDR_BITS>>,
+    free_v: DFF<Bit>,
+    free_conn_q: DFF<Bits<CONN_BITS>>,
+    free_slot_q: DFF<Bit>,
+    rq_v: DFF<Bit>,
+    rq_qp_q: DFF<Bits<CONN_BITS>>,
+    rq_pop_q: DFF<Bit>,
+    irq_v: DFF<Bit>,
+    irq_sink_stag_q: DFF<Bits<32>>,
+    irq_sink_to_q: DFF<Bits<64>>,
+    irq_size_q: DFF<Bits<32>>,
+    irq_src_stag_q: DFF<Bits<32>>,
+    irq_src_to_q: DFF<Bits<64>>,
+    irq_src_addr_q: DFF<Bits<DMA_ADDR_BITS>>,
+    cqe_v: DFF<Bit>,
+    cqe_qp_q: DFF<Bits<CONN_BITS>>,
+    cqe_opcode_q: DFF<Bits<8>>,
+    cqe_status_q: DFF<Bits<8>>,
+    cqe_byte_len_q: DFF<Bits<32>>,
+    cqe_index_q: DFF<Bits<16>>,
+    cqe_inv_stag_q: DFF<Bits<32>>,
+    cqe_with_inv_q: DFF<Bit>,
+    cqe_sol_q: DFF<Bit>,
+    aev_v: DFF<Bit>,
+    aev_qp_q: DFF<Bits<CONN_BITS>>,
+    aev_kind_q: DFF<Bits<8>>,
+    aev_triple_q: DFF<Bits<16>>,
+    term_v: DFF<Bit>,
+    term_conn_q: DFF<Bits<CONN_BITS>>,
+    term_slot_q: DFF<Bit>,
+    term_triple_q: DFF<Bits<16>>,
+    term_mdr_q: DFF<Bits<3>>,
+    term_seglen_q: DFF<Bits<16>>,
+
+    // ---- Combinational signals.
+    sh: Signal<Local, Bits<32>>,
+    jq_en: Signal<Local, Bit>,
+    jq_pd: Signal<Local, Bits<PD_BITS>>,
+    jq_ird: Signal<Local, Bits<4>>,
+    jq_err: Signal<Local, Bit>,
+    jq_dying: Signal<Local, Bit>,
+    jq_msn0: Signal<Local, Bits<32>>,
+    jq_msn1: Signal<Local, Bits<32>>,
+    jq_mo: Signal<Local, Bits<32>>,
+    jq_irq: Signal<Local, Bits<5>>,
+    jq_orq: Signal<Local, Bits<5>>,
+    jq_popp: Signal<Local, Bit>,
+    dq_en: Signal<Local, Bit>,
+    dq_err: Signal<Local, Bit>,
+    in_dslot: Signal<Local, Bit>,
+    llp_any: Signal<Local, Bit>,
+    llp_qp: Signal<Local, Bits<CONN_BITS>>,
+    llp_code: Signal<Local, Bits<8>>,
+    llp_en: Signal<Local, Bit>,
+    llp_err: Signal<Local, Bit>,
+    tf_any: Signal<Local, Bit>,
+    tf_qp: Signal<Local, Bits<CONN_BITS>>,
+    tf_slot: Signal<Local, Bit>,
+    hlen: Signal<Local, Bits<16>>,
+    op_ok_t: Signal<Local, Bit>,
+    // Actions decided this cycle (applied at the end of `update`).
+    fail: Signal<Local, Bit>,
+    f_triple: Signal<Local, Bits<16>>,
+    f_mdr: Signal<Local, Bits<3>>,
+    f_cqesel: Signal<Local, Bits<2>>,
+    f_stsel: Signal<Local, Bits<2>>,
+    go_vd: Signal<Local, Bit>,
+    go_place: Signal<Local, Bit>,
+    issue: Signal<Local, Bit>,
+    msn0_inc: Signal<Local, Bit>,
+    msn1_inc: Signal<Local, Bit>,
+    mo_set: Signal<Local, Bit>,
+    irq_inc: Signal<Local, Bit>,
+    orq_dec: Signal<Local, Bit>,
+    popp_set: Signal<Local, Bit>,
+    popp_clr: Signal<Local, Bit>,
+    err_set: Signal<Local, Bit>,
+    err_qp: Signal<Local, Bits<CONN_BITS>>,
+    dying_set: Signal<Local, Bit>,
+    dying_qp: Signal<Local, Bits<CONN_BITS>>,
+    start_read: Signal<Local, Bit>,
+    direct_read: Signal<Local, Bit>,
+    cq_push: Signal<Local, Bit>,
+    cq_pop: Signal<Local, Bit>,
+    cq_ctx_n: Signal<Local, Bits<2>>,
+    h_busy: Signal<Local, Bit>,
+    h_got: Signal<Local, Bit>,
+    h_conn: Signal<Local, Bits<CONN_BITS>>,
+    h_slot: Signal<Local, Bit>,
+    h_ctx: Signal<Local, Bits<2>>,
+    h_kind: Signal<Local, Bits<3>>,
+    h_len: Signal<Local, Bits<16>>,
+    h_st: Signal<Local, Bits<3>>,
+    h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    h_dead: Signal<Local, Bit>,
+    bdying_set: Signal<Local, Bit>,
+    w_kind_n: Signal<Local, Bits<3>>,
+    w_val_n: Signal<Local, Bits<32>>,
+    w_mdr_n: Signal<Local, Bits<3>>,
+    w_cqesel_n: Signal<Local, Bits<2>>,
+    w_stsel_n: Signal<Local, Bits<2>>,
+    w_triple_n: Signal<Local, Bits<16>>,
+    rec_we: Signal<Local, Bit>,
+    rec_wa: Signal<Local, Bits<3>>,
+    rec_wr: Signal<Local, Bits<REC_BITS>>,
+    rec_rd: Signal<Local, Bits<REC_BITS>>,
+
+    // ---- Constants (all from rnic-proto).
+    op_write: Constant<Bits<4>>,
+    op_rreq: Constant<Bits<4>>,
+    op_rresp: Constant<Bits<4>>,
+    op_send: Constant<Bits<4>>,
+    op_send_inv: Constant<Bits<4>>,
+    op_send_se: Constant<Bits<4>>,
+    op_send_se_inv: Constant<Bits<4>>,
+    op_term: Constant<Bits<4>>,
+    qn_send: Constant<Bits<32>>,
+    qn_rreq: Constant<Bits<32>>,
+    qn_term: Constant<Bits<32>>,
+    hdr_tagged: Constant<Bits<16>>,
+    hdr_untagged: Constant<Bits<16>>,
+    rreq_len: Constant<Bits<16>>,
+    term_min_len: Constant<Bits<16>>,
+    acc_rw: Constant<Bits<4>>,
+    acc_lw: Constant<Bits<4>>,
+    acc_rr: Constant<Bits<4>>,
+    st_ok: Constant<Bits<3>>,
+    st_invalid: Constant<Bits<3>>,
+    st_not_assoc: Constant<Bits<3>>,
+    st_access: Constant<Bits<3>>,
+    st_wrap: Constant<Bits<3>>,
+    st_bounds: Constant<Bits<3>>,
+    t_trunc: Constant<Bits<16>>,
+    t_dv_tagged: Constant<Bits<16>>,
+    t_dv_untagged: Constant<Bits<16>>,
+    t_qn: Constant<Bits<16>>,
+    t_rv: Constant<Bits<16>>,
+    t_opcode: Constant<Bits<16>>,
+    t_mo: Constant<Bits<16>>,
+    t_msn: Constant<Bits<16>>,
+    t_no_buf: Constant<Bits<16>>,
+    t_too_long: Constant<Bits<16>>,
+    t_send_prot: Constant<Bits<16>>,
+    t_ird: Constant<Bits<16>>,
+    t_access: Constant<Bits<16>>,
+    t_tg_invalid: Constant<Bits<16>>,
+    t_tg_not_assoc: Constant<Bits<16>>,
+    t_tg_wrap: Constant<Bits<16>>,
+    t_tg_bounds: Constant<Bits<16>>,
+    t_rr_invalid: Constant<Bits<16>>,
+    t_rr_not_assoc: Constant<Bits<16>>,
+    t_rr_wrap: Constant<Bits<16>>,
+    t_rr_bounds: Constant<Bits<16>>,
+    t_inv_op: Constant<Bits<16>>,
+    t_inv_prot: Constant<Bits<16>>,
+    t_llp: Constant<Bits<8>>,
+    wc_recv: Constant<Bits<8>>,
+    wc_rdma_read: Constant<Bits<8>>,
+    wc_success: Constant<Bits<8>>,
+    wc_loc_len: Constant<Bits<8>>,
+    wc_loc_prot: Constant<Bits<8>>,
+    wc_general: Constant<Bits<8>>,
+    ev_term_sent: Constant<Bits<8>>,
+    ev_term_rcvd: Constant<Bits<8>>,
+    ev_term_bad: Constant<Bits<8>>,
+    // Record kinds (local encoding of the pending record).
+    cq_full: Constant<Bits<3>>,
+    k_none: Constant<Bits<3>>,
+    k_recv: Constant<Bits<3>>,
+    k_read: Constant<Bits<3>>,
+    k_irq: Constant<Bits<3>>,
+    k_trcv: Constant<Bits<3>>,
+    k_tbad: Constant<Bits<3>>,
+    k_err: Constant<Bits<3>>,
+}
+
+/// Layer / EType / Code as one 16-bit constant: Layer << 12 | EType << 8 | Code.
+fn triple(layer: Layer, etype: u8, code: u8) -> Constant<Bits<16>> {
+    Constant::new(((u64::from(layer as u8) << 12) | (u64::from(etype) << 8) | u64::from(code)).into())
+}
+
+fn c4(v: u8) -> Constant<Bits<4>> {
+    Constant::new(u64::from(v).into())
+}
+
+fn c8(v: u8) -> Constant<Bits<8>> {
+    Constant::new(u64::from(v).into())
+}
+
+fn c3(v: u8) -> Constant<Bits<3>> {
+    Constant::new(u64::from(v).into())
+}
+
+fn c16(v: usize) -> Constant<Bits<16>> {
+    Constant::new((v as u64).into())
+}
+
+fn c32(v: u32) -> Constant<Bits<32>> {
+    Constant::new(u64::from(v).into())
+}
+
+impl Default for RxControl {
+    fn default() -> Self {
+        use rnic_proto::ddp::{TAGGED_HEADER_LEN, UNTAGGED_HEADER_LEN};
+        use rnic_proto::rdmap::read_request::HEADER_LEN as RREQ_HEADER_LEN;
+        use rnic_proto::rdmap::terminate::MIN_HEADER_LEN as TERM_HEADER_MIN_LEN;
+        let ddp = Layer::Ddp;
+        let rdmap = Layer::Rdmap;
+        let tg = DdpEType::TaggedBuffer as u8;
+        let ut = DdpEType::UntaggedBuffer as u8;
+        let prot = RdmapEType::RemoteProtection as u8;
+        let oper = RdmapEType::RemoteOperation as u8;
+        Self {
+            clock: Default::default(),
+            qp_cfg_write: Default::default(),
+            qp_cfg_qp: Default::default(),
+            qp_cfg_enable: Default::default(),
+            qp_cfg_pd: Default::default(),
+            qp_cfg_ird: Default::default(),
+            job_valid: Default::default(),
+            job_conn: Default::default(),
+            job_slot: Default::default(),
+            job_len: Default::default(),
+            job_ready: Default::default(),
+            hdr_a_addr: Default::default(),
+            hdr_a_data: Default::default(),
+            chk_valid: Default::default(),
+            chk_tag: Default::default(),
+            chk_stag: Default::default(),
+            chk_to: Default::default(),
+            chk_len: Default::default(),
+            chk_pd: Default::default(),
+            chk_qp: Default::default(),
+            chk_access: Default::default(),
+            chk_invalidate: Default::default(),
+            rsp_valid: Default::default(),
+            rsp_tag: Default::default(),
+            rsp_status: Default::default(),
+            rsp_host_addr: Default::default(),
+            vd_valid: Default::default(),
+            vd_conn: Default::default(),
+            vd_place: Default::default(),
+            vd_addr: Default::default(),
+            vd_ready: Default::default(),
+            done_valid: Default::default(),
+            done_conn: Default::default(),
+            done_good: Default::default(),
+            done_ready: Default::default(),
+            free_valid: Default::default(),
+            free_conn: Default::default(),
+            free_slot: Default::default(),
+            rq_req_valid: Default::default(),
+            rq_req_qp: Default::default(),
+            rq_req_pop: Default::default(),
+            rq_req_ready: Default::default(),
+            rq_rsp_valid: Default::default(),
+            rq_rsp_present: Default::default(),
+            rq_rsp_to: Default::default(),
+            rq_rsp_len: Default::default(),
+            rq_rsp_lkey: Default::default(),
+            rq_rsp_index: Default::default(),
+            orq_push: Default::default(),
+            orq_push_qp: Default::default(),
+            irq_done: Default::default(),
+            irq_done_qp: Default::default(),
+            irq_valid: Default::default(),
+            irq_qp: Default::default(),
+            irq_sink_stag: Default::default(),
+            irq_sink_to: Default::default(),
+            irq_size: Default::default(),
+            irq_src_stag: Default::default(),
+            irq_src_to: Default::default(),
+            irq_src_addr: Default::default(),
+            irq_ready: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_qp: Default::default(),
+            cqe_opcode: Default::default(),
+            cqe_status: Default::default(),
+            cqe_byte_len: Default::default(),
+            cqe_index: Default::default(),
+            cqe_inv_stag: Default::default(),
+            cqe_with_inv: Default::default(),
+            cqe_solicited: Default::default(),
+            cqe_ready: Default::default(),
+            aev_valid: Default::default(),
+            aev_qp: Default::default(),
+            aev_kind: Default::default(),
+            aev_layer: Default::default(),
+            aev_etype: Default::default(),
+            aev_code: Default::default(),
+            aev_ready: Default::default(),
+            term_valid: Default::default(),
+            term_conn: Default::default(),
+            term_slot: Default::default(),
+            term_layer: Default::default(),
+            term_etype: Default::default(),
+            term_code: Default::default(),
+            term_m: Default::default(),
+            term_d: Default::default(),
+            term_r: Default::default(),
+            term_seglen: Default::default(),
+            term_ready: Default::default(),
+            term_done: Default::default(),
+            term_done_conn: Default::default(),
+            term_done_slot: Default::default(),
+            llp_err_valid: Default::default(),
+            llp_err_conn: Default::default(),
+            llp_err_code: Default::default(),
+            q_en: Default::default(),
+            q_pd: Default::default(),
+            q_ird: Default::default(),
+            q_err: Default::default(),
+            q_dying: Default::default(),
+            q_msn0: Default::default(),
+            q_msn1: Default::default(),
+            q_mo: Default::default(),
+            q_irq: Default::default(),
+            q_orq: Default::default(),
+            q_popp: Default::default(),
+            q_llp: Default::default(),
+            q_llp_code: Default::default(),
+            q_hold: Default::default(),
+            q_hold_slot: Default::default(),
+            q_tfree: Default::default(),
+            q_dslot: Default::default(),
+            state: Default::default(),
+            ctx: Default::default(),
+            held: Default::default(),
+            blocked: Default::default(),
+            j_conn: Default::default(),
+            j_slot: Default::default(),
+            j_len: Default::default(),
+            h_t: Default::default(),
+            h_l: Default::default(),
+            h_dv: Default::default(),
+            h_rv: Default::default(),
+            h_opc: Default::default(),
+            h_stag: Default::default(),
+            h_a: Default::default(),
+            h_b: Default::default(),
+            h_mo: Default::default(),
+            h_term: Default::default(),
+            p_len: Default::default(),
+            w_present: Default::default(),
+            w_len: Default::default(),
+            w_index: Default::default(),
+            w_to_hi: Default::default(),
+            w_carry: Default::default(),
+            s_sum: Default::default(),
+            rd_done_mode: Default::default(),
+            ra: Default::default(),
+            rvld: Default::default(),
+            rk: Default::default(),
+            rlast: Default::default(),
+            prev_lo: Default::default(),
+            o_kind: Default::default(),
+            o_val: Default::default(),
+            o_index: Default::default(),
+            o_inv: Default::default(),
+            o_sol: Default::default(),
+            o_mdr: Default::default(),
+            o_cqesel: Default::default(),
+            o_stsel: Default::default(),
+            rec: Default::default(),
+            d_conn: Default::default(),
+            d_slot: Default::default(),
+            d_good: Default::default(),
+            d_kind: Default::default(),
+            d_free: Default::default(),
+            o_place: Default::default(),
+            o_addr: Default::default(),
+            cq_busy: Default::default(),
+            cq_got: Default::default(),
+            cq_conn: Default::default(),
+            cq_slot: Default::default(),
+            cq_ctx: Default::default(),
+            cq_kind: Default::default(),
+            cq_len: Default::default(),
+            cq_tag: Default::default(),
+            cq_st: Default::default(),
+            cq_addr: Default::default(),
+            cq_head: Default::default(),
+            cq_tail: Default::default(),
+            cq_count: Default::default(),
+            chk_v: Default::default(),
+            chk_qp_q: Default::default(),
+            vd_conn_q: Default::default(),
+            chk_tag_q: Default::default(),
+            chk_stag_q: Default::default(),
+            chk_to_q: Default::default(),
+            chk_len_q: Default::default(),
+            chk_pd_q: Default::default(),
+            chk_acc_q: Default::default(),
+            chk_inv_q: Default::default(),
+            vd_v: Default::default(),
+            vd_place_q: Default::default(),
+            vd_addr_q: Default::default(),
+            free_v: Default::default(),
+            free_conn_q: Default::default(),
+            free_slot_q: Default::default(),
+            rq_v: Default::default(),
+            rq_qp_q: Default::default(),
+            rq_pop_q: Default::default(),
+            irq_v: Default::default(),
+            irq_sink_stag_q: Default::default(),
+            irq_sink_to_q: Default::default(),
+            irq_size_q: Default::default(),
+            irq_src_stag_q: Default::default(),
+            irq_src_to_q: Default::default(),
+            irq_src_addr_q: Default::default(),
+            cqe_v: Default::default(),
+            cqe_qp_q: Default::default(),
+            cqe_opcode_q: Default::default(),
+            cqe_status_q: Default::default(),
+            cqe_byte_len_q: Default::default(),
+            cqe_index_q: Default::default(),
+            cqe_inv_stag_q: Default::default(),
+            cqe_with_inv_q: Default::default(),
+            cqe_sol_q: Default::default(),
+            aev_v: Default::default(),
+            aev_qp_q: Default::default(),
+            aev_kind_q: Default::default(),
+            aev_triple_q: Default::default(),
+            term_v: Default::default(),
+            term_conn_q: Default::default(),
+            term_slot_q: Default::default(),
+            term_triple_q: Default::default(),
+            term_mdr_q: Default::default(),
+            term_seglen_q: Default::default(),
+            sh: Default::default(),
+            jq_en: Default::default(),
+            jq_pd: Default::default(),
+            jq_ird: Default::default(),
+            jq_err: Default::default(),
+            jq_dying: Default::default(),
+            jq_msn0: Default::default(),
+            jq_msn1: Default::default(),
+            jq_mo: Default::default(),
+            jq_irq: Default::default(),
+            jq_orq: Default::default(),
+            jq_popp: Default::default(),
+            dq_en: Default::default(),
+            dq_err: Default::default(),
+            in_dslot: Default::default(),
+            llp_any: Default::default(),
+            llp_qp: Default::default(),
+            llp_code: Default::default(),
+            llp_en: Default::default(),
+            llp_err: Default::default(),
+            tf_any: Default::default(),
+            tf_qp: Default::default(),
+            tf_slot: Default::default(),
+            hlen: Default::default(),
+            op_ok_t: Default::default(),
+            fail: Default::default(),
+            f_triple: Default::default(),
+            f_mdr: Default::default(),
+            f_cqesel: Default::default(),
+            f_stsel: Default::default(),
+            go_vd: Default::default(),
+            go_place: Default::default(),
+            issue: Default::default(),
+            msn0_inc: Default::default(),
+            msn1_inc: Default::default(),
+            mo_set: Default::default(),
+            irq_inc: Default::default(),
+            orq_dec: Default::default(),
+            popp_set: Default::default(),
+            popp_clr: Default::default(),
+            err_set: Default::default(),
+            err_qp: Default::default(),
+            dying_set: Default::default(),
+            dying_qp: Default::default(),
+            start_read: Default::default(),
+            direct_read: Default::default(),
+            cq_push: Default::default(),
+            cq_pop: Default::default(),
+            cq_ctx_n: Default::default(),
+            h_busy: Default::default(),
+            h_got: Default::default(),
+            h_conn: Default::default(),
+            h_slot: Default::default(),
+            h_ctx: Default::default(),
+            h_kind: Default::default(),
+            h_len: Default::default(),
+            h_st: Default::default(),
+            h_addr: Default::default(),
+            h_dead: Default::default(),
+            bdying_set: Default::default(),
+            w_kind_n: Default::default(),
+            w_val_n: Default::default(),
+            w_mdr_n: Default::default(),
+            w_cqesel_n: Default::default(),
+            w_stsel_n: Default::default(),
+            w_triple_n: Default::default(),
+            rec_we: Default::default(),
+            rec_wa: Default::default(),
+            rec_wr: Default::default(),
+            rec_rd: Default::default(),
+            op_write: c4(Opcode::RdmaWrite as u8),
+            op_rreq: c4(Opcode::RdmaReadRequest as u8),
+            op_rresp: c4(Opcode::RdmaReadResponse as u8),
+            op_send: c4(Opcode::Send as u8),
+            op_send_inv: c4(Opcode::SendInvalidate as u8),
+            op_send_se: c4(Opcode::SendSe as u8),
+            op_send_se_inv: c4(Opcode::SendSeInvalidate as u8),
+            op_term: c4(Opcode::Terminate as u8),
+            qn_send: c32(QN_SEND),
+            qn_rreq: c32(QN_READ_REQUEST),
+            qn_term: c32(QN_TERMINATE),
+            hdr_tagged: c16(TAGGED_HEADER_LEN),
+            hdr_untagged: c16(UNTAGGED_HEADER_LEN),
+            rreq_len: c16(UNTAGGED_HEADER_LEN + RREQ_HEADER_LEN),
+            term_min_len: c16(UNTAGGED_HEADER_LEN + TERM_HEADER_MIN_LEN),
+            acc_rw: c4(access::REMOTE_WRITE),
+            acc_lw: c4(access::LOCAL_WRITE),
+            acc_rr: c4(access::REMOTE_READ),
+            st_ok: c3(check_status::OK),
+            st_invalid: c3(check_status::INVALID_STAG),
+            st_not_assoc: c3(check_status::NOT_ASSOCIATED),
+            st_access: c3(check_status::ACCESS),
+            st_wrap: c3(check_status::WRAP),
+            st_bounds: c3(check_status::BOUNDS),
+            t_trunc: triple(rdmap, oper, RemoteOperationCode::Unspecified as u8),
+            t_dv_tagged: triple(ddp, tg, TaggedBufferCode::InvalidDdpVersion as u8),
+            t_dv_untagged: triple(ddp, ut, UntaggedBufferCode::InvalidDdpVersion as u8),
+            t_qn: triple(ddp, ut, UntaggedBufferCode::InvalidQn as u8),
+            t_rv: triple(rdmap, oper, RemoteOperationCode::InvalidRdmapVersion as u8),
+            t_opcode: triple(rdmap, oper, RemoteOperationCode::UnexpectedOpcode as u8),
+            t_mo: triple(ddp, ut, UntaggedBufferCode::InvalidMo as u8),
+            t_msn: triple(ddp, ut, UntaggedBufferCode::MsnRange as u8),
+            t_no_buf: triple(ddp, ut, UntaggedBufferCode::MsnNoBuffer as u8),
+            t_too_long: triple(ddp, ut, UntaggedBufferCode::MessageTooLong as u8),
+            t_send_prot: triple(ddp, DdpEType::LocalCatastrophic as u8, LOCAL_CATASTROPHIC_CODE),
+            t_ird: triple(rdmap, oper, RemoteOperationCode::CatastrophicStream as u8),
+            t_access: triple(rdmap, prot, RemoteProtectionCode::AccessRights as u8),
+            t_tg_invalid: triple(ddp, tg, TaggedBufferCode::InvalidStag as u8),
+            t_tg_not_assoc: triple(ddp, tg, TaggedBufferCode::StagNotAssociated as u8),
+            t_tg_wrap: triple(ddp, tg, TaggedBufferCode::ToWrap as u8),
+            t_tg_bounds: triple(ddp, tg, TaggedBufferCode::BaseOrBounds as u8),
+            t_rr_invalid: triple(rdmap, prot, RemoteProtectionCode::InvalidStag as u8),
+            t_rr_not_assoc: triple(rdmap, prot, RemoteProtectionCode::StagNotAssociated as u8),
+            t_rr_wrap: triple(rdmap, prot, RemoteProtectionCode::ToWrap as u8),
+            t_rr_bounds: triple(rdmap, prot, RemoteProtectionCode::BaseOrBounds as u8),
+            t_inv_op: triple(rdmap, oper, RemoteOperationCode::StagCannotBeInvalidated as u8),
+            t_inv_prot: triple(rdmap, prot, RemoteProtectionCode::StagCannotBeInvalidated as u8),
+            t_llp: c8(((Layer::Llp as u8) << 4) | TERMINATE_ETYPE_LLP),
+            wc_recv: c8(WcOpcode::Recv as u8),
+            wc_rdma_read: c8(WcOpcode::RdmaRead as u8),
+            wc_success: c8(WcStatus::Success as u8),
+            wc_loc_len: c8(WcStatus::LocLenErr as u8),
+            wc_loc_prot: c8(WcStatus::LocProtErr as u8),
+            wc_general: c8(WcStatus::GeneralErr as u8),
+            ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
+            ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
+            ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
+            cq_full: c3(CQ_DEPTH as u8),
+            k_none: c3(0),
+            k_recv: c3(1),
+            k_read: c3(2),
+            k_irq: c3(3),
+            k_trcv: c3(4),
+            k_tbad: c3(5),
+            k_err: c3(6),
+        }
+    }
+}
+
+impl Logic for RxControl {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, ctx, held, blocked, j_conn, j_slot, j_len, h_t, h_l, h_dv, h_rv,
+            h_opc, h_stag, h_a, h_b, h_mo, h_term, p_len, w_present, w_len, w_index, w_to_hi,
+            w_carry, s_sum, rd_done_mode, ra, rvld, rk, rlast, prev_lo, o_kind, o_val, o_index,
+            o_inv, o_sol, o_mdr, o_cqesel, o_stsel, o_place, o_addr, cq_head, cq_tail, cq_count,
+            chk_qp_q, vd_conn_q, d_conn, d_slot, d_good, d_kind, d_free,
+            chk_v, chk_tag_q, chk_stag_q, chk_to_q, chk_len_q, chk_pd_q, chk_acc_q, chk_inv_q,
+            vd_v, vd_place_q, vd_addr_q, free_v, free_conn_q, free_slot_q, rq_v, rq_qp_q,
+            rq_pop_q, irq_v, irq_sink_stag_q, irq_sink_to_q, irq_size_q, irq_src_stag_q,
+            irq_src_to_q, irq_src_addr_q, cqe_v, cqe_qp_q, cqe_opcode_q, cqe_status_q,
+            cqe_byte_len_q, cqe_index_q, cqe_inv_stag_q, cqe_with_inv_q, cqe_sol_q, aev_v,
+            aev_qp_q, aev_kind_q, aev_triple_q, term_v, term_conn_q, term_slot_q, term_triple_q,
+            term_mdr_q, term_seglen_q
+        );
+        for i in 0..CONNECTIONS {
+            self.q_en[i].clock.next = self.clock.val();
+            self.q_en[i].d.next = self.q_en[i].q.val();
+            self.q_pd[i].clock.next = self.clock.val();
+            self.q_pd[i].d.next = self.q_pd[i].q.val();
+            self.q_ird[i].clock.next = self.clock.val();
+            self.q_ird[i].d.next = self.q_ird[i].q.val();
+            self.q_err[i].clock.next = self.clock.val();
+            self.q_err[i].d.next = self.q_err[i].q.val();
+            self.q_dying[i].clock.next = self.clock.val();
+            self.q_dying[i].d.next = self.q_dying[i].q.val();
+            self.q_msn0[i].clock.next = self.clock.val();
+            self.q_msn0[i].d.next = self.q_msn0[i].q.val();
+            self.q_msn1[i].clock.next = self.clock.val();
+            self.q_msn1[i].d.next = self.q_msn1[i].q.val();
+            self.q_mo[i].clock.next = self.clock.val();
+            self.q_mo[i].d.next = self.q_mo[i].q.val();
+            self.q_irq[i].clock.next = self.clock.val();
+            self.q_irq[i].d.next = self.q_irq[i].q.val();
+            self.q_orq[i].clock.next = self.clock.val();
+            self.q_orq[i].d.next = self.q_orq[i].q.val();
+            self.q_popp[i].clock.next = self.clock.val();
+            self.q_popp[i].d.next = self.q_popp[i].q.val();
+            self.q_llp[i].clock.next = self.clock.val();
+            self.q_llp[i].d.next = self.q_llp[i].q.val();
+            self.q_llp_code[i].clock.next = self.clock.val();
+            self.q_llp_code[i].d.next = self.q_llp_code[i].q.val();
+            self.q_hold[i].clock.next = self.clock.val();
+            self.q_hold[i].d.next = self.q_hold[i].q.val();
+            self.q_hold_slot[i].clock.next = self.clock.val();
+            self.q_hold_slot[i].d.next = self.q_hold_slot[i].q.val();
+            self.q_tfree[i].clock.next = self.clock.val();
+            self.q_tfree[i].d.next = self.q_tfree[i].q.val();
+            self.q_dslot[i].clock.next = self.clock.val();
+            self.q_dslot[i].d.next = self.q_dslot[i].q.val();
+        }
+        for i in 0..CQ_DEPTH {
+            self.cq_busy[i].clock.next = self.clock.val();
+            self.cq_busy[i].d.next = self.cq_busy[i].q.val();
+            self.cq_got[i].clock.next = self.clock.val();
+            self.cq_got[i].d.next = self.cq_got[i].q.val();
+            self.cq_conn[i].clock.next = self.clock.val();
+            self.cq_conn[i].d.next = self.cq_conn[i].q.val();
+            self.cq_slot[i].clock.next = self.clock.val();
+            self.cq_slot[i].d.next = self.cq_slot[i].q.val();
+            self.cq_ctx[i].clock.next = self.clock.val();
+            self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
+            self.cq_kind[i].clock.next = self.clock.val();
+            self.cq_kind[i].d.next = self.cq_kind[i].q.val();
+            self.cq_len[i].clock.next = self.clock.val();
+            self.cq_len[i].d.next = self.cq_len[i].q.val();
+            self.cq_tag[i].clock.next = self.clock.val();
+            self.cq_tag[i].d.next = self.cq_tag[i].q.val();
+            self.cq_st[i].clock.next = self.clock.val();
+            self.cq_st[i].d.next = self.cq_st[i].q.val();
+            self.cq_addr[i].clock.next = self.clock.val();
+            self.cq_addr[i].d.next = self.cq_addr[i].q.val();
+        }
+        self.rec.clock.next = self.clock.val();
+
+        // ---- Per-QP look-ups: the job's QP, the done's QP, the LLP error to report (lowest
+        // connection first), the slot to free after a Terminate.
+        self.jq_en.next = self.q_en[0].q.val();
+        self.jq_pd.next = self.q_pd[0].q.val();
+        self.jq_ird.next = self.q_ird[0].q.val();
+        self.jq_err.next = self.q_err[0].q.val();
+        self.jq_dying.next = self.q_dying[0].q.val();
+        self.jq_msn0.next = self.q_msn0[0].q.val();
+        self.jq_msn1.next = self.q_msn1[0].q.val();
+        self.jq_mo.next = self.q_mo[0].q.val();
+        self.jq_irq.next = self.q_irq[0].q.val();
+        self.jq_orq.next = self.q_orq[0].q.val();
+        self.jq_popp.next = self.q_popp[0].q.val();
+        self.dq_en.next = self.q_en[0].q.val();
+        self.dq_err.next = self.q_err[0].q.val();
+        self.in_dslot.next = self.q_dslot[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.j_conn.q.val().index() == i {
+                self.jq_en.next = self.q_en[i].q.val();
+                self.jq_pd.next = self.q_pd[i].q.val();
+                self.jq_ird.next = self.q_ird[i].q.val();
+                self.jq_err.next = self.q_err[i].q.val();
+                self.jq_dying.next = self.q_dying[i].q.val();
+                self.jq_msn0.next = self.q_msn0[i].q.val();
+                self.jq_msn1.next = self.q_msn1[i].q.val();
+                self.jq_mo.next = self.q_mo[i].q.val();
+                self.jq_irq.next = self.q_irq[i].q.val();
+                self.jq_orq.next = self.q_orq[i].q.val();
+                self.jq_popp.next = self.q_popp[i].q.val();
+            }
+            if self.d_conn.q.val().index() == i {
+                self.dq_en.next = self.q_en[i].q.val();
+                self.dq_err.next = self.q_err[i].q.val();
+            }
+            if self.done_conn.val().index() == i {
+                self.in_dslot.next = self.q_dslot[i].q.val();
+            }
+        }
+        self.llp_any.next = false;
+        self.llp_qp.next = 0.into();
+        self.llp_code.next = self.q_llp_code[0].q.val();
+        self.llp_en.next = self.q_en[0].q.val();
+        self.llp_err.next = self.q_err[0].q.val();
+        self.tf_any.next = false;
+        self.tf_qp.next = 0.into();
+        self.tf_slot.next = self.q_hold_slot[0].q.val();
+        // The lowest pending connection: count the connections before the first pending one.
+        for i in 0..CONNECTIONS {
+            if !self.llp_any.val() {
+                if self.q_llp[i].q.val() {
+                    self.llp_any.next = true;
+                } else {
+                    self.llp_qp.next = self.llp_qp.val() + 1;
+                }
+            }
+            if !self.tf_any.val() {
+                if self.q_tfree[i].q.val() {
+                    self.tf_any.next = true;
+                } else {
+                    self.tf_qp.next = self.tf_qp.val() + 1;
+                }
+            }
+        }
+        for i in 1..CONNECTIONS {
+            if self.llp_qp.val().index() == i {
+                self.llp_code.next = self.q_llp_code[i].q.val();
+                self.llp_en.next = self.q_en[i].q.val();
+                self.llp_err.next = self.q_err[i].q.val();
+            }
+            if self.tf_qp.val().index() == i {
+                self.tf_slot.next = self.q_hold_slot[i].q.val();
+            }
+        }
+
+        // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
+        self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
+            | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
+        self.hlen.next = self.hdr_untagged.val();
+        if self.h_t.q.val() {
+            self.hlen.next = self.hdr_tagged.val();
+        }
+        // Row 6: T and QN as the opcode needs them.
+        self.op_ok_t.next = false;
+        if (self.h_opc.q.val() == self.op_write.val()) || (self.h_opc.q.val() == self.op_rresp.val())
+        {
+            self.op_ok_t.next = self.h_t.q.val();
+        } else if self.h_opc.q.val() == self.op_rreq.val() {
+            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_rreq.val());
+        } else if self.h_opc.q.val() == self.op_term.val() {
+            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_term.val());
+        } else {
+            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_send.val());
+        }
+
+        // ---- Defaults.
+        self.fail.next = false;
+        self.f_triple.next = self.t_trunc.val();
+        self.f_mdr.next = 0.into();
+        self.f_cqesel.next = 0.into();
+        self.f_stsel.next = 0.into();
+        self.go_vd.next = false;
+        self.go_place.next = false;
+        self.issue.next = false;
+        self.msn0_inc.next = false;
+        self.msn1_inc.next = false;
+        self.mo_set.next = false;
+        self.irq_inc.next = false;
+        self.orq_dec.next = false;
+        self.popp_set.next = false;
+        self.popp_clr.next = false;
+        self.err_set.next = false;
+        self.err_qp.next = self.d_conn.q.val();
+        self.dying_set.next = false;
+        self.dying_qp.next = self.j_conn.q.val();
+        self.start_read.next = false;
+        self.direct_read.next = false;
+        self.cq_push.next = false;
+        self.cq_ctx_n.next = 0.into();
+        self.chk_v.d.next = false;
+        self.free_v.d.next = false;
+        self.rec_we.next = false;
+        self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
+            | bit_cast::<3, 1>(self.j_slot.q.val().into());
+        self.rec_rd.next = self.rec.read_data.val();
+        self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.j_conn.q.val())
+            << 6)
+            | (bit_cast::<HDR_ADDR_BITS, 1>(self.j_slot.q.val().into()) << 5)
+            | bit_cast::<HDR_ADDR_BITS, 4>(self.ra.q.val());
+        if self.rd_done_mode.q.val() {
+            self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.d_conn.q.val())
+                << 6)
+                | (bit_cast::<HDR_ADDR_BITS, 1>(self.d_slot.q.val().into()) << 5)
+                | bit_cast::<HDR_ADDR_BITS, 4>(self.ra.q.val());
+        }
+
+        // ---- Handshakes of the output registers.
+        if self.vd_v.q.val() && self.vd_ready.val() {
+            self.vd_v.d.next = false;
+        }
+        if self.rq_v.q.val() && self.rq_req_ready.val() {
+            self.rq_v.d.next = false;
+        }
+        if self.irq_v.q.val() && self.irq_ready.val() {
+            self.irq_v.d.next = false;
+        }
+        if self.cqe_v.q.val() && self.cqe_ready.val() {
+            self.cqe_v.d.next = false;
+        }
+        if self.aev_v.q.val() && self.aev_ready.val() {
+            self.aev_v.d.next = false;
+        }
+        if self.term_v.q.val() && self.term_ready.val() {
+            self.term_v.d.next = false;
+        }
+
+        // ---- The FSM.
+        match self.state.q.val() {
+            RxState::Idle => {
+                if self.job_valid.val() && !self.held.q.val() {
+                    self.held.d.next = true;
+                    self.blocked.d.next = false;
+                    self.j_conn.d.next = self.job_conn.val();
+                    self.j_slot.d.next = self.job_slot.val();
+                    self.j_len.d.next = self.job_len.val();
+                }
+                if self.done_valid.val() {
+                    self.d_conn.d.next = self.done_conn.val();
+                    self.d_slot.d.next = self.in_dslot.val();
+                    self.d_good.d.next = self.done_good.val();
+                    for i in 0..CONNECTIONS {
+                        if self.done_conn.val().index() == i {
+                            self.q_dslot[i].d.next = !self.q_dslot[i].q.val();
+                        }
+                    }
+                    self.state.d.next = RxState::DoneRd;
+                } else if self.llp_any.val() {
+                    for i in 0..CONNECTIONS {
+                        if self.llp_qp.val().index() == i {
+                            self.q_llp[i].d.next = false;
+                        }
+                    }
+                    if self.llp_en.val() && !self.llp_err.val() {
+                        // The first error of the QP: Terminate 2/LLP/code, no headers.
+                        self.err_set.next = true;
+                        self.err_qp.next = self.llp_qp.val();
+                        self.dying_set.next = true;
+                        self.dying_qp.next = self.llp_qp.val();
+                        self.term_v.d.next = true;
+                        self.term_conn_q.d.next = self.llp_qp.val();
+                        self.term_slot_q.d.next = false;
+                        self.term_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
+                            | bit_cast::<16, 8>(self.llp_code.val());
+                        self.term_mdr_q.d.next = 0.into();
+                        self.term_seglen_q.d.next = 0.into();
+                        self.aev_v.d.next = true;
+                        self.aev_qp_q.d.next = self.llp_qp.val();
+                        self.aev_kind_q.d.next = self.ev_term_sent.val();
+                        self.aev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
+                            | bit_cast::<16, 8>(self.llp_code.val());
+                        self.d_free.d.next = false;
+                        self.state.d.next = RxState::Emit;
+                    }
+                } else if self.tf_any.val() {
+                    self.free_v.d.next = true;
+                    self.free_conn_q.d.next = self.tf_qp.val();
+                    self.free_slot_q.d.next = self.tf_slot.val();
+                    for i in 0..CONNECTIONS {
+                        if self.tf_qp.val().index() == i {
+                            self.q_tfree[i].d.next = false;
+                        }
+                    }
+                } else if (self.held.q.val() && !(self.blocked.q.val() && self.jq_popp.val()))
+                    || (self.job_valid.val() && !self.held.q.val())
+                {
+                    // A held job, or a new one at once: word 0 of its slot is read now
+                    // (`hdr_a_addr` from the job inputs), so Read starts at word 1.
+                    self.start_read.next = true;
+                    self.rd_done_mode.d.next = false;
+                    self.ra.d.next = 0.into();
+                    if !self.held.q.val() {
+                        self.direct_read.next = true;
+                        self.ra.d.next = 1.into();
+                    }
+                    self.rlast.d.next = 4.into();
+                    self.o_kind.d.next = self.k_none.val();
+                    self.o_cqesel.d.next = 0.into();
+                    self.o_stsel.d.next = 0.into();
+                    self.o_mdr.d.next = 0.into();
+                    self.o_inv.d.next = false;
+                    self.o_sol.d.next = false;
+                }
+            }
+            RxState::Read => {
+                // Address `ra` now, its word on `hdr_a_data` in the next cycle (`rk`).
+                if self.ra.q.val() <= self.rlast.q.val() {
+                    self.ra.d.next = self.ra.q.val() + 1;
+                }
+                self.rvld.d.next = self.ra.q.val() <= self.rlast.q.val();
+                self.rk.d.next = self.ra.q.val();
+                if self.rvld.q.val() {
+                    self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
+                    if !self.rd_done_mode.q.val() {
+                        if self.rk.q.val() == 0 {
+                            // Octet 0: T, L, DV; octet 1: RV, opcode.
+                            self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
+                            self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
+                            self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
+                            self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
+                            self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                            if self.hdr_a_data.val().get_bit(31) {
+                                // Tagged: the TO ends in word 3.
+                                self.rlast.d.next = 3.into();
+                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
+                            {
+                                self.rlast.d.next = 11.into();
+                            } else if self.hdr_a_data.val().get_bits::<4>(16)
+                                == self.op_term.val()
+                            {
+                                self.rlast.d.next = 5.into();
+                            }
+                        }
+                        if self.rk.q.val() == 1 {
+                            self.h_stag.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 2 {
+                            self.h_a.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 3 {
+                            self.h_b.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 4 {
+                            self.h_mo.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 5 {
+                            self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                        }
+                        // Read Request: RDMARDSZ, SrcSTag, SrcTO straight into the check.
+                        if self.rk.q.val() == 8 {
+                            self.chk_len_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 9 {
+                            self.chk_stag_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 10 {
+                            self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                                | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                        }
+                        if self.rk.q.val() == 11 {
+                            self.chk_to_q.d.next = (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
+                                << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                        }
+                    } else {
+                        // A done: the Invalidate STag of a Send, the Read Request header.
+                        if self.rk.q.val() == 1 {
+                            self.cqe_inv_stag_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 5 {
+                            self.irq_sink_stag_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 6 {
+                            self.irq_sink_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                                | bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(0));
+                        }
+                        if self.rk.q.val() == 7 {
+                            self.irq_sink_to_q.d.next = (bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(32))
+                                << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                        }
+                        if self.rk.q.val() == 8 {
+                            self.irq_size_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 9 {
+                            self.irq_src_stag_q.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val() == 10 {
+                            self.irq_src_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                                | bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(0));
+                        }
+                        if self.rk.q.val() == 11 {
+                            self.irq_src_to_q.d.next = (bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(32))
+                                << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                        }
+                    }
+                    if self.rk.q.val() == self.rlast.q.val() {
+                        self.ra.d.next = 0.into();
+                        self.rvld.d.next = false;
+                        if self.rd_done_mode.q.val() {
+                            if self.d_kind.q.val() == self.k_irq.val() {
+                                self.irq_v.d.next = true;
+                            } else {
+                                self.cqe_v.d.next = true;
+                            }
+                            self.state.d.next = RxState::Emit;
+                        } else {
+                            self.state.d.next = RxState::Eval;
+                        }
+                    }
+                }
+            }
+            RxState::Eval => {
+                self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
+                // Tagged check operands (Write, Read Response): STag, TO, P.
+                if self.h_t.q.val() {
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
+                    self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
+                        | bit_cast::<64, 32>(self.h_b.q.val());
+                    self.chk_len_q.d.next =
+                        bit_cast::<32, 16>(self.j_len.q.val() - self.hlen.val());
+                }
+                if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
+                    // Row 0: dropped silently.
+                    self.go_vd.next = true;
+                } else if self.j_len.q.val() < self.hlen.val() {
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_trunc.val();
+                } else if self.h_dv.q.val() != 1 {
+                    self.fail.next = true;
+                    if self.h_t.q.val() {
+                        self.f_triple.next = self.t_dv_tagged.val();
+                    } else {
+                        self.f_triple.next = self.t_dv_untagged.val();
+                    }
+                } else if !self.h_t.q.val() && (self.h_a.q.val() > self.qn_term.val()) {
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_qn.val();
+                    self.f_mdr.next = 6.into();
+                } else if self.h_rv.q.val() != 1 {
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_rv.val();
+                } else if self.h_opc.q.val().get_bit(3) || !self.op_ok_t.val() {
+                    // Rows 5 and 6.
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_opcode.val();
+                } else if (self.h_opc.q.val() == self.op_rreq.val())
+                    && (!self.h_l.q.val() || (self.h_mo.q.val() != 0))
+                {
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_mo.val();
+                    self.f_mdr.next = 6.into();
+                } else if (self.h_opc.q.val() == self.op_rreq.val())
+                    && (self.j_len.q.val() != self.rreq_len.val())
+                {
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_trunc.val();
+                    self.f_mdr.next = 6.into();
+                } else if self.h_opc.q.val() == self.op_term.val() {
+                    // Row 9: never answered; the QP goes to error at the done.
+                    self.dying_set.next = true;
+                    self.go_vd.next = true;
+                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
+                    if (self.j_len.q.val() < self.term_min_len.val())
+                        || !self.h_l.q.val()
+                        || (self.h_mo.q.val() != 0)
+                    {
+                        self.o_kind.d.next = self.k_tbad.val();
+                    } else {
+                        self.o_kind.d.next = self.k_trcv.val();
+                    }
+                } else if self.h_opc.q.val() == self.op_write.val() {
+                    // Row 10.
+                    if self.j_len.q.val() != self.hlen.val() {
+                        self.cq_push.next = true;
+                        self.cq_ctx_n.next = 0.into();
+                        self.chk_acc_q.d.next = self.acc_rw.val();
+                    } else {
+                        self.go_vd.next = true;
+                    }
+                } else if self.h_opc.q.val() == self.op_rresp.val() {
+                    // Rows 11-12.
+                    if self.jq_orq.val() == 0 {
+                        self.fail.next = true;
+                        self.f_triple.next = self.t_opcode.val();
+                    } else {
+                        if self.h_l.q.val() {
+                            self.orq_dec.next = true;
+                            self.o_kind.d.next = self.k_read.val();
+                        }
+                        if self.j_len.q.val() != self.hlen.val() {
+                            self.cq_push.next = true;
+                            self.cq_ctx_n.next = 1.into();
+                            self.chk_acc_q.d.next = self.acc_lw.val();
+                        } else {
+                            self.go_vd.next = true;
+                        }
+                    }
+                } else if self.h_opc.q.val() == self.op_rreq.val() {
+                    // Rows 18-20 (the check operands were read into chk_*).
+                    if self.h_b.q.val() != self.jq_msn1.val() {
+                        self.fail.next = true;
+                        self.f_triple.next = self.t_msn.val();
+                        self.f_mdr.next = 6.into();
+                    } else if self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val()) {
+                        self.fail.next = true;
+                        self.f_triple.next = self.t_ird.val();
+                        self.f_mdr.next = 6.into();
+                    } else {
+                        self.msn1_inc.next = true;
+                        self.irq_inc.next = true;
+                        self.o_kind.d.next = self.k_irq.val();
+                        self.o_val.d.next = 0.into();
+                        if self.chk_len_q.q.val() != 0 {
+                            self.cq_push.next = true;
+                            self.cq_ctx_n.next = 2.into();
+                            self.chk_acc_q.d.next = self.acc_rr.val();
+                        } else {
+                            self.go_vd.next = true;
+                        }
+                    }
+                } else {
+                    // Sends: rows 13-15.
+                    if self.h_b.q.val() != self.jq_msn0.val() {
+                        self.fail.next = true;
+                        self.f_triple.next = self.t_msn.val();
+                        self.f_mdr.next = 6.into();
+                    } else if self.h_mo.q.val() != self.jq_mo.val() {
+                        self.fail.next = true;
+                        self.f_triple.next = self.t_mo.val();
+                        self.f_mdr.next = 6.into();
+                    } else if self.jq_popp.val() {
+                        // The previous message's WQE is popped at its done: retry after it.
+                        self.blocked.d.next = true;
+                        self.state.d.next = RxState::Idle;
+                    } else {
+                        self.rq_v.d.next = true;
+                        self.rq_qp_q.d.next = self.j_conn.q.val();
+                        self.rq_pop_q.d.next = false;
+                        self.state.d.next = RxState::RqReq;
+                    }
+                }
+                // Only a check of a Write, Read Response or Read Request may be queued behind
+                // checks in flight; anything else decides with the QP state of every earlier
+                // job, so it waits until the queue is empty (and a push until there is room).
+                if (self.cq_push.val() && (self.cq_count.q.val() == self.cq_full.val()))
+                    || (!self.cq_push.val() && (self.cq_count.q.val() != 0))
+                {
+                    self.cq_push.next = false;
+                    self.fail.next = false;
+                    self.go_vd.next = false;
+                    self.dying_set.next = false;
+                    self.orq_dec.next = false;
+                    self.msn1_inc.next = false;
+                    self.irq_inc.next = false;
+                    self.rq_v.d.next = false;
+                    self.blocked.d.next = self.blocked.q.val();
+                    self.state.d.next = RxState::Eval;
+                }
+                if self.cq_push.val() {
+                    self.issue.next = true;
+                    self.held.d.next = false;
+                    self.state.d.next = RxState::Idle;
+                }
+            }
+            RxState::RqReq => {
+                // MO + P for rows 16 and the completion's byte count.
+                self.s_sum.d.next =
+                    bit_cast::<33, 32>(self.h_mo.q.val()) + bit_cast::<33, 16>(self.p_len.q.val());
+                // The answer may come in the cycle after the request is taken.
+                if self.rq_req_ready.val() {
+                    self.state.d.next = RxState::RqWait;
+                }
+            }
+            RxState::RqWait => {
+                if self.rq_rsp_valid.val() {
+                    self.w_present.d.next = self.rq_rsp_present.val();
+                    self.w_len.d.next = self.rq_rsp_len.val();
+                    self.w_index.d.next = self.rq_rsp_index.val();
+                    self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
+                    // WQE TO + MO, low half now, high half (with the carry) in SendRows.
+                    self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
+                    self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
+                    self.chk_to_q.d.next = bit_cast::<64, 33>(
+                        bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
+                            + bit_cast::<33, 32>(self.h_mo.q.val()),
+                    );
+                    self.state.d.next = RxState::SendRows;
+                }
+            }
+            RxState::SendRows => {
+                self.o_index.d.next = self.w_index.q.val();
+                self.o_inv.d.next = (self.h_opc.q.val() == self.op_send_inv.val())
+                    || (self.h_opc.q.val() == self.op_send_se_inv.val());
+                self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
+                    || (self.h_opc.q.val() == self.op_send_se_inv.val());
+                self.chk_to_q.d.next = (bit_cast::<64, 32>(
+                    self.w_to_hi.q.val()
+                        + bit_cast::<32, 1>(self.chk_to_q.q.val().get_bit(32).into()),
+                ) << 32)
+                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                if !self.w_present.q.val() {
+                    // Row 15.
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_no_buf.val();
+                    self.f_mdr.next = 6.into();
+                } else if self.s_sum.q.val() > bit_cast::<33, 32>(self.w_len.q.val()) {
+                    // Row 16.
+                    self.fail.next = true;
+                    self.f_triple.next = self.t_too_long.val();
+                    self.f_mdr.next = 6.into();
+                    self.f_cqesel.next = 1.into();
+                    self.f_stsel.next = 1.into();
+                } else if self.p_len.q.val() != 0 {
+                    // Row 17.
+                    self.issue.next = true;
+                    self.chk_acc_q.d.next = self.acc_lw.val();
+                    self.chk_inv_q.d.next = false;
+                    self.ctx.d.next = ChkCtx::SendPay;
+                } else if self.h_l.q.val()
+                    && ((self.h_opc.q.val() == self.op_send_inv.val())
+                        || (self.h_opc.q.val() == self.op_send_se_inv.val()))
+                {
+                    // Row 21.
+                    self.issue.next = true;
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
+                    self.chk_acc_q.d.next = 0.into();
+                    self.chk_inv_q.d.next = true;
+                    self.ctx.d.next = ChkCtx::SendInv;
+                } else {
+                    self.state.d.next = RxState::SendOk;
+                }
+            }
+            RxState::ChkWait => {
+                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty.
+                if self.rsp_valid.val() && (self.rsp_tag.val() == self.chk_tag_q.q.val()) {
+                    if self.rsp_status.val() == self.st_ok.val() {
+                        match self.ctx.q.val() {
+                            ChkCtx::SendPay => {
+                                self.o_addr.d.next = self.rsp_host_addr.val();
+                                if self.h_l.q.val() && self.o_inv.q.val() {
+                                    self.issue.next = true;
+                                    self.chk_stag_q.d.next = self.h_stag.q.val();
+                                    self.chk_acc_q.d.next = 0.into();
+                                    self.chk_inv_q.d.next = true;
+                                    self.ctx.d.next = ChkCtx::SendInv;
+                                } else {
+                                    self.state.d.next = RxState::SendOk;
+                                }
+                            }
+                            ChkCtx::SendInv => {
+                                self.state.d.next = RxState::SendOk;
+                            }
+                        }
+                    } else {
+                        self.fail.next = true;
+                        match self.ctx.q.val() {
+                            ChkCtx::SendPay => {
+                                self.f_triple.next = self.t_send_prot.val();
+                                self.f_cqesel.next = 1.into();
+                                self.f_stsel.next = 2.into();
+                            }
+                            ChkCtx::SendInv => {
+                                self.f_mdr.next = 6.into();
+                                self.f_cqesel.next = 1.into();
+                                self.f_stsel.next = 3.into();
+                                self.f_triple.next = self.t_inv_prot.val();
+                                if self.rsp_status.val() == self.st_invalid.val() {
+                                    self.f_triple.next = self.t_inv_op.val();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            RxState::SendOk => {
+                // Rows 13-17 (and 21) passed: advance MO and MSN, record the completion.
+                self.mo_set.next = true;
+                self.go_vd.next = true;
+                self.go_place.next = self.p_len.q.val() != 0;
+                if self.h_l.q.val() {
+                    self.msn0_inc.next = true;
+                    self.popp_set.next = true;
+                    self.o_kind.d.next = self.k_recv.val();
+                    self.o_val.d.next = self.s_sum.q.val().get_bits::<32>(0);
+                }
+            }
+            RxState::Direct => {
+                if (!self.vd_v.q.val() || self.vd_ready.val()) && (self.cq_count.q.val() == 0) {
+                    self.vd_v.d.next = true;
+                    self.vd_conn_q.d.next = self.j_conn.q.val();
+                    self.vd_place_q.d.next = self.o_place.q.val();
+                    self.vd_addr_q.d.next = self.o_addr.q.val();
+                    self.rec_we.next = true;
+                    self.held.d.next = false;
+                    self.state.d.next = RxState::Idle;
+                }
+            }
+            RxState::DoneRd => {
+                // The record's address is presented in this cycle (`rec.read_addr`).
+                self.state.d.next = RxState::DoneGet;
+            }
+            RxState::DoneGet => {
+                self.d_kind.d.next = self.rec_rd.val().get_bits::<3>(0);
+                self.d_free.d.next = true;
+                self.state.d.next = RxState::Emit;
+                // Shared fields of the events.
+                self.cqe_qp_q.d.next = self.d_conn.q.val();
+                self.cqe_byte_len_q.d.next = 0.into();
+                self.cqe_index_q.d.next = self.rec_rd.val().get_bits::<16>(37);
+                self.cqe_with_inv_q.d.next = false;
+                self.cqe_sol_q.d.next = false;
+                self.cqe_inv_stag_q.d.next = 0.into();
+                self.cqe_status_q.d.next = self.wc_success.val();
+                self.cqe_opcode_q.d.next = self.wc_recv.val();
+                self.aev_qp_q.d.next = self.d_conn.q.val();
+                self.aev_triple_q.d.next = 0.into();
+                self.irq_src_addr_q.d.next = self.rec_rd.val().get_bits::<32>(5);
+                if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                    self.popp_clr.next = true;
+                }
+                if !self.d_good.q.val()
+                    || self.dq_err.val()
+                    || !self.dq_en.val()
+                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_none.val())
+                {
+                    // No effect: free the slot only.
+                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                    self.rq_v.d.next = true;
+                    self.rq_qp_q.d.next = self.d_conn.q.val();
+                    self.rq_pop_q.d.next = true;
+                    self.cqe_byte_len_q.d.next = self.rec_rd.val().get_bits::<32>(5);
+                    self.cqe_with_inv_q.d.next = self.rec_rd.val().get_bit(3);
+                    self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
+                    if self.rec_rd.val().get_bit(3) {
+                        // The Invalidate STag from the slot's octets 2-5.
+                        self.rd_done_mode.d.next = true;
+                        self.ra.d.next = 0.into();
+                        self.rvld.d.next = false;
+                        self.rlast.d.next = 1.into();
+                        self.state.d.next = RxState::Read;
+                    } else {
+                        self.cqe_v.d.next = true;
+                    }
+                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_read.val() {
+                    self.cqe_v.d.next = true;
+                    self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
+                    self.cqe_index_q.d.next = 0.into();
+                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_irq.val() {
+                    // The Read Request header again: words 4-11.
+                    self.rd_done_mode.d.next = true;
+                    self.ra.d.next = 4.into();
+                    self.rvld.d.next = false;
+                    self.rlast.d.next = 11.into();
+                    self.state.d.next = RxState::Read;
+                } else if (self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val())
+                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_tbad.val())
+                {
+                    self.err_set.next = true;
+                    self.aev_v.d.next = true;
+                    if self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val() {
+                        self.aev_kind_q.d.next = self.ev_term_rcvd.val();
+                        // Octet 18: Layer << 4 | EType; octet 19: Code.
+                        self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
+                    } else {
+                        self.aev_kind_q.d.next = self.ev_term_bad.val();
+                    }
+                } else {
+                    // The error of a failed row: Terminate, TerminateSent, maybe the CQE.
+                    self.err_set.next = true;
+                    self.d_free.d.next = false;
+                    for i in 0..CONNECTIONS {
+                        if self.d_conn.q.val().index() == i {
+                            self.q_hold[i].d.next = true;
+                            self.q_hold_slot[i].d.next = self.d_slot.q.val();
+                        }
+                    }
+                    self.term_v.d.next = true;
+                    self.term_conn_q.d.next = self.d_conn.q.val();
+                    self.term_slot_q.d.next = self.d_slot.q.val();
+                    self.term_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(5);
+                    self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(53);
+                    self.aev_v.d.next = true;
+                    self.aev_kind_q.d.next = self.ev_term_sent.val();
+                    self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    if self.rec_rd.val().get_bits::<2>(56) != 0 {
+                        self.cqe_v.d.next = true;
+                    }
+                    if self.rec_rd.val().get_bits::<2>(56) == 1 {
+                        self.rq_v.d.next = true;
+                        self.rq_qp_q.d.next = self.d_conn.q.val();
+                        self.rq_pop_q.d.next = true;
+                    }
+                    if self.rec_rd.val().get_bits::<2>(56) == 2 {
+                        self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
+                        self.cqe_index_q.d.next = 0.into();
+                    }
+                    if self.rec_rd.val().get_bits::<2>(58) == 1 {
+                        self.cqe_status_q.d.next = self.wc_loc_len.val();
+                    } else if self.rec_rd.val().get_bits::<2>(58) == 2 {
+                        self.cqe_status_q.d.next = self.wc_loc_prot.val();
+                    } else {
+                        self.cqe_status_q.d.next = self.wc_general.val();
+                    }
+                }
+            }
+            RxState::Emit => {
+                if !self.rq_v.q.val()
+                    && !self.irq_v.q.val()
+                    && !self.cqe_v.q.val()
+                    && !self.aev_v.q.val()
+                    && !self.term_v.q.val()
+                {
+                    self.rd_done_mode.d.next = false;
+                    self.state.d.next = RxState::Idle;
+                    if self.d_free.q.val() {
+                        self.free_v.d.next = true;
+                        self.free_conn_q.d.next = self.d_conn.q.val();
+                        self.free_slot_q.d.next = self.d_slot.q.val();
+                    }
+                }
+            }
+        }
+
+        // ---- Common actions.
+        if self.start_read.val() {
+            self.rvld.d.next = false;
+            self.state.d.next = RxState::Read;
+            if self.direct_read.val() {
+                self.rvld.d.next = true;
+                self.rk.d.next = 0.into();
+                self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.job_conn.val())
+                    << 6)
+                    | (bit_cast::<HDR_ADDR_BITS, 1>(self.job_slot.val().into()) << 5);
+            }
+        }
+        if self.fail.val() {
+            // A failed row: the QP dies now, the error is committed at the done.
+            self.dying_set.next = true;
+            self.go_vd.next = true;
+            self.go_place.next = false;
+            self.o_kind.d.next = self.k_err.val();
+            self.o_val.d.next =
+                (bit_cast::<32, 16>(self.f_triple.val()) << 16) | bit_cast::<32, 16>(self.j_len.q.val());
+            self.o_mdr.d.next = self.f_mdr.val();
+            self.o_cqesel.d.next = self.f_cqesel.val();
+            self.o_stsel.d.next = self.f_stsel.val();
+            self.o_index.d.next = self.w_index.q.val();
+        }
+        if self.issue.val() {
+            self.chk_v.d.next = true;
+            self.chk_tag_q.d.next = self.chk_tag_q.q.val() + 1;
+            self.chk_pd_q.d.next = self.jq_pd.val();
+            self.chk_qp_q.d.next = self.j_conn.q.val();
+            if self.cq_push.val() {
+                self.chk_inv_q.d.next = false;
+            } else {
+                self.state.d.next = RxState::ChkWait;
+            }
+        }
+        if self.go_vd.val() {
+            // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
+            self.o_place.d.next = self.go_place.val();
+            if !self.go_place.val() {
+                self.o_addr.d.next = 0.into();
+            }
+            self.state.d.next = RxState::Direct;
+        }
+
+        // ---- The check queue: a Write, Read Response or Read Request whose StagCheck was
+        // issued waits here for its response; verdicts leave in job order (the queue is
+        // empty whenever the front FSM sends one itself).
+        self.h_busy.next = self.cq_busy[0].q.val();
+        self.h_got.next = self.cq_got[0].q.val();
+        self.h_conn.next = self.cq_conn[0].q.val();
+        self.h_slot.next = self.cq_slot[0].q.val();
+        self.h_ctx.next = self.cq_ctx[0].q.val();
+        self.h_kind.next = self.cq_kind[0].q.val();
+        self.h_len.next = self.cq_len[0].q.val();
+        self.h_st.next = self.cq_st[0].q.val();
+        self.h_addr.next = self.cq_addr[0].q.val();
+        for i in 1..CQ_DEPTH {
+            if self.cq_head.q.val().index() == i {
+                self.h_busy.next = self.cq_busy[i].q.val();
+                self.h_got.next = self.cq_got[i].q.val();
+                self.h_conn.next = self.cq_conn[i].q.val();
+                self.h_slot.next = self.cq_slot[i].q.val();
+                self.h_ctx.next = self.cq_ctx[i].q.val();
+                self.h_kind.next = self.cq_kind[i].q.val();
+                self.h_len.next = self.cq_len[i].q.val();
+                self.h_st.next = self.cq_st[i].q.val();
+                self.h_addr.next = self.cq_addr[i].q.val();
+            }
+        }
+        // A QP that failed (or went to error) after this job's rows were run drops it.
+        self.h_dead.next = !self.q_en[0].q.val() || self.q_err[0].q.val() || self.q_dying[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.h_conn.val().index() == i {
+                self.h_dead.next =
+                    !self.q_en[i].q.val() || self.q_err[i].q.val() || self.q_dying[i].q.val();
+            }
+        }
+        for i in 0..CQ_DEPTH {
+            if self.cq_busy[i].q.val()
+                && !self.cq_got[i].q.val()
+                && self.rsp_valid.val()
+                && (self.rsp_tag.val() == self.cq_tag[i].q.val())
+            {
+                self.cq_got[i].d.next = true;
+                self.cq_st[i].d.next = self.rsp_status.val();
+                self.cq_addr[i].d.next = self.rsp_host_addr.val();
+            }
+        }
+        self.w_kind_n.next = self.o_kind.q.val();
+        self.w_val_n.next = self.o_val.q.val();
+        self.w_mdr_n.next = self.o_mdr.q.val();
+        self.w_cqesel_n.next = self.o_cqesel.q.val();
+        self.w_stsel_n.next = self.o_stsel.q.val();
+        self.w_triple_n.next = self.t_tg_bounds.val();
+        self.bdying_set.next = false;
+        self.cq_pop.next =
+            self.h_busy.val() && self.h_got.val() && (!self.vd_v.q.val() || self.vd_ready.val());
+        if self.cq_pop.val() {
+            self.vd_v.d.next = true;
+            self.vd_conn_q.d.next = self.h_conn.val();
+            self.vd_place_q.d.next = false;
+            self.vd_addr_q.d.next = 0.into();
+            self.rec_we.next = true;
+            self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.h_conn.val()) << 1)
+                | bit_cast::<3, 1>(self.h_slot.val().into());
+            self.w_kind_n.next = self.h_kind.val();
+            self.w_val_n.next = self.h_addr.val();
+            self.w_mdr_n.next = 0.into();
+            self.w_cqesel_n.next = 0.into();
+            self.w_stsel_n.next = 0.into();
+            if self.h_dead.val() {
+                self.w_kind_n.next = self.k_none.val();
+            } else if self.h_st.val() == self.st_ok.val() {
+                if self.h_ctx.val() != 2 {
+                    self.vd_place_q.d.next = true;
+                    self.vd_addr_q.d.next = self.h_addr.val();
+                }
+            } else {
+                // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
+                self.bdying_set.next = true;
+                self.w_kind_n.next = self.k_err.val();
+                self.w_mdr_n.next = 6.into();
+                if self.h_ctx.val() == 2 {
+                    self.w_mdr_n.next = 7.into();
+                    self.w_triple_n.next = self.t_rr_bounds.val();
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_rr_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_rr_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_rr_wrap.val();
+                    }
+                } else {
+                    if self.h_ctx.val() == 1 {
+                        self.w_cqesel_n.next = 2.into();
+                        self.w_stsel_n.next = 2.into();
+                    }
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_tg_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_tg_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_tg_wrap.val();
+                    }
+                }
+                self.w_val_n.next = (bit_cast::<32, 16>(self.w_triple_n.val()) << 16)
+                    | bit_cast::<32, 16>(self.h_len.val());
+            }
+            for i in 0..CQ_DEPTH {
+                if self.cq_head.q.val().index() == i {
+                    self.cq_busy[i].d.next = false;
+                }
+            }
+            self.cq_head.d.next = self.cq_head.q.val() + 1;
+        }
+        if self.cq_push.val() {
+            for i in 0..CQ_DEPTH {
+                if self.cq_tail.q.val().index() == i {
+                    self.cq_busy[i].d.next = true;
+                    self.cq_got[i].d.next = false;
+                    self.cq_conn[i].d.next = self.j_conn.q.val();
+                    self.cq_slot[i].d.next = self.j_slot.q.val();
+                    self.cq_ctx[i].d.next = self.cq_ctx_n.val();
+                    self.cq_len[i].d.next = self.j_len.q.val();
+                    self.cq_tag[i].d.next = self.chk_tag_q.q.val() + 1;
+                    self.cq_kind[i].d.next = self.k_none.val();
+                    if (self.cq_ctx_n.val() == 1) && self.h_l.q.val() {
+                        self.cq_kind[i].d.next = self.k_read.val();
+                    }
+                    if self.cq_ctx_n.val() == 2 {
+                        self.cq_kind[i].d.next = self.k_irq.val();
+                    }
+                }
+            }
+            self.cq_tail.d.next = self.cq_tail.q.val() + 1;
+        }
+        if self.cq_push.val() && !self.cq_pop.val() {
+            self.cq_count.d.next = self.cq_count.q.val() + 1;
+        } else if self.cq_pop.val() && !self.cq_push.val() {
+            self.cq_count.d.next = self.cq_count.q.val() - 1;
+        }
+        // The pending record: from the front FSM (`Direct`) or the check queue.
+        self.rec.write_enable.next = self.rec_we.val();
+        self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+            | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
+            | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
+            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+            | (bit_cast::<REC_BITS, 16>(self.o_index.q.val()) << 37)
+            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
+            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
+            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+        if self.cq_pop.val() {
+            // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
+            self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
+                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
+                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+        }
+        self.rec.write_data.next = self.rec_wr.val();
+        // The read port: the done's record in `DoneRd`, else never the entry being written.
+        self.rec.write_addr.next = self.rec_wa.val();
+        self.rec.read_addr.next = self.rec_wa.val() ^ 1;
+        if self.state.q.val() == RxState::DoneRd {
+            self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.d_conn.q.val()) << 1)
+                | bit_cast::<3, 1>(self.d_slot.q.val().into());
+        }
+
+        // ---- Per-QP updates: the FSM's, the strobes', then a configuration write.
+        for i in 0..CONNECTIONS {
+            if self.j_conn.q.val().index() == i {
+                if self.msn0_inc.val() {
+                    self.q_msn0[i].d.next = self.q_msn0[i].q.val() + 1;
+                }
+                if self.msn1_inc.val() {
+                    self.q_msn1[i].d.next = self.q_msn1[i].q.val() + 1;
+                }
+                if self.mo_set.val() {
+                    if self.h_l.q.val() {
+                        self.q_mo[i].d.next = 0.into();
+                    } else {
+                        self.q_mo[i].d.next = self.s_sum.q.val().get_bits::<32>(0);
+                    }
+                }
+                if self.popp_set.val() {
+                    self.q_popp[i].d.next = true;
+                }
+            }
+            if self.popp_clr.val() && (self.d_conn.q.val().index() == i) {
+                self.q_popp[i].d.next = false;
+            }
+            if self.err_set.val() && (self.err_qp.val().index() == i) {
+                self.q_err[i].d.next = true;
+            }
+            if self.dying_set.val() && (self.dying_qp.val().index() == i) {
+                self.q_dying[i].d.next = true;
+            }
+            if self.bdying_set.val() && (self.h_conn.val().index() == i) {
+                self.q_dying[i].d.next = true;
+            }
+            // Increment and decrement in the same cycle cancel.
+            if self.irq_inc.val() && (self.j_conn.q.val().index() == i) {
+                if !(self.irq_done.val() && (self.irq_done_qp.val().index() == i)) {
+                    self.q_irq[i].d.next = self.q_irq[i].q.val() + 1;
+                }
+            } else if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
+                self.q_irq[i].d.next = self.q_irq[i].q.val() - 1;
+            }
+            if self.orq_push.val() && (self.orq_push_qp.val().index() == i) {
+                if !(self.orq_dec.val() && (self.j_conn.q.val().index() == i)) {
+                    self.q_orq[i].d.next = self.q_orq[i].q.val() + 1;
+                }
+            } else if self.orq_dec.val() && (self.j_conn.q.val().index() == i) {
+                self.q_orq[i].d.next = self.q_orq[i].q.val() - 1;
+            }
+            if self.llp_err_valid.val() && (self.llp_err_conn.val().index() == i) {
+                self.q_llp[i].d.next = true;
+                self.q_llp_code[i].d.next = self.llp_err_code.val();
+            }
+            if self.term_done.val()
+                && (self.term_done_conn.val().index() == i)
+                && self.q_hold[i].q.val()
+            {
+                self.q_hold[i].d.next = false;
+                self.q_tfree[i].d.next = true;
+            }
+            if self.qp_cfg_write.val() && (self.qp_cfg_qp.val().index() == i) {
+                self.q_en[i].d.next = self.qp_cfg_enable.val();
+                self.q_pd[i].d.next = self.qp_cfg_pd.val();
+                self.q_ird[i].d.next = self.qp_cfg_ird.val();
+                self.q_err[i].d.next = false;
+                self.q_dying[i].d.next = false;
+                self.q_msn0[i].d.next = 1.into();
+                self.q_msn1[i].d.next = 1.into();
+                self.q_mo[i].d.next = 0.into();
+                self.q_irq[i].d.next = 0.into();
+                self.q_orq[i].d.next = 0.into();
+                self.q_popp[i].d.next = false;
+                self.q_llp[i].d.next = false;
+            }
+        }
+
+        // ---- Outputs (all registers, but the two readies, which depend on the state only).
+        self.job_ready.next = (self.state.q.val() == RxState::Idle) && !self.held.q.val();
+        self.done_ready.next = self.state.q.val() == RxState::Idle;
+        self.chk_valid.next = self.chk_v.q.val();
+        self.chk_tag.next = self.chk_tag_q.q.val();
+        self.chk_stag.next = self.chk_stag_q.q.val();
+        self.chk_to.next = self.chk_to_q.q.val();
+        self.chk_len.next = self.chk_len_q.q.val();
+        self.chk_pd.next = self.chk_pd_q.q.val();
+        self.chk_qp.next = self.chk_qp_q.q.val();
+        self.chk_access.next = self.chk_acc_q.q.val();
+        self.chk_invalidate.next = self.chk_inv_q.q.val();
+        self.vd_valid.next = self.vd_v.q.val();
+        self.vd_conn.next = self.vd_conn_q.q.val();
+        self.vd_place.next = self.vd_place_q.q.val();
+        self.vd_addr.next = self.vd_addr_q.q.val();
+        self.free_valid.next = self.free_v.q.val();
+        self.free_conn.next = self.free_conn_q.q.val();
+        self.free_slot.next = self.free_slot_q.q.val();
+        self.rq_req_valid.next = self.rq_v.q.val();
+        self.rq_req_qp.next = self.rq_qp_q.q.val();
+        self.rq_req_pop.next = self.rq_pop_q.q.val();
+        self.irq_valid.next = self.irq_v.q.val();
+        self.irq_qp.next = self.d_conn.q.val();
+        self.irq_sink_stag.next = self.irq_sink_stag_q.q.val();
+        self.irq_sink_to.next = self.irq_sink_to_q.q.val();
+        self.irq_size.next = self.irq_size_q.q.val();
+        self.irq_src_stag.next = self.irq_src_stag_q.q.val();
+        self.irq_src_to.next = self.irq_src_to_q.q.val();
+        self.irq_src_addr.next = self.irq_src_addr_q.q.val();
+        self.cqe_valid.next = self.cqe_v.q.val();
+        self.cqe_qp.next = self.cqe_qp_q.q.val();
+        self.cqe_opcode.next = self.cqe_opcode_q.q.val();
+        self.cqe_status.next = self.cqe_status_q.q.val();
+        self.cqe_byte_len.next = self.cqe_byte_len_q.q.val();
+        self.cqe_index.next = self.cqe_index_q.q.val();
+        self.cqe_inv_stag.next = self.cqe_inv_stag_q.q.val();
+        self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
+        self.cqe_solicited.next = self.cqe_sol_q.q.val();
+        self.aev_valid.next = self.aev_v.q.val();
+        self.aev_qp.next = self.aev_qp_q.q.val();
+        self.aev_kind.next = self.aev_kind_q.q.val();
+        self.aev_layer.next = self.aev_triple_q.q.val().get_bits::<4>(12);
+        self.aev_etype.next = self.aev_triple_q.q.val().get_bits::<4>(8);
+        self.aev_code.next = self.aev_triple_q.q.val().get_bits::<8>(0);
+        self.term_valid.next = self.term_v.q.val();
+        self.term_conn.next = self.term_conn_q.q.val();
+        self.term_slot.next = self.term_slot_q.q.val();
+        self.term_layer.next = self.term_triple_q.q.val().get_bits::<4>(12);
+        self.term_etype.next = self.term_triple_q.q.val().get_bits::<4>(8);
+        self.term_code.next = self.term_triple_q.q.val().get_bits::<8>(0);
+        self.term_m.next = self.term_mdr_q.q.val().get_bit(2);
+        self.term_d.next = self.term_mdr_q.q.val().get_bit(1);
+        self.term_r.next = self.term_mdr_q.q.val().get_bit(0);
+        self.term_seglen.next = self.term_seglen_q.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] RxControl {
+    inputs: qp_cfg_write, qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, job_valid, job_conn,
+        job_slot, job_len, hdr_a_data, rsp_valid, rsp_tag, rsp_status, rsp_host_addr, vd_ready,
+        done_valid, done_conn, done_good, rq_req_ready, rq_rsp_valid, rq_rsp_present, rq_rsp_to,
+        rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done, irq_done_qp,
+        irq_ready, cqe_ready, aev_ready, term_ready, term_done, term_done_conn, term_done_slot,
+        llp_err_valid, llp_err_conn, llp_err_code;
+    outputs: job_ready, hdr_a_addr, chk_valid, chk_tag, chk_stag, chk_to, chk_len, chk_pd,
+        chk_qp, chk_access, chk_invalidate, vd_valid, vd_conn, vd_place, vd_addr, done_ready,
+        free_valid, free_conn, free_slot, rq_req_valid, rq_req_qp, rq_req_pop, irq_valid, irq_qp,
+        irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to, irq_src_addr, cqe_valid,
+        cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv,
+        cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer, aev_etype, aev_code, term_valid,
+        term_conn, term_slot, term_layer, term_etype, term_code, term_m, term_d, term_r,
+        term_seglen;
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_verilog() {
+        let v = crate::catalog::top_verilog(RxControl::default());
+        assert!(v.contains("module top"));
+    }
+}

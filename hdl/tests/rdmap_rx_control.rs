@@ -1,0 +1,811 @@
+//! Tests of RDMAP receive control (`hdl/src/rdmap/rx_control.rs`) on both simulation back
+//! ends. The check table (rows 0-21) and the completion rules are those of `rnic_hdl::rdmap`
+//! (`rfc5040-rdmap.md` §5.4 check order, §5.1 codes, §1.6 Terminate HdrCt, §2.2 completions;
+//! `mpa-peer-connect.md` §6.4 DDP codes). The test bench (`rnic_sim::tb::rx_control`) plays the
+//! parser, StagCheck, the RQ, RxPlace and TerminateTx with random back-pressure; every case
+//! asserts exact values written here by hand, and the whole outcome against the software model
+//! `rnic_sim::tb::rx_control::model`.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rnic_hdl::rdmap::rx_control::RxControl;
+use rnic_proto::ddp::{
+    ErrorType as DdpEType, TaggedBufferCode as Tg, UntaggedBufferCode as Ut,
+    LOCAL_CATASTROPHIC_CODE,
+};
+use rnic_proto::mpa::{LlpErrorCode, TERMINATE_ETYPE_LLP};
+use rnic_proto::rdmap::terminate::{
+    ErrorType as REType, Layer, RemoteOperationCode as Op, RemoteProtectionCode as Pr,
+};
+use rnic_proto::rdmap::Opcode;
+use rnic_proto::verbs::{access, make_stag, AsyncEventKind, WcOpcode, WcStatus};
+use rnic_sim::tb::rx_control::{
+    model, Aev, Cqe, Env, Irq, Outcome, QpConfig, RxControlTb, Segment, StagEntry, Term, Verdict,
+    Wqe,
+};
+use rnic_sim::testbench::{run_with_waveform_on_failure, BackendKind};
+use std::sync::Mutex;
+
+// ---- The environment of the directed cases.
+
+const PD0: u8 = 1;
+/// Write / Read Response sink of QP 0 (remote write, local write, remote invalidate).
+const W0: u32 = make_stag(1, 0x11);
+const W0_BASE: u64 = 0x1000;
+const W0_HOST: u32 = 0x8000_0000;
+/// Read source of QP 0 (remote read only), with a TO above 2^32.
+const R0: u32 = make_stag(2, 0x22);
+const R0_BASE: u64 = 0x2000_0000_0000;
+const R0_HOST: u32 = 0x9000_0000;
+/// Receive buffer of QP 0 (local write), across a 2^32 boundary of TO.
+const L0: u32 = make_stag(3, 0x33);
+const L0_BASE: u64 = 0x1_FFFF_FF00;
+const L0_HOST: u32 = 0xA000_0000;
+/// Remote-write region that cannot be invalidated.
+const NI: u32 = make_stag(4, 0x44);
+/// A region of another PD.
+const OTHER: u32 = make_stag(5, 0x55);
+/// A region at the top of the 64-bit TO space.
+const TOP: u32 = make_stag(6, 0x66);
+const TOP_BASE: u64 = 0xFFFF_FFFF_FFFF_F000;
+/// Never registered.
+const BAD: u32 = make_stag(9, 0x99);
+
+fn env() -> Env {
+    let cfg = |pd, ird| QpConfig {
+        enable: true,
+        pd,
+        ird,
+    };
+    let mut e = Env::new(&[
+        (0, cfg(PD0, 2)),
+        (1, cfg(2, 2)),
+        (2, cfg(3, 1)),
+        (
+            3,
+            QpConfig {
+                enable: false,
+                pd: 4,
+                ird: 2,
+            },
+        ),
+    ]);
+    let entry = |stag, pd, access, remote_inv, base_to, len, host_addr| StagEntry {
+        stag,
+        pd,
+        access,
+        qp: None,
+        remote_inv,
+        base_to,
+        len,
+        host_addr,
+    };
+    e.stags.entries = vec![
+        entry(W0, PD0, access::REMOTE_WRITE | access::LOCAL_WRITE, true, W0_BASE, 0x1000, W0_HOST),
+        entry(R0, PD0, access::REMOTE_READ, false, R0_BASE, 0x100, R0_HOST),
+        entry(L0, PD0, access::LOCAL_WRITE, true, L0_BASE, 0x1000, L0_HOST),
+        entry(NI, PD0, access::REMOTE_WRITE, false, 0, 0x1000, 0x100),
+        entry(OTHER, 2, access::ALL, true, 0, 0x1000, 0x200),
+        entry(TOP, PD0, access::ALL, true, TOP_BASE, 0x1000, 0x300),
+    ];
+    e.rqs[0] = (0..4)
+        .map(|i| Wqe {
+            // TO + MO crosses 2^32 at MO 0x20.
+            to: L0_BASE + 0xE0,
+            len: 100,
+            lkey: L0,
+            index: 7 + i,
+        })
+        .collect();
+    e
+}
+
+fn run(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) -> Outcome {
+    let out = run_hw(kind, name, segs, env, seed);
+    assert_eq!(
+        out,
+        model::expect(segs, env),
+        "{name} on {}: hardware and model differ",
+        kind.name()
+    );
+    out
+}
+
+/// The hardware's outcome only (for runs the model does not cover: LLP errors, bad runs).
+fn run_hw(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) -> Outcome {
+    let result = Mutex::new(None);
+    run_with_waveform_on_failure(
+        name,
+        || kind.build(RxControl::default()),
+        |sim| {
+            let tb = RxControlTb::new(sim).expect("ports");
+            let mut rng = StdRng::seed_from_u64(seed);
+            let out = tb.run(sim, segs, env, &mut rng);
+            *result.lock().unwrap() = Some(out);
+        },
+    );
+    result.into_inner().unwrap().expect("outcome")
+}
+
+fn sent(t: &Term) -> Aev {
+    Aev {
+        kind: AsyncEventKind::TerminateSent as u8,
+        layer: t.layer,
+        etype: t.etype,
+        code: t.code,
+    }
+}
+
+/// Layer/EType/Code, HdrCt (0 none, 2 MD, 3 MDR), slot, seglen.
+fn term(layer: Layer, etype: u8, code: u8, hdr: u8, slot: u8, seglen: u16) -> Term {
+    Term {
+        slot,
+        layer: layer as u8,
+        etype,
+        code,
+        m: hdr >= 2,
+        d: hdr >= 2,
+        r: hdr == 3,
+        seglen,
+    }
+}
+
+fn recv_cqe(status: WcStatus, byte_len: u32, index: u16) -> Cqe {
+    Cqe {
+        opcode: WcOpcode::Recv as u8,
+        status: status as u8,
+        byte_len,
+        index,
+        inv_stag: 0,
+        with_inv: false,
+        solicited: false,
+    }
+}
+
+fn read_cqe(status: WcStatus) -> Cqe {
+    Cqe {
+        opcode: WcOpcode::RdmaRead as u8,
+        ..recv_cqe(status, 0, 0)
+    }
+}
+
+fn write(conn: usize, stag: u32, to: u64, payload: u16) -> Segment {
+    Segment::tagged(conn, Opcode::RdmaWrite, true, stag, to, payload)
+}
+
+fn send(msn: u32, mo: u32, last: bool, payload: u16) -> Segment {
+    Segment::send(0, Opcode::Send, last, 0, msn, mo, payload)
+}
+
+fn rrq(conn: usize, msn: u32, size: u32, src: u32, src_to: u64) -> Segment {
+    Segment::read_request(conn, msn, 0xABCD_0001, 0x1122_3344_5566_7788, size, src, src_to)
+}
+
+/// One case of the check table: segments on QP 0 (the last one fails), its Terminate, and the
+/// error CQE if the row completes a WQE or a Read.
+struct Case {
+    row: &'static str,
+    segs: Vec<Segment>,
+    env: Env,
+    term: Term,
+    cqe: Option<Cqe>,
+}
+
+fn cases() -> Vec<Case> {
+    let oper = REType::RemoteOperation as u8;
+    let prot = REType::RemoteProtection as u8;
+    let tg = DdpEType::TaggedBuffer as u8;
+    let ut = DdpEType::UntaggedBuffer as u8;
+    let mut v = Vec::new();
+    let mut case = |row, segs: Vec<Segment>, env: Env, term: Term, cqe| {
+        v.push(Case {
+            row,
+            segs,
+            env,
+            term,
+            cqe,
+        })
+    };
+    let ok_write = write(0, W0, W0_BASE, 8);
+    // Row 1: shorter than the header (slot 1: the second segment of connection 0).
+    let mut s = write(0, W0, W0_BASE, 0);
+    s.len = 10;
+    case("1 L < H", vec![ok_write.clone(), s], env(), term(Layer::Rdmap, oper, Op::Unspecified as u8, 0, 1, 10), None);
+    // Row 2.
+    let mut s = write(0, W0, W0_BASE, 4);
+    s.header[0] = (s.header[0] & !3) | 2;
+    case("2 DV tagged", vec![s], env(), term(Layer::Ddp, tg, Tg::InvalidDdpVersion as u8, 0, 0, 18), None);
+    let mut s = send(1, 0, true, 4);
+    s.header[0] &= !3;
+    case("2 DV untagged", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidDdpVersion as u8, 0, 0, 22), None);
+    // Row 3.
+    let s = Segment::untagged(0, Opcode::Send, true, 0, 3, 1, 0, 0);
+    case("3 QN", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidQn as u8, 2, 0, 18), None);
+    // Row 4.
+    let mut s = write(0, W0, W0_BASE, 4);
+    s.header[1] &= 0x3F;
+    case("4 RV", vec![s], env(), term(Layer::Rdmap, oper, Op::InvalidRdmapVersion as u8, 0, 0, 18), None);
+    // Row 5.
+    let mut s = send(1, 0, true, 0);
+    s.header[1] = (s.header[1] & 0xF0) | 0x8;
+    case("5 opcode", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    // Row 6: a Send on QN 1, a Write untagged.
+    let s = Segment::untagged(0, Opcode::Send, true, 0, 1, 1, 0, 0);
+    case("6 Send QN", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    let s = Segment::untagged(0, Opcode::RdmaWrite, true, 0, 0, 1, 0, 0);
+    case("6 Write untagged", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    // Row 7: a Read Request with L = 0; with MO != 0.
+    let mut s = rrq(0, 1, 8, R0, R0_BASE);
+    s.header[0] &= !rnic_proto::ddp::L_FLAG;
+    case("7 RRQ L", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46), None);
+    let mut s = rrq(0, 1, 8, R0, R0_BASE);
+    s.header[17] = 4;
+    case("7 RRQ MO", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46), None);
+    // Row 8.
+    let mut s = rrq(0, 1, 8, R0, R0_BASE);
+    s.len = 50;
+    case("8 RRQ length", vec![s], env(), term(Layer::Rdmap, oper, Op::Unspecified as u8, 2, 0, 50), None);
+    // Row 10: every StagCheck status.
+    for (row, stag, to, code) in [
+        ("10 invalid", BAD, W0_BASE, (Layer::Ddp, tg, Tg::InvalidStag as u8)),
+        ("10 not associated", OTHER, 0, (Layer::Ddp, tg, Tg::StagNotAssociated as u8)),
+        ("10 access", R0, R0_BASE, (Layer::Rdmap, prot, Pr::AccessRights as u8)),
+        ("10 wrap", TOP, 0xFFFF_FFFF_FFFF_FFFC, (Layer::Ddp, tg, Tg::ToWrap as u8)),
+        ("10 bounds", W0, W0_BASE + 0xFFC, (Layer::Ddp, tg, Tg::BaseOrBounds as u8)),
+    ] {
+        case(row, vec![write(0, stag, to, 8)], env(), term(code.0, code.1, code.2, 2, 0, 22), None);
+    }
+    // Row 11: no Read outstanding.
+    let s = Segment::tagged(0, Opcode::RdmaReadResponse, true, W0, W0_BASE, 8);
+    case("11 no read", vec![s.clone()], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 22), None);
+    // Row 12: the sink check fails; the Read completes in error.
+    let mut e = env();
+    e.orq[0] = 1;
+    let s = Segment::tagged(0, Opcode::RdmaReadResponse, true, W0, W0_BASE + 0xFFF, 8);
+    case("12 bounds", vec![s], e, term(Layer::Ddp, tg, Tg::BaseOrBounds as u8, 2, 0, 22), Some(read_cqe(WcStatus::LocProtErr)));
+    // Rows 13-15.
+    case("13 MSN", vec![send(2, 0, true, 4)], env(), term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 22), None);
+    case("14 MO", vec![send(1, 4, true, 4)], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 22), None);
+    let mut e = env();
+    e.rqs[0].clear();
+    case("15 no WQE", vec![send(1, 0, true, 4)], e, term(Layer::Ddp, ut, Ut::MsnNoBuffer as u8, 2, 0, 22), None);
+    // Row 16: 60 + 41 > 100.
+    case(
+        "16 too long",
+        vec![send(1, 0, false, 60), send(1, 60, true, 41)],
+        env(),
+        term(Layer::Ddp, ut, Ut::MessageTooLong as u8, 2, 1, 59),
+        Some(recv_cqe(WcStatus::LocLenErr, 0, 7)),
+    );
+    // Row 17: the WQE's lkey is of another PD.
+    let mut e = env();
+    e.rqs[0][0].lkey = OTHER;
+    case(
+        "17 lkey",
+        vec![send(1, 0, true, 4)],
+        e,
+        term(Layer::Ddp, DdpEType::LocalCatastrophic as u8, LOCAL_CATASTROPHIC_CODE, 0, 0, 22),
+        Some(recv_cqe(WcStatus::LocProtErr, 0, 7)),
+    );
+    // Rows 18-20.
+    case("18 MSN", vec![rrq(0, 2, 8, R0, R0_BASE)], env(), term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 46), None);
+    let mut e = env();
+    e.qps[0].1.ird = 1;
+    case(
+        "19 IRD",
+        vec![rrq(0, 1, 8, R0, R0_BASE), rrq(0, 2, 8, R0, R0_BASE)],
+        e,
+        term(Layer::Rdmap, oper, Op::CatastrophicStream as u8, 2, 1, 46),
+        None,
+    );
+    for (row, stag, to, code) in [
+        ("20 invalid", BAD, R0_BASE, Pr::InvalidStag),
+        ("20 not associated", OTHER, 0, Pr::StagNotAssociated),
+        ("20 access", W0, W0_BASE, Pr::AccessRights),
+        ("20 wrap", TOP, 0xFFFF_FFFF_FFFF_FFFC, Pr::ToWrap),
+        ("20 bounds", R0, R0_BASE + 0xFC, Pr::BaseOrBounds),
+    ] {
+        case(row, vec![rrq(0, 1, 8, stag, to)], env(), term(Layer::Rdmap, prot, code as u8, 3, 0, 46), None);
+    }
+    // Row 21.
+    let s = Segment::send(0, Opcode::SendInvalidate, true, BAD, 1, 0, 4);
+    case(
+        "21 invalid",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::StagCannotBeInvalidated as u8, 2, 0, 22),
+        Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
+    );
+    let s = Segment::send(0, Opcode::SendSeInvalidate, true, NI, 1, 0, 4);
+    case(
+        "21 not invalidatable",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, prot, Pr::StagCannotBeInvalidated as u8, 2, 0, 22),
+        Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
+    );
+    let s = Segment::send(0, Opcode::SendInvalidate, true, OTHER, 1, 0, 0);
+    case(
+        "21 not associated",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, prot, Pr::StagCannotBeInvalidated as u8, 2, 0, 18),
+        Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
+    );
+    v
+}
+
+fn check_table(kind: BackendKind) {
+    for (n, c) in cases().into_iter().enumerate() {
+        if std::env::var("RXC_CASE").is_ok_and(|v| v != n.to_string()) {
+            continue;
+        }
+        let out = run(kind, &format!("rx_control_row_{n}"), &c.segs, &c.env, n as u64);
+        let last = c.segs.len() - 1;
+        assert_eq!(out.terms[0], vec![c.term], "row {} on {}", c.row, kind.name());
+        assert_eq!(out.aevs[0], vec![sent(&c.term)], "row {}", c.row);
+        let want_cqes: Vec<Cqe> = c.cqe.into_iter().collect();
+        assert_eq!(out.cqes[0], want_cqes, "row {}", c.row);
+        assert!(!out.verdicts[last].place, "row {}: the failing segment is not placed", c.row);
+        assert_eq!(out.verdicts.len(), c.segs.len(), "row {}", c.row);
+        for q in 1..4 {
+            assert!(out.terms[q].is_empty() && out.aevs[q].is_empty(), "row {}", c.row);
+        }
+    }
+}
+
+#[test]
+fn check_table_rust_hdl() {
+    check_table(BackendKind::RustHdl);
+}
+
+#[test]
+fn check_table_verilator() {
+    check_table(BackendKind::Verilator);
+}
+
+
+// ---- Good paths (`rnic_hdl::rdmap` completion rules, `rfc5040-rdmap.md` §2.2).
+
+/// Read Response sink of QP 2 (PD 3) and its Read source.
+const RR2: u32 = make_stag(7, 0x77);
+const SR2: u32 = make_stag(8, 0x88);
+
+fn good_env() -> Env {
+    let mut e = env();
+    e.qps[2].1.ird = 2;
+    e.orq[2] = 1;
+    let entry = |stag, access, base_to, host_addr| StagEntry {
+        stag,
+        pd: 3,
+        access,
+        qp: Some(2),
+        remote_inv: false,
+        base_to,
+        len: 0x1000,
+        host_addr,
+    };
+    e.stags.entries.push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
+    e.stags.entries.push(entry(SR2, access::REMOTE_READ, 0x7_0000_0000, 0xC000_0000));
+    // QP 1 receives into the region of PD 2.
+    e.rqs[1] = (0..2)
+        .map(|i| Wqe {
+            to: 0x100,
+            len: 0x100,
+            lkey: OTHER,
+            index: 40 + i,
+        })
+        .collect();
+    e
+}
+
+fn good_segments() -> Vec<Segment> {
+    vec![
+        // QP 0: Write, a three-segment Send, a Send with Invalidate of W0.
+        write(0, W0, W0_BASE + 0x10, 100),
+        send(1, 0, false, 40),
+        Segment::tagged(2, Opcode::RdmaReadResponse, false, RR2, 0x5000, 32),
+        send(1, 40, false, 40),
+        Segment::send(1, Opcode::SendSe, true, 0, 1, 0, 0),
+        send(1, 80, true, 20),
+        Segment::tagged(2, Opcode::RdmaReadResponse, true, RR2, 0x5020, 16),
+        Segment::send(0, Opcode::SendInvalidate, true, W0, 2, 0, 8),
+        Segment::send(1, Opcode::SendSeInvalidate, true, OTHER, 2, 0, 16),
+        rrq(2, 1, 0x20, SR2, 0x7_0000_0010),
+        // Zero-length: no check, even with an invalid STag.
+        write(0, BAD, 0, 0),
+        rrq(2, 2, 0, BAD, 0),
+        // W0 was invalidated by the Send with Invalidate: this Write fails (row 10).
+        write(0, W0, W0_BASE, 4),
+    ]
+}
+
+fn good_paths(kind: BackendKind) {
+    let segs = good_segments();
+    let e = good_env();
+    let out = run(kind, "rx_control_good", &segs, &e, 7);
+    let placed = |addr| Verdict {
+        conn: 0,
+        place: true,
+        addr,
+    };
+    let l0 = L0_HOST + 0xE0;
+    assert_eq!(out.verdicts[0], placed(W0_HOST + 0x10));
+    assert_eq!(out.verdicts[1], placed(l0));
+    assert_eq!(out.verdicts[3], placed(l0 + 40));
+    assert_eq!(out.verdicts[5], placed(l0 + 80));
+    assert_eq!(out.verdicts[7], placed(l0));
+    assert_eq!(
+        out.verdicts[2],
+        Verdict {
+            conn: 2,
+            place: true,
+            addr: 0xB000_0000
+        }
+    );
+    assert_eq!(out.verdicts[6].addr, 0xB000_0020);
+    assert!(!out.verdicts[4].place && !out.verdicts[10].place && !out.verdicts[11].place);
+    assert!(!out.verdicts[12].place);
+    // The lkey checks: WQE TO + MO across 2^32, the payload length.
+    let lkey_tos: Vec<(u64, u32)> = out
+        .checks
+        .iter()
+        .filter(|c| c.stag == L0)
+        .map(|c| (c.to, c.len))
+        .collect();
+    assert_eq!(
+        lkey_tos,
+        vec![
+            (L0_BASE + 0xE0, 40),
+            (L0_BASE + 0xE0 + 40, 40),
+            (L0_BASE + 0xE0 + 80, 20),
+            (L0_BASE + 0xE0, 8)
+        ]
+    );
+    assert_eq!(L0_BASE + 0xE0 + 40, 0x2_0000_0008);
+    assert!(out.checks.iter().all(|c| c.stag != BAD), "zero-length: no check");
+    let inv: Vec<u32> = out.checks.iter().filter(|c| c.invalidate).map(|c| c.stag).collect();
+    assert_eq!(inv, vec![W0, OTHER]);
+    let recv = |byte_len, index, inv_stag, with_inv, solicited| Cqe {
+        opcode: WcOpcode::Recv as u8,
+        status: WcStatus::Success as u8,
+        byte_len,
+        index,
+        inv_stag,
+        with_inv,
+        solicited,
+    };
+    assert_eq!(out.cqes[0], vec![recv(100, 7, 0, false, false), recv(8, 8, W0, true, false)]);
+    assert_eq!(out.cqes[1], vec![recv(0, 40, 0, false, true), recv(16, 41, OTHER, true, true)]);
+    assert_eq!(out.cqes[2], vec![read_cqe(WcStatus::Success)]);
+    assert_eq!(out.pops, vec![2, 2, 0, 0]);
+    let irq = |size, src_stag, src_to, src_addr| Irq {
+        sink_stag: 0xABCD_0001,
+        sink_to: 0x1122_3344_5566_7788,
+        size,
+        src_stag,
+        src_to,
+        src_addr,
+    };
+    assert_eq!(
+        out.irqs[2],
+        vec![irq(0x20, SR2, 0x7_0000_0010, 0xC000_0010), irq(0, BAD, 0, 0)]
+    );
+    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 18);
+    assert_eq!(out.terms[0], vec![t]);
+    assert_eq!(out.aevs[0], vec![sent(&t)]);
+    assert!(out.terms[1].is_empty() && out.terms[2].is_empty());
+}
+
+#[test]
+fn good_paths_rust_hdl() {
+    good_paths(BackendKind::RustHdl);
+}
+
+#[test]
+fn good_paths_verilator() {
+    good_paths(BackendKind::Verilator);
+}
+
+// ---- The one error path.
+
+fn first_error_only(kind: BackendKind) {
+    let other = |to| write(1, OTHER, to, 8);
+    let segs = vec![
+        write(0, BAD, 0, 8),
+        other(0x10),
+        write(0, BAD, 0, 8),
+        other(0x20),
+        write(0, W0, W0_BASE, 8),
+        send(1, 0, true, 4),
+        other(0x30),
+    ];
+    let out = run(kind, "rx_control_first_error", &segs, &env(), 11);
+    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 22);
+    assert_eq!(out.terms[0], vec![t], "one Terminate only");
+    assert_eq!(out.aevs[0], vec![sent(&t)]);
+    assert!(out.cqes[0].is_empty());
+    assert_eq!(out.pops[0], 0);
+    for i in [0, 2, 4, 5] {
+        assert!(!out.verdicts[i].place, "QP 0 segment {i} dropped");
+    }
+    for (i, off) in [(1, 0x10), (3, 0x20), (6, 0x30)] {
+        assert_eq!(
+            out.verdicts[i],
+            Verdict {
+                conn: 1,
+                place: true,
+                addr: 0x200 + off
+            },
+            "QP 1 untouched"
+        );
+    }
+    assert!(out.terms[1].is_empty() && out.aevs[1].is_empty());
+    // Only the first failing Write and QP 1's Writes were checked.
+    assert_eq!(out.checks.len(), 4);
+}
+
+#[test]
+fn first_error_only_rust_hdl() {
+    first_error_only(BackendKind::RustHdl);
+}
+
+#[test]
+fn first_error_only_verilator() {
+    first_error_only(BackendKind::Verilator);
+}
+
+/// Row 9 (received Terminates), a run ending with `done_good = 0` and an LLP error, and a
+/// disabled QP (row 0).
+fn terminates_and_llp(kind: BackendKind) {
+    let mut bad_term = Segment::terminate(2, 1, 0x12, 0x05, 0);
+    bad_term.len = 20;
+    let mut bad_send = send(1, 0, true, 4);
+    bad_send.good = false;
+    let segs = vec![
+        Segment::terminate(1, 1, 0x12, 0x05, 10),
+        bad_term,
+        bad_send,
+        write(1, OTHER, 0, 8),
+        write(3, W0, W0_BASE, 8),
+        write(2, W0, W0_BASE, 8),
+    ];
+    let mut e = env();
+    let code = LlpErrorCode::CrcError.code();
+    e.llp_errors = vec![(0, code, 3)];
+    let out = run_hw(kind, "rx_control_terminates", &segs, &e, 5);
+    assert_eq!(
+        out.aevs[1],
+        vec![Aev {
+            kind: AsyncEventKind::TerminateReceived as u8,
+            layer: 1,
+            etype: 2,
+            code: 5
+        }]
+    );
+    assert_eq!(
+        out.aevs[2],
+        vec![Aev {
+            kind: AsyncEventKind::BadTerminateReceived as u8,
+            layer: 0,
+            etype: 0,
+            code: 0
+        }]
+    );
+    assert!(out.terms[1].is_empty() && out.terms[2].is_empty(), "a Terminate is never answered");
+    let llp = Term {
+        slot: 0,
+        layer: Layer::Llp as u8,
+        etype: TERMINATE_ETYPE_LLP,
+        code,
+        m: false,
+        d: false,
+        r: false,
+        seglen: 0,
+    };
+    assert_eq!(out.terms[0], vec![llp]);
+    assert_eq!(out.aevs[0], vec![sent(&llp)]);
+    assert!(out.cqes[0].is_empty(), "done_good = 0: no completion");
+    assert_eq!(out.pops[0], 0);
+    assert!(out.aevs[3].is_empty() && out.terms[3].is_empty());
+    assert!(out.verdicts.iter().all(|v| !v.place), "{:?}", out.verdicts);
+    // The LLP error may come before or after the Send's check; nothing else is checked.
+    assert!(out.checks.iter().all(|c| c.stag == L0), "{:?}", out.checks);
+}
+
+#[test]
+fn terminates_and_llp_rust_hdl() {
+    terminates_and_llp(BackendKind::RustHdl);
+}
+
+#[test]
+fn terminates_and_llp_verilator() {
+    terminates_and_llp(BackendKind::Verilator);
+}
+
+// ---- Random traffic against the model.
+
+/// Random, mostly valid traffic on the four QPs with rare corruptions.
+fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
+    let cfg = |q: usize| QpConfig {
+        enable: true,
+        pd: q as u8 + 1,
+        ird: 15,
+    };
+    let mut e = Env::new(&[(0, cfg(0)), (1, cfg(1)), (2, cfg(2)), (3, cfg(3))]);
+    e.stall = 0.25;
+    fn region(
+        e: &mut Env,
+        rng: &mut StdRng,
+        key: &mut u32,
+        q: usize,
+        access: u8,
+        remote_inv: bool,
+    ) -> (u32, u64) {
+        *key += 1;
+        let stag = make_stag(*key, rng.gen());
+        let base_to = rng.gen::<u64>() >> rng.gen_range(0..40);
+        e.stags.entries.push(StagEntry {
+            stag,
+            pd: q as u8 + 1,
+            access,
+            qp: if rng.gen_bool(0.5) { Some(q) } else { None },
+            remote_inv,
+            base_to,
+            len: 0x10000,
+            host_addr: rng.gen(),
+        });
+        (stag, base_to)
+    }
+    let mut key = 1u32;
+    struct Q {
+        w: (u32, u64),
+        r: (u32, u64),
+        l: (u32, u64),
+        inv: Vec<u32>,
+        msn0: u32,
+        msn1: u32,
+        wqes: VecDeque<Wqe>,
+        orq: usize,
+    }
+    use std::collections::VecDeque;
+    let mut qs: Vec<Q> = Vec::new();
+    for q in 0..4 {
+        let w = region(&mut e, rng, &mut key, q, access::REMOTE_WRITE | access::LOCAL_WRITE, false);
+        let r = region(&mut e, rng, &mut key, q, access::REMOTE_READ, false);
+        let l = region(&mut e, rng, &mut key, q, access::LOCAL_WRITE, false);
+        let inv = (0..count / 4).map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0).collect();
+        let wqes: VecDeque<Wqe> = (0..count as u16)
+            .map(|i| Wqe {
+                to: l.1 + rng.gen_range(0..0x8000),
+                len: rng.gen_range(0..600),
+                lkey: l.0,
+                index: i,
+            })
+            .collect();
+        e.rqs[q] = wqes.clone();
+        e.orq[q] = 20;
+        qs.push(Q {
+            w,
+            r,
+            l,
+            inv,
+            msn0: 1,
+            msn1: 1,
+            wqes,
+            orq: 20,
+        });
+    }
+    let mut segs = Vec::new();
+    while segs.len() < count {
+        let c = rng.gen_range(0..4);
+        let q = &mut qs[c];
+        let kind = rng.gen_range(0..100);
+        let mut new: Vec<Segment> = Vec::new();
+        if kind < 30 {
+            let p = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..200) };
+            let to = q.w.1 + rng.gen_range(0..0xFF00);
+            new.push(write(c, q.w.0, to, p));
+        } else if kind < 60 {
+            let Some(w) = q.wqes.front().copied() else { continue };
+            let total = if rng.gen_bool(0.005) { w.len + 1 } else { rng.gen_range(0..=w.len) };
+            let n = rng.gen_range(1..=3u32).min(total.max(1));
+            let ops = [Opcode::Send, Opcode::SendInvalidate, Opcode::SendSe, Opcode::SendSeInvalidate];
+            let op = ops[rng.gen_range(0..4)];
+            let inv_stag = match op {
+                Opcode::SendInvalidate | Opcode::SendSeInvalidate => q.inv.pop().unwrap_or(BAD),
+                _ => 0,
+            };
+            let mut mo = 0;
+            for i in 0..n {
+                let p = if i + 1 == n { total - mo } else { total / n };
+                new.push(Segment::send(c, op, i + 1 == n, inv_stag, q.msn0, mo, p as u16));
+                mo += p;
+            }
+            q.msn0 += 1;
+            q.wqes.pop_front();
+        } else if kind < 80 && q.msn1 <= 15 {
+            let size = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..0x1000) };
+            let to = q.r.1 + rng.gen_range(0..0xE000);
+            new.push(Segment::read_request(c, q.msn1, rng.gen(), rng.gen(), size, q.r.0, to));
+            q.msn1 += 1;
+        } else if kind >= 80 && q.orq > 0 {
+            let n = rng.gen_range(1..=3);
+            let mut to = q.w.1 + rng.gen_range(0..0x8000);
+            for i in 0..n {
+                let p = rng.gen_range(0..100);
+                new.push(Segment::tagged(c, Opcode::RdmaReadResponse, i + 1 == n, q.w.0, to, p));
+                to += u64::from(p);
+            }
+            q.orq -= 1;
+        }
+        let _ = q.l;
+        // Rare corruption of one header octet.
+        for s in &mut new {
+            if rng.gen_bool(0.001) {
+                let i = rng.gen_range(0..s.header.len().min(20));
+                s.header[i] ^= 1 << rng.gen_range(0..8);
+            }
+        }
+        segs.extend(new);
+    }
+    (segs, e)
+}
+
+#[test]
+fn random_short_rust_hdl() {
+    let mut rng = StdRng::seed_from_u64(0x5EED_0001);
+    let (segs, e) = random_traffic(&mut rng, 150);
+    let out = run(BackendKind::RustHdl, "rx_control_random_short", &segs, &e, 1);
+    assert!(out.cqes.iter().map(Vec::len).sum::<usize>() > 10);
+}
+
+#[test]
+fn random_long_verilator() {
+    for seed in 0..6u64 {
+        let mut rng = StdRng::seed_from_u64(0x5EED_1000 + seed);
+        let (segs, e) = random_traffic(&mut rng, 2500);
+        let out = run(BackendKind::Verilator, "rx_control_random_long", &segs, &e, seed);
+        let cqes: usize = out.cqes.iter().map(Vec::len).sum();
+        let irqs: usize = out.irqs.iter().map(Vec::len).sum();
+        let placed = out.verdicts.iter().filter(|v| v.place).count();
+        eprintln!("seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}", out.terms.iter().map(Vec::len).collect::<Vec<_>>());
+        assert!(cqes > 50 && irqs > 20 && placed > 200);
+    }
+}
+
+/// Cycles per job with every output ready, for short segments of each kind (printed; the
+/// bounds are the figures of the module documentation).
+#[test]
+fn throughput_verilator() {
+    let mut e = good_env();
+    e.stall = 0.0;
+    e.rqs[0] = (0..200)
+        .map(|i| Wqe {
+            to: L0_BASE,
+            len: 100,
+            lkey: L0,
+            index: i,
+        })
+        .collect();
+    type Gen = fn(usize) -> Segment;
+    let kinds: [(&str, Gen, u64); 4] = [
+        ("Write, 4 octets", |i| write(i % 2, if i % 2 == 0 { W0 } else { OTHER }, 0x1000 * ((i % 2) as u64 ^ 1), 4), 18),
+        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 12),
+        ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
+        ("Read Request, 8 octets", |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000), 30),
+    ];
+    for (name, gen, bound) in kinds {
+        let n = if name.starts_with("Read") { 2 } else { 100 };
+        let segs: Vec<Segment> = (0..n).map(gen).collect();
+        let mut sim = BackendKind::Verilator.build(RxControl::default()).unwrap();
+        let tb = RxControlTb::new(sim.as_ref()).unwrap();
+        let mut rng = StdRng::seed_from_u64(3);
+        let start = sim.cycles();
+        let out = tb.run(sim.as_mut(), &segs, &e, &mut rng);
+        assert_eq!(out, model::expect(&segs, &e), "{name}");
+        let cycles = (sim.cycles() - start - 64) as f64 / n as f64;
+        eprintln!("{name}: {cycles:.1} cycles per job");
+        assert!(cycles <= bound as f64, "{name}: {cycles} cycles per job");
+    }
+}
