@@ -780,6 +780,7 @@ fn random_long_verilator() {
 fn throughput_verilator() {
     let mut e = good_env();
     e.stall = 0.0;
+    e.qps[2].1.ird = 15;
     e.rqs[0] = (0..200)
         .map(|i| Wqe {
             to: L0_BASE,
@@ -790,13 +791,13 @@ fn throughput_verilator() {
         .collect();
     type Gen = fn(usize) -> Segment;
     let kinds: [(&str, Gen, u64); 4] = [
-        ("Write, 4 octets", |i| write(i % 2, if i % 2 == 0 { W0 } else { OTHER }, 0x1000 * ((i % 2) as u64 ^ 1), 4), 18),
-        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 12),
+        ("Write, 4 octets", |i| write(i % 2, if i % 2 == 0 { W0 } else { OTHER }, 0x1000 * ((i % 2) as u64 ^ 1), 4), 8),
+        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 8),
         ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
-        ("Read Request, 8 octets", |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000), 30),
+        ("Read Request, 8 octets", |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000), 32),
     ];
     for (name, gen, bound) in kinds {
-        let n = if name.starts_with("Read") { 2 } else { 100 };
+        let n = if name.starts_with("Read") { 15 } else { 100 };
         let segs: Vec<Segment> = (0..n).map(gen).collect();
         let mut sim = BackendKind::Verilator.build(RxControl::default()).unwrap();
         let tb = RxControlTb::new(sim.as_ref()).unwrap();

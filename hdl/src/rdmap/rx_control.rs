@@ -93,8 +93,6 @@ pub enum RxState {
     SendOk,
     /// A verdict decided here waits for the verdict register (and an empty check queue).
     Direct,
-    /// A done's record is being read.
-    DoneRd,
     /// A done's record has been read: decide its events.
     DoneGet,
     /// Events are offered; wait until all were taken, then free the slot.
@@ -290,6 +288,11 @@ pub struct RxControl {
     o_stsel: DFF<Bits<2>>,
     rec: RxContextRam<REC_BITS, 3>,
     // The done.
+    dl_v: DFF<Bit>,
+    dl_ph: DFF<Bit>,
+    dl_conn: DFF<Bits<CONN_BITS>>,
+    dl_slot: DFF<Bit>,
+    dl_good: DFF<Bit>,
     d_conn: DFF<Bits<CONN_BITS>>,
     d_slot: DFF<Bit>,
     d_good: DFF<Bit>,
@@ -430,6 +433,11 @@ pub struct RxControl {
     w_stsel_n: Signal<Local, Bits<2>>,
     w_triple_n: Signal<Local, Bits<16>>,
     rec_we: Signal<Local, Bit>,
+    dl_en: Signal<Local, Bit>,
+    dl_err: Signal<Local, Bit>,
+    dl_trivial: Signal<Local, Bit>,
+    lane_free: Signal<Local, Bit>,
+    popp_clr_lane: Signal<Local, Bit>,
     rec_wa: Signal<Local, Bits<3>>,
     rec_wr: Signal<Local, Bits<REC_BITS>>,
     rec_rd: Signal<Local, Bits<REC_BITS>>,
@@ -691,6 +699,11 @@ impl Default for RxControl {
             o_cqesel: Default::default(),
             o_stsel: Default::default(),
             rec: Default::default(),
+            dl_v: Default::default(),
+            dl_ph: Default::default(),
+            dl_conn: Default::default(),
+            dl_slot: Default::default(),
+            dl_good: Default::default(),
             d_conn: Default::default(),
             d_slot: Default::default(),
             d_good: Default::default(),
@@ -823,6 +836,11 @@ impl Default for RxControl {
             w_stsel_n: Default::default(),
             w_triple_n: Default::default(),
             rec_we: Default::default(),
+            dl_en: Default::default(),
+            dl_err: Default::default(),
+            dl_trivial: Default::default(),
+            lane_free: Default::default(),
+            popp_clr_lane: Default::default(),
             rec_wa: Default::default(),
             rec_wr: Default::default(),
             rec_rd: Default::default(),
@@ -903,7 +921,7 @@ impl Logic for RxControl {
             h_opc, h_stag, h_a, h_b, h_mo, h_term, p_len, w_present, w_len, w_index, w_to_hi,
             w_carry, s_sum, rd_done_mode, ra, rvld, rk, rlast, prev_lo, o_kind, o_val, o_index,
             o_inv, o_sol, o_mdr, o_cqesel, o_stsel, o_place, o_addr, cq_head, cq_tail, cq_count,
-            chk_qp_q, vd_conn_q, d_conn, d_slot, d_good, d_kind, d_free,
+            chk_qp_q, vd_conn_q, dl_v, dl_ph, dl_conn, dl_slot, dl_good, d_conn, d_slot, d_good, d_kind, d_free,
             chk_v, chk_tag_q, chk_stag_q, chk_to_q, chk_len_q, chk_pd_q, chk_acc_q, chk_inv_q,
             vd_v, vd_place_q, vd_addr_q, free_v, free_conn_q, free_slot_q, rq_v, rq_qp_q,
             rq_pop_q, irq_v, irq_sink_stag_q, irq_sink_to_q, irq_size_q, irq_src_stag_q,
@@ -1127,6 +1145,47 @@ impl Logic for RxControl {
             self.term_v.d.next = false;
         }
 
+        // ---- The done lane: a segment end is taken, its record read (`dl_ph` 0: address
+        // presented, 1: record on `rec_rd`); a done without events frees its slot here, in
+        // parallel with the jobs; one with events goes to the FSM (DoneGet).
+        self.dl_en.next = self.q_en[0].q.val();
+        self.dl_err.next = self.q_err[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.dl_conn.q.val().index() == i {
+                self.dl_en.next = self.q_en[i].q.val();
+                self.dl_err.next = self.q_err[i].q.val();
+            }
+        }
+        self.dl_trivial.next = (self.rec_rd.val().get_bits::<3>(0) == self.k_none.val())
+            || !self.dl_good.q.val()
+            || self.dl_err.val()
+            || !self.dl_en.val();
+        self.lane_free.next = false;
+        self.popp_clr_lane.next = false;
+        if self.dl_v.q.val() && !self.dl_ph.q.val() {
+            self.dl_ph.d.next = true;
+        }
+        if self.dl_v.q.val() && self.dl_ph.q.val() && self.dl_trivial.val() {
+            self.lane_free.next = true;
+            self.free_v.d.next = true;
+            self.free_conn_q.d.next = self.dl_conn.q.val();
+            self.free_slot_q.d.next = self.dl_slot.q.val();
+            self.dl_v.d.next = false;
+            self.popp_clr_lane.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
+        }
+        if self.done_valid.val() && !self.dl_v.q.val() {
+            self.dl_v.d.next = true;
+            self.dl_ph.d.next = false;
+            self.dl_conn.d.next = self.done_conn.val();
+            self.dl_slot.d.next = self.in_dslot.val();
+            self.dl_good.d.next = self.done_good.val();
+            for i in 0..CONNECTIONS {
+                if self.done_conn.val().index() == i {
+                    self.q_dslot[i].d.next = !self.q_dslot[i].q.val();
+                }
+            }
+        }
+
         // ---- The FSM.
         match self.state.q.val() {
             RxState::Idle => {
@@ -1137,16 +1196,12 @@ impl Logic for RxControl {
                     self.j_slot.d.next = self.job_slot.val();
                     self.j_len.d.next = self.job_len.val();
                 }
-                if self.done_valid.val() {
-                    self.d_conn.d.next = self.done_conn.val();
-                    self.d_slot.d.next = self.in_dslot.val();
-                    self.d_good.d.next = self.done_good.val();
-                    for i in 0..CONNECTIONS {
-                        if self.done_conn.val().index() == i {
-                            self.q_dslot[i].d.next = !self.q_dslot[i].q.val();
-                        }
-                    }
-                    self.state.d.next = RxState::DoneRd;
+                if self.dl_v.q.val() && self.dl_ph.q.val() && !self.dl_trivial.val() {
+                    // A done with events: its record stays on the read port until DoneGet.
+                    self.d_conn.d.next = self.dl_conn.q.val();
+                    self.d_slot.d.next = self.dl_slot.q.val();
+                    self.d_good.d.next = self.dl_good.q.val();
+                    self.state.d.next = RxState::DoneGet;
                 } else if self.llp_any.val() {
                     for i in 0..CONNECTIONS {
                         if self.llp_qp.val().index() == i {
@@ -1174,7 +1229,7 @@ impl Logic for RxControl {
                         self.d_free.d.next = false;
                         self.state.d.next = RxState::Emit;
                     }
-                } else if self.tf_any.val() {
+                } else if self.tf_any.val() && !self.lane_free.val() {
                     self.free_v.d.next = true;
                     self.free_conn_q.d.next = self.tf_qp.val();
                     self.free_slot_q.d.next = self.tf_slot.val();
@@ -1599,11 +1654,8 @@ impl Logic for RxControl {
                     self.state.d.next = RxState::Idle;
                 }
             }
-            RxState::DoneRd => {
-                // The record's address is presented in this cycle (`rec.read_addr`).
-                self.state.d.next = RxState::DoneGet;
-            }
             RxState::DoneGet => {
+                self.dl_v.d.next = false;
                 self.d_kind.d.next = self.rec_rd.val().get_bits::<3>(0);
                 self.d_free.d.next = true;
                 self.state.d.next = RxState::Emit;
@@ -1714,6 +1766,7 @@ impl Logic for RxControl {
                     && !self.cqe_v.q.val()
                     && !self.aev_v.q.val()
                     && !self.term_v.q.val()
+                    && !self.lane_free.val()
                 {
                     self.rd_done_mode.d.next = false;
                     self.state.d.next = RxState::Idle;
@@ -1934,9 +1987,11 @@ impl Logic for RxControl {
         // The read port: the done's record in `DoneRd`, else never the entry being written.
         self.rec.write_addr.next = self.rec_wa.val();
         self.rec.read_addr.next = self.rec_wa.val() ^ 1;
-        if self.state.q.val() == RxState::DoneRd {
-            self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.d_conn.q.val()) << 1)
-                | bit_cast::<3, 1>(self.d_slot.q.val().into());
+        if self.dl_v.q.val() {
+            // Never the entry being written: its done comes after its verdict, and the slot
+            // is reused only after this done.
+            self.rec.read_addr.next = (bit_cast::<3, CONN_BITS>(self.dl_conn.q.val()) << 1)
+                | bit_cast::<3, 1>(self.dl_slot.q.val().into());
         }
 
         // ---- Per-QP updates: the FSM's, the strobes', then a configuration write.
@@ -1960,6 +2015,9 @@ impl Logic for RxControl {
                 }
             }
             if self.popp_clr.val() && (self.d_conn.q.val().index() == i) {
+                self.q_popp[i].d.next = false;
+            }
+            if self.popp_clr_lane.val() && (self.dl_conn.q.val().index() == i) {
                 self.q_popp[i].d.next = false;
             }
             if self.err_set.val() && (self.err_qp.val().index() == i) {
@@ -2015,7 +2073,7 @@ impl Logic for RxControl {
 
         // ---- Outputs (all registers, but the two readies, which depend on the state only).
         self.job_ready.next = (self.state.q.val() == RxState::Idle) && !self.held.q.val();
-        self.done_ready.next = self.state.q.val() == RxState::Idle;
+        self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
         self.chk_stag.next = self.chk_stag_q.q.val();
