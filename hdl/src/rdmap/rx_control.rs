@@ -293,6 +293,20 @@ pub struct RxControl {
     h_mo: DFF<Bits<32>>,
     h_term: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
+    // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
+    // a short priority chain on registered flags).
+    f_short: DFF<Bit>,
+    f_zpay: DFF<Bit>,
+    f_rrlen_bad: DFF<Bit>,
+    f_term_short: DFF<Bit>,
+    f_qn_gt2: DFF<Bit>,
+    f_qn0: DFF<Bit>,
+    f_qn1: DFF<Bit>,
+    f_qn2: DFF<Bit>,
+    f_msn0_eq: DFF<Bit>,
+    f_msn1_eq: DFF<Bit>,
+    f_mo_eq: DFF<Bit>,
+    f_mo_zero: DFF<Bit>,
     // Send: WQE and sums.
     w_present: DFF<Bit>,
     w_len: DFF<Bits<32>>,
@@ -418,7 +432,6 @@ pub struct RxControl {
     tf_any: Signal<Local, Bit>,
     tf_qp: Signal<Local, Bits<CONN_BITS>>,
     tf_slot: Signal<Local, Bit>,
-    hlen: Signal<Local, Bits<16>>,
     op_ok_t: Signal<Local, Bit>,
     // Actions decided this cycle (applied at the end of `update`).
     fail: Signal<Local, Bit>,
@@ -710,6 +723,18 @@ impl Default for RxControl {
             h_mo: Default::default(),
             h_term: Default::default(),
             p_len: Default::default(),
+            f_short: Default::default(),
+            f_zpay: Default::default(),
+            f_rrlen_bad: Default::default(),
+            f_term_short: Default::default(),
+            f_qn_gt2: Default::default(),
+            f_qn0: Default::default(),
+            f_qn1: Default::default(),
+            f_qn2: Default::default(),
+            f_msn0_eq: Default::default(),
+            f_msn1_eq: Default::default(),
+            f_mo_eq: Default::default(),
+            f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_len: Default::default(),
             w_index: Default::default(),
@@ -824,7 +849,6 @@ impl Default for RxControl {
             tf_any: Default::default(),
             tf_qp: Default::default(),
             tf_slot: Default::default(),
-            hlen: Default::default(),
             op_ok_t: Default::default(),
             fail: Default::default(),
             f_triple: Default::default(),
@@ -981,6 +1005,18 @@ impl Logic for RxControl {
             h_mo,
             h_term,
             p_len,
+            f_short,
+            f_zpay,
+            f_rrlen_bad,
+            f_term_short,
+            f_qn_gt2,
+            f_qn0,
+            f_qn1,
+            f_qn2,
+            f_msn0_eq,
+            f_msn1_eq,
+            f_mo_eq,
+            f_mo_zero,
             w_present,
             w_len,
             w_index,
@@ -1199,10 +1235,6 @@ impl Logic for RxControl {
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
-        self.hlen.next = self.hdr_untagged.val();
-        if self.h_t.q.val() {
-            self.hlen.next = self.hdr_tagged.val();
-        }
         // Row 6: T and QN as the opcode needs them.
         self.op_ok_t.next = false;
         if (self.h_opc.q.val() == self.op_write.val())
@@ -1210,11 +1242,11 @@ impl Logic for RxControl {
         {
             self.op_ok_t.next = self.h_t.q.val();
         } else if self.h_opc.q.val() == self.op_rreq.val() {
-            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_rreq.val());
+            self.op_ok_t.next = !self.h_t.q.val() && self.f_qn1.q.val();
         } else if self.h_opc.q.val() == self.op_term.val() {
-            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_term.val());
+            self.op_ok_t.next = !self.h_t.q.val() && self.f_qn2.q.val();
         } else {
-            self.op_ok_t.next = !self.h_t.q.val() && (self.h_a.q.val() == self.qn_send.val());
+            self.op_ok_t.next = !self.h_t.q.val() && self.f_qn0.q.val();
         }
 
         // ---- Defaults.
@@ -1407,6 +1439,18 @@ impl Logic for RxControl {
                             self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
                             self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
                             self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                            // Lengths against the header of this T: rows 1, 8, 9, P.
+                            self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
+                            self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                            if self.hdr_a_data.val().get_bit(31) {
+                                self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
+                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
+                                self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
+                            } else {
+                                self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
+                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
+                                self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
+                            }
                             if self.hdr_a_data.val().get_bit(31) {
                                 // Tagged: the TO ends in word 3.
                                 self.rlast.d.next = 3.into();
@@ -1423,12 +1467,22 @@ impl Logic for RxControl {
                         }
                         if self.rk.q.val() == 2 {
                             self.h_a.d.next = self.sh.val();
+                            // QN > 2: any bit above bit 1, or QN = 3.
+                            self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
+                                || (self.sh.val().get_bits::<2>(0) == 3);
+                            self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
+                            self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
+                            self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
                         }
                         if self.rk.q.val() == 3 {
                             self.h_b.d.next = self.sh.val();
+                            self.f_msn0_eq.d.next = self.sh.val() == self.jq_msn0.val();
+                            self.f_msn1_eq.d.next = self.sh.val() == self.jq_msn1.val();
                         }
                         if self.rk.q.val() == 4 {
                             self.h_mo.d.next = self.sh.val();
+                            self.f_mo_eq.d.next = self.sh.val() == self.jq_mo.val();
+                            self.f_mo_zero.d.next = self.sh.val() == 0;
                         }
                         if self.rk.q.val() == 5 {
                             self.h_term.d.next = self.sh.val().get_bits::<16>(16);
@@ -1502,19 +1556,17 @@ impl Logic for RxControl {
                 }
             }
             RxState::Eval => {
-                self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
                 // Tagged check operands (Write, Read Response): STag, TO, P.
                 if self.h_t.q.val() {
                     self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
                         | bit_cast::<64, 32>(self.h_b.q.val());
-                    self.chk_len_q.d.next =
-                        bit_cast::<32, 16>(self.j_len.q.val() - self.hlen.val());
+                    self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
                 }
                 if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
                     // Row 0: dropped silently.
                     self.go_vd.next = true;
-                } else if self.j_len.q.val() < self.hlen.val() {
+                } else if self.f_short.q.val() {
                     self.fail.next = true;
                     self.f_triple.next = self.t_trunc.val();
                 } else if self.h_dv.q.val() != 1 {
@@ -1524,7 +1576,7 @@ impl Logic for RxControl {
                     } else {
                         self.f_triple.next = self.t_dv_untagged.val();
                     }
-                } else if !self.h_t.q.val() && (self.h_a.q.val() > self.qn_term.val()) {
+                } else if !self.h_t.q.val() && self.f_qn_gt2.q.val() {
                     self.fail.next = true;
                     self.f_triple.next = self.t_qn.val();
                     self.f_mdr.next = 6.into();
@@ -1536,14 +1588,12 @@ impl Logic for RxControl {
                     self.fail.next = true;
                     self.f_triple.next = self.t_opcode.val();
                 } else if (self.h_opc.q.val() == self.op_rreq.val())
-                    && (!self.h_l.q.val() || (self.h_mo.q.val() != 0))
+                    && (!self.h_l.q.val() || !self.f_mo_zero.q.val())
                 {
                     self.fail.next = true;
                     self.f_triple.next = self.t_mo.val();
                     self.f_mdr.next = 6.into();
-                } else if (self.h_opc.q.val() == self.op_rreq.val())
-                    && (self.j_len.q.val() != self.rreq_len.val())
-                {
+                } else if (self.h_opc.q.val() == self.op_rreq.val()) && self.f_rrlen_bad.q.val() {
                     self.fail.next = true;
                     self.f_triple.next = self.t_trunc.val();
                     self.f_mdr.next = 6.into();
@@ -1552,17 +1602,14 @@ impl Logic for RxControl {
                     self.dying_set.next = true;
                     self.go_vd.next = true;
                     self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
-                    if (self.j_len.q.val() < self.term_min_len.val())
-                        || !self.h_l.q.val()
-                        || (self.h_mo.q.val() != 0)
-                    {
+                    if self.f_term_short.q.val() || !self.h_l.q.val() || !self.f_mo_zero.q.val() {
                         self.o_kind.d.next = self.k_tbad.val();
                     } else {
                         self.o_kind.d.next = self.k_trcv.val();
                     }
                 } else if self.h_opc.q.val() == self.op_write.val() {
                     // Row 10.
-                    if self.j_len.q.val() != self.hlen.val() {
+                    if !self.f_zpay.q.val() {
                         self.cq_push.next = true;
                         self.cq_ctx_n.next = 0.into();
                         self.chk_acc_q.d.next = self.acc_rw.val();
@@ -1579,7 +1626,7 @@ impl Logic for RxControl {
                             self.orq_dec.next = true;
                             self.o_kind.d.next = self.k_read.val();
                         }
-                        if self.j_len.q.val() != self.hlen.val() {
+                        if !self.f_zpay.q.val() {
                             self.cq_push.next = true;
                             self.cq_ctx_n.next = 1.into();
                             self.chk_acc_q.d.next = self.acc_lw.val();
@@ -1589,7 +1636,7 @@ impl Logic for RxControl {
                     }
                 } else if self.h_opc.q.val() == self.op_rreq.val() {
                     // Rows 18-20 (the check operands were read into chk_*).
-                    if self.h_b.q.val() != self.jq_msn1.val() {
+                    if !self.f_msn1_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
@@ -1612,11 +1659,11 @@ impl Logic for RxControl {
                     }
                 } else {
                     // Sends: rows 13-15.
-                    if self.h_b.q.val() != self.jq_msn0.val() {
+                    if !self.f_msn0_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
-                    } else if self.h_mo.q.val() != self.jq_mo.val() {
+                    } else if !self.f_mo_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_mo.val();
                         self.f_mdr.next = 6.into();
