@@ -296,6 +296,16 @@ pub struct RxControl {
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
     f_short: DFF<Bit>,
+    // Registered decisions and counts (timing): see the per-QP updates in `update`.
+    ap_msn0: DFF<Bit>,
+    ap_msn1: DFF<Bit>,
+    ap_mo: DFF<Bit>,
+    ap_popp: DFF<Bit>,
+    ap_irq: DFF<Bit>,
+    ap_orq: DFF<Bit>,
+    irq_full_q: DFF<Bit>,
+    orq_zero_q: DFF<Bit>,
+    xdone_q: DFF<Bit>,
     f_zpay: DFF<Bit>,
     f_rrlen_bad: DFF<Bit>,
     f_term_short: DFF<Bit>,
@@ -724,6 +734,15 @@ impl Default for RxControl {
             h_term: Default::default(),
             p_len: Default::default(),
             f_short: Default::default(),
+            ap_msn0: Default::default(),
+            ap_msn1: Default::default(),
+            ap_mo: Default::default(),
+            ap_popp: Default::default(),
+            ap_irq: Default::default(),
+            ap_orq: Default::default(),
+            irq_full_q: Default::default(),
+            orq_zero_q: Default::default(),
+            xdone_q: Default::default(),
             f_zpay: Default::default(),
             f_rrlen_bad: Default::default(),
             f_term_short: Default::default(),
@@ -1006,6 +1025,15 @@ impl Logic for RxControl {
             h_term,
             p_len,
             f_short,
+            ap_msn0,
+            ap_msn1,
+            ap_mo,
+            ap_popp,
+            ap_irq,
+            ap_orq,
+            irq_full_q,
+            orq_zero_q,
+            xdone_q,
             f_zpay,
             f_rrlen_bad,
             f_term_short,
@@ -1618,7 +1646,7 @@ impl Logic for RxControl {
                     }
                 } else if self.h_opc.q.val() == self.op_rresp.val() {
                     // Rows 11-12.
-                    if self.jq_orq.val() == 0 {
+                    if self.orq_zero_q.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_opcode.val();
                     } else {
@@ -1640,7 +1668,7 @@ impl Logic for RxControl {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
-                    } else if self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val()) {
+                    } else if self.irq_full_q.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_ird.val();
                         self.f_mdr.next = 6.into();
@@ -1681,7 +1709,10 @@ impl Logic for RxControl {
                 // Only a check of a Write, Read Response or Read Request may be queued behind
                 // checks in flight; anything else decides with the QP state of every earlier
                 // job, so it waits until the queue is empty (and a push until there is room).
-                if (self.cq_push.val() && (self.cq_count.q.val() == self.cq_full.val()))
+                // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
+                // flags do not show yet.)
+                if self.xdone_q.q.val()
+                    || (self.cq_push.val() && (self.cq_count.q.val() == self.cq_full.val()))
                     || (!self.cq_push.val() && (self.cq_count.q.val() != 0))
                 {
                     self.cq_push.next = false;
@@ -2175,23 +2206,34 @@ impl Logic for RxControl {
                 | bit_cast::<3, 1>(self.dl_slot.q.val().into());
         }
 
-        // ---- Per-QP updates: the FSM's, the strobes', then a configuration write.
+        // ---- Per-QP updates: the FSM's (applied one cycle after the decision, from
+        // registered strobes: the job's QP, `h_l` and `s_sum` are still those of the job
+        // then, and no job is checked in that cycle), the strobes', then a configuration write.
+        self.ap_msn0.d.next = self.msn0_inc.val();
+        self.ap_msn1.d.next = self.msn1_inc.val();
+        self.ap_mo.d.next = self.mo_set.val();
+        self.ap_popp.d.next = self.popp_set.val();
+        self.ap_irq.d.next = self.irq_inc.val();
+        self.ap_orq.d.next = self.orq_dec.val();
+        self.irq_full_q.d.next = self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val());
+        self.orq_zero_q.d.next = self.jq_orq.val() == 0;
+        self.xdone_q.d.next = self.irq_done.val() || self.orq_push.val();
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
-                if self.msn0_inc.val() {
+                if self.ap_msn0.q.val() {
                     self.q_msn0[i].d.next = self.q_msn0[i].q.val() + 1;
                 }
-                if self.msn1_inc.val() {
+                if self.ap_msn1.q.val() {
                     self.q_msn1[i].d.next = self.q_msn1[i].q.val() + 1;
                 }
-                if self.mo_set.val() {
+                if self.ap_mo.q.val() {
                     if self.h_l.q.val() {
                         self.q_mo[i].d.next = 0.into();
                     } else {
                         self.q_mo[i].d.next = self.s_sum.q.val().get_bits::<32>(0);
                     }
                 }
-                if self.popp_set.val() {
+                if self.ap_popp.q.val() {
                     self.q_popp[i].d.next = true;
                 }
             }
@@ -2211,7 +2253,7 @@ impl Logic for RxControl {
                 self.q_dying[i].d.next = true;
             }
             // Increment and decrement in the same cycle cancel.
-            if self.irq_inc.val() && (self.j_conn.q.val().index() == i) {
+            if self.ap_irq.q.val() && (self.j_conn.q.val().index() == i) {
                 if !(self.irq_done.val() && (self.irq_done_qp.val().index() == i)) {
                     self.q_irq[i].d.next = self.q_irq[i].q.val() + 1;
                 }
@@ -2219,10 +2261,10 @@ impl Logic for RxControl {
                 self.q_irq[i].d.next = self.q_irq[i].q.val() - 1;
             }
             if self.orq_push.val() && (self.orq_push_qp.val().index() == i) {
-                if !(self.orq_dec.val() && (self.j_conn.q.val().index() == i)) {
+                if !(self.ap_orq.q.val() && (self.j_conn.q.val().index() == i)) {
                     self.q_orq[i].d.next = self.q_orq[i].q.val() + 1;
                 }
-            } else if self.orq_dec.val() && (self.j_conn.q.val().index() == i) {
+            } else if self.ap_orq.q.val() && (self.j_conn.q.val().index() == i) {
                 self.q_orq[i].d.next = self.q_orq[i].q.val() - 1;
             }
             if self.llp_err_valid.val() && (self.llp_err_conn.val().index() == i) {
