@@ -298,6 +298,8 @@ pub struct RxControl {
     f_short: DFF<Bit>,
     // Registered decisions and counts (timing): see the per-QP updates in `update`.
     ap_msn0: DFF<Bit>,
+    ap_dying: DFF<Bit>,
+    ap_dying_qp: DFF<Bits<CONN_BITS>>,
     ap_msn1: DFF<Bit>,
     ap_mo: DFF<Bit>,
     ap_popp: DFF<Bit>,
@@ -319,7 +321,7 @@ pub struct RxControl {
     f_mo_zero: DFF<Bit>,
     // Send: WQE and sums.
     w_present: DFF<Bit>,
-    w_len: DFF<Bits<32>>,
+    w_too_long: DFF<Bit>,
     w_index: DFF<Bits<16>>,
     w_to_hi: DFF<Bits<32>>,
     w_carry: DFF<Bit>,
@@ -735,6 +737,8 @@ impl Default for RxControl {
             p_len: Default::default(),
             f_short: Default::default(),
             ap_msn0: Default::default(),
+            ap_dying: Default::default(),
+            ap_dying_qp: Default::default(),
             ap_msn1: Default::default(),
             ap_mo: Default::default(),
             ap_popp: Default::default(),
@@ -755,7 +759,7 @@ impl Default for RxControl {
             f_mo_eq: Default::default(),
             f_mo_zero: Default::default(),
             w_present: Default::default(),
-            w_len: Default::default(),
+            w_too_long: Default::default(),
             w_index: Default::default(),
             w_to_hi: Default::default(),
             w_carry: Default::default(),
@@ -1046,7 +1050,9 @@ impl Logic for RxControl {
             f_mo_eq,
             f_mo_zero,
             w_present,
-            w_len,
+            w_too_long,
+            ap_dying,
+            ap_dying_qp,
             w_index,
             w_to_hi,
             w_carry,
@@ -1744,7 +1750,9 @@ impl Logic for RxControl {
             RxState::RqWait => {
                 if self.rq_rsp_valid.val() {
                     self.w_present.d.next = self.rq_rsp_present.val();
-                    self.w_len.d.next = self.rq_rsp_len.val();
+                    // Row 16, compared here and acted on in SendRows.
+                    self.w_too_long.d.next =
+                        self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
                     self.w_index.d.next = self.rq_rsp_index.val();
                     self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
                     // WQE TO + MO, low half now, high half (with the carry) in SendRows.
@@ -1773,14 +1781,14 @@ impl Logic for RxControl {
                     self.fail.next = true;
                     self.f_triple.next = self.t_no_buf.val();
                     self.f_mdr.next = 6.into();
-                } else if self.s_sum.q.val() > bit_cast::<33, 32>(self.w_len.q.val()) {
+                } else if self.w_too_long.q.val() {
                     // Row 16.
                     self.fail.next = true;
                     self.f_triple.next = self.t_too_long.val();
                     self.f_mdr.next = 6.into();
                     self.f_cqesel.next = 1.into();
                     self.f_stsel.next = 1.into();
-                } else if self.p_len.q.val() != 0 {
+                } else if !self.f_zpay.q.val() {
                     // Row 17.
                     self.issue.next = true;
                     self.chk_acc_q.d.next = self.acc_lw.val();
@@ -1846,7 +1854,7 @@ impl Logic for RxControl {
                 // Rows 13-17 (and 21) passed: advance MO and MSN, record the completion.
                 self.mo_set.next = true;
                 self.go_vd.next = true;
-                self.go_place.next = self.p_len.q.val() != 0;
+                self.go_place.next = !self.f_zpay.q.val();
                 if self.h_l.q.val() {
                     self.msn0_inc.next = true;
                     self.popp_set.next = true;
@@ -2210,6 +2218,8 @@ impl Logic for RxControl {
         // registered strobes: the job's QP, `h_l` and `s_sum` are still those of the job
         // then, and no job is checked in that cycle), the strobes', then a configuration write.
         self.ap_msn0.d.next = self.msn0_inc.val();
+        self.ap_dying.d.next = self.dying_set.val();
+        self.ap_dying_qp.d.next = self.dying_qp.val();
         self.ap_msn1.d.next = self.msn1_inc.val();
         self.ap_mo.d.next = self.mo_set.val();
         self.ap_popp.d.next = self.popp_set.val();
@@ -2246,7 +2256,7 @@ impl Logic for RxControl {
             if self.err_set.val() && (self.err_qp.val().index() == i) {
                 self.q_err[i].d.next = true;
             }
-            if self.dying_set.val() && (self.dying_qp.val().index() == i) {
+            if self.ap_dying.q.val() && (self.ap_dying_qp.q.val().index() == i) {
                 self.q_dying[i].d.next = true;
             }
             if self.bdying_set.val() && (self.h_conn.val().index() == i) {
