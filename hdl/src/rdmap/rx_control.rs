@@ -298,6 +298,12 @@ pub struct RxControl {
     f_short: DFF<Bit>,
     // Registered decisions and counts (timing): see the per-QP updates in `update`.
     ap_msn0: DFF<Bit>,
+    cq_busy_q: DFF<Bit>,
+    cq_full_q: DFF<Bit>,
+    o_write: DFF<Bit>,
+    o_rresp: DFF<Bit>,
+    o_rreq: DFF<Bit>,
+    o_term: DFF<Bit>,
     ap_dying: DFF<Bit>,
     ap_dying_qp: DFF<Bits<CONN_BITS>>,
     ap_msn1: DFF<Bit>,
@@ -737,6 +743,12 @@ impl Default for RxControl {
             p_len: Default::default(),
             f_short: Default::default(),
             ap_msn0: Default::default(),
+            cq_busy_q: Default::default(),
+            cq_full_q: Default::default(),
+            o_write: Default::default(),
+            o_rresp: Default::default(),
+            o_rreq: Default::default(),
+            o_term: Default::default(),
             ap_dying: Default::default(),
             ap_dying_qp: Default::default(),
             ap_msn1: Default::default(),
@@ -1030,6 +1042,12 @@ impl Logic for RxControl {
             p_len,
             f_short,
             ap_msn0,
+            cq_busy_q,
+            cq_full_q,
+            o_write,
+            o_rresp,
+            o_rreq,
+            o_term,
             ap_msn1,
             ap_mo,
             ap_popp,
@@ -1271,13 +1289,11 @@ impl Logic for RxControl {
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
         // Row 6: T and QN as the opcode needs them.
         self.op_ok_t.next = false;
-        if (self.h_opc.q.val() == self.op_write.val())
-            || (self.h_opc.q.val() == self.op_rresp.val())
-        {
+        if self.o_write.q.val() || self.o_rresp.q.val() {
             self.op_ok_t.next = self.h_t.q.val();
-        } else if self.h_opc.q.val() == self.op_rreq.val() {
+        } else if self.o_rreq.q.val() {
             self.op_ok_t.next = !self.h_t.q.val() && self.f_qn1.q.val();
-        } else if self.h_opc.q.val() == self.op_term.val() {
+        } else if self.o_term.q.val() {
             self.op_ok_t.next = !self.h_t.q.val() && self.f_qn2.q.val();
         } else {
             self.op_ok_t.next = !self.h_t.q.val() && self.f_qn0.q.val();
@@ -1473,6 +1489,14 @@ impl Logic for RxControl {
                             self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
                             self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
                             self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                            self.o_write.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
+                            self.o_rresp.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
+                            self.o_rreq.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
+                            self.o_term.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
                             // Lengths against the header of this T: rows 1, 8, 9, P.
                             self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
                             self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
@@ -1621,17 +1645,15 @@ impl Logic for RxControl {
                     // Rows 5 and 6.
                     self.fail.next = true;
                     self.f_triple.next = self.t_opcode.val();
-                } else if (self.h_opc.q.val() == self.op_rreq.val())
-                    && (!self.h_l.q.val() || !self.f_mo_zero.q.val())
-                {
+                } else if self.o_rreq.q.val() && (!self.h_l.q.val() || !self.f_mo_zero.q.val()) {
                     self.fail.next = true;
                     self.f_triple.next = self.t_mo.val();
                     self.f_mdr.next = 6.into();
-                } else if (self.h_opc.q.val() == self.op_rreq.val()) && self.f_rrlen_bad.q.val() {
+                } else if self.o_rreq.q.val() && self.f_rrlen_bad.q.val() {
                     self.fail.next = true;
                     self.f_triple.next = self.t_trunc.val();
                     self.f_mdr.next = 6.into();
-                } else if self.h_opc.q.val() == self.op_term.val() {
+                } else if self.o_term.q.val() {
                     // Row 9: never answered; the QP goes to error at the done.
                     self.dying_set.next = true;
                     self.go_vd.next = true;
@@ -1641,7 +1663,7 @@ impl Logic for RxControl {
                     } else {
                         self.o_kind.d.next = self.k_trcv.val();
                     }
-                } else if self.h_opc.q.val() == self.op_write.val() {
+                } else if self.o_write.q.val() {
                     // Row 10.
                     if !self.f_zpay.q.val() {
                         self.cq_push.next = true;
@@ -1650,7 +1672,7 @@ impl Logic for RxControl {
                     } else {
                         self.go_vd.next = true;
                     }
-                } else if self.h_opc.q.val() == self.op_rresp.val() {
+                } else if self.o_rresp.q.val() {
                     // Rows 11-12.
                     if self.orq_zero_q.q.val() {
                         self.fail.next = true;
@@ -1668,7 +1690,7 @@ impl Logic for RxControl {
                             self.go_vd.next = true;
                         }
                     }
-                } else if self.h_opc.q.val() == self.op_rreq.val() {
+                } else if self.o_rreq.q.val() {
                     // Rows 18-20 (the check operands were read into chk_*).
                     if !self.f_msn1_eq.q.val() {
                         self.fail.next = true;
@@ -1718,8 +1740,8 @@ impl Logic for RxControl {
                 // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
                 // flags do not show yet.)
                 if self.xdone_q.q.val()
-                    || (self.cq_push.val() && (self.cq_count.q.val() == self.cq_full.val()))
-                    || (!self.cq_push.val() && (self.cq_count.q.val() != 0))
+                    || (self.cq_push.val() && self.cq_full_q.q.val())
+                    || (!self.cq_push.val() && self.cq_busy_q.q.val())
                 {
                     self.cq_push.next = false;
                     self.fail.next = false;
@@ -2228,6 +2250,10 @@ impl Logic for RxControl {
         self.irq_full_q.d.next = self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val());
         self.orq_zero_q.d.next = self.jq_orq.val() == 0;
         self.xdone_q.d.next = self.irq_done.val() || self.orq_push.val();
+        // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
+        // in two cycles in a row, so these are exact or err on the side of waiting.
+        self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
+        self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
                 if self.ap_msn0.q.val() {
