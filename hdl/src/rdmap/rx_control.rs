@@ -111,6 +111,8 @@ pub enum RxState {
     Read,
     /// Running rows 0-15/18-19 on the captured header.
     Eval,
+    /// Applying the outcome of the rows (or waiting for the check queue).
+    Eval2,
     /// Waiting for the StagCheck response.
     ChkWait,
     /// Waiting for the RQ to take the head request.
@@ -298,6 +300,18 @@ pub struct RxControl {
     f_short: DFF<Bit>,
     // Registered decisions and counts (timing): see the per-QP updates in `update`.
     ap_msn0: DFF<Bit>,
+    // The outcome of `Eval`, applied in `Eval2`.
+    e_fail: DFF<Bit>,
+    e_triple: DFF<Bits<16>>,
+    e_mdr: DFF<Bits<3>>,
+    e_go_vd: DFF<Bit>,
+    e_dying: DFF<Bit>,
+    e_push: DFF<Bit>,
+    e_ctx: DFF<Bits<2>>,
+    e_orq: DFF<Bit>,
+    e_rreq: DFF<Bit>,
+    e_block: DFF<Bit>,
+    e_send: DFF<Bit>,
     cq_busy_q: DFF<Bit>,
     cq_full_q: DFF<Bit>,
     o_write: DFF<Bit>,
@@ -743,6 +757,17 @@ impl Default for RxControl {
             p_len: Default::default(),
             f_short: Default::default(),
             ap_msn0: Default::default(),
+            e_fail: Default::default(),
+            e_triple: Default::default(),
+            e_mdr: Default::default(),
+            e_go_vd: Default::default(),
+            e_dying: Default::default(),
+            e_push: Default::default(),
+            e_ctx: Default::default(),
+            e_orq: Default::default(),
+            e_rreq: Default::default(),
+            e_block: Default::default(),
+            e_send: Default::default(),
             cq_busy_q: Default::default(),
             cq_full_q: Default::default(),
             o_write: Default::default(),
@@ -1042,6 +1067,17 @@ impl Logic for RxControl {
             p_len,
             f_short,
             ap_msn0,
+            e_fail,
+            e_triple,
+            e_mdr,
+            e_go_vd,
+            e_dying,
+            e_push,
+            e_ctx,
+            e_orq,
+            e_rreq,
+            e_block,
+            e_send,
             cq_busy_q,
             cq_full_q,
             o_write,
@@ -1725,39 +1761,69 @@ impl Logic for RxControl {
                         self.f_mdr.next = 6.into();
                     } else if self.jq_popp.val() {
                         // The previous message's WQE is popped at its done: retry after it.
+                        self.e_block.d.next = true;
+                    } else {
+                        self.e_send.d.next = true;
+                    }
+                }
+                // The outcome of the rows is registered and applied in Eval2.
+                self.e_fail.d.next = self.fail.val();
+                self.e_triple.d.next = self.f_triple.val();
+                self.e_mdr.d.next = self.f_mdr.val();
+                self.e_go_vd.d.next = self.go_vd.val();
+                self.e_dying.d.next = self.dying_set.val();
+                self.e_push.d.next = self.cq_push.val();
+                self.e_ctx.d.next = self.cq_ctx_n.val();
+                self.e_orq.d.next = self.orq_dec.val();
+                self.e_rreq.d.next = self.msn1_inc.val();
+                self.fail.next = false;
+                self.go_vd.next = false;
+                self.dying_set.next = false;
+                self.cq_push.next = false;
+                self.orq_dec.next = false;
+                self.msn1_inc.next = false;
+                self.irq_inc.next = false;
+                self.state.d.next = RxState::Eval2;
+            }
+            RxState::Eval2 => {
+                self.e_block.d.next = false;
+                self.e_send.d.next = false;
+                // Only a check of a Write, Read Response or Read Request may be queued behind
+                // checks in flight; anything else decides with the QP state of every earlier
+                // job, so it waits until the queue is empty (and a push until there is room).
+                // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
+                // flags do not show yet.) Waiting runs the rows again: the QP may have died.
+                if self.xdone_q.q.val()
+                    || (self.e_push.q.val() && self.cq_full_q.q.val())
+                    || (!self.e_push.q.val() && self.cq_busy_q.q.val())
+                {
+                    self.state.d.next = RxState::Eval;
+                } else {
+                    self.fail.next = self.e_fail.q.val();
+                    self.f_triple.next = self.e_triple.q.val();
+                    self.f_mdr.next = self.e_mdr.q.val();
+                    self.go_vd.next = self.e_go_vd.q.val();
+                    self.dying_set.next = self.e_dying.q.val();
+                    self.cq_push.next = self.e_push.q.val();
+                    self.cq_ctx_n.next = self.e_ctx.q.val();
+                    self.orq_dec.next = self.e_orq.q.val();
+                    self.msn1_inc.next = self.e_rreq.q.val();
+                    self.irq_inc.next = self.e_rreq.q.val();
+                    if self.e_block.q.val() {
                         self.blocked.d.next = true;
                         self.state.d.next = RxState::Idle;
-                    } else {
+                    }
+                    if self.e_send.q.val() {
                         self.rq_v.d.next = true;
                         self.rq_qp_q.d.next = self.j_conn.q.val();
                         self.rq_pop_q.d.next = false;
                         self.state.d.next = RxState::RqReq;
                     }
-                }
-                // Only a check of a Write, Read Response or Read Request may be queued behind
-                // checks in flight; anything else decides with the QP state of every earlier
-                // job, so it waits until the queue is empty (and a push until there is room).
-                // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
-                // flags do not show yet.)
-                if self.xdone_q.q.val()
-                    || (self.cq_push.val() && self.cq_full_q.q.val())
-                    || (!self.cq_push.val() && self.cq_busy_q.q.val())
-                {
-                    self.cq_push.next = false;
-                    self.fail.next = false;
-                    self.go_vd.next = false;
-                    self.dying_set.next = false;
-                    self.orq_dec.next = false;
-                    self.msn1_inc.next = false;
-                    self.irq_inc.next = false;
-                    self.rq_v.d.next = false;
-                    self.blocked.d.next = self.blocked.q.val();
-                    self.state.d.next = RxState::Eval;
-                }
-                if self.cq_push.val() {
-                    self.issue.next = true;
-                    self.held.d.next = false;
-                    self.state.d.next = RxState::Idle;
+                    if self.e_push.q.val() {
+                        self.issue.next = true;
+                        self.held.d.next = false;
+                        self.state.d.next = RxState::Idle;
+                    }
                 }
             }
             RxState::RqReq => {
