@@ -1108,7 +1108,7 @@ fn throughput_verilator() {
             },
             8,
         ),
-        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 8),
+        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 9),
         ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
         (
             "Read Request, 8 octets",

@@ -365,7 +365,8 @@ pub struct RxControl {
     rec: RxContextRam<REC_BITS, 3>,
     // The done.
     dl_v: DFF<Bit>,
-    dl_ph: DFF<Bit>,
+    dl_ph: DFF<Bits<2>>,
+    dl_triv_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -818,6 +819,7 @@ impl Default for RxControl {
             rec: Default::default(),
             dl_v: Default::default(),
             dl_ph: Default::default(),
+            dl_triv_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -1134,6 +1136,7 @@ impl Logic for RxControl {
             vd_conn_q,
             dl_v,
             dl_ph,
+            dl_triv_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1411,10 +1414,13 @@ impl Logic for RxControl {
             || !self.dl_en.val();
         self.lane_free.next = false;
         self.popp_clr_lane.next = false;
-        if self.dl_v.q.val() && !self.dl_ph.q.val() {
-            self.dl_ph.d.next = true;
+        // Phases: 0 address presented, 1 record on `rec_rd` (classified into `dl_triv_q`),
+        // 2 acted on (the record stays on `rec_rd` while the address is held).
+        if self.dl_v.q.val() && (self.dl_ph.q.val() != 2) {
+            self.dl_ph.d.next = self.dl_ph.q.val() + 1;
         }
-        if self.dl_v.q.val() && self.dl_ph.q.val() && self.dl_trivial.val() {
+        self.dl_triv_q.d.next = self.dl_trivial.val();
+        if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
             self.free_conn_q.d.next = self.dl_conn.q.val();
@@ -1424,7 +1430,7 @@ impl Logic for RxControl {
         }
         if self.done_valid.val() && !self.dl_v.q.val() {
             self.dl_v.d.next = true;
-            self.dl_ph.d.next = false;
+            self.dl_ph.d.next = 0.into();
             self.dl_conn.d.next = self.done_conn.val();
             self.dl_slot.d.next = self.in_dslot.val();
             self.dl_good.d.next = self.done_good.val();
@@ -1445,7 +1451,7 @@ impl Logic for RxControl {
                     self.j_slot.d.next = self.job_slot.val();
                     self.j_len.d.next = self.job_len.val();
                 }
-                if self.dl_v.q.val() && self.dl_ph.q.val() && !self.dl_trivial.val() {
+                if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && !self.dl_triv_q.q.val() {
                     // A done with events: its record stays on the read port until DoneGet.
                     self.d_conn.d.next = self.dl_conn.q.val();
                     self.d_slot.d.next = self.dl_slot.q.val();
