@@ -298,6 +298,7 @@ pub struct RxControl {
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
     f_short: DFF<Bit>,
+    f_size_zero: DFF<Bit>,
     // Registered decisions and counts (timing): see the per-QP updates in `update`.
     ap_msn0: DFF<Bit>,
     // The outcome of `Eval`, applied in `Eval2`.
@@ -757,6 +758,7 @@ impl Default for RxControl {
             h_term: Default::default(),
             p_len: Default::default(),
             f_short: Default::default(),
+            f_size_zero: Default::default(),
             ap_msn0: Default::default(),
             e_fail: Default::default(),
             e_triple: Default::default(),
@@ -1068,6 +1070,7 @@ impl Logic for RxControl {
             h_term,
             p_len,
             f_short,
+            f_size_zero,
             ap_msn0,
             e_fail,
             e_triple,
@@ -1590,6 +1593,7 @@ impl Logic for RxControl {
                         // Read Request: RDMARDSZ, SrcSTag, SrcTO straight into the check.
                         if self.rk.q.val() == 8 {
                             self.chk_len_q.d.next = self.sh.val();
+                            self.f_size_zero.d.next = self.sh.val() == 0;
                         }
                         if self.rk.q.val() == 9 {
                             self.chk_stag_q.d.next = self.sh.val();
@@ -1747,7 +1751,7 @@ impl Logic for RxControl {
                         self.irq_inc.next = true;
                         self.o_kind.d.next = self.k_irq.val();
                         self.o_val.d.next = 0.into();
-                        if self.chk_len_q.q.val() != 0 {
+                        if !self.f_size_zero.q.val() {
                             self.cq_push.next = true;
                             self.cq_ctx_n.next = 2.into();
                             self.chk_acc_q.d.next = self.acc_rr.val();
