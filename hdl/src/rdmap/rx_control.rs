@@ -1605,7 +1605,8 @@ impl Logic for RxControl {
                             self.f_size_zero.d.next = self.sh.val() == 0;
                         }
                         if self.rk.q.val() == 9 {
-                            self.chk_stag_q.d.next = self.sh.val();
+                            // SrcSTag (octets 2-5 of a Read Request are not used).
+                            self.h_stag.d.next = self.sh.val();
                         }
                         if self.rk.q.val() == 10 {
                             self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
@@ -1670,8 +1671,9 @@ impl Logic for RxControl {
             }
             RxState::Eval => {
                 // Tagged check operands (Write, Read Response): STag, TO, P.
+                // The STag of a Write / Read Response, the SrcSTag of a Read Request.
+                self.chk_stag_q.d.next = self.h_stag.q.val();
                 if self.h_t.q.val() {
-                    self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
                         | bit_cast::<64, 32>(self.h_b.q.val());
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
@@ -1907,7 +1909,6 @@ impl Logic for RxControl {
                 {
                     // Row 21.
                     self.issue.next = true;
-                    self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.chk_acc_q.d.next = 0.into();
                     self.chk_inv_q.d.next = true;
                     self.ctx.d.next = ChkCtx::SendInv;
@@ -1924,7 +1925,6 @@ impl Logic for RxControl {
                                 self.o_addr.d.next = self.rsp_host_addr.val();
                                 if self.h_l.q.val() && self.o_inv.q.val() {
                                     self.issue.next = true;
-                                    self.chk_stag_q.d.next = self.h_stag.q.val();
                                     self.chk_acc_q.d.next = 0.into();
                                     self.chk_inv_q.d.next = true;
                                     self.ctx.d.next = ChkCtx::SendInv;
@@ -2420,7 +2420,11 @@ impl Logic for RxControl {
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
+        // An invalidate request names the Invalidate STag (octets 2-5 of the Send).
         self.chk_stag.next = self.chk_stag_q.q.val();
+        if self.chk_inv_q.q.val() {
+            self.chk_stag.next = self.h_stag.q.val();
+        }
         self.chk_to.next = self.chk_to_q.q.val();
         self.chk_len.next = self.chk_len_q.q.val();
         self.chk_pd.next = self.chk_pd_q.q.val();
