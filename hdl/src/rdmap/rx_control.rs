@@ -312,6 +312,7 @@ pub struct RxControl {
     ap_msn0: DFF<Bit>,
     // The outcome of `Eval`, applied in `Eval2`.
     e_fail: DFF<Bit>,
+    e_drop: DFF<Bit>,
     e_triple: DFF<Bits<16>>,
     e_mdr: DFF<Bits<3>>,
     e_go_vd: DFF<Bit>,
@@ -770,6 +771,7 @@ impl Default for RxControl {
             f_size_zero: Default::default(),
             ap_msn0: Default::default(),
             e_fail: Default::default(),
+            e_drop: Default::default(),
             e_triple: Default::default(),
             e_mdr: Default::default(),
             e_go_vd: Default::default(),
@@ -1082,6 +1084,7 @@ impl Logic for RxControl {
             f_size_zero,
             ap_msn0,
             e_fail,
+            e_drop,
             e_triple,
             e_mdr,
             e_go_vd,
@@ -1678,8 +1681,25 @@ impl Logic for RxControl {
                         | bit_cast::<64, 32>(self.h_b.q.val());
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
                 }
+                // The pending record by opcode alone (a drop or a failure overrides it in
+                // Eval2; a Send's is set in SendOk).
+                self.o_kind.d.next = self.k_none.val();
+                self.o_val.d.next = 0.into();
+                if self.o_term.q.val() {
+                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
+                    self.o_kind.d.next = self.k_trcv.val();
+                    if self.f_term_short.q.val() || !self.h_l.q.val() || !self.f_mo_zero.q.val() {
+                        self.o_kind.d.next = self.k_tbad.val();
+                    }
+                } else if self.o_rresp.q.val() && self.h_l.q.val() {
+                    self.o_kind.d.next = self.k_read.val();
+                } else if self.o_rreq.q.val() {
+                    self.o_kind.d.next = self.k_irq.val();
+                }
+                self.e_drop.d.next = false;
                 if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
                     // Row 0: dropped silently.
+                    self.e_drop.d.next = true;
                     self.go_vd.next = true;
                 } else if self.f_short.q.val() {
                     self.fail.next = true;
@@ -1714,12 +1734,6 @@ impl Logic for RxControl {
                     // Row 9: never answered; the QP goes to error at the done.
                     self.dying_set.next = true;
                     self.go_vd.next = true;
-                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
-                    if self.f_term_short.q.val() || !self.h_l.q.val() || !self.f_mo_zero.q.val() {
-                        self.o_kind.d.next = self.k_tbad.val();
-                    } else {
-                        self.o_kind.d.next = self.k_trcv.val();
-                    }
                 } else if self.o_write.q.val() {
                     // Row 10.
                     if !self.f_zpay.q.val() {
@@ -1737,7 +1751,6 @@ impl Logic for RxControl {
                     } else {
                         if self.h_l.q.val() {
                             self.orq_dec.next = true;
-                            self.o_kind.d.next = self.k_read.val();
                         }
                         if !self.f_zpay.q.val() {
                             self.cq_push.next = true;
@@ -1760,8 +1773,6 @@ impl Logic for RxControl {
                     } else {
                         self.msn1_inc.next = true;
                         self.irq_inc.next = true;
-                        self.o_kind.d.next = self.k_irq.val();
-                        self.o_val.d.next = 0.into();
                         if !self.f_size_zero.q.val() {
                             self.cq_push.next = true;
                             self.cq_ctx_n.next = 2.into();
@@ -1830,6 +1841,9 @@ impl Logic for RxControl {
                     self.orq_dec.next = self.e_orq.q.val();
                     self.msn1_inc.next = self.e_rreq.q.val();
                     self.irq_inc.next = self.e_rreq.q.val();
+                    if self.e_drop.q.val() {
+                        self.o_kind.d.next = self.k_none.val();
+                    }
                     if self.e_block.q.val() {
                         self.blocked.d.next = true;
                         self.state.d.next = RxState::Idle;
