@@ -81,7 +81,15 @@ fn env() -> Env {
         host_addr,
     };
     e.stags.entries = vec![
-        entry(W0, PD0, access::REMOTE_WRITE | access::LOCAL_WRITE, true, W0_BASE, 0x1000, W0_HOST),
+        entry(
+            W0,
+            PD0,
+            access::REMOTE_WRITE | access::LOCAL_WRITE,
+            true,
+            W0_BASE,
+            0x1000,
+            W0_HOST,
+        ),
         entry(R0, PD0, access::REMOTE_READ, false, R0_BASE, 0x100, R0_HOST),
         entry(L0, PD0, access::LOCAL_WRITE, true, L0_BASE, 0x1000, L0_HOST),
         entry(NI, PD0, access::REMOTE_WRITE, false, 0, 0x1000, 0x100),
@@ -178,7 +186,15 @@ fn send(msn: u32, mo: u32, last: bool, payload: u16) -> Segment {
 }
 
 fn rrq(conn: usize, msn: u32, size: u32, src: u32, src_to: u64) -> Segment {
-    Segment::read_request(conn, msn, 0xABCD_0001, 0x1122_3344_5566_7788, size, src, src_to)
+    Segment::read_request(
+        conn,
+        msn,
+        0xABCD_0001,
+        0x1122_3344_5566_7788,
+        size,
+        src,
+        src_to,
+    )
 }
 
 /// One case of the check table: segments on QP 0 (the last one fails), its Terminate, and the
@@ -210,65 +226,192 @@ fn cases() -> Vec<Case> {
     // Row 1: shorter than the header (slot 1: the second segment of connection 0).
     let mut s = write(0, W0, W0_BASE, 0);
     s.len = 10;
-    case("1 L < H", vec![ok_write.clone(), s], env(), term(Layer::Rdmap, oper, Op::Unspecified as u8, 0, 1, 10), None);
+    case(
+        "1 L < H",
+        vec![ok_write.clone(), s],
+        env(),
+        term(Layer::Rdmap, oper, Op::Unspecified as u8, 0, 1, 10),
+        None,
+    );
     // Row 2.
     let mut s = write(0, W0, W0_BASE, 4);
     s.header[0] = (s.header[0] & !3) | 2;
-    case("2 DV tagged", vec![s], env(), term(Layer::Ddp, tg, Tg::InvalidDdpVersion as u8, 0, 0, 18), None);
+    case(
+        "2 DV tagged",
+        vec![s],
+        env(),
+        term(Layer::Ddp, tg, Tg::InvalidDdpVersion as u8, 0, 0, 18),
+        None,
+    );
     let mut s = send(1, 0, true, 4);
     s.header[0] &= !3;
-    case("2 DV untagged", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidDdpVersion as u8, 0, 0, 22), None);
+    case(
+        "2 DV untagged",
+        vec![s],
+        env(),
+        term(Layer::Ddp, ut, Ut::InvalidDdpVersion as u8, 0, 0, 22),
+        None,
+    );
     // Row 3.
     let s = Segment::untagged(0, Opcode::Send, true, 0, 3, 1, 0, 0);
-    case("3 QN", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidQn as u8, 2, 0, 18), None);
+    case(
+        "3 QN",
+        vec![s],
+        env(),
+        term(Layer::Ddp, ut, Ut::InvalidQn as u8, 2, 0, 18),
+        None,
+    );
     // Row 4.
     let mut s = write(0, W0, W0_BASE, 4);
     s.header[1] &= 0x3F;
-    case("4 RV", vec![s], env(), term(Layer::Rdmap, oper, Op::InvalidRdmapVersion as u8, 0, 0, 18), None);
+    case(
+        "4 RV",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::InvalidRdmapVersion as u8, 0, 0, 18),
+        None,
+    );
     // Row 5.
     let mut s = send(1, 0, true, 0);
     s.header[1] = (s.header[1] & 0xF0) | 0x8;
-    case("5 opcode", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    case(
+        "5 opcode",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18),
+        None,
+    );
     // Row 6: a Send on QN 1, a Write untagged.
     let s = Segment::untagged(0, Opcode::Send, true, 0, 1, 1, 0, 0);
-    case("6 Send QN", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    case(
+        "6 Send QN",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18),
+        None,
+    );
     let s = Segment::untagged(0, Opcode::RdmaWrite, true, 0, 0, 1, 0, 0);
-    case("6 Write untagged", vec![s], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18), None);
+    case(
+        "6 Write untagged",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 18),
+        None,
+    );
     // Row 7: a Read Request with L = 0; with MO != 0.
     let mut s = rrq(0, 1, 8, R0, R0_BASE);
     s.header[0] &= !rnic_proto::ddp::L_FLAG;
-    case("7 RRQ L", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46), None);
+    case(
+        "7 RRQ L",
+        vec![s],
+        env(),
+        term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46),
+        None,
+    );
     let mut s = rrq(0, 1, 8, R0, R0_BASE);
     s.header[17] = 4;
-    case("7 RRQ MO", vec![s], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46), None);
+    case(
+        "7 RRQ MO",
+        vec![s],
+        env(),
+        term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 46),
+        None,
+    );
     // Row 8.
     let mut s = rrq(0, 1, 8, R0, R0_BASE);
     s.len = 50;
-    case("8 RRQ length", vec![s], env(), term(Layer::Rdmap, oper, Op::Unspecified as u8, 2, 0, 50), None);
+    case(
+        "8 RRQ length",
+        vec![s],
+        env(),
+        term(Layer::Rdmap, oper, Op::Unspecified as u8, 2, 0, 50),
+        None,
+    );
     // Row 10: every StagCheck status.
     for (row, stag, to, code) in [
-        ("10 invalid", BAD, W0_BASE, (Layer::Ddp, tg, Tg::InvalidStag as u8)),
-        ("10 not associated", OTHER, 0, (Layer::Ddp, tg, Tg::StagNotAssociated as u8)),
-        ("10 access", R0, R0_BASE, (Layer::Rdmap, prot, Pr::AccessRights as u8)),
-        ("10 wrap", TOP, 0xFFFF_FFFF_FFFF_FFFC, (Layer::Ddp, tg, Tg::ToWrap as u8)),
-        ("10 bounds", W0, W0_BASE + 0xFFC, (Layer::Ddp, tg, Tg::BaseOrBounds as u8)),
+        (
+            "10 invalid",
+            BAD,
+            W0_BASE,
+            (Layer::Ddp, tg, Tg::InvalidStag as u8),
+        ),
+        (
+            "10 not associated",
+            OTHER,
+            0,
+            (Layer::Ddp, tg, Tg::StagNotAssociated as u8),
+        ),
+        (
+            "10 access",
+            R0,
+            R0_BASE,
+            (Layer::Rdmap, prot, Pr::AccessRights as u8),
+        ),
+        (
+            "10 wrap",
+            TOP,
+            0xFFFF_FFFF_FFFF_FFFC,
+            (Layer::Ddp, tg, Tg::ToWrap as u8),
+        ),
+        (
+            "10 bounds",
+            W0,
+            W0_BASE + 0xFFC,
+            (Layer::Ddp, tg, Tg::BaseOrBounds as u8),
+        ),
     ] {
-        case(row, vec![write(0, stag, to, 8)], env(), term(code.0, code.1, code.2, 2, 0, 22), None);
+        case(
+            row,
+            vec![write(0, stag, to, 8)],
+            env(),
+            term(code.0, code.1, code.2, 2, 0, 22),
+            None,
+        );
     }
     // Row 11: no Read outstanding.
     let s = Segment::tagged(0, Opcode::RdmaReadResponse, true, W0, W0_BASE, 8);
-    case("11 no read", vec![s.clone()], env(), term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 22), None);
+    case(
+        "11 no read",
+        vec![s.clone()],
+        env(),
+        term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, 0, 22),
+        None,
+    );
     // Row 12: the sink check fails; the Read completes in error.
     let mut e = env();
     e.orq[0] = 1;
     let s = Segment::tagged(0, Opcode::RdmaReadResponse, true, W0, W0_BASE + 0xFFF, 8);
-    case("12 bounds", vec![s], e, term(Layer::Ddp, tg, Tg::BaseOrBounds as u8, 2, 0, 22), Some(read_cqe(WcStatus::LocProtErr)));
+    case(
+        "12 bounds",
+        vec![s],
+        e,
+        term(Layer::Ddp, tg, Tg::BaseOrBounds as u8, 2, 0, 22),
+        Some(read_cqe(WcStatus::LocProtErr)),
+    );
     // Rows 13-15.
-    case("13 MSN", vec![send(2, 0, true, 4)], env(), term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 22), None);
-    case("14 MO", vec![send(1, 4, true, 4)], env(), term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 22), None);
+    case(
+        "13 MSN",
+        vec![send(2, 0, true, 4)],
+        env(),
+        term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 22),
+        None,
+    );
+    case(
+        "14 MO",
+        vec![send(1, 4, true, 4)],
+        env(),
+        term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 22),
+        None,
+    );
     let mut e = env();
     e.rqs[0].clear();
-    case("15 no WQE", vec![send(1, 0, true, 4)], e, term(Layer::Ddp, ut, Ut::MsnNoBuffer as u8, 2, 0, 22), None);
+    case(
+        "15 no WQE",
+        vec![send(1, 0, true, 4)],
+        e,
+        term(Layer::Ddp, ut, Ut::MsnNoBuffer as u8, 2, 0, 22),
+        None,
+    );
     // Row 16: 60 + 41 > 100.
     case(
         "16 too long",
@@ -284,11 +427,24 @@ fn cases() -> Vec<Case> {
         "17 lkey",
         vec![send(1, 0, true, 4)],
         e,
-        term(Layer::Ddp, DdpEType::LocalCatastrophic as u8, LOCAL_CATASTROPHIC_CODE, 0, 0, 22),
+        term(
+            Layer::Ddp,
+            DdpEType::LocalCatastrophic as u8,
+            LOCAL_CATASTROPHIC_CODE,
+            0,
+            0,
+            22,
+        ),
         Some(recv_cqe(WcStatus::LocProtErr, 0, 7)),
     );
     // Rows 18-20.
-    case("18 MSN", vec![rrq(0, 2, 8, R0, R0_BASE)], env(), term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 46), None);
+    case(
+        "18 MSN",
+        vec![rrq(0, 2, 8, R0, R0_BASE)],
+        env(),
+        term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 0, 46),
+        None,
+    );
     let mut e = env();
     e.qps[0].1.ird = 1;
     case(
@@ -305,7 +461,13 @@ fn cases() -> Vec<Case> {
         ("20 wrap", TOP, 0xFFFF_FFFF_FFFF_FFFC, Pr::ToWrap),
         ("20 bounds", R0, R0_BASE + 0xFC, Pr::BaseOrBounds),
     ] {
-        case(row, vec![rrq(0, 1, 8, stag, to)], env(), term(Layer::Rdmap, prot, code as u8, 3, 0, 46), None);
+        case(
+            row,
+            vec![rrq(0, 1, 8, stag, to)],
+            env(),
+            term(Layer::Rdmap, prot, code as u8, 3, 0, 46),
+            None,
+        );
     }
     // Row 21.
     let s = Segment::send(0, Opcode::SendInvalidate, true, BAD, 1, 0, 4);
@@ -313,7 +475,14 @@ fn cases() -> Vec<Case> {
         "21 invalid",
         vec![s],
         env(),
-        term(Layer::Rdmap, oper, Op::StagCannotBeInvalidated as u8, 2, 0, 22),
+        term(
+            Layer::Rdmap,
+            oper,
+            Op::StagCannotBeInvalidated as u8,
+            2,
+            0,
+            22,
+        ),
         Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
     );
     let s = Segment::send(0, Opcode::SendSeInvalidate, true, NI, 1, 0, 4);
@@ -321,7 +490,14 @@ fn cases() -> Vec<Case> {
         "21 not invalidatable",
         vec![s],
         env(),
-        term(Layer::Rdmap, prot, Pr::StagCannotBeInvalidated as u8, 2, 0, 22),
+        term(
+            Layer::Rdmap,
+            prot,
+            Pr::StagCannotBeInvalidated as u8,
+            2,
+            0,
+            22,
+        ),
         Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
     );
     let s = Segment::send(0, Opcode::SendInvalidate, true, OTHER, 1, 0, 0);
@@ -329,7 +505,14 @@ fn cases() -> Vec<Case> {
         "21 not associated",
         vec![s],
         env(),
-        term(Layer::Rdmap, prot, Pr::StagCannotBeInvalidated as u8, 2, 0, 18),
+        term(
+            Layer::Rdmap,
+            prot,
+            Pr::StagCannotBeInvalidated as u8,
+            2,
+            0,
+            18,
+        ),
         Some(recv_cqe(WcStatus::GeneralErr, 0, 7)),
     );
     v
@@ -337,19 +520,36 @@ fn cases() -> Vec<Case> {
 
 fn check_table(kind: BackendKind) {
     for (n, c) in cases().into_iter().enumerate() {
-        if std::env::var("RXC_CASE").is_ok_and(|v| v != n.to_string()) {
-            continue;
-        }
-        let out = run(kind, &format!("rx_control_row_{n}"), &c.segs, &c.env, n as u64);
+        let out = run(
+            kind,
+            &format!("rx_control_row_{n}"),
+            &c.segs,
+            &c.env,
+            n as u64,
+        );
         let last = c.segs.len() - 1;
-        assert_eq!(out.terms[0], vec![c.term], "row {} on {}", c.row, kind.name());
+        assert_eq!(
+            out.terms[0],
+            vec![c.term],
+            "row {} on {}",
+            c.row,
+            kind.name()
+        );
         assert_eq!(out.aevs[0], vec![sent(&c.term)], "row {}", c.row);
         let want_cqes: Vec<Cqe> = c.cqe.into_iter().collect();
         assert_eq!(out.cqes[0], want_cqes, "row {}", c.row);
-        assert!(!out.verdicts[last].place, "row {}: the failing segment is not placed", c.row);
+        assert!(
+            !out.verdicts[last].place,
+            "row {}: the failing segment is not placed",
+            c.row
+        );
         assert_eq!(out.verdicts.len(), c.segs.len(), "row {}", c.row);
         for q in 1..4 {
-            assert!(out.terms[q].is_empty() && out.aevs[q].is_empty(), "row {}", c.row);
+            assert!(
+                out.terms[q].is_empty() && out.aevs[q].is_empty(),
+                "row {}",
+                c.row
+            );
         }
     }
 }
@@ -363,7 +563,6 @@ fn check_table_rust_hdl() {
 fn check_table_verilator() {
     check_table(BackendKind::Verilator);
 }
-
 
 // ---- Good paths (`rnic_hdl::rdmap` completion rules, `rfc5040-rdmap.md` §2.2).
 
@@ -385,8 +584,12 @@ fn good_env() -> Env {
         len: 0x1000,
         host_addr,
     };
-    e.stags.entries.push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
-    e.stags.entries.push(entry(SR2, access::REMOTE_READ, 0x7_0000_0000, 0xC000_0000));
+    e.stags
+        .entries
+        .push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
+    e.stags
+        .entries
+        .push(entry(SR2, access::REMOTE_READ, 0x7_0000_0000, 0xC000_0000));
     // QP 1 receives into the region of PD 2.
     e.rqs[1] = (0..2)
         .map(|i| Wqe {
@@ -463,8 +666,16 @@ fn good_paths(kind: BackendKind) {
         ]
     );
     assert_eq!(L0_BASE + 0xE0 + 40, 0x2_0000_0008);
-    assert!(out.checks.iter().all(|c| c.stag != BAD), "zero-length: no check");
-    let inv: Vec<u32> = out.checks.iter().filter(|c| c.invalidate).map(|c| c.stag).collect();
+    assert!(
+        out.checks.iter().all(|c| c.stag != BAD),
+        "zero-length: no check"
+    );
+    let inv: Vec<u32> = out
+        .checks
+        .iter()
+        .filter(|c| c.invalidate)
+        .map(|c| c.stag)
+        .collect();
     assert_eq!(inv, vec![W0, OTHER]);
     let recv = |byte_len, index, inv_stag, with_inv, solicited| Cqe {
         opcode: WcOpcode::Recv as u8,
@@ -475,8 +686,14 @@ fn good_paths(kind: BackendKind) {
         with_inv,
         solicited,
     };
-    assert_eq!(out.cqes[0], vec![recv(100, 7, 0, false, false), recv(8, 8, W0, true, false)]);
-    assert_eq!(out.cqes[1], vec![recv(0, 40, 0, false, true), recv(16, 41, OTHER, true, true)]);
+    assert_eq!(
+        out.cqes[0],
+        vec![recv(100, 7, 0, false, false), recv(8, 8, W0, true, false)]
+    );
+    assert_eq!(
+        out.cqes[1],
+        vec![recv(0, 40, 0, false, true), recv(16, 41, OTHER, true, true)]
+    );
     assert_eq!(out.cqes[2], vec![read_cqe(WcStatus::Success)]);
     assert_eq!(out.pops, vec![2, 2, 0, 0]);
     let irq = |size, src_stag, src_to, src_addr| Irq {
@@ -489,9 +706,19 @@ fn good_paths(kind: BackendKind) {
     };
     assert_eq!(
         out.irqs[2],
-        vec![irq(0x20, SR2, 0x7_0000_0010, 0xC000_0010), irq(0, BAD, 0, 0)]
+        vec![
+            irq(0x20, SR2, 0x7_0000_0010, 0xC000_0010),
+            irq(0, BAD, 0, 0)
+        ]
     );
-    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 18);
+    let t = term(
+        Layer::Ddp,
+        DdpEType::TaggedBuffer as u8,
+        Tg::InvalidStag as u8,
+        2,
+        0,
+        18,
+    );
     assert_eq!(out.terms[0], vec![t]);
     assert_eq!(out.aevs[0], vec![sent(&t)]);
     assert!(out.terms[1].is_empty() && out.terms[2].is_empty());
@@ -521,7 +748,14 @@ fn first_error_only(kind: BackendKind) {
         other(0x30),
     ];
     let out = run(kind, "rx_control_first_error", &segs, &env(), 11);
-    let t = term(Layer::Ddp, DdpEType::TaggedBuffer as u8, Tg::InvalidStag as u8, 2, 0, 22);
+    let t = term(
+        Layer::Ddp,
+        DdpEType::TaggedBuffer as u8,
+        Tg::InvalidStag as u8,
+        2,
+        0,
+        22,
+    );
     assert_eq!(out.terms[0], vec![t], "one Terminate only");
     assert_eq!(out.aevs[0], vec![sent(&t)]);
     assert!(out.cqes[0].is_empty());
@@ -592,7 +826,10 @@ fn terminates_and_llp(kind: BackendKind) {
             code: 0
         }]
     );
-    assert!(out.terms[1].is_empty() && out.terms[2].is_empty(), "a Terminate is never answered");
+    assert!(
+        out.terms[1].is_empty() && out.terms[2].is_empty(),
+        "a Terminate is never answered"
+    );
     let llp = Term {
         slot: 0,
         layer: Layer::Llp as u8,
@@ -671,10 +908,19 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     use std::collections::VecDeque;
     let mut qs: Vec<Q> = Vec::new();
     for q in 0..4 {
-        let w = region(&mut e, rng, &mut key, q, access::REMOTE_WRITE | access::LOCAL_WRITE, false);
+        let w = region(
+            &mut e,
+            rng,
+            &mut key,
+            q,
+            access::REMOTE_WRITE | access::LOCAL_WRITE,
+            false,
+        );
         let r = region(&mut e, rng, &mut key, q, access::REMOTE_READ, false);
         let l = region(&mut e, rng, &mut key, q, access::LOCAL_WRITE, false);
-        let inv = (0..count / 4).map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0).collect();
+        let inv = (0..count / 4)
+            .map(|_| region(&mut e, rng, &mut key, q, access::REMOTE_WRITE, true).0)
+            .collect();
         let wqes: VecDeque<Wqe> = (0..count as u16)
             .map(|i| Wqe {
                 to: l.1 + rng.gen_range(0..0x8000),
@@ -703,14 +949,29 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
         let kind = rng.gen_range(0..100);
         let mut new: Vec<Segment> = Vec::new();
         if kind < 30 {
-            let p = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..200) };
+            let p = if rng.gen_bool(0.1) {
+                0
+            } else {
+                rng.gen_range(1..200)
+            };
             let to = q.w.1 + rng.gen_range(0..0xFF00);
             new.push(write(c, q.w.0, to, p));
         } else if kind < 60 {
-            let Some(w) = q.wqes.front().copied() else { continue };
-            let total = if rng.gen_bool(0.005) { w.len + 1 } else { rng.gen_range(0..=w.len) };
+            let Some(w) = q.wqes.front().copied() else {
+                continue;
+            };
+            let total = if rng.gen_bool(0.005) {
+                w.len + 1
+            } else {
+                rng.gen_range(0..=w.len)
+            };
             let n = rng.gen_range(1..=3u32).min(total.max(1));
-            let ops = [Opcode::Send, Opcode::SendInvalidate, Opcode::SendSe, Opcode::SendSeInvalidate];
+            let ops = [
+                Opcode::Send,
+                Opcode::SendInvalidate,
+                Opcode::SendSe,
+                Opcode::SendSeInvalidate,
+            ];
             let op = ops[rng.gen_range(0..4)];
             let inv_stag = match op {
                 Opcode::SendInvalidate | Opcode::SendSeInvalidate => q.inv.pop().unwrap_or(BAD),
@@ -719,22 +980,49 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
             let mut mo = 0;
             for i in 0..n {
                 let p = if i + 1 == n { total - mo } else { total / n };
-                new.push(Segment::send(c, op, i + 1 == n, inv_stag, q.msn0, mo, p as u16));
+                new.push(Segment::send(
+                    c,
+                    op,
+                    i + 1 == n,
+                    inv_stag,
+                    q.msn0,
+                    mo,
+                    p as u16,
+                ));
                 mo += p;
             }
             q.msn0 += 1;
             q.wqes.pop_front();
         } else if kind < 80 && q.msn1 <= 15 {
-            let size = if rng.gen_bool(0.1) { 0 } else { rng.gen_range(1..0x1000) };
+            let size = if rng.gen_bool(0.1) {
+                0
+            } else {
+                rng.gen_range(1..0x1000)
+            };
             let to = q.r.1 + rng.gen_range(0..0xE000);
-            new.push(Segment::read_request(c, q.msn1, rng.gen(), rng.gen(), size, q.r.0, to));
+            new.push(Segment::read_request(
+                c,
+                q.msn1,
+                rng.gen(),
+                rng.gen(),
+                size,
+                q.r.0,
+                to,
+            ));
             q.msn1 += 1;
         } else if kind >= 80 && q.orq > 0 {
             let n = rng.gen_range(1..=3);
             let mut to = q.w.1 + rng.gen_range(0..0x8000);
             for i in 0..n {
                 let p = rng.gen_range(0..100);
-                new.push(Segment::tagged(c, Opcode::RdmaReadResponse, i + 1 == n, q.w.0, to, p));
+                new.push(Segment::tagged(
+                    c,
+                    Opcode::RdmaReadResponse,
+                    i + 1 == n,
+                    q.w.0,
+                    to,
+                    p,
+                ));
                 to += u64::from(p);
             }
             q.orq -= 1;
@@ -756,7 +1044,13 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
 fn random_short_rust_hdl() {
     let mut rng = StdRng::seed_from_u64(0x5EED_0001);
     let (segs, e) = random_traffic(&mut rng, 150);
-    let out = run(BackendKind::RustHdl, "rx_control_random_short", &segs, &e, 1);
+    let out = run(
+        BackendKind::RustHdl,
+        "rx_control_random_short",
+        &segs,
+        &e,
+        1,
+    );
     assert!(out.cqes.iter().map(Vec::len).sum::<usize>() > 10);
 }
 
@@ -764,12 +1058,23 @@ fn random_short_rust_hdl() {
 fn random_long_verilator() {
     for seed in 0..6u64 {
         let mut rng = StdRng::seed_from_u64(0x5EED_1000 + seed);
-        let (segs, e) = random_traffic(&mut rng, 2500);
-        let out = run(BackendKind::Verilator, "rx_control_random_long", &segs, &e, seed);
+        let (segs, mut e) = random_traffic(&mut rng, 2500);
+        // StagCheck latencies from an answer in the next cycle to a full check queue.
+        e.chk_latency = [1, 6, 20][seed as usize % 3];
+        let out = run(
+            BackendKind::Verilator,
+            "rx_control_random_long",
+            &segs,
+            &e,
+            seed,
+        );
         let cqes: usize = out.cqes.iter().map(Vec::len).sum();
         let irqs: usize = out.irqs.iter().map(Vec::len).sum();
         let placed = out.verdicts.iter().filter(|v| v.place).count();
-        eprintln!("seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}", out.terms.iter().map(Vec::len).collect::<Vec<_>>());
+        eprintln!(
+            "seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}",
+            out.terms.iter().map(Vec::len).collect::<Vec<_>>()
+        );
         assert!(cqes > 50 && irqs > 20 && placed > 200);
     }
 }
@@ -780,6 +1085,7 @@ fn random_long_verilator() {
 fn throughput_verilator() {
     let mut e = good_env();
     e.stall = 0.0;
+    e.qps[2].1.ird = 15;
     e.rqs[0] = (0..200)
         .map(|i| Wqe {
             to: L0_BASE,
@@ -790,13 +1096,28 @@ fn throughput_verilator() {
         .collect();
     type Gen = fn(usize) -> Segment;
     let kinds: [(&str, Gen, u64); 4] = [
-        ("Write, 4 octets", |i| write(i % 2, if i % 2 == 0 { W0 } else { OTHER }, 0x1000 * ((i % 2) as u64 ^ 1), 4), 18),
-        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 12),
+        (
+            "Write, 4 octets",
+            |i| {
+                write(
+                    i % 2,
+                    if i % 2 == 0 { W0 } else { OTHER },
+                    0x1000 * ((i % 2) as u64 ^ 1),
+                    4,
+                )
+            },
+            8,
+        ),
+        ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 9),
         ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
-        ("Read Request, 8 octets", |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000), 30),
+        (
+            "Read Request, 8 octets",
+            |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000),
+            32,
+        ),
     ];
     for (name, gen, bound) in kinds {
-        let n = if name.starts_with("Read") { 2 } else { 100 };
+        let n = if name.starts_with("Read") { 15 } else { 100 };
         let segs: Vec<Segment> = (0..n).map(gen).collect();
         let mut sim = BackendKind::Verilator.build(RxControl::default()).unwrap();
         let tb = RxControlTb::new(sim.as_ref()).unwrap();

@@ -20,8 +20,8 @@ use anyhow::Result;
 use rand::Rng;
 use rnic_hdl::config::{CONNECTIONS, HDR_WORDS};
 use rnic_hdl::ddp::check_status;
-use rnic_hdl::rdmap::rx_control::RxControl;
 use rnic_hdl::ports::SimPorts;
+use rnic_hdl::rdmap::rx_control::RxControl;
 use rnic_proto::ddp::{DDP_VERSION, L_FLAG, T_FLAG};
 use rnic_proto::rdmap::{Opcode, RDMAP_VERSION};
 use std::collections::{HashMap, VecDeque};
@@ -81,7 +81,10 @@ impl StagTable {
         if to < e.base_to || end > e.base_to + u64::from(e.len) {
             return (check_status::BOUNDS, 0);
         }
-        (check_status::OK, e.host_addr.wrapping_add((to - e.base_to) as u32))
+        (
+            check_status::OK,
+            e.host_addr.wrapping_add((to - e.base_to) as u32),
+        )
     }
 }
 
@@ -546,13 +549,6 @@ impl RxControlTb {
 
             // ---- Sample the outputs before the edge.
             let mut active = false;
-            if cycle < 200 && std::env::var_os("RXC_DEBUG").is_some() {
-                let o: Vec<u128> = ["job_ready", "hdr_a_addr", "chk_valid", "vd_valid", "done_ready", "rq_req_valid", "rq_req_pop"]
-                    .iter()
-                    .map(|n| self.get(sim, n))
-                    .collect();
-                eprintln!("{cycle}: {o:?} offered {offered:?} chk_rsp {chk_rsp:?} rq {rq_rsp:?}");
-            }
             let addr = self.get(sim, "hdr_a_addr") as usize;
             let (a_conn, a_slot, a_word) = (addr >> 6, (addr >> 5) & 1, addr & 31);
             hdr_data = ram.get(&(a_conn, a_slot)).map_or(0, |w| w[a_word]);
@@ -587,8 +583,7 @@ impl RxControlTb {
                     c
                 };
                 let tag = self.get(sim, "chk_tag") as u8;
-                let (st, a) =
-                    stags.check(c.stag, c.to, c.len, c.pd, c.qp, c.access, c.invalidate);
+                let (st, a) = stags.check(c.stag, c.to, c.len, c.pd, c.qp, c.access, c.invalidate);
                 out.checks.push(c);
                 chk_rsp.push_back((cycle + env.chk_latency, tag, st, a));
                 active = true;
@@ -602,7 +597,10 @@ impl RxControlTb {
                 let i = job_order
                     .pop_front()
                     .unwrap_or_else(|| panic!("cycle {cycle}: verdict {v:?} without a job"));
-                assert_eq!(v.conn, segments[i].conn, "cycle {cycle}: verdict of job {i}");
+                assert_eq!(
+                    v.conn, segments[i].conn,
+                    "cycle {cycle}: verdict of job {i}"
+                );
                 out.verdicts.push(v);
                 dones.push_back((cycle + rng.gen_range(1..12), v.conn, segments[i].good));
                 active = true;
@@ -773,9 +771,7 @@ pub mod model {
         let tg = DdpEType::TaggedBuffer as u8;
         match (st, rrq) {
             (check_status::INVALID_STAG, false) => (Layer::Ddp, tg, Tg::InvalidStag as u8),
-            (check_status::NOT_ASSOCIATED, false) => {
-                (Layer::Ddp, tg, Tg::StagNotAssociated as u8)
-            }
+            (check_status::NOT_ASSOCIATED, false) => (Layer::Ddp, tg, Tg::StagNotAssociated as u8),
             (check_status::WRAP, false) => (Layer::Ddp, tg, Tg::ToWrap as u8),
             (check_status::BOUNDS, false) => (Layer::Ddp, tg, Tg::BaseOrBounds as u8),
             (check_status::INVALID_STAG, true) => (Layer::Rdmap, prot, Pr::InvalidStag as u8),
@@ -814,7 +810,11 @@ pub mod model {
             let c = seg.conn;
             let slot = slots[c];
             slots[c] ^= 1;
-            let h = &seg.words().iter().flat_map(|w| w.to_be_bytes()).collect::<Vec<u8>>();
+            let h = &seg
+                .words()
+                .iter()
+                .flat_map(|w| w.to_be_bytes())
+                .collect::<Vec<u8>>();
             let mut verdict = Verdict {
                 conn: c,
                 place: false,
@@ -840,7 +840,14 @@ pub mod model {
             let is = |o: Opcode| op == o as u8;
             let send = (3..=6).contains(&op);
             if l < hl {
-                err = fail(term(Layer::Rdmap, oper, Op::Unspecified as u8, 0, seg, slot));
+                err = fail(term(
+                    Layer::Rdmap,
+                    oper,
+                    Op::Unspecified as u8,
+                    0,
+                    seg,
+                    slot,
+                ));
             } else if dv != 1 {
                 err = if t {
                     fail(term(
@@ -852,12 +859,26 @@ pub mod model {
                         slot,
                     ))
                 } else {
-                    fail(term(Layer::Ddp, ut, Ut::InvalidDdpVersion as u8, 0, seg, slot))
+                    fail(term(
+                        Layer::Ddp,
+                        ut,
+                        Ut::InvalidDdpVersion as u8,
+                        0,
+                        seg,
+                        slot,
+                    ))
                 };
             } else if !t && qn > 2 {
                 err = fail(term(Layer::Ddp, ut, Ut::InvalidQn as u8, 2, seg, slot));
             } else if rv != 1 {
-                err = fail(term(Layer::Rdmap, oper, Op::InvalidRdmapVersion as u8, 0, seg, slot));
+                err = fail(term(
+                    Layer::Rdmap,
+                    oper,
+                    Op::InvalidRdmapVersion as u8,
+                    0,
+                    seg,
+                    slot,
+                ));
             } else if op >= 8
                 || match op {
                     0 | 2 => !t,
@@ -866,11 +887,25 @@ pub mod model {
                     _ => t || qn != 0,
                 }
             {
-                err = fail(term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, seg, slot));
+                err = fail(term(
+                    Layer::Rdmap,
+                    oper,
+                    Op::UnexpectedOpcode as u8,
+                    0,
+                    seg,
+                    slot,
+                ));
             } else if is(Opcode::RdmaReadRequest) && (!last || mo != 0) {
                 err = fail(term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, seg, slot));
             } else if is(Opcode::RdmaReadRequest) && l != 46 {
-                err = fail(term(Layer::Rdmap, oper, Op::Unspecified as u8, 2, seg, slot));
+                err = fail(term(
+                    Layer::Rdmap,
+                    oper,
+                    Op::Unspecified as u8,
+                    2,
+                    seg,
+                    slot,
+                ));
             } else if is(Opcode::Terminate) {
                 q.dead = true;
                 let aev = if l < 22 || !last || mo != 0 {
@@ -913,7 +948,14 @@ pub mod model {
                 }
             } else if is(Opcode::RdmaReadResponse) {
                 if q.orq == 0 {
-                    err = fail(term(Layer::Rdmap, oper, Op::UnexpectedOpcode as u8, 0, seg, slot));
+                    err = fail(term(
+                        Layer::Rdmap,
+                        oper,
+                        Op::UnexpectedOpcode as u8,
+                        0,
+                        seg,
+                        slot,
+                    ));
                 } else {
                     if last {
                         q.orq -= 1;
@@ -931,8 +973,7 @@ pub mod model {
                             invalidate: false,
                         };
                         out.checks.push(c_);
-                        let (st, a) =
-                            stags.check(c_.stag, c_.to, p, q.cfg.pd, c, c_.access, false);
+                        let (st, a) = stags.check(c_.stag, c_.to, p, q.cfg.pd, c, c_.access, false);
                         if st == check_status::OK {
                             verdict.place = true;
                             verdict.addr = a;
