@@ -71,7 +71,7 @@
 //! touched. A QP configuration write clears the error.
 
 pub mod rx_control;
-// pub mod rx_path; (enabled when its blocks land)
+pub mod rx_path;
 pub mod terminate_tx;
 
 // # Port lists (the contract between the blocks; names are exact)
