@@ -1521,12 +1521,6 @@ impl Logic for RxControl {
                         self.ra.d.next = 1.into();
                     }
                     self.rlast.d.next = 4.into();
-                    self.o_kind.d.next = self.k_none.val();
-                    self.o_cqesel.d.next = 0.into();
-                    self.o_stsel.d.next = 0.into();
-                    self.o_mdr.d.next = 0.into();
-                    self.o_inv.d.next = false;
-                    self.o_sol.d.next = false;
                 }
             }
             RxState::Read => {
@@ -1685,6 +1679,11 @@ impl Logic for RxControl {
                 // Eval2; a Send's is set in SendOk).
                 self.o_kind.d.next = self.k_none.val();
                 self.o_val.d.next = 0.into();
+                self.o_cqesel.d.next = 0.into();
+                self.o_stsel.d.next = 0.into();
+                self.o_mdr.d.next = 0.into();
+                self.o_inv.d.next = false;
+                self.o_sol.d.next = false;
                 if self.o_term.q.val() {
                     self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
                     self.o_kind.d.next = self.k_trcv.val();
