@@ -75,8 +75,10 @@
 //! per-QP counters are updated one cycle after the decision (`ap_*`), and the done lane
 //! classifies a record one cycle before acting on it. Standalone on the HX8K
 //! (yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs XOR-reduced):
-//! about 3400 logic cells (3869 with the test wrapper) and 4 block RAMs, 87 MHz; the critical
-//! paths left are the state-decoded enables of the check operand registers (`chk_*`).
+//! about 3400 logic cells (3873 with the test wrapper) and 4 block RAMs, 88.6 MHz: not yet
+//! 100. The paths left are 5-LUT cones with long routing into wide enables: a Send's StagCheck
+//! response (tag compare) to the failure record (`o_*`), the idle priority to the start of a
+//! job; registering the response in `ChkWait` is the next step.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 6
 //! untagged, 13 Read Request) and applied in cycle 6; a Write with payload then has
@@ -1521,12 +1523,6 @@ impl Logic for RxControl {
                         self.ra.d.next = 1.into();
                     }
                     self.rlast.d.next = 4.into();
-                    self.o_kind.d.next = self.k_none.val();
-                    self.o_cqesel.d.next = 0.into();
-                    self.o_stsel.d.next = 0.into();
-                    self.o_mdr.d.next = 0.into();
-                    self.o_inv.d.next = false;
-                    self.o_sol.d.next = false;
                 }
             }
             RxState::Read => {
@@ -1685,6 +1681,11 @@ impl Logic for RxControl {
                 // Eval2; a Send's is set in SendOk).
                 self.o_kind.d.next = self.k_none.val();
                 self.o_val.d.next = 0.into();
+                self.o_cqesel.d.next = 0.into();
+                self.o_stsel.d.next = 0.into();
+                self.o_mdr.d.next = 0.into();
+                self.o_inv.d.next = false;
+                self.o_sol.d.next = false;
                 if self.o_term.q.val() {
                     self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
                     self.o_kind.d.next = self.k_trcv.val();
