@@ -185,7 +185,10 @@ pub fn run(stream: &[u8], setup: &InjectSetup) -> Result<InjectReport> {
         bench.run_until_idle(setup.max_cycles);
     }));
     if run.is_err() {
-        bail!("the receive path did not go idle within {} cycles", setup.max_cycles);
+        bail!(
+            "the receive path did not go idle within {} cycles",
+            setup.max_cycles
+        );
     }
     let mut lines: Vec<String> = bench
         .log

@@ -330,6 +330,18 @@ impl Gen {
         }
     }
 
+    /// Forgets what QP `q`'s peer has sent: the core and the model reset the QP (MSNs back to
+    /// 1, IRD budget full, WQE indexes from 0). Invalidated STags stay invalidated.
+    pub fn reset_qp(&mut self, q: usize) {
+        let ird = u32::from(self.setup.qps[q].ird);
+        let g = &mut self.qps[q];
+        g.msn_send = 1;
+        g.msn_rrq = 1;
+        g.rrq_left = ird;
+        g.next_wqe_index = 0;
+        g.recv_off = 0;
+    }
+
     /// The generator's RNG (for callers that need more randomness in the same stream).
     pub fn rng(&mut self) -> &mut StdRng {
         &mut self.rng

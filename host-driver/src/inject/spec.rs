@@ -67,7 +67,9 @@ fn number(what: &str, key: &str, value: Option<&str>) -> Result<u64, String> {
 fn bounded(what: &str, key: &str, value: Option<&str>, max: u64) -> Result<u64, String> {
     let n = number(what, key, value)?;
     if n > max {
-        return Err(format!("{what}: '{key}' must be at most {max:#x}, got {n:#x}"));
+        return Err(format!(
+            "{what}: '{key}' must be at most {max:#x}, got {n:#x}"
+        ));
     }
     Ok(n)
 }
@@ -197,8 +199,8 @@ mod tests {
         assert_eq!(mr.base_to, 0x1000);
         assert!(mr.remote_inv);
         assert_eq!(mr.qp, None);
-        let mr = parse_mr("stag=0x100,addr=0,len=1,access=all,pd=0,to=0xffff000000000000,qp=0")
-            .unwrap();
+        let mr =
+            parse_mr("stag=0x100,addr=0,len=1,access=all,pd=0,to=0xffff000000000000,qp=0").unwrap();
         assert_eq!(mr.base_to, 0xffff_0000_0000_0000);
         assert_eq!(mr.qp, Some(0));
     }
@@ -208,11 +210,23 @@ mod tests {
         for (spec, needle) in [
             ("addr=0,len=1,access=rw,pd=0", "missing 'stag='"),
             ("stag=0x4000,addr=0,len=1,access=rw,pd=0", "STag table"),
-            ("stag=1,addr=0,len=1,access=xx,pd=0", "unknown access right 'xx'"),
-            ("stag=1,addr=0,len=1,access=rw,pd=99", "'pd' must be at most"),
+            (
+                "stag=1,addr=0,len=1,access=xx,pd=0",
+                "unknown access right 'xx'",
+            ),
+            (
+                "stag=1,addr=0,len=1,access=rw,pd=99",
+                "'pd' must be at most",
+            ),
             ("stag=1,addr=0xffffffff,len=2,access=rw,pd=0", "32-bit DMA"),
-            ("stag=1,addr=0,len=1,access=rw,pd=0,colour=red", "unknown field 'colour'"),
-            ("stag=zz,addr=0,len=1,access=rw,pd=0", "'stag=zz' is not a number"),
+            (
+                "stag=1,addr=0,len=1,access=rw,pd=0,colour=red",
+                "unknown field 'colour'",
+            ),
+            (
+                "stag=zz,addr=0,len=1,access=rw,pd=0",
+                "'stag=zz' is not a number",
+            ),
         ] {
             let err = parse_mr(spec).unwrap_err();
             assert!(err.contains(needle), "{spec}: {err}");
@@ -220,6 +234,8 @@ mod tests {
         }
         assert!(parse_qp("ird=2").unwrap_err().contains("missing 'pd='"));
         assert!(parse_qp("pd=1,ird=16").unwrap_err().contains("at most"));
-        assert!(parse_recv("to=0,len=8").unwrap_err().contains("missing 'lkey='"));
+        assert!(parse_recv("to=0,len=8")
+            .unwrap_err()
+            .contains("missing 'lkey='"));
     }
 }

@@ -327,6 +327,10 @@ fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: us
     );
 }
 
+/// Cycles without any output after which a campaign round counts as drained: eight jobs in
+/// flight (two header slots per connection) at RxControl's slowest, about 40 cycles each.
+pub const CAMPAIGN_QUIET: u64 = 600;
+
 /// What a [`run_campaign`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CampaignReport {
@@ -372,6 +376,7 @@ pub fn run_campaign(
     let mut report = CampaignReport::default();
     let start = bench.cycles();
     let mut sent: Vec<Vec<Vec<u8>>> = vec![Vec::new(); QPS];
+    let mut prev: Vec<Vec<Vec<u8>>> = vec![Vec::new(); QPS];
     for _ in 0..rounds {
         let mut round = Expected::new();
         let marks: Vec<(usize, usize, usize, usize)> = (0..QPS)
@@ -390,6 +395,7 @@ pub fn run_campaign(
             bench.clear_rq(q);
             model.configure_qp(q, *c);
             model.clear_rq(q);
+            gen.reset_qp(q);
         }
         for q in 0..QPS {
             let plan = gen.plan(q, messages, mutant_prob);
@@ -406,12 +412,14 @@ pub fn run_campaign(
                 round.extend(events.iter().cloned());
                 exp.extend(events);
             }
-            sent[q] = plan.ulpdus.clone();
+            prev[q] = std::mem::replace(&mut sent[q], plan.ulpdus.clone());
             report.segments += plan.ulpdus.len();
             report.mutants += plan.mutants.len();
             bench.send_ulpdus(q, &plan.ulpdus);
         }
-        bench.run_until_idle(u64::MAX / 4);
+        // Dropped segments (after a QP's first error) move nothing out, so wait long enough for
+        // every job in the core (at most two header slots per connection) to be processed.
+        bench.run_until_idle_for(u64::MAX / 4, CAMPAIGN_QUIET);
         // This round's events against the model's, so a failure names its round and segments.
         for q in 0..QPS {
             let hw = (
@@ -420,9 +428,18 @@ pub fn run_campaign(
                 &bench.irqs[q][marks[q].2..],
                 &bench.terms[q][marks[q].3..],
             );
-            let want = (&round.cqes[q][..], &round.aevs[q][..], &round.irqs[q][..], &round.terms[q][..]);
+            let want = (
+                &round.cqes[q][..],
+                &round.aevs[q][..],
+                &round.irqs[q][..],
+                &round.terms[q][..],
+            );
             if hw != want {
-                let segs: Vec<String> = sent[q].iter().map(|u| hex_list(std::slice::from_ref(u))).collect();
+                let segs: Vec<String> = prev[q]
+                    .iter()
+                    .map(|u| format!("(previous round) {}", hex_list(std::slice::from_ref(u))))
+                    .chain(sent[q].iter().map(|u| hex_list(std::slice::from_ref(u))))
+                    .collect();
                 panic!(
                     "round {} QP {q}: the core differs from the model\n core:  {hw:?}\n model: {want:?}\n segments sent:\n{}",
                     report.rounds,
