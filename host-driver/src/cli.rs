@@ -66,11 +66,12 @@ pub enum Command {
     Inject {
         /// The LLP byte stream.
         file: PathBuf,
-        /// A memory region: stag=S,addr=A,len=N,access=lr+lw+rr+rw,pd=P[,to=T][,qp=Q][,inv]
-        /// (repeatable).
+        /// A memory region: stag=S,addr=A,len=N,access=lr+lw+rr+rw,pd=P, optionally followed by
+        /// ,to=T (base Tagged Offset) ,qp=Q (bound to one QP) ,inv (remotely invalidatable).
+        /// Repeatable.
         #[arg(long = "mr", value_parser = inject::spec::parse_mr)]
         mrs: Vec<inject::spec::MrSpec>,
-        /// The QP the stream is for: pd=P[,ird=N].
+        /// The QP the stream is for: pd=P, optionally ,ird=N (default 4).
         #[arg(long, value_parser = inject::spec::parse_qp)]
         qp: inject::spec::QpSpec,
         /// A receive WQE: to=T,len=N,lkey=K (repeatable, in posting order).

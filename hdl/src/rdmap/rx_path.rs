@@ -138,7 +138,7 @@ pub struct RxPath {
     parse: DdpRxParse,
     check: StagCheck,
     control: RxControl,
-    place: RxPlace,
+    placer: RxPlace,
     term: TerminateTx,
 }
 
@@ -149,7 +149,7 @@ impl Logic for RxPath {
         self.parse.clock.next = self.clock.val();
         self.check.clock.next = self.clock.val();
         self.control.clock.next = self.clock.val();
-        self.place.clock.next = self.clock.val();
+        self.placer.clock.next = self.clock.val();
         self.term.clock.next = self.clock.val();
 
         // LLP RX and MPA configuration.
@@ -198,14 +198,14 @@ impl Logic for RxPath {
         self.parse.free_slot.next = self.control.free_slot.val();
 
         // DdpRxParse → RxPlace (payload runs).
-        self.place.pay_data.next = self.parse.pay_data.val();
-        self.place.pay_keep.next = self.parse.pay_keep.val();
-        self.place.pay_first.next = self.parse.pay_first.val();
-        self.place.pay_last.next = self.parse.pay_last.val();
-        self.place.pay_good.next = self.parse.pay_good.val();
-        self.place.pay_valid.next = self.parse.pay_valid.val();
-        self.place.pay_conn.next = self.parse.pay_conn.val();
-        self.parse.pay_ready.next = self.place.pay_ready.val();
+        self.placer.pay_data.next = self.parse.pay_data.val();
+        self.placer.pay_keep.next = self.parse.pay_keep.val();
+        self.placer.pay_first.next = self.parse.pay_first.val();
+        self.placer.pay_last.next = self.parse.pay_last.val();
+        self.placer.pay_good.next = self.parse.pay_good.val();
+        self.placer.pay_valid.next = self.parse.pay_valid.val();
+        self.placer.pay_conn.next = self.parse.pay_conn.val();
+        self.parse.pay_ready.next = self.placer.pay_ready.val();
 
         // RxControl ↔ StagCheck.
         self.check.prog_write.next = self.prog_write.val();
@@ -235,23 +235,23 @@ impl Logic for RxPath {
         self.control.rsp_host_addr.next = self.check.rsp_host_addr.val();
 
         // RxControl ↔ RxPlace (verdicts, segment ends).
-        self.place.vd_valid.next = self.control.vd_valid.val();
-        self.place.vd_conn.next = self.control.vd_conn.val();
-        self.place.vd_place.next = self.control.vd_place.val();
-        self.place.vd_addr.next = self.control.vd_addr.val();
-        self.control.vd_ready.next = self.place.vd_ready.val();
-        self.control.done_valid.next = self.place.done_valid.val();
-        self.control.done_conn.next = self.place.done_conn.val();
-        self.control.done_good.next = self.place.done_good.val();
-        self.place.done_ready.next = self.control.done_ready.val();
+        self.placer.vd_valid.next = self.control.vd_valid.val();
+        self.placer.vd_conn.next = self.control.vd_conn.val();
+        self.placer.vd_place.next = self.control.vd_place.val();
+        self.placer.vd_addr.next = self.control.vd_addr.val();
+        self.control.vd_ready.next = self.placer.vd_ready.val();
+        self.control.done_valid.next = self.placer.done_valid.val();
+        self.control.done_conn.next = self.placer.done_conn.val();
+        self.control.done_good.next = self.placer.done_good.val();
+        self.placer.done_ready.next = self.control.done_ready.val();
 
         // RxPlace → DMA.
-        self.dma_wr_addr.next = self.place.dma_wr_addr.val();
-        self.dma_wr_data.next = self.place.dma_wr_data.val();
-        self.dma_wr_keep.next = self.place.dma_wr_keep.val();
-        self.dma_wr_last.next = self.place.dma_wr_last.val();
-        self.dma_wr_valid.next = self.place.dma_wr_valid.val();
-        self.place.dma_wr_ready.next = self.dma_wr_ready.val();
+        self.dma_wr_addr.next = self.placer.dma_wr_addr.val();
+        self.dma_wr_data.next = self.placer.dma_wr_data.val();
+        self.dma_wr_keep.next = self.placer.dma_wr_keep.val();
+        self.dma_wr_last.next = self.placer.dma_wr_last.val();
+        self.dma_wr_valid.next = self.placer.dma_wr_valid.val();
+        self.placer.dma_wr_ready.next = self.dma_wr_ready.val();
 
         // RxControl: QP configuration, LLP errors, queues, events.
         self.control.qp_cfg_write.next = self.qp_cfg_write.val();

@@ -137,7 +137,8 @@ pub struct TerminateTx {
     offer: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
     any_hdr: Signal<Local, Bit>,
-    tagged: Signal<Local, Bit>,
+    // (Not `tagged`: a SystemVerilog reserved word, which Verilator refuses in the generated Verilog.)
+    hdr_tagged: Signal<Local, Bit>,
     seglen_v: Signal<Local, Bits<16>>,
     rd_word: Signal<Local, Bits<HDR_WORD_BITS>>,
     ob_data: Signal<Local, Bits<32>>,
@@ -199,7 +200,7 @@ impl Default for TerminateTx {
             offer: Default::default(),
             is_last: Default::default(),
             any_hdr: Default::default(),
-            tagged: Default::default(),
+            hdr_tagged: Default::default(),
             seglen_v: Default::default(),
             rd_word: Default::default(),
             ob_data: Default::default(),
@@ -267,7 +268,7 @@ impl Logic for TerminateTx {
         if self.any_hdr.val() {
             self.seglen_v.next = self.seglen_q.q.val();
         }
-        self.tagged.next = self.hdr_b_data.val().get_bit(31);
+        self.hdr_tagged.next = self.hdr_b_data.val().get_bit(31);
         if self.state.q.val() == 2 {
             self.state.d.next = 3.into();
             self.beat.d.next = 0.into();
@@ -288,7 +289,7 @@ impl Logic for TerminateTx {
                 self.last_half.d.next = false;
                 self.copy.d.next = 2.into();
                 self.word.d.next = 31.into();
-            } else if self.r_q.q.val() && self.tagged.val() {
+            } else if self.r_q.q.val() && self.hdr_tagged.val() {
                 self.len_q.d.next = 66.into();
                 self.last_b.d.next = 16.into();
                 self.copy.d.next = 1.into();
@@ -296,7 +297,7 @@ impl Logic for TerminateTx {
             } else if self.r_q.q.val() {
                 self.len_q.d.next = 70.into();
                 self.last_b.d.next = 17.into();
-            } else if self.tagged.val() {
+            } else if self.hdr_tagged.val() {
                 self.len_q.d.next = 38.into();
                 self.last_b.d.next = 9.into();
             } else {
