@@ -196,13 +196,39 @@ pub fn print_synth_table() -> Result<()> {
         (BlockKind::Crc32c, 64),
         (BlockKind::MpaTx, 32),
         (BlockKind::MpaRx, 32),
+        (BlockKind::DdpRxParse, 32),
+        (BlockKind::StagCheck, 32),
+        (BlockKind::RxControl, 32),
+        (BlockKind::RxPlace, 32),
+        (BlockKind::TerminateTx, 32),
+        (BlockKind::RxPath, 32),
     ];
     for (block, width) in builds {
         let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
         let dir = target_dir()
             .join("synth")
             .join(format!("{}_w{width}", block.name()));
-        let r = rnic_bsp::synthesize(&verilog, board, &dir)?;
+        let r = match rnic_bsp::synthesize(&verilog, board, &dir) {
+            Ok(r) => r,
+            Err(e) => {
+                // A block too big for the device: nextpnr's utilisation says by how much.
+                let log = std::fs::read_to_string(dir.join("nextpnr.log")).unwrap_or_default();
+                let used = |what: &str| {
+                    log.lines()
+                        .find(|l| l.contains(what))
+                        .map(|l| l.split(':').nth(2).unwrap_or("").trim().to_string())
+                        .unwrap_or_else(|| "?".into())
+                };
+                println!(
+                    "| {} | {width} | {} (does not fit) | - | {} | - | no: {} |",
+                    block.name(),
+                    used("ICESTORM_LC:"),
+                    used("ICESTORM_RAM:"),
+                    e.to_string().lines().next().unwrap_or("")
+                );
+                continue;
+            }
+        };
         println!(
             "| {} | {width} | {} / {} | {} | {} / {} | {:.1} | {} |",
             block.name(),
@@ -213,6 +239,182 @@ pub fn print_synth_table() -> Result<()> {
             r.bram_total,
             r.fmax_mhz,
             if r.timing_met { "yes" } else { "no" }
+        );
+    }
+    println!();
+    Ok(())
+}
+
+/// Receive-path throughput of RDMA Writes of one message size, and the FPDU-to-DMA latency.
+#[derive(Clone, Debug)]
+pub struct RxWriteFigures {
+    /// Message size (octets).
+    pub size: usize,
+    /// DDP segments per message (ULPDUs of at most MULPDU octets).
+    pub segments: usize,
+    /// LLP beats accepted per cycle, first to last accepted beat (the wire limit is 1).
+    pub llp_beats_per_cycle: f64,
+    /// Payload octets placed per cycle over the same span.
+    pub placed_bytes_per_cycle: f64,
+}
+
+/// The RDMA Write ULPDUs of one `size`-octet message at `to`, cut at `mulpdu` octets.
+fn write_message(stag: u32, to: u64, size: usize, mulpdu: usize) -> Vec<Vec<u8>> {
+    use rnic_proto::rdmap::{Body, DdpFields, Message};
+    let max_payload = mulpdu - rnic_proto::ddp::TAGGED_HEADER_LEN;
+    let data: Vec<u8> = (0..size).map(|i| (i * 13 + 5) as u8).collect();
+    let chunks: Vec<&[u8]> = if size == 0 {
+        vec![&[]]
+    } else {
+        data.chunks(max_payload).collect()
+    };
+    let n = chunks.len();
+    chunks
+        .iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let m = Message {
+                last: i + 1 == n,
+                ddp: DdpFields::Tagged {
+                    stag,
+                    to: to + (i * max_payload) as u64,
+                },
+                body: Body::RdmaWrite { payload: chunk },
+            };
+            let mut out = vec![0u8; m.buffer_len()];
+            m.emit(&mut rnic_proto::ddp::Packet::new_unchecked(&mut out[..]))
+                .expect("a Write message always emits");
+            out
+        })
+        .collect()
+}
+
+/// A receive-path bench on Verilator with QP 0 and one 1 MiB REMOTE_WRITE region; returns the
+/// bench and the region's STag and base TO.
+fn rx_bench() -> Result<(rnic_sim::tb::rx_path::RxPathBench, u32, u64)> {
+    use rnic_hdl::rdmap::rx_path::RxPath;
+    use rnic_proto::verbs::{access, make_stag};
+    use rnic_sim::rx_model::{MrEntry, QpConfig};
+    use rnic_sim::tb::rx_path::{Knobs, RxPathBench};
+    let sim = BackendKind::Verilator.build_untraced(RxPath::default())?;
+    let mut bench = RxPathBench::new(sim, 7, Knobs::FULL_SPEED)?;
+    let base_to = 0x7000_0000_0000;
+    bench.program_stag(
+        1,
+        MrEntry {
+            valid: true,
+            key: 0x5A,
+            pd: 1,
+            access: access::REMOTE_WRITE,
+            qp_bound: None,
+            remote_inv: false,
+            base_to,
+            len: 1 << 20,
+            host_addr: 0x10_0000,
+        },
+    );
+    bench.qp_cfg(
+        0,
+        QpConfig {
+            enable: true,
+            pd: 1,
+            ird: 1,
+        },
+    );
+    bench.mpa_cfg(0, true, false, true, u16::MAX);
+    Ok((bench, make_stag(1, 0x5A), base_to))
+}
+
+/// MULPDU of the receive benchmarks: Ethernet's 1460-octet MSS, markers off (RFC 5044 §7).
+pub const BENCH_MSS: u16 = 1460;
+
+/// Streams `messages` RDMA Writes of `size` octets (CRC on, markers off, segments of at most
+/// MULPDU) into the receive path at full speed (every ready high, LLP input always valid) and
+/// measures the LLP input rate.
+pub fn measure_rx_writes(size: usize, messages: usize) -> Result<RxWriteFigures> {
+    let (mut bench, stag, base_to) = rx_bench()?;
+    let mulpdu = usize::from(rnic_proto::mpa::mulpdu(BENCH_MSS, false));
+    let mut ulpdus = Vec::new();
+    let mut segments = 0;
+    for m in 0..messages {
+        let to = base_to + ((m * size) % (1 << 19)) as u64;
+        let msg = write_message(stag, to, size, mulpdu);
+        segments = msg.len();
+        ulpdus.extend(msg);
+    }
+    bench.reset_stats();
+    bench.send_ulpdus(0, &ulpdus);
+    bench.run_until_idle(100_000_000);
+    if !bench.terms[0].is_empty() || !bench.mem.violations().is_empty() {
+        return Err(anyhow!("the benchmark traffic was refused by the receive path"));
+    }
+    let s = bench.stats();
+    let span = match (s.first_llp_cycle, s.last_llp_cycle) {
+        (Some(a), Some(b)) => (b - a + 1) as f64,
+        _ => return Err(anyhow!("no LLP beat was accepted")),
+    };
+    if s.dma_bytes != (size * messages) as u64 {
+        return Err(anyhow!(
+            "placed {} octets of {}",
+            s.dma_bytes,
+            size * messages
+        ));
+    }
+    Ok(RxWriteFigures {
+        size,
+        segments,
+        llp_beats_per_cycle: s.llp_beats_per_cycle(),
+        placed_bytes_per_cycle: s.dma_bytes as f64 / span,
+    })
+}
+
+/// Cycles from the first octet of an RDMA Write FPDU (its first LLP beat accepted, the core
+/// idle) to its first DMA write beat, for a `size`-octet Write.
+pub fn measure_rx_latency(size: usize) -> Result<u64> {
+    use rnic_sim::tb::rx_path::Logged;
+    let (mut bench, stag, base_to) = rx_bench()?;
+    let mulpdu = usize::from(rnic_proto::mpa::mulpdu(BENCH_MSS, false));
+    bench.reset_stats();
+    bench.log.clear();
+    bench.send_ulpdus(0, &write_message(stag, base_to, size, mulpdu));
+    bench.run_until_idle(1_000_000);
+    let first = bench
+        .stats()
+        .first_llp_cycle
+        .ok_or_else(|| anyhow!("no LLP beat was accepted"))?;
+    let dma = bench
+        .log
+        .iter()
+        .find_map(|(c, e)| matches!(e, Logged::Write { .. }).then_some(*c))
+        .ok_or_else(|| anyhow!("nothing was placed"))?;
+    Ok(dma - first)
+}
+
+/// Message sizes of the receive table.
+pub const RX_SIZES: [usize; 6] = [64, 256, 1024, 4096, 16384, 65536];
+
+/// Prints the receive-path table: RDMA Write throughput against message size, and latency.
+pub fn print_rx_table() -> Result<()> {
+    let mulpdu = rnic_proto::mpa::mulpdu(BENCH_MSS, false);
+    println!(
+        "## Receive path: RDMA Writes into one QP (Verilator, 32-bit datapath, CRC on, \
+         markers off, MULPDU {mulpdu} for a {BENCH_MSS}-octet MSS, every ready high)\n"
+    );
+    println!("| message | DDP segments | LLP beats/cycle (wire limit 1) | placed octets/cycle |");
+    println!("|---:|---:|---:|---:|");
+    for size in RX_SIZES {
+        let messages = (262_144 / size).clamp(8, 512);
+        let f = measure_rx_writes(size, messages)?;
+        println!(
+            "| {} B | {} | {:.4} | {:.3} |",
+            f.size, f.segments, f.llp_beats_per_cycle, f.placed_bytes_per_cycle
+        );
+    }
+    println!();
+    for size in [4, 1024] {
+        println!(
+            "Latency, first LLP beat of a {size}-octet RDMA Write FPDU to its first DMA write: {} cycles",
+            measure_rx_latency(size)?
         );
     }
     println!();
