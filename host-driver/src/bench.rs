@@ -346,7 +346,9 @@ pub fn measure_rx_writes(size: usize, messages: usize) -> Result<RxWriteFigures>
     bench.send_ulpdus(0, &ulpdus);
     bench.run_until_idle(100_000_000);
     if !bench.terms[0].is_empty() || !bench.mem.violations().is_empty() {
-        return Err(anyhow!("the benchmark traffic was refused by the receive path"));
+        return Err(anyhow!(
+            "the benchmark traffic was refused by the receive path"
+        ));
     }
     let s = bench.stats();
     let span = match (s.first_llp_cycle, s.last_llp_cycle) {
