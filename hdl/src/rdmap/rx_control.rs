@@ -261,6 +261,8 @@ pub struct RxControl {
     pub llp_err_valid: Signal<In, Bit>,
     pub llp_err_conn: Signal<In, Bits<CONN_BITS>>,
     pub llp_err_code: Signal<In, Bits<8>>,
+    /// Nothing in flight here (see "Idle" in the module docs).
+    pub idle: Signal<Out, Bit>,
 
     // ---- Per-QP state (rfc5040-rdmap.md §7.1).
     q_en: [DFF<Bit>; CONNECTIONS],
@@ -747,6 +749,7 @@ impl Default for RxControl {
             q_popp: Default::default(),
             q_llp: Default::default(),
             q_llp_code: Default::default(),
+            idle: Default::default(),
             q_hold: Default::default(),
             q_hold_slot: Default::default(),
             q_tfree: Default::default(),
@@ -2489,6 +2492,26 @@ impl Logic for RxControl {
         self.term_d.next = self.term_mdr_q.q.val().get_bit(1);
         self.term_r.next = self.term_mdr_q.q.val().get_bit(0);
         self.term_seglen.next = self.term_seglen_q.q.val();
+
+        // Idle: no job, done, check, latched LLP error, Terminate or slot free pending, and
+        // every output register empty. From registers only.
+        self.idle.next = (self.state.q.val() == RxState::Idle)
+            && !self.held.q.val()
+            && !self.dl_v.q.val()
+            && (self.cq_count.q.val() == 0)
+            && !self.chk_v.q.val()
+            && !self.vd_v.q.val()
+            && !self.free_v.q.val()
+            && !self.rq_v.q.val()
+            && !self.irq_v.q.val()
+            && !self.cqe_v.q.val()
+            && !self.aev_v.q.val()
+            && !self.term_v.q.val();
+        for i in 0..CONNECTIONS {
+            if self.q_llp[i].q.val() || self.q_hold[i].q.val() || self.q_tfree[i].q.val() {
+                self.idle.next = false;
+            }
+        }
     }
 }
 
@@ -2506,7 +2529,7 @@ crate::sim_ports!(impl[] RxControl {
         cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv,
         cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer, aev_etype, aev_code, term_valid,
         term_conn, term_slot, term_layer, term_etype, term_code, term_m, term_d, term_r,
-        term_seglen;
+        term_seglen, idle;
 });
 
 #[cfg(test)]

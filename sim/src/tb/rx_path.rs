@@ -207,6 +207,7 @@ struct Ports {
     tx_valid: OutputId,
     tx_conn: OutputId,
     tx_len: OutputId,
+    rx_idle: OutputId,
 }
 
 impl Ports {
@@ -231,7 +232,7 @@ impl Ports {
                 irq_src_to, irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status,
                 cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid,
                 aev_qp, aev_kind, aev_layer, aev_etype, aev_code, tx_data, tx_keep, tx_last,
-                tx_valid, tx_conn, tx_len,
+                tx_valid, tx_conn, tx_len, rx_idle,
         ))
     }
 }
@@ -327,9 +328,8 @@ fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: us
     );
 }
 
-/// Cycles without any output after which a campaign round counts as drained: eight jobs in
-/// flight (two header slots per connection) at RxControl's slowest, about 40 cycles each.
-pub const CAMPAIGN_QUIET: u64 = 600;
+/// Cycle limit of one campaign round's drain ([`RxPathBench::run_until_drained`]).
+pub const CAMPAIGN_ROUND_LIMIT: u64 = 10_000_000;
 
 /// What a [`run_campaign`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -417,9 +417,9 @@ pub fn run_campaign(
             report.mutants += plan.mutants.len();
             bench.send_ulpdus(q, &plan.ulpdus);
         }
-        // Dropped segments (after a QP's first error) move nothing out, so wait long enough for
-        // every job in the core (at most two header slots per connection) to be processed.
-        bench.run_until_idle_for(u64::MAX / 4, CAMPAIGN_QUIET);
+        // Dropped segments (after a QP's first error) move nothing out, so silence on the
+        // outputs says nothing: wait for `rx_idle` before the next round's resets.
+        bench.run_until_drained(CAMPAIGN_ROUND_LIMIT);
         // This round's events against the model's, so a failure names its round and segments.
         for q in 0..QPS {
             let hw = (
@@ -954,6 +954,28 @@ impl RxPathBench {
                 now - start < max_cycles,
                 "RxPath not idle after {max_cycles} cycles (LLP bytes left: {:?}, segment in \
                  flight: {}, RQ answers pending: {})",
+                self.llp.iter().map(|q| q.len()).collect::<Vec<_>>(),
+                self.current.is_some(),
+                self.rq_pending.len()
+            );
+        }
+    }
+
+    /// Steps until the stimulus is used up and the core reports `rx_idle` (nothing in flight
+    /// anywhere in the receive path: the condition for resetting a QP). Returns the cycles
+    /// run. Panics after `max_cycles`.
+    pub fn run_until_drained(&mut self, max_cycles: u64) -> u64 {
+        let start = self.sim.cycles();
+        loop {
+            self.step();
+            let now = self.sim.cycles();
+            if !self.busy() && self.sim.get(self.p.rx_idle) == 1 {
+                return now - start;
+            }
+            assert!(
+                now - start < max_cycles,
+                "RxPath not drained after {max_cycles} cycles (LLP bytes left: {:?}, segment \
+                 in flight: {}, RQ answers pending: {})",
                 self.llp.iter().map(|q| q.len()).collect::<Vec<_>>(),
                 self.current.is_some(),
                 self.rq_pending.len()
