@@ -970,12 +970,6 @@ impl RxPathBench {
             self.step();
             let now = self.sim.cycles();
             if !self.busy() && self.sim.get(self.p.rx_idle) == 1 {
-                if std::env::var("DRAIN_DEBUG").is_ok() {
-                    let last = self.stats.last_output_cycle.unwrap_or(start).max(start);
-                    if now - last > 300 {
-                        eprintln!("DRAIN now={now} start={start} quiet={}", now - last);
-                    }
-                }
                 return now - start;
             }
             assert!(
