@@ -61,7 +61,13 @@
 //! - LLP errors: Terminate with seglen 0, slot 0, M = D = R = 0; no slot is freed at its
 //!   `term_done`. A BadTerminateReceived event carries layer / etype / code 0.
 //! - `chk_to` / `chk_len` of an invalidate request are don't-care (not zeroed).
-//! - `qp_cfg_write` must not be issued for a QP with segments in flight.
+//! - `qp_cfg_write` must not be issued for a QP with segments in flight: a segment whose job
+//!   is checked after the write is checked against the reset QP (a dropped Read Response of
+//!   before the reset would take a Read pushed after it). The firmware waits for RxPath's
+//!   `rx_idle`, which includes this block's `idle` output (an addition to the contract's port
+//!   list): no job taken or held, no done, no check in the queue, no latched LLP error, no
+//!   Terminate slot held or to free, and every output register (`chk_*`, `vd_*`, `free_*`,
+//!   `rq_req_*`, `irq_*`, `cqe_*`, `aev_*`, `term_*`) empty.
 //! - The StagCheck answers in request order (a fixed-latency pipeline), at the earliest in the
 //!   cycle after `chk_valid`.
 //!

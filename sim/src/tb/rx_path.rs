@@ -17,6 +17,12 @@
 //! - collectors for `cqe_*`, `aev_*`, `irq_*` and the Terminate ULPDUs on `tx_*` (reassembled
 //!   per connection, length checked against `tx_len`), with random ready.
 //!
+//! Between campaign rounds the bench resets the QPs only when the core reports `rx_idle` and
+//! its own stimulus is used up ([`RxPathBench::run_until_drained`]): segments dropped after a
+//! QP's error move nothing out, so a quiet time on the outputs (the first bench waited for 600
+//! cycles without output after the last input byte) can end with segments still in the core,
+//! which were then checked on the reset QP.
+//!
 //! [`RxPathBench::check_against_model`] then compares, per QP, the CQEs, async events, IRQ
 //! entries and Terminate ULPDUs with the model's, host memory with the image the model's
 //! placements make, and fails on any monitor violation.
