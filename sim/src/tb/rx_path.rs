@@ -1087,7 +1087,7 @@ impl RxPathBench {
             }
             self.send_ulpdus(q, &plan.ulpdus);
         }
-        self.run_until_idle(max_cycles);
+        self.run_until_drained(max_cycles);
         self.check_against_model(&exp, &initial);
         exp
     }
