@@ -1835,11 +1835,21 @@ impl Logic for RxControl {
                 // job, so it waits until the queue is empty (and a push until there is room).
                 // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
                 // flags do not show yet.) Waiting runs the rows again: the QP may have died.
+                // A verdict decided here goes out from Direct: it also waits until the verdict
+                // register is free, so that Direct never waits for `vd_ready` (no other verdict
+                // can come while the queue is empty). While waiting, a done with events yields
+                // the FSM to it (the job stays held and runs again from its first word):
+                // RxPlace takes the next verdict only after its done was taken, so waiting here
+                // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
                     || (!self.e_push.q.val() && self.cq_busy_q.q.val())
+                    || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
                     self.state.d.next = RxState::Eval;
+                    if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && !self.dl_triv_q.q.val() {
+                        self.state.d.next = RxState::Idle;
+                    }
                 } else {
                     self.fail.next = self.e_fail.q.val();
                     self.f_triple.next = self.e_triple.q.val();

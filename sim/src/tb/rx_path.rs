@@ -335,7 +335,7 @@ fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: us
 }
 
 /// Cycle limit of one campaign round's drain ([`RxPathBench::run_until_drained`]).
-pub const CAMPAIGN_ROUND_LIMIT: u64 = 10_000_000;
+pub const CAMPAIGN_ROUND_LIMIT: u64 = 1_000_000;
 
 /// What a [`run_campaign`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -425,7 +425,19 @@ pub fn run_campaign(
         }
         // Dropped segments (after a QP's first error) move nothing out, so silence on the
         // outputs says nothing: wait for `rx_idle` before the next round's resets.
-        bench.run_until_drained(CAMPAIGN_ROUND_LIMIT);
+        if std::env::var("CAMPAIGN_TRACE").is_ok() {
+            eprintln!("round {} at cycle {}", report.rounds, bench.cycles());
+        }
+        let mut limit = CAMPAIGN_ROUND_LIMIT;
+        if let Ok(r) = std::env::var("CAMPAIGN_VCD_ROUND") {
+            if r.parse::<usize>().ok() == Some(report.rounds) {
+                bench
+                    .sim()
+                    .trace_to(std::path::Path::new("/tmp/e/hang.vcd"))?;
+                limit = 40_000;
+            }
+        }
+        bench.run_until_drained(limit);
         // This round's events against the model's, so a failure names its round and segments.
         for q in 0..QPS {
             let hw = (
@@ -978,14 +990,29 @@ impl RxPathBench {
             if !self.busy() && self.sim.get(self.p.rx_idle) == 1 {
                 return now - start;
             }
-            assert!(
-                now - start < max_cycles,
-                "RxPath not drained after {max_cycles} cycles (LLP bytes left: {:?}, segment \
-                 in flight: {}, RQ answers pending: {})",
-                self.llp.iter().map(|q| q.len()).collect::<Vec<_>>(),
-                self.current.is_some(),
-                self.rq_pending.len()
-            );
+            if now - start >= max_cycles {
+                let p = self.p;
+                let outs: Vec<(&str, u128)> = [
+                    ("llp_ready", p.llp_ready),
+                    ("dma_wr_valid", p.dma_wr_valid),
+                    ("rq_req_valid", p.rq_req_valid),
+                    ("cqe_valid", p.cqe_valid),
+                    ("aev_valid", p.aev_valid),
+                    ("irq_valid", p.irq_valid),
+                    ("tx_valid", p.tx_valid),
+                    ("raw_valid", p.raw_valid),
+                ]
+                .into_iter()
+                .map(|(n, id)| (n, self.sim.get(id)))
+                .collect();
+                panic!(
+                    "RxPath not drained after {max_cycles} cycles (LLP bytes left: {:?}, \
+                     segment in flight: {:?}, RQ answers pending: {}; outputs {outs:?})",
+                    self.llp.iter().map(|q| q.len()).collect::<Vec<_>>(),
+                    self.current.as_ref().map(|c| (c.0, c.1.len(), c.2)),
+                    self.rq_pending.len()
+                );
+            }
         }
     }
 
