@@ -53,6 +53,13 @@
 //!   the same QP is checked but not yet done: its WQE is popped only at that done, so the head
 //!   read would otherwise return the previous message's WQE. Jobs stay in order, so the jobs
 //!   behind it wait too.
+//! - A verdict sent from `Direct` is applied (Eval2) only when the check queue is empty and the
+//!   verdict register is free, so `Direct` never waits for `vd_ready`. While a job waits in
+//!   Eval2 (for the queue, the verdict register or an `orq_push` / `irq_done`), a done with
+//!   events takes the FSM first and the job runs again from its first header word: RxPlace
+//!   takes a verdict only once its previous `done_*` was taken, so a job holding the FSM
+//!   while that done waits for it is a deadlock (seen with small LLP segments and heavy
+//!   back-pressure; `sim/tests/rx_path.rs`, `campaign_harsh_no_deadlock_verilator`).
 //! - The RQ answers (`rq_rsp_valid`) only reads (`rq_req_pop = 0`), at the earliest in the
 //!   cycle after the read was taken; a pop has no answer.
 //! - Error CQEs have `cqe_byte_len = 0`; RdmaRead CQEs carry `cqe_index = 0` and
