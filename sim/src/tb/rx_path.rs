@@ -425,15 +425,19 @@ pub fn run_campaign(
         }
         // Dropped segments (after a QP's first error) move nothing out, so silence on the
         // outputs says nothing: wait for `rx_idle` before the next round's resets.
+        // Debugging: CAMPAIGN_TRACE prints each round's start; CAMPAIGN_VCD_ROUND=n traces round
+        // n (on a back end built with tracing) and gives up after 40000 cycles in it.
         if std::env::var("CAMPAIGN_TRACE").is_ok() {
             eprintln!("round {} at cycle {}", report.rounds, bench.cycles());
         }
         let mut limit = CAMPAIGN_ROUND_LIMIT;
         if let Ok(r) = std::env::var("CAMPAIGN_VCD_ROUND") {
             if r.parse::<usize>().ok() == Some(report.rounds) {
-                bench
-                    .sim()
-                    .trace_to(std::path::Path::new("/tmp/e/hang.vcd"))?;
+                let dir = crate::testbench::waveform_dir();
+                std::fs::create_dir_all(&dir)?;
+                let path = dir.join(format!("campaign-seed{seed}-round{r}.vcd"));
+                eprintln!("tracing round {r} to {}", path.display());
+                bench.sim().trace_to(&path)?;
                 limit = 40_000;
             }
         }
