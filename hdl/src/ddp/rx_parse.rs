@@ -103,6 +103,10 @@ pub struct DdpRxParse {
     pub free_valid: Signal<In, Bit>,
     pub free_conn: Signal<In, Bits<CONN_BITS>>,
     pub free_slot: Signal<In, Bit>,
+    /// No header slot taken (every segment that entered has been freed by RxControl) and no
+    /// job or payload beat waiting: nothing of a segment is in flight here or downstream. From
+    /// registers only; for RxPath's `rx_idle`.
+    pub idle: Signal<Out, Bit>,
 
     /// Per connection: index of the next beat of the current segment (saturates at 32).
     idx: [DFF<Bits<6>>; CONNECTIONS],
@@ -206,6 +210,7 @@ impl Default for DdpRxParse {
             free_valid: Default::default(),
             free_conn: Default::default(),
             free_slot: Default::default(),
+            idle: Default::default(),
             idx: core::array::from_fn(|_| Default::default()),
             is_t: core::array::from_fn(|_| Default::default()),
             is_u: core::array::from_fn(|_| Default::default()),
@@ -479,6 +484,12 @@ impl Logic for DdpRxParse {
         } else if !self.j_acc.val() && self.p_acc.val() {
             self.ahead.d.next = self.ahead.q.val() - 1;
         }
+        self.idle.next = !self.job_skid.out_valid.val() && !self.pay_skid.out_valid.val();
+        for j in 0..SLOT_COUNT {
+            if self.busy[j].q.val() {
+                self.idle.next = false;
+            }
+        }
     }
 }
 
@@ -486,7 +497,7 @@ crate::sim_ports!(impl[] DdpRxParse {
     inputs: ulpdu_data, ulpdu_keep, ulpdu_first, ulpdu_last, ulpdu_good, ulpdu_valid, ulpdu_conn,
         ulpdu_len, job_ready, pay_ready, hdr_a_addr, hdr_b_addr, free_valid, free_conn, free_slot;
     outputs: ulpdu_ready, job_valid, job_conn, job_slot, job_len, pay_data, pay_keep, pay_first,
-        pay_last, pay_good, pay_valid, pay_conn, hdr_a_data, hdr_b_data;
+        pay_last, pay_good, pay_valid, pay_conn, hdr_a_data, hdr_b_data, idle;
 });
 
 #[cfg(test)]

@@ -152,6 +152,11 @@ pub struct MpaRx {
     pub err_valid: Signal<Out, Bit>,
     pub err_conn: Signal<Out, Bits<CONN_BITS>>,
     pub err_code: Signal<Out, Bits<8>>,
+    /// No word in the pipeline (S1, the ULPDU skid, a pending verdict, length error, error
+    /// pulse, configuration restart or raw beat): every byte taken on `llp_*` has left, but
+    /// for the partial words and partial FPDUs waiting for more bytes of their connection.
+    /// From registers only; for RxPath's `rx_idle`.
+    pub idle: Signal<Out, Bit>,
 
     // Configuration write: the per-connection settings are written at once; the connection's
     // restart (context reset) follows one cycle later (`cfg_v`), while the pipeline waits.
@@ -312,6 +317,7 @@ impl Default for MpaRx {
             err_valid: Default::default(),
             err_conn: Default::default(),
             err_code: Default::default(),
+            idle: Default::default(),
             cfg_v: Default::default(),
             cfg_conn_q: Default::default(),
             fpdu_mode: core::array::from_fn(|_| Default::default()),
@@ -749,6 +755,13 @@ impl Logic for MpaRx {
         self.err_valid.next = self.err_v.q.val();
         self.err_conn.next = self.err_conn_q.q.val();
         self.err_code.next = self.err_code_q.q.val();
+        self.idle.next = !self.s1_v.q.val()
+            && !self.ulpdu_skid.out_valid.val()
+            && !self.verdict.q.val()
+            && !self.too_long.q.val()
+            && !self.err_v.q.val()
+            && !self.cfg_v.q.val()
+            && !self.raw_v.q.val();
     }
 }
 
@@ -757,7 +770,7 @@ crate::sim_ports!(impl[] MpaRx {
         cfg_fpdu_mode, cfg_markers, cfg_crc, cfg_max_ulpdu, ulpdu_ready, raw_ready;
     outputs: llp_ready, ulpdu_data, ulpdu_keep, ulpdu_first, ulpdu_last, ulpdu_good,
         ulpdu_valid, ulpdu_conn, ulpdu_len, raw_data, raw_keep, raw_last, raw_valid, raw_conn, err_valid,
-        err_conn, err_code;
+        err_conn, err_code, idle;
 });
 
 #[cfg(test)]

@@ -53,6 +53,13 @@
 //!   the same QP is checked but not yet done: its WQE is popped only at that done, so the head
 //!   read would otherwise return the previous message's WQE. Jobs stay in order, so the jobs
 //!   behind it wait too.
+//! - A verdict sent from `Direct` is applied (Eval2) only when the check queue is empty and the
+//!   verdict register is free, so `Direct` never waits for `vd_ready`. While a job waits in
+//!   Eval2 (for the queue, the verdict register or an `orq_push` / `irq_done`), a done with
+//!   events takes the FSM first and the job runs again from its first header word: RxPlace
+//!   takes a verdict only once its previous `done_*` was taken, so a job holding the FSM
+//!   while that done waits for it is a deadlock (seen with small LLP segments and heavy
+//!   back-pressure; `sim/tests/rx_path.rs`, `campaign_harsh_no_deadlock_verilator`).
 //! - The RQ answers (`rq_rsp_valid`) only reads (`rq_req_pop = 0`), at the earliest in the
 //!   cycle after the read was taken; a pop has no answer.
 //! - Error CQEs have `cqe_byte_len = 0`; RdmaRead CQEs carry `cqe_index = 0` and
@@ -61,7 +68,13 @@
 //! - LLP errors: Terminate with seglen 0, slot 0, M = D = R = 0; no slot is freed at its
 //!   `term_done`. A BadTerminateReceived event carries layer / etype / code 0.
 //! - `chk_to` / `chk_len` of an invalidate request are don't-care (not zeroed).
-//! - `qp_cfg_write` must not be issued for a QP with segments in flight.
+//! - `qp_cfg_write` must not be issued for a QP with segments in flight: a segment whose job
+//!   is checked after the write is checked against the reset QP (a dropped Read Response of
+//!   before the reset would take a Read pushed after it). The firmware waits for RxPath's
+//!   `rx_idle`, which includes this block's `idle` output (an addition to the contract's port
+//!   list): no job taken or held, no done, no check in the queue, no latched LLP error, no
+//!   Terminate slot held or to free, and every output register (`chk_*`, `vd_*`, `free_*`,
+//!   `rq_req_*`, `irq_*`, `cqe_*`, `aev_*`, `term_*`) empty.
 //! - The StagCheck answers in request order (a fixed-latency pipeline), at the earliest in the
 //!   cycle after `chk_valid`.
 //!
@@ -261,6 +274,8 @@ pub struct RxControl {
     pub llp_err_valid: Signal<In, Bit>,
     pub llp_err_conn: Signal<In, Bits<CONN_BITS>>,
     pub llp_err_code: Signal<In, Bits<8>>,
+    /// Nothing in flight here (see "Idle" in the module docs).
+    pub idle: Signal<Out, Bit>,
 
     // ---- Per-QP state (rfc5040-rdmap.md §7.1).
     q_en: [DFF<Bit>; CONNECTIONS],
@@ -747,6 +762,7 @@ impl Default for RxControl {
             q_popp: Default::default(),
             q_llp: Default::default(),
             q_llp_code: Default::default(),
+            idle: Default::default(),
             q_hold: Default::default(),
             q_hold_slot: Default::default(),
             q_tfree: Default::default(),
@@ -1826,11 +1842,21 @@ impl Logic for RxControl {
                 // job, so it waits until the queue is empty (and a push until there is room).
                 // (Also one cycle after an `irq_done` / `orq_push`, whose count the registered
                 // flags do not show yet.) Waiting runs the rows again: the QP may have died.
+                // A verdict decided here goes out from Direct: it also waits until the verdict
+                // register is free, so that Direct never waits for `vd_ready` (no other verdict
+                // can come while the queue is empty). While waiting, a done with events yields
+                // the FSM to it (the job stays held and runs again from its first word):
+                // RxPlace takes the next verdict only after its done was taken, so waiting here
+                // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
                     || (!self.e_push.q.val() && self.cq_busy_q.q.val())
+                    || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
                     self.state.d.next = RxState::Eval;
+                    if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && !self.dl_triv_q.q.val() {
+                        self.state.d.next = RxState::Idle;
+                    }
                 } else {
                     self.fail.next = self.e_fail.q.val();
                     self.f_triple.next = self.e_triple.q.val();
@@ -2489,6 +2515,26 @@ impl Logic for RxControl {
         self.term_d.next = self.term_mdr_q.q.val().get_bit(1);
         self.term_r.next = self.term_mdr_q.q.val().get_bit(0);
         self.term_seglen.next = self.term_seglen_q.q.val();
+
+        // Idle: no job, done, check, latched LLP error, Terminate or slot free pending, and
+        // every output register empty. From registers only.
+        self.idle.next = (self.state.q.val() == RxState::Idle)
+            && !self.held.q.val()
+            && !self.dl_v.q.val()
+            && (self.cq_count.q.val() == 0)
+            && !self.chk_v.q.val()
+            && !self.vd_v.q.val()
+            && !self.free_v.q.val()
+            && !self.rq_v.q.val()
+            && !self.irq_v.q.val()
+            && !self.cqe_v.q.val()
+            && !self.aev_v.q.val()
+            && !self.term_v.q.val();
+        for i in 0..CONNECTIONS {
+            if self.q_llp[i].q.val() || self.q_hold[i].q.val() || self.q_tfree[i].q.val() {
+                self.idle.next = false;
+            }
+        }
     }
 }
 
@@ -2506,7 +2552,7 @@ crate::sim_ports!(impl[] RxControl {
         cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv,
         cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer, aev_etype, aev_code, term_valid,
         term_conn, term_slot, term_layer, term_etype, term_code, term_m, term_d, term_r,
-        term_seglen;
+        term_seglen, idle;
 });
 
 #[cfg(test)]

@@ -12,7 +12,19 @@
 //!  RxControl also: qp_cfg_*, rq_* (receive WQEs), orq_push, irq_* / irq_done, cqe_*, aev_*
 //! ```
 //!
-//! The top only wires: every block owns its own registers. Header slots are freed by RxControl
+//! The top only wires (every block owns its own registers), but for `rx_idle`.
+//!
+//! **`rx_idle`** (an output added to the "RxPath" list of [`crate::rdmap`]): 1 when the receive
+//! path is drained: MpaRx has no word in its pipeline, DdpRxParse has no header slot taken and
+//! no job or payload beat waiting (a slot is taken at a segment's first beat and freed by
+//! RxControl only after the segment's done and its events were taken, or after the
+//! `term_done` of a Terminate that copies it), RxControl has no job, done, check, latched LLP
+//! error or output pending, TerminateTx is idle, RxPlace offers no DMA beat or done, and no
+//! LLP beat was taken in the cycle before. It is a register, one cycle behind those states.
+//! Bytes of a partial FPDU waiting for the rest of their stream do not count as in flight.
+//! The firmware waits for `rx_idle` (with the LLP input of the QP's connection stopped)
+//! before a `qp_cfg_write` or `mpa_cfg_write` of a connection that received traffic: segments
+//! dropped after a QP's error move nothing out, so silence on the outputs is not enough. Header slots are freed by RxControl
 //! alone (after a segment's `done`, or after `term_done` for the slot a Terminate copied).
 
 use crate::config::{
@@ -133,7 +145,11 @@ pub struct RxPath {
     pub tx_ready: Signal<In, Bit>,
     pub tx_conn: Signal<Out, Bits<CONN_BITS>>,
     pub tx_len: Signal<Out, Bits<16>>,
+    /// Drained: no byte, job, check, verdict, done, event or Terminate in flight in any block
+    /// (see the module docs). A register.
+    pub rx_idle: Signal<Out, Bit>,
 
+    idle_q: DFF<Bit>,
     mpa: MpaRx,
     parse: DdpRxParse,
     check: StagCheck,
@@ -330,6 +346,20 @@ impl Logic for RxPath {
         self.tx_conn.next = self.term.tx_conn.val();
         self.tx_len.next = self.term.tx_len.val();
         self.term.tx_ready.next = self.tx_ready.val();
+
+        // Drained indication. Registered from this cycle's block states and the LLP beat taken
+        // now (whose word reaches a register only at this edge), so a 1 means that nothing was
+        // in flight at the previous edge and nothing entered since.
+        self.idle_q.clock.next = self.clock.val();
+        self.idle_q.d.next = self.mpa.idle.val()
+            && self.parse.idle.val()
+            && self.control.idle.val()
+            && self.term.term_ready.val()
+            && !self.term.tx_valid.val()
+            && !self.place.dma_wr_valid.val()
+            && !self.place.done_valid.val()
+            && !(self.llp_valid.val() && self.mpa.llp_ready.val());
+        self.rx_idle.next = self.idle_q.q.val();
     }
 }
 
@@ -350,5 +380,5 @@ crate::sim_ports!(impl[] RxPath {
         irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
         irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
         cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer,
-        aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len;
+        aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle;
 });

@@ -17,6 +17,12 @@
 //! - collectors for `cqe_*`, `aev_*`, `irq_*` and the Terminate ULPDUs on `tx_*` (reassembled
 //!   per connection, length checked against `tx_len`), with random ready.
 //!
+//! Between campaign rounds the bench resets the QPs only when the core reports `rx_idle` and
+//! its own stimulus is used up ([`RxPathBench::run_until_drained`]): segments dropped after a
+//! QP's error move nothing out, so a quiet time on the outputs (the first bench waited for 600
+//! cycles without output after the last input byte) can end with segments still in the core,
+//! which were then checked on the reset QP.
+//!
 //! [`RxPathBench::check_against_model`] then compares, per QP, the CQEs, async events, IRQ
 //! entries and Terminate ULPDUs with the model's, host memory with the image the model's
 //! placements make, and fails on any monitor violation.
@@ -207,6 +213,7 @@ struct Ports {
     tx_valid: OutputId,
     tx_conn: OutputId,
     tx_len: OutputId,
+    rx_idle: OutputId,
 }
 
 impl Ports {
@@ -231,7 +238,7 @@ impl Ports {
                 irq_src_to, irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status,
                 cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid,
                 aev_qp, aev_kind, aev_layer, aev_etype, aev_code, tx_data, tx_keep, tx_last,
-                tx_valid, tx_conn, tx_len,
+                tx_valid, tx_conn, tx_len, rx_idle,
         ))
     }
 }
@@ -327,9 +334,8 @@ fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: us
     );
 }
 
-/// Cycles without any output after which a campaign round counts as drained: eight jobs in
-/// flight (two header slots per connection) at RxControl's slowest, about 40 cycles each.
-pub const CAMPAIGN_QUIET: u64 = 600;
+/// Cycle limit of one campaign round's drain ([`RxPathBench::run_until_drained`]).
+pub const CAMPAIGN_ROUND_LIMIT: u64 = 1_000_000;
 
 /// What a [`run_campaign`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -417,9 +423,25 @@ pub fn run_campaign(
             report.mutants += plan.mutants.len();
             bench.send_ulpdus(q, &plan.ulpdus);
         }
-        // Dropped segments (after a QP's first error) move nothing out, so wait long enough for
-        // every job in the core (at most two header slots per connection) to be processed.
-        bench.run_until_idle_for(u64::MAX / 4, CAMPAIGN_QUIET);
+        // Dropped segments (after a QP's first error) move nothing out, so silence on the
+        // outputs says nothing: wait for `rx_idle` before the next round's resets.
+        // Debugging: CAMPAIGN_TRACE prints each round's start; CAMPAIGN_VCD_ROUND=n traces round
+        // n (on a back end built with tracing) and gives up after 40000 cycles in it.
+        if std::env::var("CAMPAIGN_TRACE").is_ok() {
+            eprintln!("round {} at cycle {}", report.rounds, bench.cycles());
+        }
+        let mut limit = CAMPAIGN_ROUND_LIMIT;
+        if let Ok(r) = std::env::var("CAMPAIGN_VCD_ROUND") {
+            if r.parse::<usize>().ok() == Some(report.rounds) {
+                let dir = crate::testbench::waveform_dir();
+                std::fs::create_dir_all(&dir)?;
+                let path = dir.join(format!("campaign-seed{seed}-round{r}.vcd"));
+                eprintln!("tracing round {r} to {}", path.display());
+                bench.sim().trace_to(&path)?;
+                limit = 40_000;
+            }
+        }
+        bench.run_until_drained(limit);
         // This round's events against the model's, so a failure names its round and segments.
         for q in 0..QPS {
             let hw = (
@@ -961,6 +983,43 @@ impl RxPathBench {
         }
     }
 
+    /// Steps until the stimulus is used up and the core reports `rx_idle` (nothing in flight
+    /// anywhere in the receive path: the condition for resetting a QP). Returns the cycles
+    /// run. Panics after `max_cycles`.
+    pub fn run_until_drained(&mut self, max_cycles: u64) -> u64 {
+        let start = self.sim.cycles();
+        loop {
+            self.step();
+            let now = self.sim.cycles();
+            if !self.busy() && self.sim.get(self.p.rx_idle) == 1 {
+                return now - start;
+            }
+            if now - start >= max_cycles {
+                let p = self.p;
+                let outs: Vec<(&str, u128)> = [
+                    ("llp_ready", p.llp_ready),
+                    ("dma_wr_valid", p.dma_wr_valid),
+                    ("rq_req_valid", p.rq_req_valid),
+                    ("cqe_valid", p.cqe_valid),
+                    ("aev_valid", p.aev_valid),
+                    ("irq_valid", p.irq_valid),
+                    ("tx_valid", p.tx_valid),
+                    ("raw_valid", p.raw_valid),
+                ]
+                .into_iter()
+                .map(|(n, id)| (n, self.sim.get(id)))
+                .collect();
+                panic!(
+                    "RxPath not drained after {max_cycles} cycles (LLP bytes left: {:?}, \
+                     segment in flight: {:?}, RQ answers pending: {}; outputs {outs:?})",
+                    self.llp.iter().map(|q| q.len()).collect::<Vec<_>>(),
+                    self.current.as_ref().map(|c| (c.0, c.1.len(), c.2)),
+                    self.rq_pending.len()
+                );
+            }
+        }
+    }
+
     /// [`RxPathBench::run_until_idle_for`] with 200 quiet cycles.
     pub fn run_until_idle(&mut self, max_cycles: u64) -> u64 {
         self.run_until_idle_for(max_cycles, 200)
@@ -1059,7 +1118,7 @@ impl RxPathBench {
             }
             self.send_ulpdus(q, &plan.ulpdus);
         }
-        self.run_until_idle(max_cycles);
+        self.run_until_drained(max_cycles);
         self.check_against_model(&exp, &initial);
         exp
     }

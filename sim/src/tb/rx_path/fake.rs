@@ -109,6 +109,7 @@ const OUTPUTS: &[&str] = &[
     "tx_valid",
     "tx_conn",
     "tx_len",
+    "rx_idle",
 ];
 
 /// Where the segment at the head of the work queue stands with the RQ.
@@ -332,6 +333,14 @@ impl Backend for FakeRxPath {
             "tx_keep" => t.map_or(0, |x| x.1.keep),
             "tx_last" => t.map_or(0, |x| b(x.1.last)),
             "tx_len" => t.map_or(0, |x| u128::from(x.2)),
+            "rx_idle" => b(self.work.is_empty()
+                && self.rq == Rq::Idle
+                && self.held.is_empty()
+                && self.dma.is_empty()
+                && self.cqe.is_empty()
+                && self.aev.is_empty()
+                && self.irq.is_empty()
+                && self.tx.is_empty()),
             _ => 0,
         }
     }
