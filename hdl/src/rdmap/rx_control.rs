@@ -298,6 +298,11 @@ pub struct RxControl {
     q_hold: [DFF<Bit>; CONNECTIONS],
     q_hold_slot: [DFF<Bit>; CONNECTIONS],
     q_tfree: [DFF<Bit>; CONNECTIONS],
+    /// Segments of the connection taken as jobs and not yet freed (at most the two header
+    /// slots): a latched LLP error is committed only when it is 0, so every segment that
+    /// arrived before the bad FPDU completes first (a good message before a bad CRC is not
+    /// lost; `docs/decisions.md`).
+    q_pend: [DFF<Bits<2>>; CONNECTIONS],
     /// Slot of the connection's next `done_*`.
     q_dslot: [DFF<Bit>; CONNECTIONS],
 
@@ -766,6 +771,7 @@ impl Default for RxControl {
             q_hold: Default::default(),
             q_hold_slot: Default::default(),
             q_tfree: Default::default(),
+            q_pend: Default::default(),
             q_dslot: Default::default(),
             state: Default::default(),
             ctx: Default::default(),
@@ -1255,6 +1261,20 @@ impl Logic for RxControl {
             self.q_hold_slot[i].d.next = self.q_hold_slot[i].q.val();
             self.q_tfree[i].clock.next = self.clock.val();
             self.q_tfree[i].d.next = self.q_tfree[i].q.val();
+            self.q_pend[i].clock.next = self.clock.val();
+            self.q_pend[i].d.next = self.q_pend[i].q.val();
+            // +1 when a job of the connection is taken, -1 when one of its slots is freed.
+            if self.job_valid.val()
+                && (self.state.q.val() == RxState::Idle)
+                && !self.held.q.val()
+                && (self.job_conn.val().index() == i)
+            {
+                if !(self.free_v.q.val() && (self.free_conn_q.q.val().index() == i)) {
+                    self.q_pend[i].d.next = self.q_pend[i].q.val() + 1;
+                }
+            } else if self.free_v.q.val() && (self.free_conn_q.q.val().index() == i) {
+                self.q_pend[i].d.next = self.q_pend[i].q.val() - 1;
+            }
             self.q_dslot[i].clock.next = self.clock.val();
             self.q_dslot[i].d.next = self.q_dslot[i].q.val();
         }
@@ -1331,7 +1351,11 @@ impl Logic for RxControl {
         // The lowest pending connection: count the connections before the first pending one.
         for i in 0..CONNECTIONS {
             if !self.llp_any.val() {
-                if self.q_llp[i].q.val() {
+                // Wait for the connection's earlier segments (or take it at once when the QP
+                // already erred: it only clears the latch then).
+                if self.q_llp[i].q.val()
+                    && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val())
+                {
                     self.llp_any.next = true;
                 } else {
                     self.llp_qp.next = self.llp_qp.val() + 1;
