@@ -117,4 +117,6 @@ pub mod terminate_tx;
 //        orq_push orq_push_qp; irq_done irq_done_qp; irq_ready; cqe_ready; aev_ready; tx_ready
 //   out: llp_ready; raw_data raw_keep raw_last raw_valid raw_conn; dma_wr_*; rq_req_valid
 //        rq_req_qp rq_req_pop; irq_*; cqe_*; aev_*; tx_data tx_keep tx_last tx_valid tx_conn
-//        tx_len (the Terminate ULPDUs, for MpaTx)
+//        tx_len (the Terminate ULPDUs, for MpaTx); rx_idle (nothing in flight anywhere in the
+//        path: the firmware waits for it before a qp_cfg / mpa_cfg write of a connection that
+//        has received traffic; MpaRx, DdpRxParse and RxControl each have an `idle` output for it)

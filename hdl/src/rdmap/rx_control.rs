@@ -1353,8 +1353,7 @@ impl Logic for RxControl {
             if !self.llp_any.val() {
                 // Wait for the connection's earlier segments (or take it at once when the QP
                 // already erred: it only clears the latch then).
-                if self.q_llp[i].q.val()
-                    && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val())
+                if self.q_llp[i].q.val() && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val())
                 {
                     self.llp_any.next = true;
                 } else {

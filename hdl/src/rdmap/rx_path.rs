@@ -356,8 +356,8 @@ impl Logic for RxPath {
             && self.control.idle.val()
             && self.term.term_ready.val()
             && !self.term.tx_valid.val()
-            && !self.place.dma_wr_valid.val()
-            && !self.place.done_valid.val()
+            && !self.placer.dma_wr_valid.val()
+            && !self.placer.done_valid.val()
             && !(self.llp_valid.val() && self.mpa.llp_ready.val());
         self.rx_idle.next = self.idle_q.q.val();
     }
