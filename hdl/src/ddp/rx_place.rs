@@ -114,6 +114,10 @@ pub struct RxPlace {
     // comes late in the cycle; placing straight from it missed 100 MHz).
     hr: DFF<Bits<FIFO_BITS>>,
     hr_v: DFF<Bit>,
+    /// The head beat's host address mod 4 for a beat that is not a run's first: `na` of its
+    /// connection, looked up (with the placed beat's update forwarded) as it enters the head
+    /// register, so that placement does not start with the connection selection.
+    hr_alo: DFF<Bits<2>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
     /// Per connection: the host word after `na`'s (its word address + 1), kept ready so that
@@ -147,6 +151,19 @@ pub struct RxPlace {
     can: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     ld: Signal<Local, Bit>,
+    ld_conn: Signal<Local, Bits<CONN_BITS>>,
+    ld_alo: Signal<Local, Bits<2>>,
+    // Octet count of the head beat and the carry out of alo + n, as plain logic (no carry
+    // chain).
+    k01: Signal<Local, Bit>,
+    k23: Signal<Local, Bit>,
+    n0: Signal<Local, Bit>,
+    n1: Signal<Local, Bit>,
+    n2: Signal<Local, Bit>,
+    c0: Signal<Local, Bit>,
+    c1: Signal<Local, Bit>,
+    e0: Signal<Local, Bit>,
+    e1: Signal<Local, Bit>,
     rp_next: Signal<Local, Bits<7>>,
     h_data: Signal<Local, Bits<32>>,
     h_keep: Signal<Local, Bits<4>>,
@@ -235,6 +252,7 @@ impl Default for RxPlace {
             hv: Default::default(),
             hr: Default::default(),
             hr_v: Default::default(),
+            hr_alo: Default::default(),
             na: core::array::from_fn(|_| Default::default()),
             na1: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
@@ -260,6 +278,17 @@ impl Default for RxPlace {
             can: Default::default(),
             pop: Default::default(),
             ld: Default::default(),
+            ld_conn: Default::default(),
+            ld_alo: Default::default(),
+            k01: Default::default(),
+            k23: Default::default(),
+            n0: Default::default(),
+            n1: Default::default(),
+            n2: Default::default(),
+            c0: Default::default(),
+            c1: Default::default(),
+            e0: Default::default(),
+            e1: Default::default(),
             rp_next: Default::default(),
             h_data: Default::default(),
             h_keep: Default::default(),
@@ -323,6 +352,7 @@ impl Logic for RxPlace {
             hv,
             hr,
             hr_v,
+            hr_alo,
             cur,
             caddr,
             cw,
@@ -419,7 +449,10 @@ impl Logic for RxPlace {
             && self.h_first.val();
         self.pop.next = self.proc.val();
 
-        self.alo.next = self.addr.val().get_bits::<2>(0);
+        self.alo.next = self.hr_alo.q.val();
+        if self.h_first.val() {
+            self.alo.next = self.vd_addr.val().get_bits::<2>(0);
+        }
         // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
         // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
         self.rot_by.next = self.alo.val();
@@ -444,11 +477,25 @@ impl Logic for RxPlace {
             self.low.next = self.low3.val();
         }
         self.merged.next = (self.cw.q.val() & self.low.val()) | (self.rot.val() & !self.low.val());
-        self.n.next = bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(0))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(1))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(2))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(3));
-        self.e.next = bit_cast::<3, 2>(self.alo.val()) + self.n.val();
+        // n = popcount(keep) = (k0 + k1) + (k2 + k3); e = alo + n.
+        self.k01.next = self.h_keep.val().get_bit(0) != self.h_keep.val().get_bit(1);
+        self.k23.next = self.h_keep.val().get_bit(2) != self.h_keep.val().get_bit(3);
+        self.n0.next = self.k01.val() != self.k23.val();
+        self.n1.next = ((self.h_keep.val().get_bit(0) && self.h_keep.val().get_bit(1))
+            != (self.h_keep.val().get_bit(2) && self.h_keep.val().get_bit(3)))
+            != (self.k01.val() && self.k23.val());
+        self.n2.next = self.h_keep.val().all();
+        self.n.next = bit_cast::<3, 1>(self.n0.val().into())
+            | (bit_cast::<3, 1>(self.n1.val().into()) << 1)
+            | (bit_cast::<3, 1>(self.n2.val().into()) << 2);
+        self.e0.next = self.alo.val().get_bit(0) != self.n0.val();
+        self.c0.next = self.alo.val().get_bit(0) && self.n0.val();
+        self.e1.next = (self.alo.val().get_bit(1) != self.n1.val()) != self.c0.val();
+        self.c1.next = (self.alo.val().get_bit(1) && self.n1.val())
+            || (self.c0.val() && (self.alo.val().get_bit(1) != self.n1.val()));
+        self.e.next = bit_cast::<3, 1>(self.e0.val().into())
+            | (bit_cast::<3, 1>(self.e1.val().into()) << 1)
+            | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
         self.word.next = self.addr.val().get_bits::<30>(2);
         // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
@@ -564,8 +611,20 @@ impl Logic for RxPlace {
 
         // ---- Head register: takes the RAM's read data when empty or placed this cycle.
         self.ld.next = self.hv.q.val() && (!self.hr_v.q.val() || self.pop.val());
+        // The loaded beat's connection's next address mod 4, after this cycle's placement.
+        self.ld_conn.next = self.fifo.read_data.val().get_bits::<CONN_BITS>(39);
+        self.ld_alo.next = self.na[0].q.val().get_bits::<2>(0);
+        for i in 1..CONNECTIONS {
+            if self.ld_conn.val().index() == i {
+                self.ld_alo.next = self.na[i].q.val().get_bits::<2>(0);
+            }
+        }
+        if self.hr_v.q.val() && (self.h_conn.val() == self.ld_conn.val()) {
+            self.ld_alo.next = self.e.val().get_bits::<2>(0);
+        }
         if self.ld.val() {
             self.hr.d.next = self.fifo.read_data.val();
+            self.hr_alo.d.next = self.ld_alo.val();
             self.hr_v.d.next = true;
         } else if self.pop.val() {
             self.hr_v.d.next = false;
