@@ -54,9 +54,15 @@
 //!   two low bits add the octet count.
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
 //!   read data (late in the cycle), and the next host word (`+ 1`) of each of the four
-//!   connections and of the verdict's `vd_addr` is computed in parallel with the connection
-//!   selection, so that no 30-bit carry chain follows the selection logic. This costs one cycle
-//!   of latency, no throughput (the head register loads in the cycle its beat is placed).
+//!   connections is kept in a register (`na1`, incremented from itself), the head beat's
+//!   address mod 4 is looked up as it enters the head register, and the verdict goes through a
+//!   one-entry buffer that computes `vd_addr`'s next host words as it takes the verdict: no
+//!   30-bit carry chain follows the connection selection or a port. This costs one cycle of
+//!   latency, no throughput (the head register loads in the cycle its beat is placed).
+//! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
+//!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
+//!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
+//!   cycle later than before.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxSkid;
@@ -188,10 +194,16 @@ pub struct RxPlace {
     full: Signal<Local, Bit>,
     word: Signal<Local, Bits<30>>,
     word1: Signal<Local, Bits<30>>,
-    // The verdict's host word + 1 and + 2 (each connection's `na1 + 1` is computed from its
-    // own register): the carry chains run in parallel with the selection, never after it.
-    vinc: Signal<Local, Bits<30>>,
-    vinc2: Signal<Local, Bits<30>>,
+    /// Verdict buffer (one verdict): taken while empty or popped; its host word + 1 and + 2
+    /// are computed as it is taken (each connection's `na1 + 1` from its own register), so no
+    /// carry chain lies between a port or the connection selection and the address registers.
+    vb_v: DFF<Bit>,
+    vb_place: DFF<Bit>,
+    vb_addr: DFF<Bits<32>>,
+    vb_inc: DFF<Bits<30>>,
+    vb_inc2: DFF<Bits<30>>,
+    /// A run's first beat is placed: the verdict buffer empties.
+    vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
     ck_next: Signal<Local, Bits<4>>,
     /// `ck_next != 0`, written out shallow (it gates the run's end).
@@ -313,8 +325,12 @@ impl Default for RxPlace {
             full: Default::default(),
             word: Default::default(),
             word1: Default::default(),
-            vinc: Default::default(),
-            vinc2: Default::default(),
+            vb_v: Default::default(),
+            vb_place: Default::default(),
+            vb_addr: Default::default(),
+            vb_inc: Default::default(),
+            vb_inc2: Default::default(),
+            vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
             rest: Default::default(),
@@ -353,6 +369,11 @@ impl Logic for RxPlace {
             hr,
             hr_v,
             hr_alo,
+            vb_v,
+            vb_place,
+            vb_addr,
+            vb_inc,
+            vb_inc2,
             cur,
             caddr,
             cw,
@@ -422,14 +443,12 @@ impl Logic for RxPlace {
                 self.word1.next = self.na1[i].q.val();
             }
         }
-        self.vinc.next = self.vd_addr.val().get_bits::<30>(2) + 1;
-        self.vinc2.next = self.vd_addr.val().get_bits::<30>(2) + 2;
         self.addr.next = self.na_sel.val();
         self.place.next = self.pl_sel.val();
         if self.h_first.val() {
-            self.addr.next = self.vd_addr.val();
-            self.place.next = self.vd_place.val();
-            self.word1.next = self.vinc.val();
+            self.addr.next = self.vb_addr.q.val();
+            self.place.next = self.vb_place.q.val();
+            self.word1.next = self.vb_inc.q.val();
         }
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
@@ -441,17 +460,23 @@ impl Logic for RxPlace {
             && self.hr_v.q.val()
             && !self.fin.q.val()
             && !self.flush.val()
-            && (!self.h_first.val() || self.vd_valid.val());
-        self.vd_ready.next = self.can.val()
-            && self.hr_v.q.val()
-            && !self.fin.q.val()
-            && !self.flush.val()
-            && self.h_first.val();
+            && (!self.h_first.val() || self.vb_v.q.val());
+        self.vpop.next = self.proc.val() && self.h_first.val();
+        self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
+        if self.vd_valid.val() && self.vd_ready.val() {
+            self.vb_v.d.next = true;
+            self.vb_place.d.next = self.vd_place.val();
+            self.vb_addr.d.next = self.vd_addr.val();
+            self.vb_inc.d.next = self.vd_addr.val().get_bits::<30>(2) + 1;
+            self.vb_inc2.d.next = self.vd_addr.val().get_bits::<30>(2) + 2;
+        } else if self.vpop.val() {
+            self.vb_v.d.next = false;
+        }
         self.pop.next = self.proc.val();
 
         self.alo.next = self.hr_alo.q.val();
         if self.h_first.val() {
-            self.alo.next = self.vd_addr.val().get_bits::<2>(0);
+            self.alo.next = self.vb_addr.q.val().get_bits::<2>(0);
         }
         // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
         // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
@@ -573,7 +598,7 @@ impl Logic for RxPlace {
                             | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
                         self.na1[i].d.next = self.na1[i].q.val() + 1;
                         if self.h_first.val() {
-                            self.na1[i].d.next = self.vinc2.val();
+                            self.na1[i].d.next = self.vb_inc2.q.val();
                         }
                     } else {
                         self.na[i].d.next = (bit_cast::<32, 30>(self.word.val()) << 2)
