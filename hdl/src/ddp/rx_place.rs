@@ -7,7 +7,7 @@
 //! # Architecture (32-bit Cu datapath)
 //!
 //! ```text
-//!  pay_* ─► input FIFO (64 beats, block RAM) ─► place: realign, carry ─► hold ─► skid ─► dma_wr_*
+//!  pay_* ─► input FIFO (64 beats, block RAM) ─► head ─► place: realign, carry ─► hold ─► skid ─► dma_wr_*
 //!                                                 ▲ vd_* (popped at a run's          └─► done_*
 //!                                                 │      first beat)
 //!                                  per connection: next host address, place/drop
@@ -46,11 +46,23 @@
 //! - One payload beat per cycle sustained (`pay_ready` is the FIFO not full), outputs ready.
 //!   Extra cycles: one per change of connection with a non-empty carry, one at the end of a run
 //!   whose last beat overflows a host word.
-//! - Latency: a payload beat taken in cycle t is at the head of the FIFO in t + 2 (block RAM
-//!   read), placed in t + 2, in the hold register in t + 3, in the skid in t + 4 (once the next
-//!   DMA beat is known or at once for a run's end), on `dma_wr_*` from t + 4.
+//! - Latency: a payload beat taken in cycle t is the block RAM's read data in t + 2, in the
+//!   head register (the beat being placed) in t + 3, placed in t + 3, in the hold register in
+//!   t + 4, in the skid in t + 5 (once the next DMA beat is known or at once for a run's end),
+//!   on `dma_wr_*` from t + 5.
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
 //!   two low bits add the octet count.
+//! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
+//!   read data (late in the cycle), and the next host word (`+ 1`) of each of the four
+//!   connections is kept in a register (`na1`, incremented from itself), the head beat's
+//!   address mod 4 is looked up as it enters the head register, and the verdict goes through a
+//!   one-entry buffer that computes `vd_addr`'s next host words as it takes the verdict: no
+//!   30-bit carry chain follows the connection selection or a port. This costs one cycle of
+//!   latency, no throughput (the head register loads in the cycle its beat is placed).
+//! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
+//!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
+//!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
+//!   cycle later than before.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxSkid;
@@ -99,13 +111,24 @@ pub struct RxPlace {
     pub done_good: Signal<Out, Bit>,
 
     // Input FIFO: write and read pointers with a wrap bit; `hv`: the RAM's read data is the
-    // head entry.
+    // entry at `rp` (not yet in the head register).
     fifo: RAM<Bits<FIFO_BITS>, FIFO_ABITS>,
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
+    // Head register: the beat being placed, registered out of the block RAM (its read data
+    // comes late in the cycle; placing straight from it missed 100 MHz).
+    hr: DFF<Bits<FIFO_BITS>>,
+    hr_v: DFF<Bit>,
+    /// The head beat's host address mod 4 for a beat that is not a run's first: `na` of its
+    /// connection, looked up (with the placed beat's update forwarded) as it enters the head
+    /// register, so that placement does not start with the connection selection.
+    hr_alo: DFF<Bits<2>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
+    /// Per connection: the host word after `na`'s (its word address + 1), kept ready so that
+    /// no 30-bit carry chain follows the connection selection.
+    na1: [DFF<Bits<30>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
@@ -133,6 +156,20 @@ pub struct RxPlace {
     // Combinational signals.
     can: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
+    ld: Signal<Local, Bit>,
+    ld_conn: Signal<Local, Bits<CONN_BITS>>,
+    ld_alo: Signal<Local, Bits<2>>,
+    // Octet count of the head beat and the carry out of alo + n, as plain logic (no carry
+    // chain).
+    k01: Signal<Local, Bit>,
+    k23: Signal<Local, Bit>,
+    n0: Signal<Local, Bit>,
+    n1: Signal<Local, Bit>,
+    n2: Signal<Local, Bit>,
+    c0: Signal<Local, Bit>,
+    c1: Signal<Local, Bit>,
+    e0: Signal<Local, Bit>,
+    e1: Signal<Local, Bit>,
     rp_next: Signal<Local, Bits<7>>,
     h_data: Signal<Local, Bits<32>>,
     h_keep: Signal<Local, Bits<4>>,
@@ -157,8 +194,20 @@ pub struct RxPlace {
     full: Signal<Local, Bit>,
     word: Signal<Local, Bits<30>>,
     word1: Signal<Local, Bits<30>>,
+    /// Verdict buffer (one verdict): taken while empty or popped; its host word + 1 and + 2
+    /// are computed as it is taken (each connection's `na1 + 1` from its own register), so no
+    /// carry chain lies between a port or the connection selection and the address registers.
+    vb_v: DFF<Bit>,
+    vb_place: DFF<Bit>,
+    vb_addr: DFF<Bits<32>>,
+    vb_inc: DFF<Bits<30>>,
+    vb_inc2: DFF<Bits<30>>,
+    /// A run's first beat is placed: the verdict buffer empties.
+    vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
     ck_next: Signal<Local, Bits<4>>,
+    /// `ck_next != 0`, written out shallow (it gates the run's end).
+    rest: Signal<Local, Bit>,
     em: Signal<Local, Bit>,
     em_wr: Signal<Local, Bit>,
     em_dn: Signal<Local, Bit>,
@@ -213,7 +262,11 @@ impl Default for RxPlace {
             wp: Default::default(),
             rp: Default::default(),
             hv: Default::default(),
+            hr: Default::default(),
+            hr_v: Default::default(),
+            hr_alo: Default::default(),
             na: core::array::from_fn(|_| Default::default()),
+            na1: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
             cur: Default::default(),
             caddr: Default::default(),
@@ -236,6 +289,18 @@ impl Default for RxPlace {
             done_good_q: Default::default(),
             can: Default::default(),
             pop: Default::default(),
+            ld: Default::default(),
+            ld_conn: Default::default(),
+            ld_alo: Default::default(),
+            k01: Default::default(),
+            k23: Default::default(),
+            n0: Default::default(),
+            n1: Default::default(),
+            n2: Default::default(),
+            c0: Default::default(),
+            c1: Default::default(),
+            e0: Default::default(),
+            e1: Default::default(),
             rp_next: Default::default(),
             h_data: Default::default(),
             h_keep: Default::default(),
@@ -260,8 +325,15 @@ impl Default for RxPlace {
             full: Default::default(),
             word: Default::default(),
             word1: Default::default(),
+            vb_v: Default::default(),
+            vb_place: Default::default(),
+            vb_addr: Default::default(),
+            vb_inc: Default::default(),
+            vb_inc2: Default::default(),
+            vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
+            rest: Default::default(),
             em: Default::default(),
             em_wr: Default::default(),
             em_dn: Default::default(),
@@ -294,6 +366,14 @@ impl Logic for RxPlace {
             wp,
             rp,
             hv,
+            hr,
+            hr_v,
+            hr_alo,
+            vb_v,
+            vb_place,
+            vb_addr,
+            vb_inc,
+            vb_inc2,
             cur,
             caddr,
             cw,
@@ -316,6 +396,8 @@ impl Logic for RxPlace {
         for i in 0..CONNECTIONS {
             self.na[i].clock.next = self.clock.val();
             self.na[i].d.next = self.na[i].q.val();
+            self.na1[i].clock.next = self.clock.val();
+            self.na1[i].d.next = self.na1[i].q.val();
             self.pl[i].clock.next = self.clock.val();
             self.pl[i].d.next = self.pl[i].q.val();
         }
@@ -339,13 +421,13 @@ impl Logic for RxPlace {
             self.wp.d.next = self.wp.q.val() + 1;
         }
 
-        // ---- The head beat (the RAM's read data while `hv`).
-        self.h_data.next = self.fifo.read_data.val().get_bits::<32>(0);
-        self.h_keep.next = self.fifo.read_data.val().get_bits::<4>(32);
-        self.h_first.next = self.fifo.read_data.val().get_bit(36);
-        self.h_last.next = self.fifo.read_data.val().get_bit(37);
-        self.h_good.next = self.fifo.read_data.val().get_bit(38);
-        self.h_conn.next = self.fifo.read_data.val().get_bits::<CONN_BITS>(39);
+        // ---- The head beat (the head register while `hr_v`).
+        self.h_data.next = self.hr.q.val().get_bits::<32>(0);
+        self.h_keep.next = self.hr.q.val().get_bits::<4>(32);
+        self.h_first.next = self.hr.q.val().get_bit(36);
+        self.h_last.next = self.hr.q.val().get_bit(37);
+        self.h_good.next = self.hr.q.val().get_bit(38);
+        self.h_conn.next = self.hr.q.val().get_bits::<CONN_BITS>(39);
 
         // Everything from here to the skid moves when the skid can take a beat.
         self.can.next = !self.skid.full.val();
@@ -353,37 +435,49 @@ impl Logic for RxPlace {
         // ---- Placement of the head beat.
         self.na_sel.next = self.na[0].q.val();
         self.pl_sel.next = self.pl[0].q.val();
+        self.word1.next = self.na1[0].q.val();
         for i in 1..CONNECTIONS {
             if self.h_conn.val().index() == i {
                 self.na_sel.next = self.na[i].q.val();
                 self.pl_sel.next = self.pl[i].q.val();
+                self.word1.next = self.na1[i].q.val();
             }
         }
         self.addr.next = self.na_sel.val();
         self.place.next = self.pl_sel.val();
         if self.h_first.val() {
-            self.addr.next = self.vd_addr.val();
-            self.place.next = self.vd_place.val();
+            self.addr.next = self.vb_addr.q.val();
+            self.place.next = self.vb_place.q.val();
+            self.word1.next = self.vb_inc.q.val();
         }
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
-        self.flush.next = self.hv.q.val()
+        self.flush.next = self.hr_v.q.val()
             && !self.fin.q.val()
             && self.carry_on.val()
             && (self.h_conn.val() != self.cur.q.val());
         self.proc.next = self.can.val()
-            && self.hv.q.val()
+            && self.hr_v.q.val()
             && !self.fin.q.val()
             && !self.flush.val()
-            && (!self.h_first.val() || self.vd_valid.val());
-        self.vd_ready.next = self.can.val()
-            && self.hv.q.val()
-            && !self.fin.q.val()
-            && !self.flush.val()
-            && self.h_first.val();
+            && (!self.h_first.val() || self.vb_v.q.val());
+        self.vpop.next = self.proc.val() && self.h_first.val();
+        self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
+        if self.vd_valid.val() && self.vd_ready.val() {
+            self.vb_v.d.next = true;
+            self.vb_place.d.next = self.vd_place.val();
+            self.vb_addr.d.next = self.vd_addr.val();
+            self.vb_inc.d.next = self.vd_addr.val().get_bits::<30>(2) + 1;
+            self.vb_inc2.d.next = self.vd_addr.val().get_bits::<30>(2) + 2;
+        } else if self.vpop.val() {
+            self.vb_v.d.next = false;
+        }
         self.pop.next = self.proc.val();
 
-        self.alo.next = self.addr.val().get_bits::<2>(0);
+        self.alo.next = self.hr_alo.q.val();
+        if self.h_first.val() {
+            self.alo.next = self.vb_addr.q.val().get_bits::<2>(0);
+        }
         // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
         // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
         self.rot_by.next = self.alo.val();
@@ -408,14 +502,27 @@ impl Logic for RxPlace {
             self.low.next = self.low3.val();
         }
         self.merged.next = (self.cw.q.val() & self.low.val()) | (self.rot.val() & !self.low.val());
-        self.n.next = bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(0))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(1))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(2))
-            + bit_cast::<3, 1>(self.h_keep.val().get_bits::<1>(3));
-        self.e.next = bit_cast::<3, 2>(self.alo.val()) + self.n.val();
+        // n = popcount(keep) = (k0 + k1) + (k2 + k3); e = alo + n.
+        self.k01.next = self.h_keep.val().get_bit(0) != self.h_keep.val().get_bit(1);
+        self.k23.next = self.h_keep.val().get_bit(2) != self.h_keep.val().get_bit(3);
+        self.n0.next = self.k01.val() != self.k23.val();
+        self.n1.next = ((self.h_keep.val().get_bit(0) && self.h_keep.val().get_bit(1))
+            != (self.h_keep.val().get_bit(2) && self.h_keep.val().get_bit(3)))
+            != (self.k01.val() && self.k23.val());
+        self.n2.next = self.h_keep.val().all();
+        self.n.next = bit_cast::<3, 1>(self.n0.val().into())
+            | (bit_cast::<3, 1>(self.n1.val().into()) << 1)
+            | (bit_cast::<3, 1>(self.n2.val().into()) << 2);
+        self.e0.next = self.alo.val().get_bit(0) != self.n0.val();
+        self.c0.next = self.alo.val().get_bit(0) && self.n0.val();
+        self.e1.next = (self.alo.val().get_bit(1) != self.n1.val()) != self.c0.val();
+        self.c1.next = (self.alo.val().get_bit(1) && self.n1.val())
+            || (self.c0.val() && (self.alo.val().get_bit(1) != self.n1.val()));
+        self.e.next = bit_cast::<3, 1>(self.e0.val().into())
+            | (bit_cast::<3, 1>(self.e1.val().into()) << 1)
+            | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
         self.word.next = self.addr.val().get_bits::<30>(2);
-        self.word1.next = self.word.val() + 1;
         // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
         // carry. Otherwise the carry grows by lanes alo..e-1.
         self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
@@ -427,6 +534,18 @@ impl Logic for RxPlace {
         }
         if !self.place.val() {
             self.ck_next.next = 0.into();
+        }
+        // Octets left in the carry: after a full word, lanes 0..e-4; otherwise the carry's and
+        // this beat's (lanes alo..e-1, some when n > 0).
+        if self.full.val() {
+            self.rest.next = self.place.val() && (self.e.val().get_bits::<2>(0) != 0);
+        } else {
+            self.rest.next =
+                self.place.val() && ((self.ck.q.val() != 0) || (self.h_keep.val() != 0));
+        }
+        // Only read while `fin`: it may follow the head beat at other times.
+        if !self.fin.q.val() {
+            self.fin_good.d.next = self.h_good.val();
         }
 
         // What the placement sends to the hold register this cycle (at most one beat).
@@ -477,9 +596,14 @@ impl Logic for RxPlace {
                     if self.full.val() {
                         self.na[i].d.next = (bit_cast::<32, 30>(self.word1.val()) << 2)
                             | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
+                        self.na1[i].d.next = self.na1[i].q.val() + 1;
+                        if self.h_first.val() {
+                            self.na1[i].d.next = self.vb_inc2.q.val();
+                        }
                     } else {
                         self.na[i].d.next = (bit_cast::<32, 30>(self.word.val()) << 2)
                             | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
+                        self.na1[i].d.next = self.word1.val();
                     }
                 }
             }
@@ -487,10 +611,9 @@ impl Logic for RxPlace {
                 // A full host word.
                 self.em.next = true;
                 if self.h_last.val() {
-                    if self.ck_next.val() != 0 {
+                    if self.rest.val() {
                         // Octets left over: they leave next cycle with the completion.
                         self.fin.d.next = true;
-                        self.fin_good.d.next = self.h_good.val();
                     } else {
                         self.em_dn.next = true;
                         self.em_end.next = true;
@@ -500,7 +623,7 @@ impl Logic for RxPlace {
                 self.em.next = true;
                 self.em_dn.next = true;
                 self.em_end.next = true;
-                if self.ck_next.val() != 0 {
+                if self.rest.val() {
                     // The run's tail, a partial word.
                     self.em_keep.next = self.ck_next.val();
                     self.ck.d.next = 0.into();
@@ -511,10 +634,31 @@ impl Logic for RxPlace {
             }
         }
 
-        // ---- Input FIFO read side: the RAM reads the entry the head will be after this edge;
-        // it is the head from then on if it was written before this edge.
+        // ---- Head register: takes the RAM's read data when empty or placed this cycle.
+        self.ld.next = self.hv.q.val() && (!self.hr_v.q.val() || self.pop.val());
+        // The loaded beat's connection's next address mod 4, after this cycle's placement.
+        self.ld_conn.next = self.fifo.read_data.val().get_bits::<CONN_BITS>(39);
+        self.ld_alo.next = self.na[0].q.val().get_bits::<2>(0);
+        for i in 1..CONNECTIONS {
+            if self.ld_conn.val().index() == i {
+                self.ld_alo.next = self.na[i].q.val().get_bits::<2>(0);
+            }
+        }
+        if self.hr_v.q.val() && (self.h_conn.val() == self.ld_conn.val()) {
+            self.ld_alo.next = self.e.val().get_bits::<2>(0);
+        }
+        if self.ld.val() {
+            self.hr.d.next = self.fifo.read_data.val();
+            self.hr_alo.d.next = self.ld_alo.val();
+            self.hr_v.d.next = true;
+        } else if self.pop.val() {
+            self.hr_v.d.next = false;
+        }
+
+        // ---- Input FIFO read side: the RAM reads the entry at `rp` after this edge; it is
+        // valid from then on if it was written before this edge.
         self.rp_next.next = self.rp.q.val();
-        if self.pop.val() {
+        if self.ld.val() {
             self.rp_next.next = self.rp.q.val() + 1;
         }
         self.rp.d.next = self.rp_next.val();
