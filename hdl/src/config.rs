@@ -57,3 +57,17 @@ pub const HDR_SLOTS: usize = 2;
 
 /// Bits of the caller's tag carried through a StagCheck request to its response.
 pub const CHK_TAG_BITS: usize = 4;
+
+/// Bits of a tag on the core's DMA read port: `{requester[2], requester's tag[3]}`
+/// (`crate::host`, "DMA arbiter").
+pub const DMA_TAG_BITS: usize = 5;
+/// Bits of a requester's own DMA read tag.
+pub const DMA_SUB_TAG_BITS: usize = 3;
+/// Bits of a DMA read request length (octets, 1..=4096 in practice).
+pub const DMA_LEN_BITS: usize = 16;
+/// Completion queues of the core (`rnic_proto::host::CQS`).
+pub const CQ_BITS: usize = 2;
+/// Bits of a free-running ring index (SQ, RQ, CQ producer / consumer).
+pub const RING_INDEX_BITS: usize = 16;
+/// Bits of a ring's log2 size register.
+pub const RING_LOG2_BITS: usize = 4;

@@ -19,6 +19,8 @@ pub mod catalog;
 pub mod config;
 pub mod crc;
 pub mod ddp;
+pub mod host;
 pub mod mpa;
 pub mod ports;
 pub mod rdmap;
+pub mod top;

@@ -14,6 +14,7 @@
 //! | [`mpa`] | MPA Request/Reply (RFC 5044 §7.1, RFC 6581), FPDU, markers | `mpa-peer-connect.md` §1, §5 |
 //! | [`ddp`] | DDP tagged and untagged headers (RFC 5041) | `mpa-peer-connect.md` §6 |
 //! | [`rdmap`] | RDMAP control, Read Request, Terminate (RFC 5040), atomics and immediate data (RFC 7306), Flush / Verify / Atomic Write (draft-talpey-rdma-commit-01) | `rfc5040-rdmap.md`, `rfc7306-atomics-immediate.md`, `rdma-commit.md` |
+//! | [`host`] | MMIO register map, SQ / RQ WQE and CQE formats (the driver-hardware contract) | DESIGN.md "Interface conventions" |
 //! | [`verbs`] | STag layout, access rights, work-completion values, async events | `rfc5040-rdmap.md` §6, §7 |
 #![no_std]
 #![forbid(unsafe_code)]
@@ -26,6 +27,7 @@ mod wire_enum;
 
 pub mod crc32c;
 pub mod ddp;
+pub mod host;
 pub mod mpa;
 pub mod rdmap;
 pub mod verbs;

@@ -70,6 +70,8 @@ wire_enum! {
         Success = 0,
         /// A received Send was longer than the receive WQE's buffer (DDP 1/2/0x05).
         LocLenErr = 1,
+        /// The work request cannot be carried out on this QP (unknown or unsupported opcode).
+        LocQpOpErr = 2,
         /// A local key of the WQE failed its check (invalid, wrong PD, rights, bounds).
         LocProtErr = 4,
         /// Flushed: the QP went to error before the WQE was processed.
@@ -86,7 +88,7 @@ wire_enum! {
 
     impl WcStatus {
         /// Every status.
-        pub const ALL: [WcStatus; 8];
+        pub const ALL: [WcStatus; 9];
         /// The status of a value, if any.
         pub const fn from_u8(value: u8) -> Option<Self>;
     }
@@ -103,11 +105,14 @@ wire_enum! {
         TerminateReceived = 2,
         /// A malformed Terminate arrived (never answered); the QP is in error.
         BadTerminateReceived = 3,
+        /// A completion queue overflowed (RFC 5040 §8.1 item 10): the CQ is in error and
+        /// drops its completions; QPs on other CQs are not affected.
+        CqOverflow = 4,
     }
 
     impl AsyncEventKind {
         /// Every kind.
-        pub const ALL: [AsyncEventKind; 3];
+        pub const ALL: [AsyncEventKind; 4];
         /// The kind of a value, if any.
         pub const fn from_u8(value: u8) -> Option<Self>;
     }

@@ -6,6 +6,7 @@
 //! [`equivalence::lockstep`] runs both on the same stimulus and compares every output, every
 //! cycle.
 
+pub mod dma_port;
 pub mod dma_read;
 pub mod equivalence;
 pub mod hdl_backend;

@@ -54,6 +54,7 @@ pub mod rx_parse;
 pub mod rx_place;
 pub mod stag_check;
 pub mod stag_table;
+pub mod tx;
 
 // # Port lists (the contract between the blocks; names are exact)
 //

@@ -70,9 +70,12 @@
 //! issued, and every later segment of that QP is dropped without events. Other QPs are not
 //! touched. A QP configuration write clears the error.
 
+pub mod read_responder;
 pub mod rx_control;
 pub mod rx_path;
+pub mod send_engine;
 pub mod terminate_tx;
+pub mod tx_arbiter;
 
 // # Port lists (the contract between the blocks; names are exact)
 //

@@ -1,0 +1,1 @@
+//! DdpTx (`docs/core.md`): placeholder.

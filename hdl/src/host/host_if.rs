@@ -1,0 +1,1 @@
+//! HostIf (`docs/core.md`): placeholder.

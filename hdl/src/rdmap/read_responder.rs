@@ -1,0 +1,1 @@
+//! `read_responder` (`docs/core.md`): placeholder.

@@ -1,0 +1,1 @@
+//! `send_engine` (`docs/core.md`): placeholder.

@@ -1,0 +1,1 @@
+//! `tx_arbiter` (`docs/core.md`): placeholder.

@@ -1,0 +1,1 @@
+//! UlpduMux (`docs/core.md`): placeholder, lands with the top.

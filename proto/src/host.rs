@@ -1,0 +1,472 @@
+//! The host interface of the RNIC: the MMIO register map and the descriptor formats (SQ WQE,
+//! RQ WQE, CQE) the driver and the hardware exchange through host-memory rings.
+//!
+//! One source of truth: the hardware's register file and descriptor parsers
+//! (`rnic-hdl` `host`, `rdmap::send_engine`), the driver and the test benches all use these
+//! numbers. Decisions (`docs/decisions.md`, "Host interface"):
+//!
+//! - **Descriptors are big-endian** (like mlx5's WQEs and CQEs): a DMA beat carries byte 0 in
+//!   its most significant lane (DESIGN.md "Interface conventions"), so every 32-bit field of a
+//!   descriptor is one beat as it comes from the bus, with no byte swap in hardware.
+//! - **Rings** have `2^log2` entries; producer and consumer indexes are free-running 16-bit
+//!   counters (entry = index mod size). A ring is empty when the indexes are equal and full when
+//!   they differ by the size. The SQ and RQ producer indexes are doorbells (MMIO writes); the CQ
+//!   producer index is readable, and each CQE carries an owner (phase) bit so that the driver
+//!   can poll host memory instead.
+//! - **One SGE per work request** in this version (`length`, `lkey`, `addr`); scatter/gather
+//!   lists are left for later (the WQE has room: it is 32 octets, the next version 64).
+//! - A CQE names its work request by **ring index** (`wqe_index`); the driver keeps the
+//!   `wr_id` of each index, as mlx5's `wqe_counter` does.
+
+/// MMIO register offsets (octets; 32-bit registers, 32-bit aligned).
+pub mod regs {
+    /// Bits of an MMIO address.
+    pub const MMIO_ADDR_BITS: usize = 12;
+
+    /// Read only: [`ID_VALUE`].
+    pub const ID: u16 = 0x000;
+    /// "RNIC".
+    pub const ID_VALUE: u32 = 0x524E_4943;
+    /// Read only: register map version, major << 16 | minor.
+    pub const VERSION: u16 = 0x004;
+    /// Version 1.0 of this map.
+    pub const VERSION_VALUE: u32 = 0x0001_0000;
+    /// Read only: `[7:0]` QPs, `[15:8]` CQs, `[23:16]` log2 of the STag table entries,
+    /// `[31:24]` datapath width in octets.
+    pub const CAPS: u16 = 0x008;
+    /// Read only: bit [`STATUS_RX_IDLE`], bit [`STATUS_TX_IDLE`].
+    pub const STATUS: u16 = 0x00C;
+    /// The receive path is drained (RxPath `rx_idle`).
+    pub const STATUS_RX_IDLE: u32 = 1 << 0;
+    /// The transmit side (send engine, read responder, DDP TX, MPA TX) has nothing in flight.
+    pub const STATUS_TX_IDLE: u32 = 1 << 1;
+
+    // STag table programming: stage the fields, then write STAG_COMMIT.
+    /// `[23:0]` the entry index (STag bits 31..8).
+    pub const STAG_INDEX: u16 = 0x040;
+    /// Entry flags, see the `STAG_FLAGS_*` fields.
+    pub const STAG_FLAGS: u16 = 0x044;
+    /// `[7:0]` key.
+    pub const STAG_FLAGS_KEY_SHIFT: u32 = 0;
+    /// `[11:8]` protection domain.
+    pub const STAG_FLAGS_PD_SHIFT: u32 = 8;
+    /// `[15:12]` access rights ([`crate::verbs::access`]).
+    pub const STAG_FLAGS_ACCESS_SHIFT: u32 = 12;
+    /// `[16]` the entry is valid (0: the commit invalidates the entry).
+    pub const STAG_FLAGS_VALID: u32 = 1 << 16;
+    /// `[17]` bound to one QP (a memory window), the QP in `[27:24]`.
+    pub const STAG_FLAGS_QP_BOUND: u32 = 1 << 17;
+    /// `[18]` a remote peer may invalidate it (Send with Invalidate).
+    pub const STAG_FLAGS_REMOTE_INV: u32 = 1 << 18;
+    /// `[27:24]` the QP of a bound entry.
+    pub const STAG_FLAGS_QP_SHIFT: u32 = 24;
+    /// Base tagged offset, low 32 bits.
+    pub const STAG_BASE_TO_LO: u16 = 0x048;
+    /// Base tagged offset, high 32 bits.
+    pub const STAG_BASE_TO_HI: u16 = 0x04C;
+    /// Region length in octets.
+    pub const STAG_LEN: u16 = 0x050;
+    /// Host (DMA) address of the region's first octet.
+    pub const STAG_HOST_ADDR: u16 = 0x054;
+    /// Write (any value): program the entry from the staged fields.
+    pub const STAG_COMMIT: u16 = 0x058;
+
+    /// Per-QP registers: `QP_REGS + qp * QP_STRIDE + offset`.
+    pub const QP_REGS: u16 = 0x100;
+    /// Distance between two QPs' register blocks.
+    pub const QP_STRIDE: u16 = 0x40;
+    /// Write: commit the QP context (the staged ULPDU / SQ / RQ registers and these bits) to
+    /// every block and reset the QP's state (MSNs 1, MO 0, ring indexes 0, ORQ / IRQ 0, no
+    /// error, MPA stream offset 0). The firmware writes it only when `STATUS_RX_IDLE` (and the
+    /// QP's LLP input stopped, `rdmap::rx_path`). Read: the last value written.
+    pub const QP_CTRL: u16 = 0x00;
+    /// `[0]` the QP is enabled (RTS).
+    pub const QP_CTRL_ENABLE: u32 = 1 << 0;
+    /// `[1]` the connection is in FPDU mode (0: raw mode, during MPA setup).
+    pub const QP_CTRL_FPDU_MODE: u32 = 1 << 1;
+    /// `[2]` check the CRC of received FPDUs.
+    pub const QP_CTRL_RX_CRC: u32 = 1 << 2;
+    /// `[3]` received FPDUs carry markers.
+    pub const QP_CTRL_RX_MARKERS: u32 = 1 << 3;
+    /// `[4]` compute the CRC of sent FPDUs (else 0).
+    pub const QP_CTRL_TX_CRC: u32 = 1 << 4;
+    /// `[5]` insert markers into sent FPDUs.
+    pub const QP_CTRL_TX_MARKERS: u32 = 1 << 5;
+    /// `[11:8]` protection domain.
+    pub const QP_CTRL_PD_SHIFT: u32 = 8;
+    /// `[15:12]` IRD: inbound Read Requests the QP queues at most.
+    pub const QP_CTRL_IRD_SHIFT: u32 = 12;
+    /// `[19:16]` ORD: outbound Read Requests outstanding at most (0 stalls every Read).
+    pub const QP_CTRL_ORD_SHIFT: u32 = 16;
+    /// `[21:20]` the CQ of send-side completions.
+    pub const QP_CTRL_SEND_CQ_SHIFT: u32 = 20;
+    /// `[23:22]` the CQ of receive completions.
+    pub const QP_CTRL_RECV_CQ_SHIFT: u32 = 22;
+    /// `[15:0]` the largest ULPDU accepted (MPA receive check); `[31:16]` the largest ULPDU
+    /// sent (the peer's MULPDU: DDP segments are cut to it).
+    pub const QP_ULPDU: u16 = 0x04;
+    /// SQ ring host address (32-octet aligned).
+    pub const QP_SQ_BASE: u16 = 0x08;
+    /// `[3:0]` log2 of the SQ entries (at most 15).
+    pub const QP_SQ_LOG2: u16 = 0x0C;
+    /// Write: SQ doorbell, the new producer index `[15:0]`.
+    pub const QP_SQ_PI: u16 = 0x10;
+    /// RQ ring host address (16-octet aligned).
+    pub const QP_RQ_BASE: u16 = 0x14;
+    /// `[3:0]` log2 of the RQ entries (at most 15).
+    pub const QP_RQ_LOG2: u16 = 0x18;
+    /// Write: RQ doorbell, the new producer index `[15:0]`.
+    pub const QP_RQ_PI: u16 = 0x1C;
+    /// Read: the RQ consumer index `[15:0]` (receive WQEs consumed).
+    pub const QP_RQ_CI: u16 = 0x20;
+    /// Read: the first asynchronous event of the QP since its QP_CTRL write: `[31]` valid,
+    /// `[23:16]` kind ([`crate::verbs::AsyncEventKind`]), `[15:12]` layer, `[11:8]` error
+    /// type, `[7:0]` code.
+    pub const QP_AEV: u16 = 0x24;
+    /// Valid bit of `QP_AEV`.
+    pub const QP_AEV_VALID: u32 = 1 << 31;
+    /// Read: `[0]` the QP is in error (an asynchronous event was raised).
+    pub const QP_STATUS: u16 = 0x28;
+
+    /// Per-CQ registers: `CQ_REGS + cq * CQ_STRIDE + offset`.
+    pub const CQ_REGS: u16 = 0x200;
+    /// Distance between two CQs' register blocks.
+    pub const CQ_STRIDE: u16 = 0x20;
+    /// CQ ring host address (16-octet aligned).
+    pub const CQ_BASE: u16 = 0x00;
+    /// Write `[3:0]` log2 of the CQ entries (at most 15): commits the CQ (producer and consumer
+    /// index 0, phase 1, overflow cleared).
+    pub const CQ_LOG2: u16 = 0x04;
+    /// Read: the producer index `[15:0]` (CQEs written).
+    pub const CQ_PI: u16 = 0x08;
+    /// Write: the consumer index `[15:0]` (CQEs the driver has taken).
+    pub const CQ_CI: u16 = 0x0C;
+    /// Read: `[0]` overflowed (RFC 5040 §8.1 item 10): a CQE found the ring full; the CQ drops
+    /// every later CQE until it is committed again.
+    pub const CQ_STATUS: u16 = 0x10;
+
+    /// The address of a per-QP register.
+    pub const fn qp_reg(qp: usize, offset: u16) -> u16 {
+        QP_REGS + qp as u16 * QP_STRIDE + offset
+    }
+
+    /// The address of a per-CQ register.
+    pub const fn cq_reg(cq: usize, offset: u16) -> u16 {
+        CQ_REGS + cq as u16 * CQ_STRIDE + offset
+    }
+}
+
+/// Completion queues of the core.
+pub const CQS: usize = 4;
+
+/// Octets of an SQ WQE.
+pub const SQ_WQE_LEN: usize = 32;
+/// Octets of an RQ WQE.
+pub const RQ_WQE_LEN: usize = 16;
+/// Octets of a CQE.
+pub const CQE_LEN: usize = 16;
+
+wire_enum! {
+    /// The operation of an SQ WQE (octet 0).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    #[repr(u8)]
+    pub enum WqeOpcode {
+        /// RDMA Write: `length` octets from (`lkey`, `addr`) to (`rkey`, `remote_addr`).
+        RdmaWrite = 0,
+        /// RDMA Read: `length` octets from (`rkey`, `remote_addr`) into (`lkey`, `addr`).
+        RdmaRead = 1,
+        /// Send.
+        Send = 2,
+        /// Send with Invalidate of `rkey` at the peer.
+        SendInv = 3,
+        /// Send with Solicited Event.
+        SendSe = 4,
+        /// Send with Solicited Event and Invalidate of `rkey`.
+        SendSeInv = 5,
+    }
+
+    impl WqeOpcode {
+        /// Every opcode.
+        pub const ALL: [WqeOpcode; 6];
+        /// The opcode of a value, if any.
+        pub const fn from_u8(value: u8) -> Option<Self>;
+    }
+}
+
+impl WqeOpcode {
+    /// The RDMAP opcode of the message the WQE sends first.
+    pub const fn rdmap_opcode(self) -> u8 {
+        match self {
+            WqeOpcode::RdmaWrite => 0,
+            WqeOpcode::RdmaRead => 1,
+            WqeOpcode::Send => 3,
+            WqeOpcode::SendInv => 4,
+            WqeOpcode::SendSe => 5,
+            WqeOpcode::SendSeInv => 6,
+        }
+    }
+
+    /// The work-completion opcode of the WQE.
+    pub const fn wc_opcode(self) -> crate::verbs::WcOpcode {
+        match self {
+            WqeOpcode::RdmaWrite => crate::verbs::WcOpcode::RdmaWrite,
+            WqeOpcode::RdmaRead => crate::verbs::WcOpcode::RdmaRead,
+            _ => crate::verbs::WcOpcode::Send,
+        }
+    }
+}
+
+/// SQ WQE flags (octet 1).
+pub mod wqe_flags {
+    /// Write a CQE when the WQE completes successfully (errors always complete).
+    pub const SIGNALED: u8 = 1 << 0;
+    /// Hold the WQE until every earlier RDMA Read of the QP has completed (RFC 5040 rule 13).
+    pub const FENCE: u8 = 1 << 1;
+}
+
+/// CQE flags (octet 13).
+pub mod cqe_flags {
+    /// A received Send with Invalidate: `inv_stag` was invalidated.
+    pub const WITH_INV: u8 = 1 << 0;
+    /// A received Send with Solicited Event.
+    pub const SOLICITED: u8 = 1 << 1;
+}
+
+/// Why a descriptor could not be parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescError {
+    /// The buffer is shorter than the descriptor.
+    Truncated,
+    /// Octet 0 of an SQ WQE is no [`WqeOpcode`].
+    UnknownOpcode(u8),
+}
+
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn be64(b: &[u8], at: usize) -> u64 {
+    (u64::from(be32(b, at)) << 32) | u64::from(be32(b, at + 4))
+}
+
+/// An SQ WQE (32 octets, big-endian):
+///
+/// | octets | field |
+/// |---|---|
+/// | 0 | opcode ([`WqeOpcode`]) |
+/// | 1 | flags ([`wqe_flags`]) |
+/// | 2..4 | reserved, 0 |
+/// | 4..8 | length (octets) |
+/// | 8..12 | lkey: the local STag |
+/// | 12..16 | rkey: the remote STag (Write, Read) or the STag to invalidate (Send with Invalidate) |
+/// | 16..24 | addr: the local tagged offset |
+/// | 24..32 | remote_addr: the remote tagged offset (Write, Read) |
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SqWqe {
+    pub opcode: WqeOpcode,
+    pub flags: u8,
+    pub length: u32,
+    pub lkey: u32,
+    pub rkey: u32,
+    pub addr: u64,
+    pub remote_addr: u64,
+}
+
+impl SqWqe {
+    /// Parses the first [`SQ_WQE_LEN`] octets of `b`.
+    pub fn parse(b: &[u8]) -> Result<Self, DescError> {
+        if b.len() < SQ_WQE_LEN {
+            return Err(DescError::Truncated);
+        }
+        Ok(SqWqe {
+            opcode: WqeOpcode::from_u8(b[0]).ok_or(DescError::UnknownOpcode(b[0]))?,
+            flags: b[1],
+            length: be32(b, 4),
+            lkey: be32(b, 8),
+            rkey: be32(b, 12),
+            addr: be64(b, 16),
+            remote_addr: be64(b, 24),
+        })
+    }
+
+    /// The 32 octets of the WQE.
+    pub fn emit(&self) -> [u8; SQ_WQE_LEN] {
+        let mut b = [0u8; SQ_WQE_LEN];
+        b[0] = self.opcode as u8;
+        b[1] = self.flags;
+        b[4..8].copy_from_slice(&self.length.to_be_bytes());
+        b[8..12].copy_from_slice(&self.lkey.to_be_bytes());
+        b[12..16].copy_from_slice(&self.rkey.to_be_bytes());
+        b[16..24].copy_from_slice(&self.addr.to_be_bytes());
+        b[24..32].copy_from_slice(&self.remote_addr.to_be_bytes());
+        b
+    }
+}
+
+/// An RQ WQE (16 octets, big-endian): 0..4 length, 4..8 lkey, 8..16 addr (tagged offset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RqWqe {
+    pub length: u32,
+    pub lkey: u32,
+    pub addr: u64,
+}
+
+impl RqWqe {
+    /// Parses the first [`RQ_WQE_LEN`] octets of `b`.
+    pub fn parse(b: &[u8]) -> Result<Self, DescError> {
+        if b.len() < RQ_WQE_LEN {
+            return Err(DescError::Truncated);
+        }
+        Ok(RqWqe {
+            length: be32(b, 0),
+            lkey: be32(b, 4),
+            addr: be64(b, 8),
+        })
+    }
+
+    /// The 16 octets of the WQE.
+    pub fn emit(&self) -> [u8; RQ_WQE_LEN] {
+        let mut b = [0u8; RQ_WQE_LEN];
+        b[0..4].copy_from_slice(&self.length.to_be_bytes());
+        b[4..8].copy_from_slice(&self.lkey.to_be_bytes());
+        b[8..16].copy_from_slice(&self.addr.to_be_bytes());
+        b
+    }
+}
+
+/// A CQE (16 octets, big-endian):
+///
+/// | octets | field |
+/// |---|---|
+/// | 0..2 | wqe_index: ring index of the SQ or RQ WQE |
+/// | 2 | opcode ([`crate::verbs::WcOpcode`]) |
+/// | 3 | status ([`crate::verbs::WcStatus`]) |
+/// | 4..8 | byte_len (received octets of a Recv; the WQE's length for a send-side success) |
+/// | 8..12 | inv_stag (a Recv with [`cqe_flags::WITH_INV`]) |
+/// | 12 | qp |
+/// | 13 | flags ([`cqe_flags`]) |
+/// | 14 | reserved, 0 |
+/// | 15 | bit 0: owner (phase): 1 on the first pass over the ring, flipped at each wrap |
+///
+/// The opcode and status octets are kept raw so that a CQE from a misbehaving device still
+/// parses; [`crate::verbs::WcOpcode::from_u8`] and [`crate::verbs::WcStatus::from_u8`]
+/// decode them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cqe {
+    pub wqe_index: u16,
+    pub opcode: u8,
+    pub status: u8,
+    pub byte_len: u32,
+    pub inv_stag: u32,
+    pub qp: u8,
+    pub flags: u8,
+    pub owner: bool,
+}
+
+impl Cqe {
+    /// Parses the first [`CQE_LEN`] octets of `b`.
+    pub fn parse(b: &[u8]) -> Result<Self, DescError> {
+        if b.len() < CQE_LEN {
+            return Err(DescError::Truncated);
+        }
+        Ok(Cqe {
+            wqe_index: u16::from_be_bytes([b[0], b[1]]),
+            opcode: b[2],
+            status: b[3],
+            byte_len: be32(b, 4),
+            inv_stag: be32(b, 8),
+            qp: b[12],
+            flags: b[13],
+            owner: b[15] & 1 == 1,
+        })
+    }
+
+    /// The 16 octets of the CQE.
+    pub fn emit(&self) -> [u8; CQE_LEN] {
+        let mut b = [0u8; CQE_LEN];
+        b[0..2].copy_from_slice(&self.wqe_index.to_be_bytes());
+        b[2] = self.opcode;
+        b[3] = self.status;
+        b[4..8].copy_from_slice(&self.byte_len.to_be_bytes());
+        b[8..12].copy_from_slice(&self.inv_stag.to_be_bytes());
+        b[12] = self.qp;
+        b[13] = self.flags;
+        b[15] = u8::from(self.owner);
+        b
+    }
+}
+
+/// The owner (phase) bit a CQE written at free-running producer index `pi` of a ring of
+/// `2^log2` entries carries: 1 on the first pass, flipped at each wrap.
+pub const fn cqe_owner(pi: u16, log2: u32) -> bool {
+    (pi >> log2) & 1 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verbs::{WcOpcode, WcStatus};
+
+    #[test]
+    fn sq_wqe_round_trip_and_layout() {
+        let w = SqWqe {
+            opcode: WqeOpcode::SendSeInv,
+            flags: wqe_flags::SIGNALED | wqe_flags::FENCE,
+            length: 0x0102_0304,
+            lkey: 0x0000_0142,
+            rkey: 0xAABB_CCDD,
+            addr: 0x1122_3344_5566_7788,
+            remote_addr: 0x99AA_BBCC_DDEE_FF00,
+        };
+        let b = w.emit();
+        assert_eq!(&b[..8], &[5, 3, 0, 0, 1, 2, 3, 4]);
+        assert_eq!(&b[12..16], &[0xAA, 0xBB, 0xCC, 0xDD]);
+        assert_eq!(b[16], 0x11);
+        assert_eq!(SqWqe::parse(&b), Ok(w));
+        assert_eq!(SqWqe::parse(&b[..31]), Err(DescError::Truncated));
+        let mut bad = b;
+        bad[0] = 0x40;
+        assert_eq!(SqWqe::parse(&bad), Err(DescError::UnknownOpcode(0x40)));
+    }
+
+    #[test]
+    fn rq_wqe_and_cqe_round_trip() {
+        let r = RqWqe {
+            length: 4096,
+            lkey: 0x0203,
+            addr: 0x8000,
+        };
+        assert_eq!(RqWqe::parse(&r.emit()), Ok(r));
+        let c = Cqe {
+            wqe_index: 0x1234,
+            opcode: WcOpcode::Recv as u8,
+            status: WcStatus::LocLenErr as u8,
+            byte_len: 77,
+            inv_stag: 0x0000_0501,
+            qp: 3,
+            flags: cqe_flags::WITH_INV,
+            owner: true,
+        };
+        let b = c.emit();
+        assert_eq!(&b[..4], &[0x12, 0x34, 128, 1]);
+        assert_eq!(b[15], 1);
+        assert_eq!(Cqe::parse(&b), Ok(c));
+    }
+
+    #[test]
+    fn owner_bit_flips_per_pass() {
+        assert!(cqe_owner(0, 2));
+        assert!(cqe_owner(3, 2));
+        assert!(!cqe_owner(4, 2));
+        assert!(cqe_owner(8, 2));
+        assert!(!cqe_owner(0xFFFF, 2));
+    }
+
+    #[test]
+    fn register_blocks_do_not_overlap() {
+        assert!(regs::qp_reg(3, regs::QP_STATUS) < regs::CQ_REGS);
+        assert!(regs::cq_reg(CQS - 1, regs::CQ_STATUS) < 1 << regs::MMIO_ADDR_BITS);
+        assert_eq!(WqeOpcode::SendInv.rdmap_opcode(), 4);
+        assert_eq!(WqeOpcode::RdmaRead.wc_opcode(), WcOpcode::RdmaRead);
+    }
+}

@@ -1,0 +1,1 @@
+//! Placeholder: the beat-level DMA port model (lands next).
