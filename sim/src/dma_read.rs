@@ -1,6 +1,6 @@
 //! The read side of the PCIe-like DMA port (DESIGN.md "Interface conventions"; issue 5 item 1):
 //! read requests (address, length, tag) answered from [`HostMemory`] after a configurable
-//! latency, split at the maximum read request size, with completions of different tags free to
+//! latency, split at the maximum read request size (at addresses aligned to it), with completions of different tags free to
 //! come back out of order (completions of one tag stay in order, as PCIe's do), and random
 //! back-pressure. Every read goes through the protection monitor ([`HostMemory::check_read`]).
 //!
@@ -81,7 +81,11 @@ impl DmaReadModel {
     pub fn request(&mut self, now: u64, addr: u32, len: usize, tag: u8) {
         let mut offset = 0;
         loop {
-            let n = (len - offset).min(self.cfg.max_read_request);
+            // Pieces end on `max_read_request`-aligned host addresses (as PCIe completions end
+            // on RCB boundaries), so every piece but the first starts aligned.
+            let at = addr.wrapping_add(offset as u32) as usize;
+            let room = self.cfg.max_read_request - at % self.cfg.max_read_request;
+            let n = (len - offset).min(room);
             let due = now + self.cfg.latency + self.rng.gen_range(0..=self.cfg.jitter);
             // A later piece of one tag is never due before an earlier one.
             let due = self

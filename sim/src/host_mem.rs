@@ -108,6 +108,20 @@ impl WriteBeat {
     }
 }
 
+/// Host memory the device may read or write outside every registered region: the descriptor
+/// rings a driver hands it (SQ and RQ rings: read; CQ rings: write).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceRange {
+    /// Host address of the first byte.
+    pub addr: u32,
+    /// Length in bytes.
+    pub len: u32,
+    /// The device may read it.
+    pub read: bool,
+    /// The device may write it.
+    pub write: bool,
+}
+
 /// Sparse host memory with the protection monitor and the DMA write log.
 #[derive(Clone, Debug, Default)]
 pub struct HostMemory {
@@ -116,6 +130,8 @@ pub struct HostMemory {
     regions: BTreeMap<u32, Region>,
     /// PD of each enabled QP (`None`: QP disabled).
     qp_pds: Vec<Option<u8>>,
+    /// Memory the device may touch outside every region (descriptor rings).
+    device: Vec<DeviceRange>,
     violations: Vec<Violation>,
     log: Vec<WriteBeat>,
     write_requests: u64,
@@ -158,6 +174,17 @@ impl HostMemory {
         self.regions.insert(id, region);
     }
 
+    /// Lets the device read (`read`) and / or write (`write`) `len` bytes at `addr` outside
+    /// every region: a descriptor ring the driver handed it.
+    pub fn allow_device(&mut self, addr: u32, len: u32, read: bool, write: bool) {
+        self.device.push(DeviceRange {
+            addr,
+            len,
+            read,
+            write,
+        });
+    }
+
     /// Marks region `id` invalid (its STag was invalidated); unknown ids are ignored.
     pub fn invalidate_region(&mut self, id: u32) {
         if let Some(r) = self.regions.get_mut(&id) {
@@ -180,6 +207,17 @@ impl HostMemory {
 
     /// Why an access of `kind` to the byte at `addr` is not allowed, or `None` if it is.
     pub fn why_denied(&self, addr: u32, kind: AccessKind) -> Option<String> {
+        let a = u64::from(addr);
+        if self.device.iter().any(|d| {
+            a >= u64::from(d.addr)
+                && a < u64::from(d.addr) + u64::from(d.len)
+                && match kind {
+                    AccessKind::Write => d.write,
+                    AccessKind::Read => d.read,
+                }
+        }) {
+            return None;
+        }
         let rights = match kind {
             AccessKind::Write => access::LOCAL_WRITE | access::REMOTE_WRITE,
             AccessKind::Read => access::LOCAL_READ | access::REMOTE_READ,
