@@ -243,3 +243,138 @@ fn campaign_long() {
         );
     }
 }
+
+/// The send engine's local checks share StagCheck with the receive path (`docs/core.md`,
+/// "RxPath additions"): every local request taken (`lchk_valid && lchk_ready`) is answered on
+/// `lrsp_*` exactly `STAG_CHECK_LATENCY` cycles later with the model's status and address,
+/// RxControl keeps priority, and the receive traffic running at the same time is all placed.
+#[test]
+fn local_checks_share_stagcheck_with_receive_traffic_verilator() {
+    use rand::{Rng, SeedableRng};
+    use rnic_hdl::ddp::stag_check::STAG_CHECK_LATENCY;
+    use rnic_proto::rdmap::{Body, DdpFields, Message};
+    use rnic_proto::verbs::access;
+    use rnic_sim::mutate::{slot, Setup, MAX_ULPDU};
+    use rnic_sim::rx_model::stag_check;
+    use rnic_sim::tb::rx_path::{Logged, RxPathBench};
+    let seed = 11;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let sim = BackendKind::Verilator
+        .build_untraced(RxPath::default())
+        .unwrap();
+    let mut bench = RxPathBench::new(sim, seed, Knobs::FULL_SPEED).unwrap();
+    let setup = Setup::standard(&mut rand::rngs::StdRng::seed_from_u64(seed));
+    for (i, e) in &setup.stags {
+        bench.program_stag(*i, *e);
+    }
+    bench.qp_cfg(0, setup.qps[0]);
+    bench.mpa_cfg(0, true, false, true, MAX_ULPDU);
+    let data = vec![0xA5u8; 64];
+    let entry = setup.entry(slot::WRITE).unwrap();
+    let writes: Vec<Vec<u8>> = (0..200u64)
+        .map(|k| {
+            emit(&Message {
+                last: true,
+                ddp: DdpFields::Tagged {
+                    stag: setup.stag(slot::WRITE),
+                    to: entry.base_to + (k * 64) % u64::from(entry.len - 64),
+                },
+                body: Body::RdmaWrite { payload: &data },
+            })
+        })
+        .collect();
+    bench.send_ulpdus(0, &writes);
+    let p = |b: &mut RxPathBench, n: &str| b.sim().input(n).unwrap();
+    let (v, st, to, len, pd, qp, acc) = (
+        p(&mut bench, "lchk_valid"),
+        p(&mut bench, "lchk_stag"),
+        p(&mut bench, "lchk_to"),
+        p(&mut bench, "lchk_len"),
+        p(&mut bench, "lchk_pd"),
+        p(&mut bench, "lchk_qp"),
+        p(&mut bench, "lchk_access"),
+    );
+    let o = |b: &mut RxPathBench, n: &str| b.sim().output(n).unwrap();
+    let (ready, rv, rs, ra) = (
+        o(&mut bench, "lchk_ready"),
+        o(&mut bench, "lrsp_valid"),
+        o(&mut bench, "lrsp_status"),
+        o(&mut bench, "lrsp_host_addr"),
+    );
+    let mut expected = std::collections::VecDeque::new();
+    let mut answered = 0;
+    let mut stalled = 0;
+    for i in 0..6000 {
+        let c = bench.cycles();
+        let (index, e) = setup.stags[rng.gen_range(0..setup.stags.len())];
+        let stag = if rng.gen_bool(0.1) {
+            make_bad(setup.stag(index))
+        } else {
+            setup.stag(index)
+        };
+        let t = e.base_to + rng.gen_range(0..u64::from(e.len) + 8);
+        let l = rng.gen_range(0..256u32);
+        let (pdv, qpv) = (rng.gen_range(0..3u8), rng.gen_range(0..4u8));
+        let rights = [access::LOCAL_READ, access::LOCAL_WRITE][rng.gen_range(0..2)];
+        let want = i < 5990 && rng.gen_bool(0.5);
+        let sim = bench.sim();
+        sim.set(v, u128::from(want));
+        sim.set(st, u128::from(stag));
+        sim.set(to, u128::from(t));
+        sim.set(len, u128::from(l));
+        sim.set(pd, u128::from(pdv));
+        sim.set(qp, u128::from(qpv));
+        sim.set(acc, u128::from(rights));
+        let taken = want && sim.get(ready) == 1;
+        stalled += usize::from(want && !taken);
+        if taken {
+            let entry = setup.entry(rnic_proto::verbs::stag_index(stag));
+            let res = stag_check(entry, stag, t, l, pdv, qpv, rights);
+            expected.push_back((c + STAG_CHECK_LATENCY as u64, res));
+        }
+        bench.step();
+        let sim = bench.sim();
+        sim.set(v, 0);
+        if sim.get(rv) == 1 {
+            let (due, res) = expected
+                .pop_front()
+                .expect("a local answer nobody asked for");
+            assert_eq!(bench.cycles(), due, "answer latency");
+            let sim = bench.sim();
+            let (status, addr) = (sim.get(rs) as u8, sim.get(ra) as u32);
+            match res {
+                Ok(a) => assert_eq!((status, addr), (0, a), "seed {seed}"),
+                Err(s) => assert_eq!(status, s, "seed {seed}"),
+            }
+            answered += 1;
+        }
+    }
+    bench.run_until_idle(100_000);
+    assert!(expected.is_empty(), "unanswered local checks");
+    assert!(answered > 1000, "only {answered} local checks answered");
+    assert!(
+        stalled > 0,
+        "RxControl never took priority: the test did not overlap"
+    );
+    let placed = bench
+        .log
+        .iter()
+        .map(|(_, l)| match l {
+            Logged::Write { bytes, .. } => bytes.len(),
+            _ => 0,
+        })
+        .sum::<usize>();
+    assert_eq!(placed, 200 * 64, "receive traffic not all placed");
+    assert!(
+        !bench
+            .log
+            .iter()
+            .any(|(_, l)| matches!(l, Logged::Terminate { .. })),
+        "a Terminate"
+    );
+}
+
+/// An STag with the key changed (an invalid STag).
+fn make_bad(stag: u32) -> u32 {
+    stag ^ 0x5A
+}

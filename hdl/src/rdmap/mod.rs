@@ -123,3 +123,6 @@ pub mod tx_arbiter;
 //        tx_len (the Terminate ULPDUs, for MpaTx); rx_idle (nothing in flight anywhere in the
 //        path: the firmware waits for it before a qp_cfg / mpa_cfg write of a connection that
 //        has received traffic; MpaRx, DdpRxParse and RxControl each have an `idle` output for it)
+//   and the send engine's local checks (`docs/core.md`, "RxPath additions"): in lchk_valid
+//        lchk_stag lchk_to lchk_len lchk_pd lchk_qp lchk_access; out lchk_ready lrsp_valid
+//        lrsp_status lrsp_host_addr

@@ -32,7 +32,7 @@ use crate::config::{
 };
 use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
-use crate::ddp::stag_check::StagCheck;
+use crate::ddp::stag_check::{StagCheck, STAG_CHECK_LATENCY};
 use crate::mpa::mpa_rx::MpaRx;
 use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::terminate_tx::TerminateTx;
@@ -148,8 +148,22 @@ pub struct RxPath {
     /// Drained: no byte, job, check, verdict, done, event or Terminate in flight in any block
     /// (see the module docs). A register.
     pub rx_idle: Signal<Out, Bit>,
+    // The send engine's local STag checks (a second StagCheck port, `docs/core.md`).
+    pub lchk_valid: Signal<In, Bit>,
+    pub lchk_ready: Signal<Out, Bit>,
+    pub lchk_stag: Signal<In, Bits<32>>,
+    pub lchk_to: Signal<In, Bits<64>>,
+    pub lchk_len: Signal<In, Bits<32>>,
+    pub lchk_pd: Signal<In, Bits<PD_BITS>>,
+    pub lchk_qp: Signal<In, Bits<CONN_BITS>>,
+    pub lchk_access: Signal<In, Bits<4>>,
+    pub lrsp_valid: Signal<Out, Bit>,
+    pub lrsp_status: Signal<Out, Bits<3>>,
+    pub lrsp_host_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
 
     idle_q: DFF<Bit>,
+    /// `lchk_own[i]`: the StagCheck request of `i + 1` cycles ago was a local check.
+    lchk_own: [DFF<Bit>; STAG_CHECK_LATENCY],
     mpa: MpaRx,
     parse: DdpRxParse,
     check: StagCheck,
@@ -236,19 +250,46 @@ impl Logic for RxPath {
         self.check.prog_base_to.next = self.prog_base_to.val();
         self.check.prog_len.next = self.prog_len.val();
         self.check.prog_host_addr.next = self.prog_host_addr.val();
-        self.check.chk_valid.next = self.control.chk_valid.val();
+        // StagCheck's two requesters (`docs/core.md`, "RxPath additions"): RxControl first;
+        // the send engine's local check takes the cycles RxControl leaves free. The answer
+        // comes STAG_CHECK_LATENCY cycles later; `lchk_own` remembers whose it is.
+        self.lchk_ready.next = !self.control.chk_valid.val();
+        self.lchk_own[0].clock.next = self.clock.val();
+        self.lchk_own[1].clock.next = self.clock.val();
+        self.lchk_own[2].clock.next = self.clock.val();
+        self.lchk_own[3].clock.next = self.clock.val();
+        self.lchk_own[4].clock.next = self.clock.val();
+        self.lchk_own[0].d.next = self.lchk_valid.val() && !self.control.chk_valid.val();
+        self.lchk_own[1].d.next = self.lchk_own[0].q.val();
+        self.lchk_own[2].d.next = self.lchk_own[1].q.val();
+        self.lchk_own[3].d.next = self.lchk_own[2].q.val();
+        self.lchk_own[4].d.next = self.lchk_own[3].q.val();
+        self.check.chk_valid.next = self.control.chk_valid.val() || self.lchk_valid.val();
         self.check.chk_tag.next = self.control.chk_tag.val();
-        self.check.chk_stag.next = self.control.chk_stag.val();
-        self.check.chk_to.next = self.control.chk_to.val();
-        self.check.chk_len.next = self.control.chk_len.val();
-        self.check.chk_pd.next = self.control.chk_pd.val();
-        self.check.chk_qp.next = self.control.chk_qp.val();
-        self.check.chk_access.next = self.control.chk_access.val();
-        self.check.chk_invalidate.next = self.control.chk_invalidate.val();
-        self.control.rsp_valid.next = self.check.rsp_valid.val();
+        if self.control.chk_valid.val() {
+            self.check.chk_stag.next = self.control.chk_stag.val();
+            self.check.chk_to.next = self.control.chk_to.val();
+            self.check.chk_len.next = self.control.chk_len.val();
+            self.check.chk_pd.next = self.control.chk_pd.val();
+            self.check.chk_qp.next = self.control.chk_qp.val();
+            self.check.chk_access.next = self.control.chk_access.val();
+            self.check.chk_invalidate.next = self.control.chk_invalidate.val();
+        } else {
+            self.check.chk_stag.next = self.lchk_stag.val();
+            self.check.chk_to.next = self.lchk_to.val();
+            self.check.chk_len.next = self.lchk_len.val();
+            self.check.chk_pd.next = self.lchk_pd.val();
+            self.check.chk_qp.next = self.lchk_qp.val();
+            self.check.chk_access.next = self.lchk_access.val();
+            self.check.chk_invalidate.next = false;
+        }
+        self.control.rsp_valid.next = self.check.rsp_valid.val() && !self.lchk_own[4].q.val();
         self.control.rsp_tag.next = self.check.rsp_tag.val();
         self.control.rsp_status.next = self.check.rsp_status.val();
         self.control.rsp_host_addr.next = self.check.rsp_host_addr.val();
+        self.lrsp_valid.next = self.check.rsp_valid.val() && self.lchk_own[4].q.val();
+        self.lrsp_status.next = self.check.rsp_status.val();
+        self.lrsp_host_addr.next = self.check.rsp_host_addr.val();
 
         // RxControl ↔ RxPlace (verdicts, segment ends).
         self.placer.vd_valid.next = self.control.vd_valid.val();
@@ -365,6 +406,7 @@ impl Logic for RxPath {
 
 // The tag width is part of the RxControl / StagCheck contract; named here so a change of it
 // shows in the top.
+const _: () = assert!(STAG_CHECK_LATENCY == 5, "lchk_own is wired for 5 stages");
 const _: () = assert!(CHK_TAG_BITS >= 2 && HDR_ADDR_BITS == CONN_BITS + 1 + HDR_WORD_BITS);
 
 crate::sim_ports!(impl[] RxPath {
@@ -374,11 +416,13 @@ crate::sim_ports!(impl[] RxPath {
         prog_valid, prog_key, prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv,
         prog_base_to, prog_len, prog_host_addr, dma_wr_ready, rq_req_ready, rq_rsp_valid,
         rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp,
-        irq_done, irq_done_qp, irq_ready, cqe_ready, aev_ready, tx_ready;
+        irq_done, irq_done_qp, irq_ready, cqe_ready, aev_ready, tx_ready, lchk_valid, lchk_stag,
+        lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access;
     outputs: llp_ready, raw_data, raw_keep, raw_last, raw_valid, raw_conn, dma_wr_addr,
         dma_wr_data, dma_wr_keep, dma_wr_last, dma_wr_valid, rq_req_valid, rq_req_qp, rq_req_pop,
         irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
         irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
         cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer,
-        aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle;
+        aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle,
+        lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr;
 });
