@@ -95,6 +95,7 @@ fn event_line(cycle: u64, ev: &Logged) -> String {
                 Some(AsyncEventKind::TerminateSent) => "terminate_sent".to_string(),
                 Some(AsyncEventKind::TerminateReceived) => "terminate_received".to_string(),
                 Some(AsyncEventKind::BadTerminateReceived) => "bad_terminate_received".to_string(),
+                Some(AsyncEventKind::CqOverflow) => "cq_overflow".to_string(),
                 None => format!("{:#x}", a.kind),
             };
             format!(
