@@ -1,8 +1,10 @@
 //! `rnic-driver`: the host side of the RNIC.
 //!
-//! Today it holds the `rnic` command-line tool's commands ([`cli`]); the verbs-style API
-//! (device, PD, MR, CQ, QP, work requests, completions) over the simulated device is issue 6.
+//! - [`verbs`]: the verbs-style API (device, PD, MR, CQ, QP, work requests, completions) over
+//!   the simulated device, reaching the core through MMIO and host memory only.
+//! - [`cli`]: the `rnic` command-line tool's commands; [`bench`] and [`inject`] behind them.
 
 pub mod bench;
 pub mod cli;
 pub mod inject;
+pub mod verbs;

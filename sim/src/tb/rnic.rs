@@ -1,1 +1,392 @@
-//! Placeholder (`docs/core.md`).
+//! The simulated device: the whole core ([`rnic_hdl::top::rnic::Rnic`]) on a back end, with
+//! host memory behind its DMA port ([`DmaPort`], [`HostMemory`] and its protection monitor),
+//! an MMIO port driven one register access at a time, and its LLP port connected to an
+//! [`Llp`] (the loopback model, a software peer, a TCP bridge).
+//!
+//! This is what a driver talks to: it reaches the core only through [`SimDevice::mmio_write`],
+//! [`SimDevice::mmio_read`] and host memory ([`SimDevice::mem`]), as it would a PCIe device;
+//! time passes in [`SimDevice::step`]. The device drives the port by NAME through
+//! [`Backend`], so it runs on both back ends (Verilator for anything long).
+//!
+//! Cycle convention (as every bench): inputs are set, combinational `ready`s read, the
+//! handshakes that happen at this edge are recorded, then [`Backend::tick`].
+
+use crate::dma_port::{DmaConfig, DmaPort};
+use crate::host_mem::HostMemory;
+use crate::stream::{beat_payload, Beat};
+use crate::testbench::{Backend, BackendKind, InputId, OutputId};
+use anyhow::{bail, Result};
+use rnic_hdl::top::rnic::Rnic;
+use std::path::Path;
+
+/// Datapath width of the Cu build (bits).
+const WIDTH: usize = 32;
+
+/// The network side of the core's LLP port: an in-order byte stream per connection.
+pub trait Llp {
+    /// `llp_tx_ready` for cycle `now` (asked once per cycle).
+    fn tx_ready(&mut self, now: u64) -> bool;
+    /// The core sent a beat on connection `conn` in cycle `now` (only the `keep` lanes count).
+    fn tx_beat(&mut self, now: u64, conn: usize, beat: Beat);
+    /// The beat offered on `llp_rx_*` in cycle `now` (the same until taken), with its
+    /// connection.
+    fn rx_offer(&mut self, now: u64) -> Option<(usize, Beat)>;
+    /// The offered beat was taken in cycle `now`.
+    fn rx_taken(&mut self, now: u64);
+    /// Bytes in flight inside the model.
+    fn busy(&self) -> bool;
+}
+
+/// How the device is built.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceConfig {
+    /// Back end.
+    pub backend: BackendKind,
+    /// The DMA port's latency, split and back-pressure.
+    pub dma: DmaConfig,
+    /// Seed of every random choice of the models.
+    pub seed: u64,
+}
+
+impl Default for DeviceConfig {
+    /// Verilator, the default DMA model (latency 50, no back-pressure), seed 1.
+    fn default() -> Self {
+        DeviceConfig {
+            backend: BackendKind::Verilator,
+            dma: DmaConfig::default(),
+            seed: 1,
+        }
+    }
+}
+
+/// Counters of a run, for benchmarks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceStats {
+    /// LLP TX beats and bytes (kept octets) per connection.
+    pub llp_tx_beats: [u64; 4],
+    pub llp_tx_bytes: [u64; 4],
+    /// Cycle of the first and last LLP TX beat per connection.
+    pub llp_tx_first: [Option<u64>; 4],
+    pub llp_tx_last: [Option<u64>; 4],
+    /// LLP RX beats and bytes per connection, and the cycle of the last RX beat.
+    pub llp_rx_beats: [u64; 4],
+    pub llp_rx_bytes: [u64; 4],
+    pub llp_rx_last: [Option<u64>; 4],
+    /// DMA read requests, completion beats; write beats and bytes.
+    pub dma_rd_requests: u64,
+    pub dma_rd_beats: u64,
+    pub dma_wr_beats: u64,
+    pub dma_wr_bytes: u64,
+    /// Cycle of every DMA write request's last beat, with the request's first address.
+    pub dma_wr_packets: Vec<(u64, u32)>,
+}
+
+/// Port ids of [`Rnic`].
+#[derive(Clone, Copy)]
+struct Ports {
+    llp_rx_data: InputId,
+    llp_rx_keep: InputId,
+    llp_rx_last: InputId,
+    llp_rx_valid: InputId,
+    llp_rx_conn: InputId,
+    llp_tx_ready: InputId,
+    raw_rx_ready: InputId,
+    raw_tx_valid: InputId,
+    mmio_valid: InputId,
+    mmio_write: InputId,
+    mmio_addr: InputId,
+    mmio_wdata: InputId,
+    dma_rd_req_ready: InputId,
+    dma_rd_cpl_valid: InputId,
+    dma_rd_cpl_tag: InputId,
+    dma_rd_cpl_data: InputId,
+    dma_rd_cpl_keep: InputId,
+    dma_rd_cpl_last: InputId,
+    dma_wr_ready: InputId,
+    dma_wr_done: InputId,
+    llp_rx_ready: OutputId,
+    llp_tx_data: OutputId,
+    llp_tx_keep: OutputId,
+    llp_tx_last: OutputId,
+    llp_tx_valid: OutputId,
+    llp_tx_conn: OutputId,
+    raw_rx_valid: OutputId,
+    mmio_rvalid: OutputId,
+    mmio_rdata: OutputId,
+    dma_rd_req_valid: OutputId,
+    dma_rd_req_addr: OutputId,
+    dma_rd_req_len: OutputId,
+    dma_rd_req_tag: OutputId,
+    dma_wr_valid: OutputId,
+    dma_wr_addr: OutputId,
+    dma_wr_data: OutputId,
+    dma_wr_keep: OutputId,
+    dma_wr_last: OutputId,
+}
+
+impl Ports {
+    fn new(sim: &dyn Backend) -> Result<Ports> {
+        macro_rules! ports {
+            (in: $($i:ident),* ; out: $($o:ident),* $(,)?) => {
+                Ports { $($i: sim.input(stringify!($i))?,)* $($o: sim.output(stringify!($o))?,)* }
+            };
+        }
+        Ok(ports!(
+            in: llp_rx_data, llp_rx_keep, llp_rx_last, llp_rx_valid, llp_rx_conn, llp_tx_ready,
+                raw_rx_ready, raw_tx_valid, mmio_valid, mmio_write, mmio_addr, mmio_wdata,
+                dma_rd_req_ready, dma_rd_cpl_valid, dma_rd_cpl_tag, dma_rd_cpl_data,
+                dma_rd_cpl_keep, dma_rd_cpl_last, dma_wr_ready, dma_wr_done;
+            out: llp_rx_ready, llp_tx_data, llp_tx_keep, llp_tx_last, llp_tx_valid, llp_tx_conn,
+                raw_rx_valid, mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr,
+                dma_rd_req_len, dma_rd_req_tag, dma_wr_valid, dma_wr_addr, dma_wr_data,
+                dma_wr_keep, dma_wr_last,
+        ))
+    }
+}
+
+/// The simulated device (see the module documentation).
+pub struct SimDevice {
+    sim: Box<dyn Backend>,
+    p: Ports,
+    mem: HostMemory,
+    dma: DmaPort,
+    llp: Box<dyn Llp>,
+    stats: DeviceStats,
+    /// First address of the DMA write request in progress.
+    wr_open: Option<u32>,
+}
+
+impl SimDevice {
+    /// Builds the core on `cfg.backend` with its LLP port on `llp`.
+    pub fn new(cfg: DeviceConfig, llp: Box<dyn Llp>) -> Result<Self> {
+        let sim = cfg.backend.build_untraced(Rnic::default())?;
+        Self::with_backend(sim, cfg, llp)
+    }
+
+    /// As [`SimDevice::new`], with a VCD waveform of every cycle written to `vcd`.
+    pub fn new_traced(cfg: DeviceConfig, llp: Box<dyn Llp>, vcd: &Path) -> Result<Self> {
+        let mut sim = cfg.backend.build(Rnic::default())?;
+        sim.trace_to(vcd)?;
+        Self::with_backend(sim, cfg, llp)
+    }
+
+    fn with_backend(
+        mut sim: Box<dyn Backend>,
+        cfg: DeviceConfig,
+        llp: Box<dyn Llp>,
+    ) -> Result<Self> {
+        let p = Ports::new(sim.as_ref())?;
+        for id in [
+            p.mmio_valid,
+            p.raw_tx_valid,
+            p.llp_rx_valid,
+            p.dma_rd_cpl_valid,
+        ] {
+            sim.set(id, 0);
+        }
+        sim.set(p.raw_rx_ready, 1);
+        Ok(SimDevice {
+            sim,
+            p,
+            mem: HostMemory::new(),
+            dma: DmaPort::new(cfg.dma, cfg.seed),
+            llp,
+            stats: DeviceStats::default(),
+            wr_open: None,
+        })
+    }
+
+    /// The back end's name.
+    pub fn backend_name(&self) -> &'static str {
+        self.sim.name()
+    }
+
+    /// Host memory (and its protection monitor).
+    pub fn mem(&self) -> &HostMemory {
+        &self.mem
+    }
+
+    /// Host memory, to write buffers and descriptors, and to register regions with the monitor.
+    pub fn mem_mut(&mut self) -> &mut HostMemory {
+        &mut self.mem
+    }
+
+    /// The LLP model.
+    pub fn llp(&self) -> &dyn Llp {
+        self.llp.as_ref()
+    }
+
+    /// The LLP model, mutable.
+    pub fn llp_mut(&mut self) -> &mut dyn Llp {
+        self.llp.as_mut()
+    }
+
+    /// Cycles run so far.
+    pub fn cycles(&self) -> u64 {
+        self.sim.cycles()
+    }
+
+    /// Counters since the start (or [`SimDevice::reset_stats`]).
+    pub fn stats(&self) -> &DeviceStats {
+        &self.stats
+    }
+
+    /// Clears the counters.
+    pub fn reset_stats(&mut self) {
+        self.stats = DeviceStats::default();
+    }
+
+    /// Whether the models around the core hold work (DMA reads, write-dones, LLP bytes).
+    pub fn models_busy(&self) -> bool {
+        self.dma.busy() || self.llp.busy()
+    }
+
+    /// One MMIO register write (takes one cycle).
+    pub fn mmio_write(&mut self, addr: u16, value: u32) {
+        let p = self.p;
+        self.sim.set(p.mmio_valid, 1);
+        self.sim.set(p.mmio_write, 1);
+        self.sim.set(p.mmio_addr, u128::from(addr));
+        self.sim.set(p.mmio_wdata, u128::from(value));
+        self.step();
+        self.sim.set(p.mmio_valid, 0);
+        self.sim.set(p.mmio_write, 0);
+    }
+
+    /// One MMIO register read (two cycles: the request, then the data).
+    pub fn mmio_read(&mut self, addr: u16) -> Result<u32> {
+        let p = self.p;
+        self.sim.set(p.mmio_valid, 1);
+        self.sim.set(p.mmio_write, 0);
+        self.sim.set(p.mmio_addr, u128::from(addr));
+        self.step();
+        self.sim.set(p.mmio_valid, 0);
+        for _ in 0..4 {
+            if self.sim.get(p.mmio_rvalid) == 1 {
+                return Ok(self.sim.get(p.mmio_rdata) as u32);
+            }
+            self.step();
+        }
+        bail!("MMIO read of {addr:#05x}: no mmio_rvalid within 4 cycles")
+    }
+
+    /// Runs `n` cycles.
+    pub fn run(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Runs until `done(self)` holds (checked every `every` cycles), at most `max` cycles;
+    /// returns the cycles run, or an error naming `what` at the limit.
+    pub fn run_until(
+        &mut self,
+        what: &str,
+        max: u64,
+        every: u64,
+        mut done: impl FnMut(&mut SimDevice) -> bool,
+    ) -> Result<u64> {
+        let start = self.cycles();
+        loop {
+            if done(self) {
+                return Ok(self.cycles() - start);
+            }
+            if self.cycles() - start >= max {
+                bail!("{what}: not reached within {max} cycles");
+            }
+            for _ in 0..every.max(1) {
+                self.step();
+            }
+        }
+    }
+
+    /// One clock cycle of the core and every model around it.
+    pub fn step(&mut self) {
+        let now = self.sim.cycles();
+        let p = self.p;
+        // DMA read completions: one beat per cycle, no ready.
+        match self.dma.rd_beat(now, &mut self.mem) {
+            Some(b) => {
+                self.sim.set(p.dma_rd_cpl_valid, 1);
+                self.sim.set(p.dma_rd_cpl_tag, u128::from(b.tag));
+                self.sim.set(p.dma_rd_cpl_data, u128::from(b.data));
+                self.sim.set(p.dma_rd_cpl_keep, u128::from(b.keep));
+                self.sim.set(p.dma_rd_cpl_last, u128::from(b.last));
+                self.stats.dma_rd_beats += 1;
+            }
+            None => self.sim.set(p.dma_rd_cpl_valid, 0),
+        }
+        let done = self.dma.wr_done(now);
+        self.sim.set(p.dma_wr_done, u128::from(done));
+        let rd_req_ready = self.dma.rd_req_ready(now);
+        self.sim.set(p.dma_rd_req_ready, u128::from(rd_req_ready));
+        let wr_ready = self.dma.wr_ready(now);
+        self.sim.set(p.dma_wr_ready, u128::from(wr_ready));
+        // LLP.
+        let tx_ready = self.llp.tx_ready(now);
+        self.sim.set(p.llp_tx_ready, u128::from(tx_ready));
+        let offer = self.llp.rx_offer(now);
+        match offer {
+            Some((conn, b)) => {
+                self.sim.set(p.llp_rx_valid, 1);
+                self.sim.set(p.llp_rx_data, b.data);
+                self.sim.set(p.llp_rx_keep, b.keep);
+                self.sim.set(p.llp_rx_last, u128::from(b.last));
+                self.sim.set(p.llp_rx_conn, conn as u128);
+            }
+            None => self.sim.set(p.llp_rx_valid, 0),
+        }
+
+        // Handshakes at this edge.
+        if let Some((conn, b)) = offer {
+            if self.sim.get(p.llp_rx_ready) == 1 {
+                self.llp.rx_taken(now);
+                let c = conn % 4;
+                self.stats.llp_rx_beats[c] += 1;
+                self.stats.llp_rx_bytes[c] += u64::from((b.keep as u8).count_ones());
+                self.stats.llp_rx_last[c] = Some(now);
+            }
+        }
+        if tx_ready && self.sim.get(p.llp_tx_valid) == 1 {
+            let conn = self.sim.get(p.llp_tx_conn) as usize;
+            let beat = Beat {
+                data: self.sim.get(p.llp_tx_data),
+                keep: self.sim.get(p.llp_tx_keep),
+                last: self.sim.get(p.llp_tx_last) == 1,
+            };
+            let c = conn % 4;
+            self.stats.llp_tx_beats[c] += 1;
+            self.stats.llp_tx_bytes[c] += beat_payload(&beat, WIDTH).len() as u64;
+            self.stats.llp_tx_first[c].get_or_insert(now);
+            self.stats.llp_tx_last[c] = Some(now);
+            self.llp.tx_beat(now, conn, beat);
+        }
+        if rd_req_ready && self.sim.get(p.dma_rd_req_valid) == 1 {
+            let addr = self.sim.get(p.dma_rd_req_addr) as u32;
+            let len = self.sim.get(p.dma_rd_req_len) as usize;
+            let tag = self.sim.get(p.dma_rd_req_tag) as u8;
+            self.dma.rd_request(now, addr, len, tag);
+            self.stats.dma_rd_requests += 1;
+        }
+        if wr_ready && self.sim.get(p.dma_wr_valid) == 1 {
+            let addr = self.sim.get(p.dma_wr_addr) as u32;
+            let data = self.sim.get(p.dma_wr_data) as u32;
+            let keep = self.sim.get(p.dma_wr_keep) as u8;
+            let last = self.sim.get(p.dma_wr_last) == 1;
+            self.dma.wr_beat(now, &mut self.mem, addr, data, keep, last);
+            self.stats.dma_wr_beats += 1;
+            self.stats.dma_wr_bytes += u64::from(keep.count_ones());
+            let first = *self.wr_open.get_or_insert(addr);
+            if last {
+                self.stats.dma_wr_packets.push((now, first));
+                self.wr_open = None;
+            }
+        }
+        self.sim.tick();
+    }
+
+    /// Whether the core offers raw (non-FPDU) bytes to the firmware now.
+    pub fn raw_rx_pending(&mut self) -> bool {
+        self.sim.get(self.p.raw_rx_valid) == 1
+    }
+}

@@ -1,0 +1,471 @@
+//! Queue pairs: creation, connection, work requests and completions.
+
+use super::{Cq, Device, Pd, Qp, Result, VerbsError};
+use rnic_proto::host::{regs, wqe_flags, RqWqe, SqWqe, WqeOpcode, RQ_WQE_LEN, SQ_WQE_LEN};
+use rnic_proto::verbs::{stag_index, WcOpcode, WcStatus};
+use std::collections::VecDeque;
+
+/// A scatter / gather element: `length` bytes at `addr` (a tagged offset of `lkey`'s region).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sge {
+    pub addr: u64,
+    pub length: u32,
+    pub lkey: u32,
+}
+
+/// The operation of a send work request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendOp {
+    /// RDMA Write of the SGE to (`rkey`, `remote_addr`) at the peer.
+    RdmaWrite { remote_addr: u64, rkey: u32 },
+    /// RDMA Read of (`rkey`, `remote_addr`) at the peer into the SGE.
+    RdmaRead { remote_addr: u64, rkey: u32 },
+    /// Send.
+    Send,
+    /// Send with Invalidate of `invalidate_rkey` at the peer.
+    SendInv { invalidate_rkey: u32 },
+    /// Send with Solicited Event.
+    SendSe,
+    /// Send with Solicited Event and Invalidate.
+    SendSeInv { invalidate_rkey: u32 },
+}
+
+impl SendOp {
+    fn wqe(self) -> (WqeOpcode, u32, u64) {
+        match self {
+            SendOp::RdmaWrite { remote_addr, rkey } => (WqeOpcode::RdmaWrite, rkey, remote_addr),
+            SendOp::RdmaRead { remote_addr, rkey } => (WqeOpcode::RdmaRead, rkey, remote_addr),
+            SendOp::Send => (WqeOpcode::Send, 0, 0),
+            SendOp::SendInv { invalidate_rkey } => (WqeOpcode::SendInv, invalidate_rkey, 0),
+            SendOp::SendSe => (WqeOpcode::SendSe, 0, 0),
+            SendOp::SendSeInv { invalidate_rkey } => (WqeOpcode::SendSeInv, invalidate_rkey, 0),
+        }
+    }
+}
+
+/// A send work request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendWr {
+    /// Returned in the work completion.
+    pub wr_id: u64,
+    pub op: SendOp,
+    /// At most one element in this version of the core; none for a zero-length message.
+    pub sg_list: Vec<Sge>,
+    /// Complete with a work completion on success (errors always complete).
+    pub signaled: bool,
+    /// Wait for every earlier RDMA Read of the QP to complete first.
+    pub fence: bool,
+}
+
+/// A receive work request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecvWr {
+    pub wr_id: u64,
+    /// Exactly one element in this version of the core.
+    pub sg_list: Vec<Sge>,
+}
+
+/// A work completion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wc {
+    pub wr_id: u64,
+    pub qp: usize,
+    pub opcode: WcOpcode,
+    pub status: WcStatus,
+    /// Received bytes of a Recv; the request's length for a successful send-side completion.
+    pub byte_len: u32,
+    /// The STag a received Send with Invalidate invalidated.
+    pub invalidated: Option<u32>,
+    /// A received Send with Solicited Event.
+    pub solicited: bool,
+}
+
+/// Ring sizes of a QP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpCaps {
+    /// log2 of the send queue entries (1..=15).
+    pub sq_log2: u32,
+    /// log2 of the receive queue entries (1..=15).
+    pub rq_log2: u32,
+}
+
+impl Default for QpCaps {
+    /// 256 send and 256 receive work requests.
+    fn default() -> Self {
+        QpCaps {
+            sq_log2: 8,
+            rq_log2: 8,
+        }
+    }
+}
+
+/// What the two ends of a connection agreed (MPA negotiation, RFC 5044 §7.1 and RFC 6581):
+/// the QP is programmed with these when it goes to RTS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnParams {
+    /// CRC on received / sent FPDUs.
+    pub rx_crc: bool,
+    pub tx_crc: bool,
+    /// Markers in received / sent FPDUs.
+    pub rx_markers: bool,
+    pub tx_markers: bool,
+    /// Inbound Read Requests queued at most (IRD) and outbound Reads outstanding (ORD), 0..=15.
+    pub ird: u8,
+    pub ord: u8,
+    /// The largest ULPDU accepted and the peer's: DDP segments are cut to `tx_mulpdu`.
+    pub rx_max_ulpdu: u16,
+    pub tx_mulpdu: u16,
+}
+
+impl Default for ConnParams {
+    /// CRC on, markers off (DESIGN.md), IRD = ORD = 4, MULPDU 1454 (a 1500-octet Ethernet MTU
+    /// less the IP, TCP and MPA overhead) each way, up to 65535 accepted.
+    fn default() -> Self {
+        ConnParams {
+            rx_crc: true,
+            tx_crc: true,
+            rx_markers: false,
+            tx_markers: false,
+            ird: 4,
+            ord: 4,
+            rx_max_ulpdu: u16::MAX,
+            tx_mulpdu: 1454,
+        }
+    }
+}
+
+/// Where a QP is (RFC 5040 §6 states, as the driver sees them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QpState {
+    /// Created, not connected.
+    Idle,
+    /// Connected, moving data (RTS).
+    Rts,
+    /// A work request failed or an asynchronous event came: every further work request
+    /// completes in flush error.
+    Error,
+}
+
+impl QpState {
+    fn name(self) -> &'static str {
+        match self {
+            QpState::Idle => "not connected",
+            QpState::Rts => "ready to send",
+            QpState::Error => "in error",
+        }
+    }
+}
+
+/// A posted, uncompleted work request.
+#[derive(Debug, Clone)]
+pub(super) struct Posted {
+    pub wr_id: u64,
+    /// STags it names (released at completion).
+    pub stags: Vec<u32>,
+}
+
+/// The driver's state of one QP.
+#[derive(Debug, Clone)]
+pub(super) struct QpEntry {
+    pub pd: Pd,
+    pub send_cq: Cq,
+    pub recv_cq: Cq,
+    pub caps: QpCaps,
+    pub sq_base: u64,
+    pub rq_base: u64,
+    /// Producer indexes and the outstanding work requests from the consumer on.
+    pub sq_pi: u16,
+    pub rq_pi: u16,
+    pub sq: VecDeque<(u16, Posted)>,
+    pub rq: VecDeque<(u16, Posted)>,
+    pub state: QpState,
+}
+
+impl QpEntry {
+    /// The work request a CQE at ring `index` completes. Send queue completions are in order
+    /// and an unsignaled success has no CQE, so the entries before `index` completed silently.
+    pub fn take_completed(&mut self, recv: bool, index: u16) -> Option<Posted> {
+        let q = if recv { &mut self.rq } else { &mut self.sq };
+        let at = q.iter().position(|(i, _)| *i == index)?;
+        let mut done: Vec<(u16, Posted)> = q.drain(..=at).collect();
+        done.pop().map(|(_, p)| p)
+    }
+}
+
+impl Device {
+    pub(super) fn qp_ref(&self, qp: Qp) -> Result<&QpEntry> {
+        self.qps
+            .get(qp.0)
+            .and_then(Option::as_ref)
+            .ok_or(VerbsError::BadHandle("QP"))
+    }
+
+    /// Creates a QP in `pd` with its send and receive completions on `send_cq` / `recv_cq`.
+    /// The rings are allocated in host memory; the QP is idle until [`Device::connect`].
+    pub fn create_qp(&mut self, pd: Pd, send_cq: Cq, recv_cq: Cq, caps: QpCaps) -> Result<Qp> {
+        self.check_pd(pd)?;
+        self.cq_state(send_cq)?;
+        self.cq_state(recv_cq)?;
+        for (name, l) in [("SQ", caps.sq_log2), ("RQ", caps.rq_log2)] {
+            if !(1..=15).contains(&l) {
+                return Err(VerbsError::InvalidArgument(format!(
+                    "{name} of 2^{l} entries: log2 must be 1..=15"
+                )));
+            }
+        }
+        let n = self
+            .qps
+            .iter()
+            .position(Option::is_none)
+            .ok_or(VerbsError::NoResources {
+                what: "QP",
+                max: self.caps.qps,
+            })?;
+        let sq_bytes = (SQ_WQE_LEN as u64) << caps.sq_log2;
+        let rq_bytes = (RQ_WQE_LEN as u64) << caps.rq_log2;
+        let sq = self.alloc_buf(sq_bytes, 64)?;
+        let rq = self.alloc_buf(rq_bytes, 64)?;
+        let mem = self.dev.mem_mut();
+        mem.allow_device(sq.addr as u32, sq_bytes as u32, true, false);
+        mem.allow_device(rq.addr as u32, rq_bytes as u32, true, false);
+        self.cq_state(send_cq)?.users += 1;
+        self.cq_state(recv_cq)?.users += 1;
+        self.pd_users[usize::from(pd.0)] += 1;
+        self.qps[n] = Some(QpEntry {
+            pd,
+            send_cq,
+            recv_cq,
+            caps,
+            sq_base: sq.addr,
+            rq_base: rq.addr,
+            sq_pi: 0,
+            rq_pi: 0,
+            sq: VecDeque::new(),
+            rq: VecDeque::new(),
+            state: QpState::Idle,
+        });
+        Ok(Qp(n))
+    }
+
+    /// The driver's view of the QP's state.
+    pub fn qp_state(&self, qp: Qp) -> Result<QpState> {
+        Ok(self.qp_ref(qp)?.state)
+    }
+
+    /// Moves the QP to RTS with the connection's negotiated parameters: programs its context
+    /// (QP_ULPDU, rings, QP_CTRL with FPDU mode), which also resets its sequence numbers and
+    /// ring indexes. The LLP connection must be set up (MPA exchanged) before.
+    pub fn connect(&mut self, qp: Qp, p: ConnParams) -> Result<()> {
+        let q = self.qp_ref(qp)?.clone();
+        if p.ird > 15 || p.ord > 15 {
+            return Err(VerbsError::InvalidArgument(format!(
+                "IRD {} / ORD {}: at most 15",
+                p.ird, p.ord
+            )));
+        }
+        if q.state != QpState::Idle {
+            return Err(VerbsError::QpNotReady {
+                qp: qp.0,
+                state: q.state.name(),
+            });
+        }
+        // The receive path must be drained before a QP's context changes (rdmap::rx_path).
+        self.dev
+            .run_until("receive path idle before QP commit", 100_000, 4, |d| {
+                d.mmio_read(regs::STATUS)
+                    .is_ok_and(|s| s & regs::STATUS_RX_IDLE != 0)
+            })?;
+        let n = qp.0;
+        self.dev.mmio_write(
+            regs::qp_reg(n, regs::QP_ULPDU),
+            u32::from(p.rx_max_ulpdu) | u32::from(p.tx_mulpdu) << 16,
+        );
+        self.dev
+            .mmio_write(regs::qp_reg(n, regs::QP_SQ_BASE), q.sq_base as u32);
+        self.dev
+            .mmio_write(regs::qp_reg(n, regs::QP_SQ_LOG2), q.caps.sq_log2);
+        self.dev
+            .mmio_write(regs::qp_reg(n, regs::QP_RQ_BASE), q.rq_base as u32);
+        self.dev
+            .mmio_write(regs::qp_reg(n, regs::QP_RQ_LOG2), q.caps.rq_log2);
+        let mut ctrl = regs::QP_CTRL_ENABLE
+            | regs::QP_CTRL_FPDU_MODE
+            | u32::from(q.pd.0) << regs::QP_CTRL_PD_SHIFT
+            | u32::from(p.ird) << regs::QP_CTRL_IRD_SHIFT
+            | u32::from(p.ord) << regs::QP_CTRL_ORD_SHIFT
+            | (q.send_cq.0 as u32) << regs::QP_CTRL_SEND_CQ_SHIFT
+            | (q.recv_cq.0 as u32) << regs::QP_CTRL_RECV_CQ_SHIFT;
+        for (on, bit) in [
+            (p.rx_crc, regs::QP_CTRL_RX_CRC),
+            (p.tx_crc, regs::QP_CTRL_TX_CRC),
+            (p.rx_markers, regs::QP_CTRL_RX_MARKERS),
+            (p.tx_markers, regs::QP_CTRL_TX_MARKERS),
+        ] {
+            if on {
+                ctrl |= bit;
+            }
+        }
+        self.dev.mmio_write(regs::qp_reg(n, regs::QP_CTRL), ctrl);
+        self.dev.mem_mut().set_qp_pd(n, Some(q.pd.0));
+        if let Some(s) = self.qps[n].as_mut() {
+            s.state = QpState::Rts;
+        }
+        Ok(())
+    }
+
+    fn one_sge(qp: Qp, sg: &[Sge], what: &str, allow_none: bool) -> Result<Option<Sge>> {
+        match sg {
+            [] if allow_none => Ok(None),
+            [s] => Ok(Some(*s)),
+            _ => Err(VerbsError::InvalidArgument(format!(
+                "QP {}: a {what} work request takes {} scatter/gather element (got {}): \
+                 max_sge is 1 in this core",
+                qp.0,
+                if allow_none {
+                    "at most one"
+                } else {
+                    "exactly one"
+                },
+                sg.len()
+            ))),
+        }
+    }
+
+    /// Checks an SGE against the driver's view of the region: a mistake the driver can see
+    /// (unknown lkey, out of bounds) is a typed error here, before the hardware would
+    /// complete it with a local protection error.
+    fn check_sge(&self, qp: Qp, s: &Sge) -> Result<()> {
+        let m = self
+            .mrs
+            .get(stag_index(s.lkey) as usize)
+            .copied()
+            .flatten()
+            .filter(|m| m.mr.lkey == s.lkey)
+            .ok_or_else(|| {
+                VerbsError::InvalidArgument(format!(
+                    "QP {}: lkey {:#010x} is not a registered region",
+                    qp.0, s.lkey
+                ))
+            })?;
+        let end = s.addr.checked_add(u64::from(s.length));
+        if s.addr < m.mr.addr || end.is_none_or(|e| e > m.mr.addr + m.mr.len) {
+            return Err(VerbsError::InvalidArgument(format!(
+                "QP {}: {} bytes at {:#x} are outside lkey {:#010x} ({:#x}+{})",
+                qp.0, s.length, s.addr, s.lkey, m.mr.addr, m.mr.len
+            )));
+        }
+        Ok(())
+    }
+
+    /// Posts a send work request: writes the WQE into the SQ ring and rings the doorbell.
+    pub fn post_send(&mut self, qp: Qp, wr: &SendWr) -> Result<()> {
+        let q = self.qp_ref(qp)?;
+        if q.state != QpState::Rts {
+            return Err(VerbsError::QpNotReady {
+                qp: qp.0,
+                state: q.state.name(),
+            });
+        }
+        let depth = 1usize << q.caps.sq_log2;
+        if q.sq.len() >= depth {
+            return Err(VerbsError::QueueFull {
+                qp: qp.0,
+                queue: "send queue",
+                depth,
+            });
+        }
+        let sge = Self::one_sge(qp, &wr.sg_list, "send", true)?;
+        if let Some(s) = &sge {
+            self.check_sge(qp, s)?;
+        }
+        let (opcode, rkey, remote_addr) = wr.op.wqe();
+        let mut flags = 0;
+        if wr.signaled {
+            flags |= wqe_flags::SIGNALED;
+        }
+        if wr.fence {
+            flags |= wqe_flags::FENCE;
+        }
+        let s = sge.unwrap_or(Sge {
+            addr: 0,
+            length: 0,
+            lkey: 0,
+        });
+        let wqe = SqWqe {
+            opcode,
+            flags,
+            length: s.length,
+            lkey: s.lkey,
+            rkey,
+            addr: s.addr,
+            remote_addr,
+        };
+        let (base, pi) = (q.sq_base, q.sq_pi);
+        let at = base + (u64::from(pi) % depth as u64) * SQ_WQE_LEN as u64;
+        self.dev.mem_mut().write(at as u32, &wqe.emit());
+        let stags = if s.length > 0 { vec![s.lkey] } else { vec![] };
+        for st in &stags {
+            if let Some(Some(m)) = self.mrs.get_mut(stag_index(*st) as usize) {
+                m.in_flight += 1;
+            }
+        }
+        let q = self.qps[qp.0].as_mut().expect("checked");
+        q.sq.push_back((
+            pi,
+            Posted {
+                wr_id: wr.wr_id,
+                stags,
+            },
+        ));
+        q.sq_pi = pi.wrapping_add(1);
+        let new_pi = q.sq_pi;
+        self.dev
+            .mmio_write(regs::qp_reg(qp.0, regs::QP_SQ_PI), u32::from(new_pi));
+        Ok(())
+    }
+
+    /// Posts a receive work request: writes the WQE into the RQ ring and rings the doorbell.
+    pub fn post_recv(&mut self, qp: Qp, wr: &RecvWr) -> Result<()> {
+        let q = self.qp_ref(qp)?;
+        if q.state == QpState::Error {
+            return Err(VerbsError::QpNotReady {
+                qp: qp.0,
+                state: q.state.name(),
+            });
+        }
+        let depth = 1usize << q.caps.rq_log2;
+        if q.rq.len() >= depth {
+            return Err(VerbsError::QueueFull {
+                qp: qp.0,
+                queue: "receive queue",
+                depth,
+            });
+        }
+        let s = Self::one_sge(qp, &wr.sg_list, "receive", false)?.expect("one element");
+        self.check_sge(qp, &s)?;
+        let wqe = RqWqe {
+            length: s.length,
+            lkey: s.lkey,
+            addr: s.addr,
+        };
+        let (base, pi) = (q.rq_base, q.rq_pi);
+        let at = base + (u64::from(pi) % depth as u64) * RQ_WQE_LEN as u64;
+        self.dev.mem_mut().write(at as u32, &wqe.emit());
+        if let Some(Some(m)) = self.mrs.get_mut(stag_index(s.lkey) as usize) {
+            m.in_flight += 1;
+        }
+        let q = self.qps[qp.0].as_mut().expect("checked");
+        q.rq.push_back((
+            pi,
+            Posted {
+                wr_id: wr.wr_id,
+                stags: vec![s.lkey],
+            },
+        ));
+        q.rq_pi = pi.wrapping_add(1);
+        let new_pi = q.rq_pi;
+        self.dev
+            .mmio_write(regs::qp_reg(qp.0, regs::QP_RQ_PI), u32::from(new_pi));
+        Ok(())
+    }
+}
