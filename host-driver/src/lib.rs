@@ -7,4 +7,6 @@
 pub mod bench;
 pub mod cli;
 pub mod inject;
+pub mod loopback;
+pub mod traffic;
 pub mod verbs;
