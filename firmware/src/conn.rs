@@ -729,11 +729,12 @@ impl Connection {
         if used < data.len() {
             return Err(ConnError::TrailingBytes);
         }
-        match self.role {
-            Role::Responder => self.on_request()?,
-            Role::Initiator => self.on_reply()?,
-        }
-        Ok(used)
+        let r = match self.role {
+            Role::Responder => self.on_request(),
+            Role::Initiator => self.on_reply(),
+        };
+        self.rx_len = 0;
+        r.map(|()| used)
     }
 
     fn expected_kind(&self) -> FrameKind {
