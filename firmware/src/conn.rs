@@ -29,6 +29,7 @@
 //! [`ConnState::Failed`]; a peer's Reject is [`ConnState::Rejected`]. Nothing panics and
 //! nothing waits forever: [`Connection::tick`] enforces the setup deadline.
 
+use rnic_proto::ddp;
 use rnic_proto::mpa::frame::{
     ENHANCED_DATA_LEN, HEADER_LEN, IRD_ORD_MAX, IRD_ORD_NO_VALUE, MAX_PRIVATE_DATA, REVISION_1,
     REVISION_2,
@@ -40,7 +41,6 @@ use rnic_proto::mpa::{
 use rnic_proto::rdmap::{
     Body, DdpFields, Extensions, Message, ReadRequestRepr, TerminateCode, TerminateRepr,
 };
-use rnic_proto::ddp;
 
 /// Largest MPA frame: header and 512 octets of PD (§1.1).
 pub const MAX_FRAME_LEN: usize = HEADER_LEN + MAX_PRIVATE_DATA;
@@ -321,7 +321,12 @@ impl From<mpa::Error> for ConnError {
 
 /// The FPDU octets of an RTR form (no markers, stream offset 0 unless `markers`), written at
 /// the start of `out`; returns the length. `Ok(0)` for forms that send nothing.
-pub fn build_rtr(form: RtrForm, markers: bool, crc: bool, out: &mut [u8]) -> Result<usize, mpa::Error> {
+pub fn build_rtr(
+    form: RtrForm,
+    markers: bool,
+    crc: bool,
+    out: &mut [u8],
+) -> Result<usize, mpa::Error> {
     let msg = match form {
         RtrForm::None | RtrForm::UlpSend => return Ok(0),
         RtrForm::ZeroLengthFpdu => None,
@@ -810,7 +815,13 @@ impl Connection {
         };
         let c = self.cfg;
         let (reply_enh, ird, ord, remote, rtr) = match req.enhanced {
-            None => (None, c.ird.min(c.max_ird), c.ord.min(HW_MAX_IRD_ORD), None, RtrForm::None),
+            None => (
+                None,
+                c.ird.min(c.max_ird),
+                c.ord.min(HW_MAX_IRD_ORD),
+                None,
+                RtrForm::None,
+            ),
             Some(e) => {
                 let (ird_r, ord_r, local_ird, local_ord) = if e.auto_negotiation() {
                     let mut ird_r = e.ord.min(c.ird).min(c.max_ird);
@@ -823,7 +834,12 @@ impl Connection {
                     (ird_r, ord_r, ird_r, ord_r)
                 } else {
                     // No automatic negotiation: echo the ULP's values (§3.3).
-                    (c.ird, c.ord, c.ird.min(c.max_ird), c.ord.min(HW_MAX_IRD_ORD))
+                    (
+                        c.ird,
+                        c.ord,
+                        c.ird.min(c.max_ird),
+                        c.ord.min(HW_MAX_IRD_ORD),
+                    )
                 };
                 let p2p = e.peer_to_peer.map(|_| RtrOptions {
                     zero_length_fpdu: c.rtr.zero_length_fpdu,
@@ -844,7 +860,11 @@ impl Connection {
             }
         };
         let revision = self.reply_revision(&req);
-        let reply_enh = if revision >= REVISION_2 { reply_enh } else { None };
+        let reply_enh = if revision >= REVISION_2 {
+            reply_enh
+        } else {
+            None
+        };
         let repr = FrameRepr {
             kind: FrameKind::Reply,
             markers: c.rx_markers,
@@ -946,7 +966,12 @@ impl Connection {
         let crc = c.crc || repr.crc;
         let tx_markers = repr.markers;
         let (ird, ord, remote, rtr) = match enhanced {
-            None => (c.ird.min(c.max_ird), c.ord.min(HW_MAX_IRD_ORD), None, RtrForm::None),
+            None => (
+                c.ird.min(c.max_ird),
+                c.ord.min(HW_MAX_IRD_ORD),
+                None,
+                RtrForm::None,
+            ),
             Some(e) => {
                 let remote = Some((e.ird, e.ord));
                 if e.peer_to_peer.is_some() != c.peer_to_peer {
@@ -959,7 +984,11 @@ impl Connection {
                 };
                 let (ird, ord) = if e.auto_negotiation() && ours.auto_negotiation() {
                     if e.ord > c.max_ird {
-                        self.queue_terminate(LlpErrorCode::InsufficientIrdResources, tx_markers, crc)?;
+                        self.queue_terminate(
+                            LlpErrorCode::InsufficientIrdResources,
+                            tx_markers,
+                            crc,
+                        )?;
                         return Err(ConnError::InsufficientIrd {
                             remote_ird: e.ird,
                             remote_ord: e.ord,
@@ -989,7 +1018,11 @@ impl Connection {
                         {
                             RtrForm::UlpSend
                         } else {
-                            self.queue_terminate(LlpErrorCode::NoMatchingRtrOption, tx_markers, crc)?;
+                            self.queue_terminate(
+                                LlpErrorCode::NoMatchingRtrOption,
+                                tx_markers,
+                                crc,
+                            )?;
                             return Err(ConnError::NoMatchingRtr);
                         }
                     }

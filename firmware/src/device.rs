@@ -90,7 +90,8 @@ pub fn program_stag(dev: &mut impl Device, e: &StagEntry) -> Result<(), DeviceEr
         | field(u32::from(e.access), 4, "access")? << regs::STAG_FLAGS_ACCESS_SHIFT
         | regs::STAG_FLAGS_VALID;
     if let Some(qp) = e.qp {
-        flags |= regs::STAG_FLAGS_QP_BOUND | field(u32::from(qp), 4, "qp")? << regs::STAG_FLAGS_QP_SHIFT;
+        flags |=
+            regs::STAG_FLAGS_QP_BOUND | field(u32::from(qp), 4, "qp")? << regs::STAG_FLAGS_QP_SHIFT;
     }
     if e.remote_invalidate {
         flags |= regs::STAG_FLAGS_REMOTE_INV;
@@ -109,7 +110,10 @@ pub fn program_stag(dev: &mut impl Device, e: &StagEntry) -> Result<(), DeviceEr
 pub fn invalidate_stag(dev: &mut impl Device, stag: u32) -> Result<(), DeviceError> {
     let index = field(stag_index(stag), 24, "stag index")?;
     dev.mmio_write(regs::STAG_INDEX, index);
-    dev.mmio_write(regs::STAG_FLAGS, u32::from(stag_key(stag)) << regs::STAG_FLAGS_KEY_SHIFT);
+    dev.mmio_write(
+        regs::STAG_FLAGS,
+        u32::from(stag_key(stag)) << regs::STAG_FLAGS_KEY_SHIFT,
+    );
     dev.mmio_write(regs::STAG_COMMIT, 1);
     Ok(())
 }
@@ -171,14 +175,16 @@ pub fn commit_qp(
     if res.sq_log2 > MAX_RING_LOG2 || res.rq_log2 > MAX_RING_LOG2 {
         return Err(DeviceError::OutOfRange("ring log2"));
     }
-    if res.sq_base % 32 != 0 {
+    if !res.sq_base.is_multiple_of(32) {
         return Err(DeviceError::Misaligned("sq base"));
     }
-    if res.rq_base % 16 != 0 {
+    if !res.rq_base.is_multiple_of(16) {
         return Err(DeviceError::Misaligned("rq base"));
     }
     let ctrl = qp_ctrl_value(params, res)?;
-    let ulpdu = params.map_or(0, |p| u32::from(p.tx_mulpdu) << 16 | u32::from(p.rx_max_ulpdu));
+    let ulpdu = params.map_or(0, |p| {
+        u32::from(p.tx_mulpdu) << 16 | u32::from(p.rx_max_ulpdu)
+    });
     if !(0..RX_IDLE_POLLS).any(|_| dev.mmio_read(regs::STATUS) & regs::STATUS_RX_IDLE != 0) {
         return Err(DeviceError::RxBusy);
     }
@@ -199,7 +205,7 @@ pub fn commit_cq(dev: &mut impl Device, cq: usize, base: u32, log2: u8) -> Resul
     if log2 > MAX_RING_LOG2 {
         return Err(DeviceError::OutOfRange("cq log2"));
     }
-    if base % 16 != 0 {
+    if !base.is_multiple_of(16) {
         return Err(DeviceError::Misaligned("cq base"));
     }
     dev.mmio_write(regs::cq_reg(cq, regs::CQ_BASE), base);

@@ -18,4 +18,6 @@ pub mod device;
 pub mod qp;
 pub mod resources;
 
-pub use conn::{ConnConfig, ConnError, ConnParams, ConnState, Connection, RequestInfo, Role, RtrForm};
+pub use conn::{
+    ConnConfig, ConnError, ConnParams, ConnState, Connection, RequestInfo, Role, RtrForm,
+};

@@ -222,7 +222,10 @@ impl Qp {
                 S::Terminate
             }
             (S::Rts | S::Closing | S::Terminate, E::TerminateReceived(code)) => {
-                self.raise(AsyncEvent::terminate(AsyncEventKind::TerminateReceived, code));
+                self.raise(AsyncEvent::terminate(
+                    AsyncEventKind::TerminateReceived,
+                    code,
+                ));
                 S::Terminate
             }
             (S::Rts | S::Closing | S::Terminate, E::BadTerminateReceived) => {

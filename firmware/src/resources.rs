@@ -206,9 +206,7 @@ impl Resources {
     fn check_stag(&self, stag: u32) -> Result<u8, ResourceError> {
         let index = stag_index(stag);
         match u8::try_from(index) {
-            Ok(i)
-                if self.stags.is_used(i) && self.slots[usize::from(i)].key == stag_key(stag) =>
-            {
+            Ok(i) if self.stags.is_used(i) && self.slots[usize::from(i)].key == stag_key(stag) => {
                 Ok(i)
             }
             _ => Err(ResourceError::InvalidStag(stag)),
@@ -232,7 +230,8 @@ impl Resources {
         }
         let stag_uses = (0..STAG_ENTRIES as u8)
             .any(|i| self.stags.is_used(i) && self.slots[usize::from(i)].pd == pd);
-        let qp_uses = (0..QPS as u8).any(|q| self.qps.is_used(q) && self.qp_pd[usize::from(q)] == pd);
+        let qp_uses =
+            (0..QPS as u8).any(|q| self.qps.is_used(q) && self.qp_pd[usize::from(q)] == pd);
         if stag_uses || qp_uses {
             return Err(ResourceError::PdInUse(pd));
         }

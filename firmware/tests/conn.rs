@@ -135,8 +135,18 @@ fn p2p(write: bool, read: bool) -> ConnConfig {
 }
 
 fn established(r: &Run) {
-    assert_eq!(r.init.state(), ConnState::Established, "{:?}", r.init.error());
-    assert_eq!(r.resp.state(), ConnState::Established, "{:?}", r.resp.error());
+    assert_eq!(
+        r.init.state(),
+        ConnState::Established,
+        "{:?}",
+        r.init.error()
+    );
+    assert_eq!(
+        r.resp.state(),
+        ConnState::Established,
+        "{:?}",
+        r.resp.error()
+    );
     assert!(!r.init.tx_fenced() && !r.resp.tx_fenced());
 }
 
@@ -180,7 +190,9 @@ fn rev2_client_server_first_send_unfences() {
         msg.emit(&mut rnic_proto::ddp::Packet::new_unchecked(&mut ulpdu[..]))
             .unwrap();
         let mut wire = vec![0u8; 128];
-        let n = Framer::new(false, true).write_fpdu(&ulpdu, &mut wire).unwrap();
+        let n = Framer::new(false, true)
+            .write_fpdu(&ulpdu, &mut wire)
+            .unwrap();
         let mut rng = Rng(s);
         // The first piece alone does not unfence.
         let (left, err) = feed(&mut r.resp, &wire[..5], &mut rng);
@@ -216,7 +228,13 @@ fn hardware_reports_first_fpdu() {
 #[test]
 fn p2p_write_rtr() {
     for s in seeds() {
-        let r = run(p2p(true, true), p2p(true, true), b"", Decision::Accept(b""), s);
+        let r = run(
+            p2p(true, true),
+            p2p(true, true),
+            b"",
+            Decision::Accept(b""),
+            s,
+        );
         established(&r);
         assert_eq!(
             r.to_resp,
@@ -232,7 +250,13 @@ fn p2p_write_rtr() {
 #[test]
 fn p2p_read_rtr() {
     for s in seeds() {
-        let r = run(p2p(false, true), p2p(true, true), b"", Decision::Accept(b""), s);
+        let r = run(
+            p2p(false, true),
+            p2p(true, true),
+            b"",
+            Decision::Accept(b""),
+            s,
+        );
         established(&r);
         let v3 = hex(
             "00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00 \
@@ -280,7 +304,13 @@ fn p2p_zero_length_fpdu_rtr() {
 /// Responder accepts no form: A=1, B=C=D=0, the ULP must send first (ENH-SM-7).
 #[test]
 fn p2p_no_form_means_ulp_send() {
-    let r = run(p2p(true, true), p2p(false, false), b"", Decision::Accept(b""), 11);
+    let r = run(
+        p2p(true, true),
+        p2p(false, false),
+        b"",
+        Decision::Accept(b""),
+        11,
+    );
     assert_eq!(r.init.state(), ConnState::Established);
     assert_eq!(r.init.params().unwrap().rtr, RtrForm::UlpSend);
     assert!(r.to_resp.is_empty());
@@ -390,14 +420,21 @@ fn ird_ord_negotiated_down() {
     // The Initiator's smaller IRD caps the Responder's ORD.
     let r = run(
         ConnConfig { ird: 1, ..i },
-        ConnConfig { ird: 9, ord: 9, ..cfg() },
+        ConnConfig {
+            ird: 9,
+            ord: 9,
+            ..cfg()
+        },
         b"",
         Decision::Accept(b""),
         6,
     );
     assert_eq!(r.resp.params().unwrap().ord, 1);
     assert_eq!(r.resp.params().unwrap().ird, 8);
-    assert_eq!((r.init.params().unwrap().ird, r.init.params().unwrap().ord), (1, 8));
+    assert_eq!(
+        (r.init.params().unwrap().ird, r.init.params().unwrap().ord),
+        (1, 8)
+    );
 }
 
 /// ORD_i = 0 with the Read RTR: the Responder gives IRD 1 (ENH-IRD-3 exception), and
@@ -423,7 +460,17 @@ fn no_auto_negotiation() {
         max_ird: 6,
         ..cfg()
     };
-    let r = run(i, ConnConfig { ird: 3, ord: 5, ..cfg() }, b"", Decision::Accept(b""), 9);
+    let r = run(
+        i,
+        ConnConfig {
+            ird: 3,
+            ord: 5,
+            ..cfg()
+        },
+        b"",
+        Decision::Accept(b""),
+        9,
+    );
     let (ip, rp) = (r.init.params().unwrap(), r.resp.params().unwrap());
     assert_eq!((rp.ird, rp.ord), (3, 5));
     assert_eq!((ip.ird, ip.ord), (6, 15));
@@ -436,7 +483,11 @@ fn reject_with_private_data() {
     for s in seeds() {
         let r = run(
             cfg(),
-            ConnConfig { ird: 0, ord: 8, ..cfg() },
+            ConnConfig {
+                ird: 0,
+                ord: 8,
+                ..cfg()
+            },
             b"please",
             Decision::Reject(b"go away"),
             s,
@@ -448,7 +499,14 @@ fn reject_with_private_data() {
         assert!(r.init.params().is_none());
     }
     // The exact bytes: golden D with ULP PD.
-    let mut resp = Connection::new(Role::Responder, ConnConfig { ird: 0, ord: 8, ..cfg() });
+    let mut resp = Connection::new(
+        Role::Responder,
+        ConnConfig {
+            ird: 0,
+            ord: 8,
+            ..cfg()
+        },
+    );
     resp.listen(0).unwrap();
     resp.on_raw_bytes(&req("50 02 00 04 00 04 00 04")).unwrap();
     resp.reject(b"").unwrap();
@@ -481,7 +539,10 @@ fn bad_key() {
     // A Reply sent to a Responder.
     let mut resp = Connection::new(Role::Responder, cfg());
     resp.listen(0).unwrap();
-    assert_eq!(resp.on_raw_bytes(&rep("40 01 00 00")), Err(ConnError::WrongKey));
+    assert_eq!(
+        resp.on_raw_bytes(&rep("40 01 00 00")),
+        Err(ConnError::WrongKey)
+    );
 }
 
 #[test]
@@ -549,13 +610,22 @@ fn revision_fallback() {
     // Revision 2 without S in answer to S=1 is not a fallback.
     let mut init = Connection::new(Role::Initiator, cfg());
     init.connect(0, b"").unwrap();
-    assert_eq!(init.on_raw_bytes(&rep("40 02 00 00")), Err(ConnError::EnhancedMismatch));
+    assert_eq!(
+        init.on_raw_bytes(&rep("40 02 00 00")),
+        Err(ConnError::EnhancedMismatch)
+    );
 }
 
 #[test]
 fn truncated_frame_then_timeout() {
     for s in seeds() {
-        let mut resp = Connection::new(Role::Responder, ConnConfig { timeout: 100, ..cfg() });
+        let mut resp = Connection::new(
+            Role::Responder,
+            ConnConfig {
+                timeout: 100,
+                ..cfg()
+            },
+        );
         resp.listen(10).unwrap();
         let f = req("40 02 00 0a 01 02 03 04 05 06 07 08 09 0a");
         let (_, err) = feed(&mut resp, &f[..25], &mut Rng(s));
@@ -613,7 +683,10 @@ fn oversized_private_data() {
 
 #[test]
 fn timeouts() {
-    let c = ConnConfig { timeout: 50, ..p2p(true, true) };
+    let c = ConnConfig {
+        timeout: 50,
+        ..p2p(true, true)
+    };
     let mut init = Connection::new(Role::Initiator, c);
     init.connect(100, b"").unwrap();
     init.tick(149);
@@ -678,7 +751,13 @@ fn api_misuse_is_an_error() {
     assert!(init.accept(b"").is_err());
     init.connect(0, b"").unwrap();
     assert!(init.connect(0, b"").is_err());
-    let mut bad = Connection::new(Role::Initiator, ConnConfig { max_revision: 3, ..cfg() });
+    let mut bad = Connection::new(
+        Role::Initiator,
+        ConnConfig {
+            max_revision: 3,
+            ..cfg()
+        },
+    );
     assert_eq!(bad.connect(0, b""), Err(ConnError::BadConfig));
 }
 
@@ -708,7 +787,10 @@ fn golden_b_c_and_insufficient_ird() {
     };
     let mut init = Connection::new(Role::Initiator, c);
     init.connect(0, b"ABCD").unwrap();
-    assert_eq!(init.output(), &req("50 02 00 08 80 10 c0 10 41 42 43 44")[..]);
+    assert_eq!(
+        init.output(),
+        &req("50 02 00 08 80 10 c0 10 41 42 43 44")[..]
+    );
     let mut resp = Connection::new(
         Role::Responder,
         ConnConfig {
@@ -732,7 +814,8 @@ fn golden_b_c_and_insufficient_ird() {
     );
     assert_eq!(
         init.output(),
-        &hex("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 23 06 00 00 5c c9 d9 79")[..]
+        &hex("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 23 06 00 00 5c c9 d9 79")
+            [..]
     );
 }
 
@@ -778,7 +861,8 @@ fn golden_e_and_etype0_terminate() {
     );
     assert_eq!(
         init.output(),
-        &hex("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 20 07 00 00 1b d2 ba be")[..]
+        &hex("00 16 41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 20 07 00 00 1b d2 ba be")
+            [..]
     );
 }
 
@@ -787,9 +871,15 @@ fn rtr_builder_forms() {
     let mut out = [0u8; 64];
     assert_eq!(build_rtr(RtrForm::None, false, true, &mut out), Ok(0));
     assert_eq!(build_rtr(RtrForm::UlpSend, false, true, &mut out), Ok(0));
-    assert_eq!(build_rtr(RtrForm::ZeroLengthFpdu, false, true, &mut out), Ok(8));
+    assert_eq!(
+        build_rtr(RtrForm::ZeroLengthFpdu, false, true, &mut out),
+        Ok(8)
+    );
     // CRC off: the field is still there, as zeros.
-    assert_eq!(build_rtr(RtrForm::ZeroLengthWrite, false, false, &mut out), Ok(20));
+    assert_eq!(
+        build_rtr(RtrForm::ZeroLengthWrite, false, false, &mut out),
+        Ok(20)
+    );
     assert_eq!(&out[16..20], &[0, 0, 0, 0]);
 }
 

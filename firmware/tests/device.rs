@@ -2,7 +2,7 @@
 
 use rnic_firmware::conn::{ConnParams, Role, RtrForm};
 use rnic_firmware::device::{
-    commit_cq, commit_qp, invalidate_stag, probe, program_stag, read_async_event, qp_ctrl_value,
+    commit_cq, commit_qp, invalidate_stag, probe, program_stag, qp_ctrl_value, read_async_event,
     Device, DeviceError, QpResources, StagEntry, RX_IDLE_POLLS,
 };
 use rnic_firmware::qp::AsyncEvent;
@@ -150,16 +150,36 @@ fn commit_qp_errors_write_nothing() {
         busy_reads: RX_IDLE_POLLS,
         ..Fake::default()
     };
-    assert_eq!(commit_qp(&mut d, 0, Some(&params()), &res()), Err(DeviceError::RxBusy));
+    assert_eq!(
+        commit_qp(&mut d, 0, Some(&params()), &res()),
+        Err(DeviceError::RxBusy)
+    );
     assert!(d.writes.is_empty());
     let mut d = Fake::default();
-    let big = ConnParams { ird: 16, ..params() };
-    assert_eq!(commit_qp(&mut d, 0, Some(&big), &res()), Err(DeviceError::OutOfRange("ird")));
+    let big = ConnParams {
+        ird: 16,
+        ..params()
+    };
     assert_eq!(
-        commit_qp(&mut d, 0, None, &QpResources { sq_base: 0x10, ..res() }),
+        commit_qp(&mut d, 0, Some(&big), &res()),
+        Err(DeviceError::OutOfRange("ird"))
+    );
+    assert_eq!(
+        commit_qp(
+            &mut d,
+            0,
+            None,
+            &QpResources {
+                sq_base: 0x10,
+                ..res()
+            }
+        ),
         Err(DeviceError::Misaligned("sq base"))
     );
-    assert_eq!(commit_qp(&mut d, 4, None, &res()), Err(DeviceError::OutOfRange("qp")));
+    assert_eq!(
+        commit_qp(&mut d, 4, None, &res()),
+        Err(DeviceError::OutOfRange("qp"))
+    );
     assert!(d.writes.is_empty());
 }
 
@@ -167,9 +187,18 @@ fn commit_qp_errors_write_nothing() {
 fn commit_cq_writes() {
     let mut d = Fake::default();
     commit_cq(&mut d, 3, 0x4000, 8).unwrap();
-    assert_eq!(d.writes, vec![(0x200 + 3 * 0x20, 0x4000), (0x200 + 3 * 0x20 + 4, 8)]);
-    assert_eq!(commit_cq(&mut d, 4, 0, 1), Err(DeviceError::OutOfRange("cq")));
-    assert_eq!(commit_cq(&mut d, 0, 8, 1), Err(DeviceError::Misaligned("cq base")));
+    assert_eq!(
+        d.writes,
+        vec![(0x200 + 3 * 0x20, 0x4000), (0x200 + 3 * 0x20 + 4, 8)]
+    );
+    assert_eq!(
+        commit_cq(&mut d, 4, 0, 1),
+        Err(DeviceError::OutOfRange("cq"))
+    );
+    assert_eq!(
+        commit_cq(&mut d, 0, 8, 1),
+        Err(DeviceError::Misaligned("cq base"))
+    );
 }
 
 #[test]

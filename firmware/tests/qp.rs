@@ -58,12 +58,18 @@ fn terminate_sent_is_surfaced_once() {
     let mut q = rts();
     let code = TerminateCode::RdmapRemoteProtection(RemoteProtectionCode::InvalidStag);
     assert!(q.may_send_terminate());
-    assert_eq!(q.handle(QpEvent::TerminateSent(code)), Ok(QpState::Terminate));
+    assert_eq!(
+        q.handle(QpEvent::TerminateSent(code)),
+        Ok(QpState::Terminate)
+    );
     assert!(!q.may_send_terminate());
     // Never a second Terminate.
     assert!(matches!(
         q.handle(QpEvent::TerminateSent(code)),
-        Err(QpError::InvalidTransition { from: QpState::Terminate, .. })
+        Err(QpError::InvalidTransition {
+            from: QpState::Terminate,
+            ..
+        })
     ));
     let ev = q.take_event().unwrap();
     assert_eq!(ev.kind, AsyncEventKind::TerminateSent);
@@ -81,7 +87,10 @@ fn terminate_received() {
         error_type: 3,
         error_code: LlpErrorCode::CrcError.code(),
     };
-    assert_eq!(q.handle(QpEvent::TerminateReceived(code)), Ok(QpState::Terminate));
+    assert_eq!(
+        q.handle(QpEvent::TerminateReceived(code)),
+        Ok(QpState::Terminate)
+    );
     let ev = q.take_event().unwrap();
     assert_eq!(ev.kind, AsyncEventKind::TerminateReceived);
     assert_eq!((ev.layer, ev.error_type, ev.code), (2, 3, 2));
@@ -100,22 +109,39 @@ fn hardware_event_register() {
     assert_eq!(v, regs::QP_AEV_VALID | 2 << 16 | 1 << 12 | 2 << 8 | 5);
     assert_eq!(AsyncEvent::from_register(v), Some(ev));
     assert_eq!(AsyncEvent::from_register(v & !regs::QP_AEV_VALID), None);
-    assert_eq!(AsyncEvent::from_register(regs::QP_AEV_VALID | 9 << 16), None);
+    assert_eq!(
+        AsyncEvent::from_register(regs::QP_AEV_VALID | 9 << 16),
+        None
+    );
     let mut q = rts();
     assert_eq!(q.on_hw_event(0), Ok(None));
     assert_eq!(q.on_hw_event(v), Ok(Some(QpState::Terminate)));
     assert_eq!(q.take_event(), Some(ev));
     let mut q = rts();
-    let cq = AsyncEvent { kind: AsyncEventKind::CqOverflow, layer: 0, error_type: 0, code: 0 };
+    let cq = AsyncEvent {
+        kind: AsyncEventKind::CqOverflow,
+        layer: 0,
+        error_type: 0,
+        code: 0,
+    };
     assert_eq!(q.on_hw_event(cq.to_register()), Ok(Some(QpState::Error)));
-    assert_eq!(q.take_event().map(|e| e.kind), Some(AsyncEventKind::CqOverflow));
+    assert_eq!(
+        q.take_event().map(|e| e.kind),
+        Some(AsyncEventKind::CqOverflow)
+    );
 }
 
 #[test]
 fn bad_terminate_and_reset() {
     let mut q = rts();
-    assert_eq!(q.handle(QpEvent::BadTerminateReceived), Ok(QpState::Terminate));
-    assert_eq!(q.take_event().map(|e| e.kind), Some(AsyncEventKind::BadTerminateReceived));
+    assert_eq!(
+        q.handle(QpEvent::BadTerminateReceived),
+        Ok(QpState::Terminate)
+    );
+    assert_eq!(
+        q.take_event().map(|e| e.kind),
+        Some(AsyncEventKind::BadTerminateReceived)
+    );
     let mut q = rts();
     assert_eq!(q.handle(QpEvent::LlpReset), Ok(QpState::Error));
     assert_eq!(q.take_event(), None);
@@ -124,7 +150,12 @@ fn bad_terminate_and_reset() {
 #[test]
 fn invalid_transitions_leave_the_state() {
     let mut q = Qp::new();
-    for ev in [QpEvent::Close, QpEvent::LlpClosed, QpEvent::Reset, QpEvent::PeerClosed] {
+    for ev in [
+        QpEvent::Close,
+        QpEvent::LlpClosed,
+        QpEvent::Reset,
+        QpEvent::PeerClosed,
+    ] {
         assert!(q.handle(ev).is_err());
         assert_eq!(q.state(), QpState::Idle);
     }

@@ -59,7 +59,9 @@ fn different_seeds_give_different_stags() {
     let seq = |seed| {
         let mut r = Resources::new(seed);
         let pd = r.alloc_pd().unwrap();
-        (0..16).map(|_| r.alloc_stag(pd).unwrap()).collect::<Vec<_>>()
+        (0..16)
+            .map(|_| r.alloc_stag(pd).unwrap())
+            .collect::<Vec<_>>()
     };
     assert_ne!(seq(1), seq(2));
     assert_eq!(seq(7), seq(7));
@@ -74,7 +76,10 @@ fn forged_stags_are_refused() {
     let s = r.alloc_stag(pd).unwrap();
     let forged = s ^ 0x01;
     assert_eq!(r.free_stag(forged), Err(ResourceError::InvalidStag(forged)));
-    assert_eq!(r.free_stag(0xFFFF_FF00), Err(ResourceError::InvalidStag(0xFFFF_FF00)));
+    assert_eq!(
+        r.free_stag(0xFFFF_FF00),
+        Err(ResourceError::InvalidStag(0xFFFF_FF00))
+    );
     assert_eq!(r.alloc_stag(15), Err(ResourceError::InvalidHandle(15)));
 }
 
