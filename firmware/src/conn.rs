@@ -433,6 +433,9 @@ pub struct Connection {
     remote_pd: [u8; MAX_PRIVATE_DATA],
     remote_pd_len: usize,
     request: Option<RequestInfo>,
+    /// Responder: the Request had S=1 but this side does not do RFC 6581; it answers as an
+    /// RFC 5044 Responder would (Rev 1), so that the Initiator can fall back.
+    s_ignored: bool,
     /// Responder: negotiated parameters waiting for the first FPDU.
     params: Option<ConnParams>,
     /// Responder, raw mode: the first FPDU's inspector.
@@ -459,6 +462,7 @@ impl Connection {
             remote_pd: [0; MAX_PRIVATE_DATA],
             remote_pd_len: 0,
             request: None,
+            s_ignored: false,
             params: None,
             peek: None,
             reject_ird_ord: None,
@@ -787,6 +791,7 @@ impl Connection {
             Some(_) => (None, frame.private_data()),
             None => (None, repr.private_data),
         };
+        self.s_ignored = repr.enhanced.is_some() && !understood;
         self.store_remote_pd(pd);
         self.request = Some(RequestInfo {
             revision: repr.revision,
@@ -801,6 +806,7 @@ impl Connection {
     /// The Reply revision / S of the Responder, from the Request (§3.1 policy table).
     fn reply_revision(&self, req: &RequestInfo) -> u8 {
         match req.revision {
+            _ if self.s_ignored => REVISION_1,
             0 | 1 => REVISION_1,
             _ => self.cfg.max_revision.min(REVISION_2),
         }

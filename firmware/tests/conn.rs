@@ -893,3 +893,123 @@ fn p2p_mismatch() {
         Err(ConnError::PeerToPeerMismatch)
     );
 }
+
+/// Every combination of revision, enhanced, model, RTR forms, CRC and markers on both sides,
+/// with random segmentation: each run ends established on both sides (after the RTR) or in a
+/// typed error, and the two sides agree on CRC and markers per direction.
+#[test]
+fn configuration_matrix() {
+    let mut rng = Rng(0x1234_5678);
+    let mut established_runs = 0;
+    let mut outcomes = std::collections::BTreeMap::new();
+    for i in 0..400u32 {
+        let mut pick = || {
+            let v = rng.next();
+            ConnConfig {
+                max_revision: 1 + (v & 1) as u8,
+                enhanced: v & 2 != 0,
+                crc: v & 4 != 0,
+                rx_markers: v & 8 != 0,
+                peer_to_peer: v & 16 != 0,
+                rtr: RtrOptions {
+                    zero_length_fpdu: v & 32 != 0,
+                    zero_length_write: v & 64 != 0,
+                    zero_length_read: v & 128 != 0,
+                },
+                ird: ((v >> 8) % 6) as u16,
+                ord: ((v >> 12) % 6) as u16,
+                ..cfg()
+            }
+        };
+        let (ic, rc) = (pick(), pick());
+        let r = run(ic, rc, b"pd", Decision::Accept(b"ok"), u64::from(i) + 1);
+        let want = expected_rtr(&ic, &rc);
+        match want {
+            Ok(form) => assert_eq!(r.init.params().map(|p| p.rtr), Some(form), "{ic:?} {rc:?}"),
+            Err(e) => assert_eq!(r.init.error(), Some(e), "{ic:?} {rc:?}"),
+        }
+        *outcomes
+            .entry(format!(
+                "{:?} {:?} {:?}",
+                r.init.state(),
+                r.resp.state(),
+                r.init.error()
+            ))
+            .or_insert(0) += 1;
+        match (r.init.state(), r.resp.state()) {
+            (ConnState::Established, ConnState::Established) => {
+                established_runs += 1;
+                let (a, b) = (r.init.params().unwrap(), r.resp.params().unwrap());
+                assert_eq!((a.tx_crc, a.tx_markers), (b.rx_crc, b.rx_markers));
+                assert_eq!((a.rx_crc, a.rx_markers), (b.tx_crc, b.tx_markers));
+                assert_eq!(
+                    (a.tx_crc, a.rx_markers, b.rx_markers),
+                    (ic.crc || rc.crc, ic.rx_markers, rc.rx_markers)
+                );
+                assert!(
+                    a.ird >= b.ord && b.ird >= a.ord || !a.enhanced,
+                    "{a:?} {b:?}"
+                );
+                assert_eq!(a.rtr, b.rtr);
+                assert_eq!(a.tx_fpdu_octets, r.to_resp.len());
+            }
+            // No RTR: the Responder waits for the client's first message.
+            (ConnState::Established, ConnState::AwaitFirstFpdu) => {
+                let a = r.init.params().unwrap();
+                assert!(matches!(a.rtr, RtrForm::None | RtrForm::UlpSend));
+                assert!(r.to_resp.is_empty());
+            }
+            (ConnState::Failed, _) => {
+                let e = r.init.error().unwrap();
+                assert!(
+                    matches!(
+                        e,
+                        ConnError::NoMatchingRtr
+                            | ConnError::EnhancedMismatch
+                            | ConnError::PeerToPeerMismatch
+                            | ConnError::RevisionMismatch { .. }
+                    ),
+                    "{e:?} {ic:?} {rc:?}"
+                );
+            }
+            other => panic!("{other:?} {ic:?} {rc:?}"),
+        }
+    }
+    assert!(established_runs > 5, "{outcomes:?}");
+    assert_eq!(outcomes.len(), 3, "{outcomes:?}");
+}
+
+/// Independent model of the outcome (§3.1 revision/S policy, §3.3, §3.4 RTR choice).
+fn expected_rtr(ic: &ConnConfig, rc: &ConnConfig) -> Result<RtrForm, ConnError> {
+    let sent_enh = ic.enhanced && ic.max_revision == 2;
+    let understands = rc.enhanced && rc.max_revision == 2;
+    let reply_rev = if (sent_enh && !understands) || ic.max_revision == 1 {
+        1
+    } else {
+        rc.max_revision
+    };
+    if reply_rev < ic.max_revision || !sent_enh || !ic.peer_to_peer {
+        return Ok(RtrForm::None);
+    }
+    let mut ird_r = ic.ord.min(rc.ird).min(rc.max_ird);
+    if ic.ord == 0 && ic.rtr.zero_length_read && rc.rtr.zero_length_read {
+        ird_r = ird_r.max(1);
+    }
+    let (b, c, d) = (
+        rc.rtr.zero_length_fpdu,
+        rc.rtr.zero_length_write,
+        rc.rtr.zero_length_read && ird_r >= 1,
+    );
+    let ord_i = ic.ord.min(ird_r);
+    if c && ic.rtr.zero_length_write {
+        Ok(RtrForm::ZeroLengthWrite)
+    } else if d && ic.rtr.zero_length_read && ord_i >= 1 {
+        Ok(RtrForm::ZeroLengthRead)
+    } else if b && ic.rtr.zero_length_fpdu {
+        Ok(RtrForm::ZeroLengthFpdu)
+    } else if !(b || c || d) {
+        Ok(RtrForm::UlpSend)
+    } else {
+        Err(ConnError::NoMatchingRtr)
+    }
+}
