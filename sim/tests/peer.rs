@@ -857,3 +857,258 @@ fn golden_rfc5040_vectors() {
         )]
     );
 }
+
+// ------------------------------------------------------------------------------------------
+// More receive checks: PD, TO wrap, MSN and MO of the other queues, segmented Read Request,
+// the sink's own Read Response check, malformed Terminate.
+
+fn build(msg: &Message) -> Vec<u8> {
+    let mut buf = vec![0u8; msg.buffer_len()];
+    msg.emit(&mut ddp::Packet::new_unchecked(&mut buf[..]))
+        .unwrap();
+    buf
+}
+
+#[test]
+fn other_protection_domain_and_to_wrap() {
+    // Write: PD 1/1/0x02, wrap 1/1/0x03. Read: PD 0/1/0x03, wrap 0/1/0x04 (with R).
+    for (i, wrap) in [false, true].into_iter().enumerate() {
+        let mut t = ErrCase::new(70 + i as u64, plain());
+        let pd = t.b.config().pd;
+        let (rkey, to) = if wrap {
+            (t.b.register(0, 64, access::REMOTE_WRITE), u64::MAX - 3)
+        } else {
+            let k =
+                t.b.memory_mut()
+                    .register(0, 64, access::REMOTE_WRITE, pd + 1, true)
+                    .unwrap();
+            (k, 0)
+        };
+        t.a.post_write(1, 0, 8, rkey, to).unwrap();
+        let (segs, term) = t.run();
+        let code = if wrap {
+            TaggedBufferCode::ToWrap
+        } else {
+            TaggedBufferCode::StagNotAssociated
+        };
+        let want = TerminateRepr::new(TerminateCode::DdpTaggedBuffer(code))
+            .with_segment(&segs[0])
+            .unwrap();
+        t.check(&term, want);
+
+        let mut t = ErrCase::new(80 + i as u64, plain());
+        let (rkey, to) = if wrap {
+            (t.b.register(0, 64, access::REMOTE_READ), u64::MAX - 3)
+        } else {
+            let k =
+                t.b.memory_mut()
+                    .register(0, 64, access::REMOTE_READ, pd + 1, true)
+                    .unwrap();
+            (k, 0)
+        };
+        let lkey = t.a.register(0, 64, access::LOCAL_WRITE);
+        t.a.post_read(1, lkey, 0, 8, rkey, to).unwrap();
+        let (segs, term) = t.run();
+        let code = if wrap {
+            RemoteProtectionCode::ToWrap
+        } else {
+            RemoteProtectionCode::StagNotAssociated
+        };
+        let rrq = ReadRequestRepr {
+            sink_stag: lkey,
+            sink_to: 0,
+            read_size: 8,
+            src_stag: rkey,
+            src_to: to,
+        };
+        let want = TerminateRepr::new(TerminateCode::RdmapRemoteProtection(code))
+            .with_segment(&segs[0])
+            .unwrap()
+            .with_rdma_header(rrq);
+        t.check(&term, want);
+    }
+}
+
+#[test]
+fn read_request_msn_and_segmentation() {
+    let rrq = ReadRequestRepr {
+        sink_stag: 1,
+        sink_to: 0,
+        read_size: 0,
+        src_stag: 2,
+        src_to: 0,
+    };
+    let cases = [
+        (
+            true,
+            DdpFields::Untagged { msn: 3, mo: 0 },
+            TerminateCode::DdpUntaggedBuffer(UntaggedBufferCode::MsnRange),
+        ),
+        (
+            false,
+            DdpFields::Untagged { msn: 1, mo: 0 },
+            TerminateCode::DdpUntaggedBuffer(UntaggedBufferCode::InvalidMo),
+        ),
+        (
+            true,
+            DdpFields::Untagged { msn: 1, mo: 4 },
+            TerminateCode::DdpUntaggedBuffer(UntaggedBufferCode::InvalidMo),
+        ),
+    ];
+    for (i, (last, ddp_fields, code)) in cases.into_iter().enumerate() {
+        let mut t = ErrCase::new(90 + i as u64, plain());
+        t.a.emit_ulpdu(&build(&Message {
+            last,
+            ddp: ddp_fields,
+            body: Body::RdmaReadRequest(rrq),
+        }));
+        let (segs, term) = t.run();
+        // Not R: these are DDP errors, found before the Read Request header is looked at.
+        let want = TerminateRepr::new(code).with_segment(&segs[0]).unwrap();
+        t.check(&term, want);
+    }
+}
+
+#[test]
+fn send_wrong_mo() {
+    let mut t = ErrCase::new(100, plain());
+    t.b.post_recv(1, 0, 64).unwrap();
+    t.a.emit_ulpdu(&build(&Message {
+        last: false,
+        ddp: DdpFields::Untagged { msn: 1, mo: 0 },
+        body: Body::Send { payload: b"abcd" },
+    }));
+    t.a.emit_ulpdu(&build(&Message {
+        last: true,
+        ddp: DdpFields::Untagged { msn: 1, mo: 5 },
+        body: Body::Send { payload: b"efgh" },
+    }));
+    let (segs, term) = t.run();
+    let want = TerminateRepr::new(TerminateCode::DdpUntaggedBuffer(
+        UntaggedBufferCode::InvalidMo,
+    ))
+    .with_segment(&segs[1])
+    .unwrap();
+    assert_eq!(control_word(&term), 0x1204_C000);
+    t.check(&term, want);
+}
+
+/// The requester's own check of a Read Response: its sink STag was invalidated meanwhile.
+#[test]
+fn read_response_to_invalidated_sink() {
+    let mut rng = StdRng::seed_from_u64(110);
+    let c = PeerConfig { ord: 1, ..plain() };
+    let mut a = Peer::new(c);
+    let mut b = Peer::new(c.mirrored());
+    let rkey = b.register(0, 64, access::REMOTE_READ);
+    let lkey = a.register(0, 64, access::LOCAL_WRITE);
+    a.post_read(1, lkey, 0, 16, rkey, 0).unwrap();
+    // ORD 1: the second Read waits behind the first.
+    a.post_read(2, lkey, 32, 16, rkey, 16).unwrap();
+    let out = a.take_output();
+    feed_cut(&mut rng, &mut b, &out);
+    assert!(a.invalidate(lkey));
+    let resp = b.take_output();
+    let resp_segs = ulpdus(&resp, false, true);
+    feed_cut(&mut rng, &mut a, &resp);
+    let term = a.take_output();
+    let want = TerminateRepr::new(TerminateCode::DdpTaggedBuffer(
+        TaggedBufferCode::InvalidStag,
+    ))
+    .with_segment(&resp_segs[0])
+    .unwrap();
+    assert_eq!(terminate_of(&ulpdus(&term, false, true)[0]), want);
+    let c = a.poll();
+    // The Read fails with a local protection error, the unsent Read behind it is flushed.
+    assert_eq!(c.len(), 2);
+    assert_eq!((c[0].wr_id, c[0].status), (1, WcStatus::LocProtErr));
+    assert_eq!((c[1].wr_id, c[1].status), (2, WcStatus::WrFlushErr));
+    feed_cut(&mut rng, &mut b, &term);
+    assert_eq!(b.events(), vec![Event::TerminateReceived(want)]);
+    assert!(b.violations().is_empty());
+}
+
+#[test]
+fn malformed_terminate_is_not_answered() {
+    let mut a = Peer::new(plain());
+    let mut b = Peer::new(plain().mirrored());
+    // D = 1 but no DDP header follows: too short.
+    a.emit_ulpdu(&hex(
+        "41 47 00 00 00 00 00 00 00 02 00 00 00 01 00 00 00 00 | 01 00 40 00 | 00 10",
+    ));
+    b.feed(&a.take_output());
+    assert_eq!(b.events(), vec![Event::BadTerminateReceived]);
+    assert!(b.take_output().is_empty());
+    assert_eq!(b.state(), State::Error);
+    // Anything after the peer's Terminate is a violation.
+    a.emit_ulpdu(&hex("c1 40 00 00 00 01 00 00 00 00 00 00 00 00"));
+    b.feed(&a.take_output());
+    assert_eq!(b.violations().len(), 2, "{:?}", b.violations());
+    assert_eq!(b.stats().dropped, 1);
+}
+
+/// Random operation mixes, random sizes, random configurations: many seeds.
+#[test]
+fn random_mixes() {
+    for seed in 0..24u64 {
+        let mut rng = StdRng::seed_from_u64(1000 + seed);
+        let markers = (rng.gen_bool(0.5), rng.gen_bool(0.5));
+        let crc = (rng.gen_bool(0.5), rng.gen_bool(0.5));
+        let mulpdu = rng.gen_range(64..=9000u16);
+        let mut c = cfg(crc.0, crc.1, markers.0, markers.1, mulpdu);
+        c.ord = rng.gen_range(1..=4);
+        c.ird = c.ord;
+        let mut a = Peer::new(c);
+        let mut b = Peer::new(c.mirrored());
+        let mut sa = Side {
+            model: (0..MEM).map(|_| rng.gen()).collect(),
+            next: 0,
+        };
+        let mut sb = Side {
+            model: (0..MEM).map(|_| rng.gen()).collect(),
+            next: 0,
+        };
+        a.memory_mut().bytes_mut().copy_from_slice(&sa.model);
+        b.memory_mut().bytes_mut().copy_from_slice(&sb.model);
+        let (mut ea, mut eb) = (Expect::default(), Expect::default());
+        for wr_id in 0..40u64 {
+            let op = OPS[rng.gen_range(0..OPS.len())];
+            let len = if rng.gen_bool(0.3) {
+                rng.gen_range(0..8)
+            } else {
+                rng.gen_range(0..20_000)
+            };
+            if rng.gen_bool(0.5) {
+                post(
+                    &mut rng, op, len, wr_id, &mut a, &mut sa, &mut b, &mut sb, &mut ea, &mut eb,
+                );
+            } else {
+                post(
+                    &mut rng, op, len, wr_id, &mut b, &mut sb, &mut a, &mut sa, &mut eb, &mut ea,
+                );
+            }
+            if rng.gen_bool(0.3) {
+                deliver(&mut rng, &mut a, &mut b);
+                deliver(&mut rng, &mut b, &mut a);
+            }
+        }
+        settle(&mut rng, &mut a, &mut b);
+        for (p, e, s) in [(&mut a, &ea, &sa), (&mut b, &eb, &sb)] {
+            assert_eq!(p.violations(), &[], "seed {seed}");
+            assert_eq!(p.events(), vec![], "seed {seed}");
+            let mut got = p.poll();
+            // Send-queue completions must already be in posting order.
+            let sq: Vec<u64> = got
+                .iter()
+                .filter(|c| c.queue == Queue::Send)
+                .map(|c| c.wr_id)
+                .collect();
+            assert!(sq.windows(2).all(|w| w[0] < w[1]), "seed {seed}");
+            let mut want = e.completions.clone();
+            got.sort_by_key(|c| (c.queue == Queue::Recv, c.wr_id));
+            want.sort_by_key(|c| (c.queue == Queue::Recv, c.wr_id));
+            assert_eq!(got, want, "seed {seed}");
+            assert!(p.memory().bytes() == &s.model[..], "seed {seed}");
+        }
+    }
+}

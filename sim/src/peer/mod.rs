@@ -27,7 +27,7 @@
 //!   an [`Event`] and also ends the stream (it is never answered, §2.2).
 //! - **Strict mode** records every protocol violation seen in [`Peer::violations`], including
 //!   the tolerated ones (reserved bits set, a Read Response that does not match its request,
-//!   input after the stream died).
+//!   anything sent after the sender's own Terminate).
 
 pub mod memory;
 mod rx;
@@ -309,6 +309,7 @@ pub struct Peer {
     irq: VecDeque<ReadRequestRepr>,
     pending_terminate: Option<TerminateRepr>,
     terminate_sent: bool,
+    terminate_received: bool,
     cq: Vec<Completion>,
     events: Vec<Event>,
     violations: Vec<Violation>,
@@ -346,6 +347,7 @@ impl Peer {
             irq: VecDeque::new(),
             pending_terminate: None,
             terminate_sent: false,
+            terminate_received: false,
             cq: Vec::new(),
             events: Vec::new(),
             violations: Vec::new(),

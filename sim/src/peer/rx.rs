@@ -34,7 +34,7 @@
 //! table (nothing is placed or read; `rfc5040-rdmap.md` §2.2). Tolerated deviations recorded
 //! as violations in strict mode only: reserved DDP or RDMAP bits set, an Invalidate STag on a
 //! Send without Invalidate, a Read Response whose STag, TO or total length differs from its
-//! Read Request, a Terminate whose MSN is not 1, input after the stream ended.
+//! Read Request, a Terminate whose MSN is not 1, anything received after the peer's Terminate.
 
 use rnic_proto::ddp::{self, TaggedBufferCode, UntaggedBufferCode};
 use rnic_proto::mpa::{self, TERMINATE_ETYPE_LLP};
@@ -89,7 +89,8 @@ impl Peer {
             let (n, delivery) = self.deframer.feed(input);
             input = &input[n..];
             if was_failed {
-                self.violation(None, format!("{n} octets after an MPA error"));
+                // In flight before our Terminate: not the sender's fault.
+                self.stats.dropped += 1;
                 continue;
             }
             let Some(d) = delivery else { continue };
@@ -157,10 +158,20 @@ impl Peer {
                 Ok(Message {
                     body: Body::Terminate(t),
                     ..
-                }) => self.events.push(Event::TerminateReceived(t)),
+                }) => {
+                    if self.terminate_received {
+                        self.violation(None, "a second Terminate".into());
+                    }
+                    self.terminate_received = true;
+                    self.events.push(Event::TerminateReceived(t));
+                }
                 _ => {
                     self.stats.dropped += 1;
-                    self.violation(None, "segment after the stream ended".into());
+                    // Segments in flight when this side failed are legitimate; anything sent
+                    // after the sender's own Terminate is not (`rfc5040-rdmap.md` §2.2).
+                    if self.terminate_received {
+                        self.violation(None, "segment after the peer's Terminate".into());
+                    }
                 }
             }
             return;
@@ -173,6 +184,7 @@ impl Peer {
                     None => {
                         // A malformed Terminate: surfaced, never answered.
                         self.violation(None, format!("malformed Terminate: {e}"));
+                        self.terminate_received = true;
                         self.events.push(Event::BadTerminateReceived);
                         self.enter_error();
                     }
@@ -211,6 +223,7 @@ impl Peer {
                 if msn != ddp::MSN_INITIAL || mo != 0 {
                     self.violation(None, format!("Terminate with MSN {msn} MO {mo}"));
                 }
+                self.terminate_received = true;
                 self.events.push(Event::TerminateReceived(t));
                 self.enter_error();
             }
