@@ -264,6 +264,8 @@ fn cfg(tx_crc: bool, rx_crc: bool, tx_markers: bool, rx_markers: bool, mulpdu: u
         tx_markers,
         rx_markers,
         mulpdu,
+        // The receiver refuses anything over the MULPDU (MPA Terminate): segmentation check.
+        max_rx_ulpdu: mulpdu,
         memory_size: MEM,
         ird: 16,
         ord: 16,
@@ -381,7 +383,16 @@ fn control_word(term_ulpdu: &[u8]) -> u32 {
 
 #[test]
 fn write_bad_stag() {
-    let mut t = ErrCase::new(1, plain());
+    for (i, (crc, markers)) in [(true, false), (false, false), (true, true), (false, true)]
+        .into_iter()
+        .enumerate()
+    {
+        write_bad_stag_with(i as u64, cfg(crc, !crc, markers, !markers, 1460));
+    }
+}
+
+fn write_bad_stag_with(seed: u64, c: PeerConfig) {
+    let mut t = ErrCase::new(1 + seed, c);
     t.a.post_write(1, 0, 100, 0x1234_5600, 0).unwrap();
     let (segs, term) = t.run();
     let want = TerminateRepr::new(TerminateCode::DdpTaggedBuffer(
