@@ -18,7 +18,7 @@
 //!   are released strictly in posting order (rules 15b, 19).
 //! - **Receive side**: [`Peer::feed`] takes stream bytes cut anywhere; each ULPDU the deframer
 //!   delivers is checked in the order of `rfc5040-rdmap.md` §5.4 (the check table written out in
-//!   [`rx`]), placed, delivered.
+//!   `rx.rs`), placed, delivered.
 //! - **Errors**: the first error builds the Terminate of `rfc5040-rdmap.md` §5.1-§5.3 (exact
 //!   Layer/EType/Code, HdrCt of Figure 10 via [`TerminateCode::header_control`], the offending
 //!   segment's DDP header and length, the Read Request header for Read Request errors). It is
