@@ -13,6 +13,7 @@ pub mod hdl_backend;
 pub mod host_mem;
 pub mod mutate;
 pub mod pcap;
+pub mod peer;
 pub mod rx_model;
 pub mod stream;
 pub mod tb;
