@@ -8,6 +8,7 @@ pub mod host_if;
 pub mod mpa_loopback;
 pub mod mpa_rx;
 pub mod mpa_tx;
+pub mod peer_link;
 pub mod rnic;
 pub mod rx_control;
 pub mod rx_path;
