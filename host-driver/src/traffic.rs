@@ -241,8 +241,7 @@ impl Session {
     /// `progress` is called with the operations done so far.
     pub fn run(&mut self, cfg: &TrafficConfig, mut progress: impl FnMut(usize)) -> Result<Summary> {
         let slot_need = u64::from(cfg.sizes.max()) + 128;
-        if self.pairs.iter().any(|p| p.slot_bytes < slot_need) || cfg.slots < cfg.window.max(1)
-        {
+        if self.pairs.iter().any(|p| p.slot_bytes < slot_need) || cfg.slots < cfg.window.max(1) {
             return Err(VerbsError::InvalidArgument(format!(
                 "slots of at least {slot_need} bytes and at least `window` slots are needed"
             )));
@@ -267,7 +266,11 @@ impl Session {
                 let in_flight = pending.values().filter(|p| p.pair == pair).count();
                 if in_flight < cfg.window.max(1) {
                     if let Some(slot) = free[pair].pop_front() {
-                        let side = if cfg.both_directions { rng.gen_range(0..2) } else { 0 };
+                        let side = if cfg.both_directions {
+                            rng.gen_range(0..2)
+                        } else {
+                            0
+                        };
                         let kind = match cfg.mix {
                             Mix::Only(k) => k,
                             Mix::Mixed => OpKind::ALL[rng.gen_range(0..OpKind::ALL.len())],
@@ -331,9 +334,9 @@ impl Session {
                 }
             }
             // Sync point: a pair out of slots (or the end) with nothing in flight.
-            let stuck = (0..n).any(|pair| {
-                free[pair].is_empty() && !pending.values().any(|p| p.pair == pair)
-            }) || (posted == cfg.count && pending.is_empty());
+            let stuck = (0..n)
+                .any(|pair| free[pair].is_empty() && !pending.values().any(|p| p.pair == pair))
+                || (posted == cfg.count && pending.is_empty());
             if stuck && !unchecked_writes.is_empty() {
                 self.drain()?;
                 for p in unchecked_writes.drain(..) {
@@ -505,7 +508,10 @@ impl Session {
                 self.dev.write_mem(local.addr + src_off, &data);
                 let inv = if matches!(kind, OpKind::SendInv | OpKind::SendSeInv) {
                     let b = self.dev.alloc_buf(64, 64)?;
-                    Some(self.dev.reg_mr(remote.pd, b.addr, 64, access::REMOTE_WRITE, true)?)
+                    Some(
+                        self.dev
+                            .reg_mr(remote.pd, b.addr, 64, access::REMOTE_WRITE, true)?,
+                    )
                 } else {
                     None
                 };

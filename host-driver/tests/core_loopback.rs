@@ -8,9 +8,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
-use rnic_driver::verbs::{
-    ConnParams, Cq, Device, Mr, Qp, QpState, RecvWr, SendOp, SendWr, Sge,
-};
+use rnic_driver::verbs::{ConnParams, Cq, Device, Mr, Qp, QpState, RecvWr, SendOp, SendWr, Sge};
 use rnic_proto::verbs::{access, AsyncEventKind};
 use rnic_sim::dma_port::DmaConfig;
 use rnic_sim::loopback::{Loopback, LoopbackConfig};
@@ -101,7 +99,13 @@ fn invalidation_then_access_fails() {
     let b = p.dev.alloc_buf(4096, 4096).unwrap();
     let victim = p
         .dev
-        .reg_mr(pd, b.addr, 4096, access::REMOTE_WRITE | access::LOCAL_WRITE, true)
+        .reg_mr(
+            pd,
+            b.addr,
+            4096,
+            access::REMOTE_WRITE | access::LOCAL_WRITE,
+            true,
+        )
         .unwrap();
     // A Write to it works while it is valid.
     let data: Vec<u8> = (0..64).map(|_| rng.gen()).collect();
@@ -161,10 +165,18 @@ fn invalidation_then_access_fails() {
         data,
         "nothing placed after the invalidation"
     );
-    let ev = p.dev.query_async_event(p.qp[1]).unwrap().expect("QP 1 terminated");
+    let ev = p
+        .dev
+        .query_async_event(p.qp[1])
+        .unwrap()
+        .expect("QP 1 terminated");
     assert_eq!(ev.kind, Some(AsyncEventKind::TerminateSent));
     assert_eq!((ev.layer, ev.etype, ev.code), (1, 1, 0x00));
-    let ev = p.dev.query_async_event(p.qp[0]).unwrap().expect("QP 0 got the Terminate");
+    let ev = p
+        .dev
+        .query_async_event(p.qp[0])
+        .unwrap()
+        .expect("QP 0 got the Terminate");
     assert_eq!(ev.kind, Some(AsyncEventKind::TerminateReceived));
     assert_eq!((ev.layer, ev.etype, ev.code), (1, 1, 0x00));
     let v = p.dev.mem().violations();
@@ -198,5 +210,9 @@ fn random_mixed_operations_four_qps() {
     };
     let sum = s.run(&cfg, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(sum.ops, count);
-    assert!(sum.per_kind.iter().all(|(_, n)| *n > 0), "{:?}", sum.per_kind);
+    assert!(
+        sum.per_kind.iter().all(|(_, n)| *n > 0),
+        "{:?}",
+        sum.per_kind
+    );
 }

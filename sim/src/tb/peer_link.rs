@@ -70,7 +70,10 @@ impl Llp for PeerLink {
             if self.out.is_empty() {
                 return None;
             }
-            let n = self.rng.gen_range(1..=self.max_segment.max(1)).min(self.out.len());
+            let n = self
+                .rng
+                .gen_range(1..=self.max_segment.max(1))
+                .min(self.out.len());
             let bytes: Vec<u8> = self.out.drain(..n).collect();
             self.seg = packet_beats(&bytes, WIDTH).into();
         }
