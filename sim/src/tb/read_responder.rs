@@ -1,0 +1,1 @@
+//! Driver pieces for the ReadResponder (placeholder).
