@@ -9,6 +9,9 @@
 //! no more than `TXA_INFLIGHT` messages in flight; neither source is passed over twice while it
 //! waits; `idle` exactly when nothing is in flight or held.
 
+// Per-source arrays (ports, offers, sources) are indexed together by the source number.
+#![allow(clippy::needless_range_loop)]
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
@@ -188,11 +191,11 @@ fn verilator_random() {
     for seed in 0..40 {
         let mut rng = StdRng::seed_from_u64(2000 + seed);
         let mut p = params(&mut rng, 400);
-        if seed % 4 == 0 {
+        if seed.is_multiple_of(4) {
             p.capacity = TXA_INFLIGHT + 2;
             p.show = [0.95, 0.95];
             p.ready = 0.95;
-            p.max_delay = 20 + p.max_delay;
+            p.max_delay += 20;
         }
         run_with_waveform_on_failure(
             "tx_arbiter",
