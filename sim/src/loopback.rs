@@ -15,6 +15,8 @@
 //! - **Gaps**: a cycle offers nothing with probability `rx_gap` (between and inside segments);
 //!   an offered beat is held until taken (`llp_rx_ready`, reported with
 //!   [`LlpLoopback::rx_taken`]).
+//! - **Wire delay** (`latency`): a byte can be delivered `1 + latency` cycles after the cycle
+//!   it was transmitted in, at the earliest.
 //! - **Back-pressure on the sender**: `llp_tx_ready` is 0 with probability `tx_stall`, and
 //!   always while `max_buffered` bytes wait for delivery (the receiver's window).
 //! - **Capture** (optional): every transmitted packet (the bytes of `llp_tx_*` up to `last`),
@@ -25,8 +27,9 @@
 //!
 //! Use, once per cycle: `tx_ready()` (drive `llp_tx_ready`; it also counts the cycle),
 //! `tx_beat(..)` if `llp_tx_valid && llp_tx_ready`; `rx_beat()` (drive `llp_rx_*`, valid if
-//! `Some`), `rx_taken()` if it was `Some` and `llp_rx_ready` was 1. Bytes given in a cycle can
-//! be offered from the next cycle on. `busy()`: bytes still to deliver.
+//! `Some`), `rx_taken()` if it was `Some` and `llp_rx_ready` was 1. Bytes given in a cycle are
+//! never offered in that cycle (no combinational path from `llp_tx_*` to `llp_rx_*`).
+//! `busy()`: bytes still to deliver.
 
 use crate::pcap::mpa::MpaCapture;
 use crate::pcap::{Direction, PcapWriter, TcpConnection};
@@ -54,6 +57,8 @@ pub struct LoopbackConfig {
     pub tx_stall: f64,
     /// `llp_tx_ready` is 0 while this many bytes wait for delivery (all connections).
     pub max_buffered: usize,
+    /// Wire delay: a byte transmitted in cycle `c` can be offered from cycle `c + 1 + latency`.
+    pub latency: u64,
     /// Keep every transmitted packet for a capture.
     pub capture: bool,
     /// Seed of the model's random choices.
@@ -62,7 +67,7 @@ pub struct LoopbackConfig {
 
 impl Default for LoopbackConfig {
     /// Pairs (0, 1) and (2, 3) on 4 connections, segments of 1..=64 bytes, 20 % gaps, no
-    /// transmit stalls, 4096 bytes of window, no capture.
+    /// transmit stalls, 4096 bytes of window, no wire delay, no capture.
     fn default() -> Self {
         LoopbackConfig {
             pairs: vec![(0, 1), (2, 3)],
@@ -71,6 +76,7 @@ impl Default for LoopbackConfig {
             rx_gap: 0.2,
             tx_stall: 0.0,
             max_buffered: 4096,
+            latency: 0,
             capture: false,
             seed: 0,
         }
@@ -102,8 +108,8 @@ pub struct LlpLoopback {
     rng: StdRng,
     /// `peer[a]`: the connection `a`'s bytes are delivered on.
     peer: Vec<Option<usize>>,
-    /// Bytes waiting for delivery, per receiving connection.
-    queue: Vec<VecDeque<u8>>,
+    /// Bytes waiting for delivery, per receiving connection, with the cycle they were sent in.
+    queue: Vec<VecDeque<(u64, u8)>>,
     buffered: usize,
     seg: Option<RxSegment>,
     /// The beat offered and not yet taken (held until taken).
@@ -168,7 +174,7 @@ impl LlpLoopback {
         let bytes = data.to_be_bytes();
         for (lane, byte) in bytes.iter().enumerate() {
             if keep >> (LANES - 1 - lane) & 1 == 1 {
-                self.queue[to].push_back(*byte);
+                self.queue[to].push_back((self.cycle, *byte));
                 self.buffered += 1;
                 self.sent[conn] += 1;
                 if self.cfg.capture {
@@ -279,24 +285,33 @@ impl LlpLoopback {
         w.flush()
     }
 
-    /// Starts a segment: a random connection among those with bytes waiting, a random length
-    /// up to `max_segment`; when fewer bytes wait than drawn, it either waits for more (half
-    /// of the time) or delivers what is there.
+    /// Whether a byte sent in cycle `sent` has crossed the wire by this cycle.
+    fn arrived(&self, sent: u64) -> bool {
+        sent + self.cfg.latency < self.cycle
+    }
+
+    /// Starts a segment: a random connection among those with bytes arrived, a random length
+    /// up to `max_segment`; when fewer bytes have arrived than drawn, it either waits for more
+    /// (half of the time) or delivers what is there.
     fn start_segment(&mut self) -> Option<RxSegment> {
         let waiting: Vec<usize> = (0..self.queue.len())
-            .filter(|&c| !self.queue[c].is_empty())
+            .filter(|&c| self.queue[c].front().is_some_and(|(t, _)| self.arrived(*t)))
             .collect();
         if waiting.is_empty() {
             return None;
         }
         let conn = waiting[self.rng.gen_range(0..waiting.len())];
         let want = self.rng.gen_range(1..=self.cfg.max_segment);
-        let have = self.queue[conn].len();
+        let have = self.queue[conn]
+            .iter()
+            .take(want)
+            .take_while(|(t, _)| self.arrived(*t))
+            .count();
         if have < want && self.rng.gen_bool(0.5) {
             return None;
         }
         let n = want.min(have);
-        let bytes: Vec<u8> = self.queue[conn].drain(..n).collect();
+        let bytes: Vec<u8> = self.queue[conn].drain(..n).map(|(_, b)| b).collect();
         self.buffered -= n;
         Some(RxSegment {
             conn,
@@ -418,6 +433,47 @@ mod tests {
                 .iter()
                 .all(|s| s.1 >= 1 && s.1 <= [1, 7, 64, 300][seed as usize % 4]));
         }
+    }
+
+    #[test]
+    fn wire_delay_keeps_the_streams() {
+        let cfg = LoopbackConfig {
+            latency: 50,
+            max_buffered: 1024,
+            seed: 11,
+            ..LoopbackConfig::default()
+        };
+        let r = run(cfg, 11, 2000);
+        for c in 0..4 {
+            assert_eq!(r.got[c], r.streams[r.lb.pair(c).unwrap()]);
+        }
+    }
+
+    #[test]
+    fn nothing_before_the_wire_delay() {
+        let mut lb = LlpLoopback::new(LoopbackConfig {
+            latency: 3,
+            rx_gap: 0.0,
+            max_segment: 4,
+            ..LoopbackConfig::default()
+        });
+        assert!(lb.tx_ready());
+        lb.tx_beat(0x0102_0304, 0xF, true, 0);
+        let mut first = None;
+        for cycle in 1..20u64 {
+            if cycle > 1 {
+                lb.tx_ready();
+            }
+            if let Some(beat) = lb.rx_beat() {
+                first.get_or_insert((cycle, beat));
+                lb.rx_taken();
+            }
+        }
+        // Sent in cycle 1: offered from cycle 1 + 1 + 3, in one segment of up to 4 bytes.
+        let (cycle, (data, _, _, conn)) = first.unwrap();
+        assert_eq!((cycle, conn), (5, 1));
+        assert_eq!(data >> 24, 1);
+        assert!(!lb.busy());
     }
 
     #[test]
