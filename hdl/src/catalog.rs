@@ -7,9 +7,11 @@ use crate::ddp::rx_place::RxPlace;
 use crate::ddp::stag_check::StagCheck;
 use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
+use crate::rdmap::read_responder::ReadResponder;
 use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::rx_path::RxPath;
 use crate::rdmap::terminate_tx::TerminateTx;
+use crate::rdmap::tx_arbiter::TxArbiter;
 use crate::top::rnic::Rnic;
 use crate::top::ulpdu_mux::UlpduMux;
 use rust_hdl::prelude::*;
@@ -37,13 +39,17 @@ pub enum BlockKind {
     RxPath,
     /// [`UlpduMux`]: Terminates and DDP segments into MPA TX.
     UlpduMux,
+    /// [`TxArbiter`]: SendEngine and ReadResponder message jobs into DdpTx.
+    TxArbiter,
+    /// [`ReadResponder`]: queued Read Requests into Read Response message jobs.
+    ReadResponder,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 11] = [
+    pub const ALL: [BlockKind; 13] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -54,6 +60,8 @@ impl BlockKind {
         BlockKind::TerminateTx,
         BlockKind::RxPath,
         BlockKind::UlpduMux,
+        BlockKind::TxArbiter,
+        BlockKind::ReadResponder,
         BlockKind::Rnic,
     ];
 
@@ -70,6 +78,8 @@ impl BlockKind {
             BlockKind::TerminateTx => "terminate_tx",
             BlockKind::RxPath => "rx_path",
             BlockKind::UlpduMux => "ulpdu_mux",
+            BlockKind::TxArbiter => "tx_arbiter",
+            BlockKind::ReadResponder => "read_responder",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -119,6 +129,8 @@ impl BlockKind {
             (BlockKind::TerminateTx, 32) => top_verilog(TerminateTx::default()),
             (BlockKind::RxPath, 32) => top_verilog(RxPath::default()),
             (BlockKind::UlpduMux, 32) => top_verilog(UlpduMux::default()),
+            (BlockKind::TxArbiter, 32) => top_verilog(TxArbiter::default()),
+            (BlockKind::ReadResponder, 32) => top_verilog(ReadResponder::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

@@ -11,6 +11,7 @@ pub mod dma_read;
 pub mod equivalence;
 pub mod hdl_backend;
 pub mod host_mem;
+pub mod loopback;
 pub mod mutate;
 pub mod pcap;
 pub mod peer;

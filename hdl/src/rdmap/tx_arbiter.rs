@@ -1,1 +1,203 @@
-//! `tx_arbiter` (`docs/core.md`): placeholder.
+//! TxArbiter (`docs/core.md`, "TxArbiter", "The message job"): the SendEngine's message jobs
+//! (`se_msg_*`) and the ReadResponder's (`rr_msg_*`) into DdpTx's one job port (`msg_*`), and
+//! DdpTx's `msg_done` strobes back to the source of each message.
+//!
+//! # Behaviour
+//!
+//! - **Whole messages.** A message is one handshake (`msg_valid && msg_ready`); DdpTx
+//!   segments it. The arbiter only chooses which source's job is on `msg_*`.
+//! - **Round robin.** When both sources wait, the one not granted last goes (`last_rr`, updated
+//!   at every handshake); when one waits, it goes. Neither source starves: after a grant to one,
+//!   the other is first in line at the next choice.
+//! - **Stable offer.** Once a job is shown on `msg_*` (`msg_valid` without `msg_ready`), the
+//!   choice is held (`held`, `cur_rr`) until it is taken, even if the other source starts to
+//!   wait: DdpTx sees an ordinary valid/ready stream whose payload never changes under `valid`.
+//! - **Several messages in flight.** DdpTx may take a message before the previous one's
+//!   `msg_done` (it reads the next message's payload ahead). Its dones come in message order,
+//!   so the arbiter keeps the owner (SendEngine / ReadResponder) of each taken message in a small
+//!   FIFO of [`TXA_INFLIGHT`] one-bit entries; `msg_done` pops the head and is routed as
+//!   `se_msg_done` or `rr_msg_done` in the same cycle (combinational, no latency). With the FIFO
+//!   full no job is offered (`msg_valid` = 0) until a done frees an entry. A `msg_done` in the
+//!   cycle of its own handshake (FIFO empty) is routed to the source being taken.
+//! - `idle`: no message taken and not yet done, and no job held on `msg_*`.
+//!
+//! # Timing
+//!
+//! Combinational from the sources to `msg_*` (a 2:1 mux per field bit, the select from
+//! registers and the two `valid`s; never from `msg_ready`, so `se_msg_ready` / `rr_msg_ready`
+//! are one AND of `msg_ready`). The done routing is one mux of the FIFO head. No added cycle on
+//! either path; the mux (about 300 bits wide) is the cost. Fields a source keeps at 0 (the
+//! ReadResponder's `inv_stag`, `src_to`, `msn`) reduce to ANDs when the core is flattened.
+//!
+//! # A third source (RFC 7306 atomic responses, Flush / Verify responses, QN 3)
+//!
+//! A later addition of the same shape (`docs/core.md`): a third port `xr_msg_*` with its
+//! `xr_msg_done`. The owner FIFO entries become 2-bit source numbers, `last_rr` becomes the
+//! number of the last granted source, and the choice is a rotating priority over three
+//! `valid`s (the first waiting source after the last granted one); the output mux becomes 3:1.
+//! Nothing else changes: the ready and done routing are per-source decodes of the same select.
+
+use crate::config::{CONN_BITS, DMA_ADDR_BITS};
+use rust_hdl::prelude::*;
+
+/// Messages the arbiter lets DdpTx hold between its handshake and its `msg_done` (the depth of
+/// the owner FIFO).
+pub const TXA_INFLIGHT: usize = 4;
+/// Bits of an owner FIFO pointer.
+const PTR_BITS: usize = 2;
+/// Bits of the owner FIFO count (0..=TXA_INFLIGHT).
+const CNT_BITS: usize = 3;
+// The count is full when its top bit (2) is set.
+const _: () = assert!(TXA_INFLIGHT == 1 << (CNT_BITS - 1) && TXA_INFLIGHT == 1 << PTR_BITS);
+
+/// The transmit message arbiter in front of DdpTx.
+#[derive(LogicBlock, Default)]
+pub struct TxArbiter {
+    pub clock: Signal<In, Clock>,
+    // SendEngine's message jobs.
+    pub se_msg_valid: Signal<In, Bit>,
+    pub se_msg_ready: Signal<Out, Bit>,
+    pub se_msg_conn: Signal<In, Bits<CONN_BITS>>,
+    pub se_msg_opcode: Signal<In, Bits<4>>,
+    pub se_msg_stag: Signal<In, Bits<32>>,
+    pub se_msg_to: Signal<In, Bits<64>>,
+    pub se_msg_inv_stag: Signal<In, Bits<32>>,
+    pub se_msg_src_to: Signal<In, Bits<64>>,
+    pub se_msg_msn: Signal<In, Bits<32>>,
+    pub se_msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub se_msg_len: Signal<In, Bits<32>>,
+    pub se_msg_done: Signal<Out, Bit>,
+    // ReadResponder's message jobs.
+    pub rr_msg_valid: Signal<In, Bit>,
+    pub rr_msg_ready: Signal<Out, Bit>,
+    pub rr_msg_conn: Signal<In, Bits<CONN_BITS>>,
+    pub rr_msg_opcode: Signal<In, Bits<4>>,
+    pub rr_msg_stag: Signal<In, Bits<32>>,
+    pub rr_msg_to: Signal<In, Bits<64>>,
+    pub rr_msg_inv_stag: Signal<In, Bits<32>>,
+    pub rr_msg_src_to: Signal<In, Bits<64>>,
+    pub rr_msg_msn: Signal<In, Bits<32>>,
+    pub rr_msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub rr_msg_len: Signal<In, Bits<32>>,
+    pub rr_msg_done: Signal<Out, Bit>,
+    // To DdpTx.
+    pub msg_valid: Signal<Out, Bit>,
+    pub msg_ready: Signal<In, Bit>,
+    pub msg_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub msg_opcode: Signal<Out, Bits<4>>,
+    pub msg_stag: Signal<Out, Bits<32>>,
+    pub msg_to: Signal<Out, Bits<64>>,
+    pub msg_inv_stag: Signal<Out, Bits<32>>,
+    pub msg_src_to: Signal<Out, Bits<64>>,
+    pub msg_msn: Signal<Out, Bits<32>>,
+    pub msg_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub msg_len: Signal<Out, Bits<32>>,
+    pub msg_done: Signal<In, Bit>,
+    /// No message in flight (taken, not done) and none held on `msg_*`.
+    pub idle: Signal<Out, Bit>,
+
+    /// The job on `msg_*` was shown and not taken: keep the choice.
+    held: DFF<Bit>,
+    /// The source of the held job: 1 = ReadResponder.
+    cur_rr: DFF<Bit>,
+    /// The source of the last handshake: 1 = ReadResponder.
+    last_rr: DFF<Bit>,
+    /// Owner FIFO: 1 = ReadResponder, one entry per message taken and not yet done.
+    own: [DFF<Bit>; TXA_INFLIGHT],
+    own_wr: DFF<Bits<PTR_BITS>>,
+    own_rd: DFF<Bits<PTR_BITS>>,
+    own_cnt: DFF<Bits<CNT_BITS>>,
+    /// The source shown on `msg_*` in this cycle: 1 = ReadResponder.
+    pick_rr: Signal<Local, Bit>,
+    /// The owner FIFO is full: offer nothing.
+    full: Signal<Local, Bit>,
+    /// A handshake in this cycle.
+    take: Signal<Local, Bit>,
+    /// The owner of the message `msg_done` names: 1 = ReadResponder.
+    head_rr: Signal<Local, Bit>,
+}
+
+impl Logic for TxArbiter {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt);
+        for i in 0..TXA_INFLIGHT {
+            self.own[i].clock.next = self.clock.val();
+            self.own[i].d.next = self.own[i].q.val();
+        }
+        // The choice: the held one, else round robin between the waiting sources.
+        if self.held.q.val() {
+            self.pick_rr.next = self.cur_rr.q.val();
+        } else if self.se_msg_valid.val() && self.rr_msg_valid.val() {
+            self.pick_rr.next = !self.last_rr.q.val();
+        } else {
+            self.pick_rr.next = self.rr_msg_valid.val();
+        }
+        self.full.next = self.own_cnt.q.val().get_bit(2);
+        if self.pick_rr.val() {
+            self.msg_valid.next = self.rr_msg_valid.val() && !self.full.val();
+            self.msg_conn.next = self.rr_msg_conn.val();
+            self.msg_opcode.next = self.rr_msg_opcode.val();
+            self.msg_stag.next = self.rr_msg_stag.val();
+            self.msg_to.next = self.rr_msg_to.val();
+            self.msg_inv_stag.next = self.rr_msg_inv_stag.val();
+            self.msg_src_to.next = self.rr_msg_src_to.val();
+            self.msg_msn.next = self.rr_msg_msn.val();
+            self.msg_addr.next = self.rr_msg_addr.val();
+            self.msg_len.next = self.rr_msg_len.val();
+        } else {
+            self.msg_valid.next = self.se_msg_valid.val() && !self.full.val();
+            self.msg_conn.next = self.se_msg_conn.val();
+            self.msg_opcode.next = self.se_msg_opcode.val();
+            self.msg_stag.next = self.se_msg_stag.val();
+            self.msg_to.next = self.se_msg_to.val();
+            self.msg_inv_stag.next = self.se_msg_inv_stag.val();
+            self.msg_src_to.next = self.se_msg_src_to.val();
+            self.msg_msn.next = self.se_msg_msn.val();
+            self.msg_addr.next = self.se_msg_addr.val();
+            self.msg_len.next = self.se_msg_len.val();
+        }
+        self.se_msg_ready.next = self.msg_ready.val() && !self.full.val() && !self.pick_rr.val();
+        self.rr_msg_ready.next = self.msg_ready.val() && !self.full.val() && self.pick_rr.val();
+        self.take.next = self.msg_valid.val() && self.msg_ready.val();
+        self.held.d.next = self.msg_valid.val() && !self.msg_ready.val();
+        self.cur_rr.d.next = self.pick_rr.val();
+        if self.take.val() {
+            self.last_rr.d.next = self.pick_rr.val();
+            self.own_wr.d.next = self.own_wr.q.val() + 1;
+            for i in 0..TXA_INFLIGHT {
+                if self.own_wr.q.val().index() == i {
+                    self.own[i].d.next = self.pick_rr.val();
+                }
+            }
+        }
+        // Done routing: the FIFO head (the message being taken when the FIFO is empty).
+        self.head_rr.next = self.pick_rr.val();
+        for i in 0..TXA_INFLIGHT {
+            if (self.own_cnt.q.val() != 0) && (self.own_rd.q.val().index() == i) {
+                self.head_rr.next = self.own[i].q.val();
+            }
+        }
+        self.se_msg_done.next = self.msg_done.val() && !self.head_rr.val();
+        self.rr_msg_done.next = self.msg_done.val() && self.head_rr.val();
+        if self.msg_done.val() {
+            self.own_rd.d.next = self.own_rd.q.val() + 1;
+        }
+        if self.take.val() && !self.msg_done.val() {
+            self.own_cnt.d.next = self.own_cnt.q.val() + 1;
+        } else if !self.take.val() && self.msg_done.val() {
+            self.own_cnt.d.next = self.own_cnt.q.val() - 1;
+        }
+        self.idle.next = (self.own_cnt.q.val() == 0) && !self.held.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] TxArbiter {
+    inputs: se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to, se_msg_inv_stag,
+        se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, rr_msg_valid, rr_msg_conn,
+        rr_msg_opcode, rr_msg_stag, rr_msg_to, rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn,
+        rr_msg_addr, rr_msg_len, msg_ready, msg_done;
+    outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
+        msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
+        idle;
+});
