@@ -6,7 +6,7 @@ use crate::traffic::{Mix, OpKind, Session, Sizes, Summary, TrafficConfig};
 use crate::verbs::{ConnParams, Device};
 use anyhow::{bail, Context, Result};
 use rnic_sim::dma_port::DmaConfig;
-use rnic_sim::loopback::{Loopback, LoopbackConfig};
+use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
 use rnic_sim::tb::rnic::{DeviceConfig, SimDevice};
 use rnic_sim::testbench::BackendKind;
 use std::io::{IsTerminal, Write};
@@ -54,8 +54,11 @@ pub fn run(a: &LoopbackArgs) -> Result<Summary> {
         dma: DmaConfig::default(),
         seed: a.seed,
     };
-    let llp = LoopbackConfig::default();
-    let loopback = Box::new(Loopback::new(llp, a.seed));
+    let llp = LoopbackConfig {
+        capture: a.pcap.is_some(),
+        ..LoopbackConfig::full_speed(a.seed)
+    };
+    let loopback = Box::new(LlpLoopback::new(llp));
     let sim = match &a.vcd {
         Some(path) => SimDevice::new_traced(cfg, loopback, path)
             .with_context(|| format!("building the traced core for {}", path.display()))?,

@@ -11,7 +11,7 @@ use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
 use rnic_driver::verbs::{ConnParams, Cq, Device, Mr, Qp, QpState, RecvWr, SendOp, SendWr, Sge};
 use rnic_proto::verbs::{access, AsyncEventKind};
 use rnic_sim::dma_port::DmaConfig;
-use rnic_sim::loopback::{Loopback, LoopbackConfig};
+use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
 use rnic_sim::tb::rnic::DeviceConfig;
 
 const MIB: u64 = 1 << 20;
@@ -22,7 +22,7 @@ fn open(seed: u64, dma: DmaConfig, llp: LoopbackConfig) -> Device {
         seed,
         ..DeviceConfig::default()
     };
-    Device::open(cfg, Box::new(Loopback::new(llp, seed))).expect("open the simulated device")
+    Device::open(cfg, Box::new(LlpLoopback::new(LoopbackConfig { seed, ..llp }))).expect("open the simulated device")
 }
 
 const SIZES: [u32; 8] = [0, 1, 3, 4, 1023, 4096, 65536, 1 << 20];
@@ -31,7 +31,7 @@ const SIZES: [u32; 8] = [0, 1, 3, 4, 1023, 4096, 65536, 1 << 20];
 /// (`rnic_driver::traffic` checks memory and every completion field).
 #[test]
 fn every_operation_every_size() {
-    let dev = open(5, DmaConfig::default(), LoopbackConfig::default());
+    let dev = open(5, DmaConfig::default(), LoopbackConfig::full_speed(5));
     let mut s = Session::new(dev, 1, 2, MIB + 128, ConnParams::default()).unwrap();
     for (i, &len) in SIZES.iter().enumerate() {
         for (j, op) in OpKind::ALL.into_iter().enumerate() {

@@ -87,4 +87,8 @@ impl Llp for PeerLink {
     fn busy(&self) -> bool {
         !self.out.is_empty() || !self.seg.is_empty()
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

@@ -35,6 +35,8 @@ pub trait Llp {
     fn rx_taken(&mut self, now: u64);
     /// Bytes in flight inside the model.
     fn busy(&self) -> bool;
+    /// The model itself, to reach its own API (a capture, a peer) after a run.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// How the device is built.
