@@ -29,6 +29,8 @@
 //!   dead: its buffered TX octets and anything the core still sends on it are dropped (and
 //!   counted in [`BridgeStats::tx_dropped`]). [`TcpBridge::finish`] half-closes our side once
 //!   every buffered octet has been written.
+//! * **RX gate**: [`TcpBridge::hold_rx`] stops reading and offering one connection (for the
+//!   connection manager's switch to FPDU mode, see there).
 //! * **Observation**: [`BridgeStats`] counts octets per connection and direction at both ends
 //!   of the bridge; with [`BridgeConfig::capture`] every octet each way is kept, as the chunks
 //!   the sockets actually took / gave with their cycle ([`Capture`]), so a pcap can be written
@@ -163,6 +165,8 @@ struct Conn {
     /// Cycle of the last read attempt.
     last_poll: Option<u64>,
     closed: Option<CloseReason>,
+    /// [`TcpBridge::hold_rx`]: neither read nor offered.
+    held: bool,
     /// [`TcpBridge::finish`] was called; `shut` once the write side is shut down.
     finish: bool,
     shut: bool,
@@ -296,6 +300,21 @@ impl TcpBridge {
         self.flush(conn, None);
     }
 
+    /// Holds (`true`) or releases `conn`'s RX: while held its socket is not read and no new
+    /// beat of it is offered (a beat already on offer stays until taken), so the peer's octets
+    /// wait in the kernel (TCP flow control). This is the LLP-side gate a connection manager
+    /// needs around the switch to FPDU mode: hold before sending the last raw message (the
+    /// MPA Reply, the RTR), commit `QP_CTRL` with FPDU mode once that message has left, release;
+    /// so no FPDU octet can reach the core in raw mode (RFC 5044 §7.1, MPA-ST-5).
+    pub fn hold_rx(&mut self, conn: usize, hold: bool) {
+        self.conns[conn].held = hold;
+    }
+
+    /// Whether `conn`'s RX is held.
+    pub fn rx_held(&self, conn: usize) -> bool {
+        self.conns[conn].held
+    }
+
     /// Whether a stream is attached to `conn`.
     pub fn attached(&self, conn: usize) -> bool {
         self.conns[conn].stream.is_some()
@@ -401,7 +420,7 @@ impl TcpBridge {
     fn poll(&mut self, conn: usize, now: u64, force: bool) {
         let every = self.cfg.poll_every.max(1);
         let c = &mut self.conns[conn];
-        if c.closed.is_some() || c.rx_pending() > 0 {
+        if c.held || c.closed.is_some() || c.rx_pending() > 0 {
             return;
         }
         if !force && c.last_poll.is_some_and(|t| now < t + every) {
@@ -479,7 +498,7 @@ impl Llp for TcpBridge {
                 let conn = (self.rr + i) % CONNS;
                 let c = &mut self.conns[conn];
                 let n = c.rx_pending().min(lanes);
-                if n == 0 {
+                if n == 0 || c.held {
                     continue;
                 }
                 let mut beat = packet_beats(&c.rx[c.rx_pos..c.rx_pos + n], self.cfg.width)[0];
