@@ -18,6 +18,7 @@ pub mod peer;
 pub mod rx_model;
 pub mod stream;
 pub mod tb;
+pub mod tcp_bridge;
 pub mod testbench;
 pub mod verilator;
 pub mod verilator_backend;
