@@ -22,7 +22,11 @@ fn open(seed: u64, dma: DmaConfig, llp: LoopbackConfig) -> Device {
         seed,
         ..DeviceConfig::default()
     };
-    Device::open(cfg, Box::new(LlpLoopback::new(LoopbackConfig { seed, ..llp }))).expect("open the simulated device")
+    Device::open(
+        cfg,
+        Box::new(LlpLoopback::new(LoopbackConfig { seed, ..llp })),
+    )
+    .expect("open the simulated device")
 }
 
 const SIZES: [u32; 8] = [0, 1, 3, 4, 1023, 4096, 65536, 1 << 20];

@@ -321,6 +321,69 @@ impl LlpLoopback {
     }
 }
 
+impl LoopbackConfig {
+    /// Full speed: LLP segments of up to 1460 bytes (one TCP MSS), no gaps, no stalls, a
+    /// 64 KiB window: the wire is never the bottleneck (benchmarks, the main job).
+    pub fn full_speed(seed: u64) -> Self {
+        LoopbackConfig {
+            max_segment: 1460,
+            rx_gap: 0.0,
+            max_buffered: 1 << 16,
+            seed,
+            ..LoopbackConfig::default()
+        }
+    }
+
+    /// Random segmenting (1..=2000 bytes at most), gaps, transmit stalls, buffer and wire
+    /// delay, from `rng`.
+    pub fn random(rng: &mut impl Rng) -> Self {
+        LoopbackConfig {
+            max_segment: rng.gen_range(1..=2000),
+            rx_gap: rng.gen_range(0.0..0.5),
+            tx_stall: rng.gen_range(0.0..0.5),
+            max_buffered: rng.gen_range(64..=8192),
+            latency: rng.gen_range(0..200),
+            seed: rng.gen(),
+            ..LoopbackConfig::default()
+        }
+    }
+}
+
+impl crate::tb::rnic::Llp for LlpLoopback {
+    fn tx_ready(&mut self, _now: u64) -> bool {
+        LlpLoopback::tx_ready(self)
+    }
+
+    fn tx_beat(&mut self, _now: u64, conn: usize, beat: crate::stream::Beat) {
+        LlpLoopback::tx_beat(self, beat.data as u32, beat.keep as u8, beat.last, conn);
+    }
+
+    fn rx_offer(&mut self, _now: u64) -> Option<(usize, crate::stream::Beat)> {
+        self.rx_beat().map(|(data, keep, last, conn)| {
+            (
+                conn,
+                crate::stream::Beat {
+                    data: u128::from(data),
+                    keep: u128::from(keep),
+                    last,
+                },
+            )
+        })
+    }
+
+    fn rx_taken(&mut self, _now: u64) {
+        LlpLoopback::rx_taken(self);
+    }
+
+    fn busy(&self) -> bool {
+        LlpLoopback::busy(self)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -523,68 +586,5 @@ mod tests {
             ..LoopbackConfig::default()
         });
         lb.tx_beat(0, 0xF, true, 2);
-    }
-}
-
-impl LoopbackConfig {
-    /// Full speed: LLP segments of up to 1460 bytes (one TCP MSS), no gaps, no stalls, a
-    /// 64 KiB window: the wire is never the bottleneck (benchmarks, the main job).
-    pub fn full_speed(seed: u64) -> Self {
-        LoopbackConfig {
-            max_segment: 1460,
-            rx_gap: 0.0,
-            max_buffered: 1 << 16,
-            seed,
-            ..LoopbackConfig::default()
-        }
-    }
-
-    /// Random segmenting (1..=2000 bytes at most), gaps, transmit stalls, buffer and wire
-    /// delay, from `rng`.
-    pub fn random(rng: &mut impl Rng) -> Self {
-        LoopbackConfig {
-            max_segment: rng.gen_range(1..=2000),
-            rx_gap: rng.gen_range(0.0..0.5),
-            tx_stall: rng.gen_range(0.0..0.5),
-            max_buffered: rng.gen_range(64..=8192),
-            latency: rng.gen_range(0..200),
-            seed: rng.gen(),
-            ..LoopbackConfig::default()
-        }
-    }
-}
-
-impl crate::tb::rnic::Llp for LlpLoopback {
-    fn tx_ready(&mut self, _now: u64) -> bool {
-        LlpLoopback::tx_ready(self)
-    }
-
-    fn tx_beat(&mut self, _now: u64, conn: usize, beat: crate::stream::Beat) {
-        LlpLoopback::tx_beat(self, beat.data as u32, beat.keep as u8, beat.last, conn);
-    }
-
-    fn rx_offer(&mut self, _now: u64) -> Option<(usize, crate::stream::Beat)> {
-        self.rx_beat().map(|(data, keep, last, conn)| {
-            (
-                conn,
-                crate::stream::Beat {
-                    data: u128::from(data),
-                    keep: u128::from(keep),
-                    last,
-                },
-            )
-        })
-    }
-
-    fn rx_taken(&mut self, _now: u64) {
-        LlpLoopback::rx_taken(self);
-    }
-
-    fn busy(&self) -> bool {
-        LlpLoopback::busy(self)
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
