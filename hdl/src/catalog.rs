@@ -5,6 +5,7 @@ use crate::crc::Crc32c;
 use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
 use crate::ddp::stag_check::StagCheck;
+use crate::host::host_if::HostIf;
 use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::rx_control::RxControl;
@@ -37,13 +38,15 @@ pub enum BlockKind {
     RxPath,
     /// [`UlpduMux`]: Terminates and DDP segments into MPA TX.
     UlpduMux,
+    /// [`HostIf`]: MMIO registers, doorbells, RQ fetch, CQE writer, DMA arbiter.
+    HostIf,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 11] = [
+    pub const ALL: [BlockKind; 12] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -54,6 +57,7 @@ impl BlockKind {
         BlockKind::TerminateTx,
         BlockKind::RxPath,
         BlockKind::UlpduMux,
+        BlockKind::HostIf,
         BlockKind::Rnic,
     ];
 
@@ -70,6 +74,7 @@ impl BlockKind {
             BlockKind::TerminateTx => "terminate_tx",
             BlockKind::RxPath => "rx_path",
             BlockKind::UlpduMux => "ulpdu_mux",
+            BlockKind::HostIf => "host_if",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -119,6 +124,7 @@ impl BlockKind {
             (BlockKind::TerminateTx, 32) => top_verilog(TerminateTx::default()),
             (BlockKind::RxPath, 32) => top_verilog(RxPath::default()),
             (BlockKind::UlpduMux, 32) => top_verilog(UlpduMux::default()),
+            (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })
