@@ -92,6 +92,7 @@ pub enum CwState {
     Idle,
     Cq,
     Sel,
+    Full,
     Base,
     Addr,
     Write,
@@ -316,6 +317,9 @@ pub struct HostIf {
     cw_addr: DFF<Bits<32>>,
     cw_beat: DFF<Bits<2>>,
     cw_owner: DFF<Bit>,
+    cw_full: DFF<Bit>,
+    cw_off: DFF<Bits<32>>,
+    rq_off: DFF<Bits<32>>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -568,6 +572,9 @@ impl Default for HostIf {
             cw_addr: Default::default(),
             cw_beat: Default::default(),
             cw_owner: Default::default(),
+            cw_full: Default::default(),
+            cw_off: Default::default(),
+            rq_off: Default::default(),
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
             rd: Default::default(),
@@ -695,6 +702,9 @@ impl Logic for HostIf {
             cw_addr,
             cw_beat,
             cw_owner,
+            cw_full,
+            cw_off,
+            rq_off,
             wr_lock,
             wr_lock_cw
         );
@@ -1027,6 +1037,9 @@ impl Logic for HostIf {
             }
             RqState::Check => {
                 self.rsp_index.d.next = self.r_ci.val();
+                self.rq_off.d.next =
+                    bit_cast::<32, 16>(self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()))
+                        << 4;
                 if self.r_ci.val() == self.r_pi.val() {
                     self.rsp_v.d.next = true;
                     self.rsp_present.d.next = false;
@@ -1041,10 +1054,7 @@ impl Logic for HostIf {
                 }
             }
             RqState::Addr => {
-                self.rq_addr.d.next = self.base.read_data.val()
-                    + (bit_cast::<32, 16>(
-                        self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()),
-                    ) << 4);
+                self.rq_addr.d.next = self.base.read_data.val() + self.rq_off.q.val();
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1119,10 +1129,18 @@ impl Logic for HostIf {
                 self.cw_state.d.next = CwState::Sel;
             }
             CwState::Sel => {
-                if self.w_ovf.val()
+                // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
+                self.cw_full.d.next = self.w_ovf.val()
                     || ((self.w_pi.val() - self.w_ci.val())
-                        == (self.c_one.val() << self.w_log2.val()))
-                {
+                        == (self.c_one.val() << self.w_log2.val()));
+                self.cw_off.d.next =
+                    bit_cast::<32, 16>(self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()))
+                        << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
+                self.cw_state.d.next = CwState::Full;
+            }
+            CwState::Full => {
+                if self.cw_full.q.val() {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
                             self.c_ovf[i].d.next = true;
@@ -1155,11 +1173,7 @@ impl Logic for HostIf {
                 }
             }
             CwState::Addr => {
-                self.cw_addr.d.next = self.base.read_data.val()
-                    + (bit_cast::<32, 16>(
-                        self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()),
-                    ) << 4);
-                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
+                self.cw_addr.d.next = self.base.read_data.val() + self.cw_off.q.val();
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
             }
