@@ -318,6 +318,8 @@ pub struct HostIf {
     cw_beat: DFF<Bits<2>>,
     cw_owner: DFF<Bit>,
     cw_full: DFF<Bit>,
+    cw_diff: DFF<Bits<RING_INDEX_BITS>>,
+    cw_size: DFF<Bits<RING_INDEX_BITS>>,
     cw_off: DFF<Bits<32>>,
     rq_off: DFF<Bits<32>>,
 
@@ -573,6 +575,8 @@ impl Default for HostIf {
             cw_beat: Default::default(),
             cw_owner: Default::default(),
             cw_full: Default::default(),
+            cw_diff: Default::default(),
+            cw_size: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
             wr_lock: Default::default(),
@@ -703,6 +707,8 @@ impl Logic for HostIf {
             cw_beat,
             cw_owner,
             cw_full,
+            cw_diff,
+            cw_size,
             cw_off,
             rq_off,
             wr_lock,
@@ -1130,9 +1136,9 @@ impl Logic for HostIf {
             }
             CwState::Sel => {
                 // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
-                self.cw_full.d.next = self.w_ovf.val()
-                    || ((self.w_pi.val() - self.w_ci.val())
-                        == (self.c_one.val() << self.w_log2.val()));
+                self.cw_full.d.next = self.w_ovf.val();
+                self.cw_diff.d.next = self.w_pi.val() - self.w_ci.val();
+                self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
                 self.cw_off.d.next =
                     bit_cast::<32, 16>(self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()))
                         << 4;
@@ -1140,7 +1146,7 @@ impl Logic for HostIf {
                 self.cw_state.d.next = CwState::Full;
             }
             CwState::Full => {
-                if self.cw_full.q.val() {
+                if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
                             self.c_ovf[i].d.next = true;
