@@ -5,6 +5,7 @@ use crate::crc::Crc32c;
 use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
 use crate::ddp::stag_check::StagCheck;
+use crate::host::host_if::HostIf;
 use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::read_responder::ReadResponder;
@@ -43,13 +44,15 @@ pub enum BlockKind {
     TxArbiter,
     /// [`ReadResponder`]: queued Read Requests into Read Response message jobs.
     ReadResponder,
+    /// [`HostIf`]: MMIO registers, doorbells, RQ fetch, CQE writer, DMA arbiter.
+    HostIf,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 13] = [
+    pub const ALL: [BlockKind; 14] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -62,6 +65,7 @@ impl BlockKind {
         BlockKind::UlpduMux,
         BlockKind::TxArbiter,
         BlockKind::ReadResponder,
+        BlockKind::HostIf,
         BlockKind::Rnic,
     ];
 
@@ -80,6 +84,7 @@ impl BlockKind {
             BlockKind::UlpduMux => "ulpdu_mux",
             BlockKind::TxArbiter => "tx_arbiter",
             BlockKind::ReadResponder => "read_responder",
+            BlockKind::HostIf => "host_if",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -131,6 +136,7 @@ impl BlockKind {
             (BlockKind::UlpduMux, 32) => top_verilog(UlpduMux::default()),
             (BlockKind::TxArbiter, 32) => top_verilog(TxArbiter::default()),
             (BlockKind::ReadResponder, 32) => top_verilog(ReadResponder::default()),
+            (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

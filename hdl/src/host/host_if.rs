@@ -1,1 +1,1417 @@
-//! HostIf (`docs/core.md`): placeholder.
+//! HostIf (`docs/core.md` "HostIf", "DMA read channel", "DMA write channel"): the MMIO register
+//! file (`rnic_proto::host::regs`), the QP context commit (`qpc_*`), STag programming
+//! (`prog_*`), the SQ doorbell (`sq_db_*`), the RQ service for RxPath (`rq_req_*` /
+//! `rq_rsp_*`), the CQE writer (receive `cqe_*`, send `scqe_*`; RdmaRead receive completions go
+//! on to the send engine as `rdc_*`), the asynchronous events (`aev_*`, `qp_err_*`) and the DMA
+//! arbiter (reads of the RQ fetch, `sq_rd_*`, `pay_rd_*`; writes of `place_wr_*` and the CQE
+//! writer).
+//!
+//! # MMIO
+//!
+//! Never stalls: a write takes effect at the end of its cycle, a read's data is on `mmio_rdata`
+//! with `mmio_rvalid` in the next cycle (a register, or the base RAM's registered read port).
+//! Registers keep only their implemented bits (STAG_INDEX `[5:0]`, STAG_FLAGS key / PD /
+//! access / valid / bound / remote-invalidate / QP `[25:24]`, QP_CTRL `[23:0]`, log2 `[3:0]`);
+//! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
+//! QP_RQ_PI and CQ_CI read the last value written (reset by the commit); unmapped addresses
+//! read 0 and ignore writes.
+//!
+//! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
+//! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
+//! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
+//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are muxed
+//! from the per-QP registers by the registered `qpc_qp`, and `qpc_sq_base` is the base RAM's
+//! read port, which the QP_CTRL write addressed (an MMIO write never needs the read port).
+//!
+//! # Area choices (iCE40-HX8K, nearly full)
+//!
+//! - The four 32-bit ring bases (RQ_BASE and SQ_BASE per QP, CQ_BASE per CQ: 12 words) live in
+//!   one block RAM of 16 x 32 bits ([`StagRam`], 2 iCE40 block RAMs): they are read only by
+//!   MMIO read-back, the QP commit (SQ base) and the two DMA engines, never in a hurry. The read
+//!   port's priority: MMIO read, then the QP_CTRL commit, then the RQ fetch, then the CQE
+//!   writer; an engine waits in its `Base` state until it gets the port.
+//! - The CQE writer holds no copy of the CQE: the source (`cqe_*` or `scqe_*`) keeps its valid
+//!   and fields until the writer's one-cycle ready after the CQE's last beat (or its drop).
+//! - The DMA arbiters are combinational muxes without buffers; completions are routed by
+//!   `dma_rd_cpl_tag[4:3]` with no register (requesters have no ready).
+//!
+//! # RQ service
+//!
+//! One request at a time (`rq_req_ready` = the service is idle). A pop advances the QP's
+//! consumer index at once (no answer). A read is answered with `present = 0` two cycles after
+//! it was taken when consumer = producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
+//! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
+//! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
+//! last beat.
+//!
+//! # CQE writer
+//!
+//! Round robin between receive and send CQEs. Per CQE: the CQ (QP_CTRL RECV_CQ / SEND_CQ),
+//! then its state: when full (`pi - ci == 2^log2`) or already overflowed, the CQE is dropped,
+//! the CQ latches overflow and the CQE's QP gets the async event CqOverflow (if it has none
+//! latched) with a `qp_err` strobe (RFC 5040 §8.1 item 10; other CQs go on). Else one posted
+//! write of 4 beats at `base + (pi mod 2^log2) * 16` (`rnic_proto::host::Cqe`, owner bit
+//! `cqe_owner(pi, log2)`), then `pi + 1`. The write arbiter gives placement writes priority at
+//! packet boundaries and switches only after a `last` beat, so a segment's placement reaches
+//! the host before the CQE it causes.
+//!
+//! # Events
+//!
+//! `aev_ready` is 1: an event of a QP with none latched is latched (QP_AEV / QP_STATUS) and
+//! strobes `qp_err` in the next cycle; later events of that QP are dropped. A CQ overflow event
+//! waits for a cycle without `aev_valid`, so the two sources never strobe in one cycle.
+//!
+//! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
+//! strobe pending.
+
+use crate::config::{
+    CONN_BITS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS, PD_BITS, QPS,
+    RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
+};
+use crate::ddp::stag_table::StagRam;
+use rnic_proto::host::regs;
+use rust_hdl::prelude::*;
+
+/// Completion queues.
+const CQN: usize = 1 << CQ_BITS;
+
+/// RQ service states.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum RqState {
+    Idle,
+    Check,
+    Base,
+    Addr,
+    Req,
+    Data,
+}
+
+/// CQE writer states.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum CwState {
+    Idle,
+    Cq,
+    Sel,
+    Full,
+    Base,
+    Addr,
+    Write,
+    Ovf,
+    Done,
+}
+
+/// The host interface.
+#[derive(LogicBlock)]
+pub struct HostIf {
+    pub clock: Signal<In, Clock>,
+    // MMIO.
+    pub mmio_valid: Signal<In, Bit>,
+    pub mmio_write: Signal<In, Bit>,
+    pub mmio_addr: Signal<In, Bits<12>>,
+    pub mmio_wdata: Signal<In, Bits<32>>,
+    pub mmio_rvalid: Signal<Out, Bit>,
+    pub mmio_rdata: Signal<Out, Bits<32>>,
+    pub rx_idle: Signal<In, Bit>,
+    pub tx_idle: Signal<In, Bit>,
+    // QP context commit.
+    pub qpc_write: Signal<Out, Bit>,
+    pub qpc_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub qpc_enable: Signal<Out, Bit>,
+    pub qpc_fpdu_mode: Signal<Out, Bit>,
+    pub qpc_rx_crc: Signal<Out, Bit>,
+    pub qpc_rx_markers: Signal<Out, Bit>,
+    pub qpc_tx_crc: Signal<Out, Bit>,
+    pub qpc_tx_markers: Signal<Out, Bit>,
+    pub qpc_pd: Signal<Out, Bits<PD_BITS>>,
+    pub qpc_ird: Signal<Out, Bits<4>>,
+    pub qpc_ord: Signal<Out, Bits<4>>,
+    pub qpc_rx_max_ulpdu: Signal<Out, Bits<16>>,
+    pub qpc_tx_mulpdu: Signal<Out, Bits<16>>,
+    pub qpc_sq_base: Signal<Out, Bits<32>>,
+    pub qpc_sq_log2: Signal<Out, Bits<RING_LOG2_BITS>>,
+    // STag programming.
+    pub prog_write: Signal<Out, Bit>,
+    pub prog_index: Signal<Out, Bits<STAG_INDEX_BITS>>,
+    pub prog_valid: Signal<Out, Bit>,
+    pub prog_key: Signal<Out, Bits<8>>,
+    pub prog_pd: Signal<Out, Bits<PD_BITS>>,
+    pub prog_access: Signal<Out, Bits<4>>,
+    pub prog_qp_bound: Signal<Out, Bit>,
+    pub prog_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub prog_remote_inv: Signal<Out, Bit>,
+    pub prog_base_to: Signal<Out, Bits<64>>,
+    pub prog_len: Signal<Out, Bits<32>>,
+    pub prog_host_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    // SQ doorbell.
+    pub sq_db_valid: Signal<Out, Bit>,
+    pub sq_db_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub sq_db_pi: Signal<Out, Bits<RING_INDEX_BITS>>,
+    // RQ service.
+    pub rq_req_valid: Signal<In, Bit>,
+    pub rq_req_qp: Signal<In, Bits<CONN_BITS>>,
+    pub rq_req_pop: Signal<In, Bit>,
+    pub rq_req_ready: Signal<Out, Bit>,
+    pub rq_rsp_valid: Signal<Out, Bit>,
+    pub rq_rsp_present: Signal<Out, Bit>,
+    pub rq_rsp_to: Signal<Out, Bits<64>>,
+    pub rq_rsp_len: Signal<Out, Bits<32>>,
+    pub rq_rsp_lkey: Signal<Out, Bits<32>>,
+    pub rq_rsp_index: Signal<Out, Bits<RING_INDEX_BITS>>,
+    // Receive CQEs.
+    pub cqe_valid: Signal<In, Bit>,
+    pub cqe_ready: Signal<Out, Bit>,
+    pub cqe_qp: Signal<In, Bits<CONN_BITS>>,
+    pub cqe_opcode: Signal<In, Bits<8>>,
+    pub cqe_status: Signal<In, Bits<8>>,
+    pub cqe_byte_len: Signal<In, Bits<32>>,
+    pub cqe_index: Signal<In, Bits<16>>,
+    pub cqe_inv_stag: Signal<In, Bits<32>>,
+    pub cqe_with_inv: Signal<In, Bit>,
+    pub cqe_solicited: Signal<In, Bit>,
+    // RdmaRead completions to the send engine.
+    pub rdc_valid: Signal<Out, Bit>,
+    pub rdc_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub rdc_status: Signal<Out, Bits<8>>,
+    pub rdc_ready: Signal<In, Bit>,
+    // Send CQEs.
+    pub scqe_valid: Signal<In, Bit>,
+    pub scqe_ready: Signal<Out, Bit>,
+    pub scqe_qp: Signal<In, Bits<CONN_BITS>>,
+    pub scqe_opcode: Signal<In, Bits<8>>,
+    pub scqe_status: Signal<In, Bits<8>>,
+    pub scqe_byte_len: Signal<In, Bits<32>>,
+    pub scqe_index: Signal<In, Bits<16>>,
+    // Asynchronous events.
+    pub aev_valid: Signal<In, Bit>,
+    pub aev_ready: Signal<Out, Bit>,
+    pub aev_qp: Signal<In, Bits<CONN_BITS>>,
+    pub aev_kind: Signal<In, Bits<8>>,
+    pub aev_layer: Signal<In, Bits<4>>,
+    pub aev_etype: Signal<In, Bits<4>>,
+    pub aev_code: Signal<In, Bits<8>>,
+    pub qp_err_valid: Signal<Out, Bit>,
+    pub qp_err_qp: Signal<Out, Bits<CONN_BITS>>,
+    // DMA read requesters.
+    pub sq_rd_req_valid: Signal<In, Bit>,
+    pub sq_rd_req_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub sq_rd_req_len: Signal<In, Bits<DMA_LEN_BITS>>,
+    pub sq_rd_req_tag: Signal<In, Bits<DMA_SUB_TAG_BITS>>,
+    pub sq_rd_req_ready: Signal<Out, Bit>,
+    pub sq_rd_cpl_valid: Signal<Out, Bit>,
+    pub sq_rd_cpl_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
+    pub sq_rd_cpl_data: Signal<Out, Bits<32>>,
+    pub sq_rd_cpl_keep: Signal<Out, Bits<4>>,
+    pub sq_rd_cpl_last: Signal<Out, Bit>,
+    pub pay_rd_req_valid: Signal<In, Bit>,
+    pub pay_rd_req_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub pay_rd_req_len: Signal<In, Bits<DMA_LEN_BITS>>,
+    pub pay_rd_req_tag: Signal<In, Bits<DMA_SUB_TAG_BITS>>,
+    pub pay_rd_req_ready: Signal<Out, Bit>,
+    pub pay_rd_cpl_valid: Signal<Out, Bit>,
+    pub pay_rd_cpl_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
+    pub pay_rd_cpl_data: Signal<Out, Bits<32>>,
+    pub pay_rd_cpl_keep: Signal<Out, Bits<4>>,
+    pub pay_rd_cpl_last: Signal<Out, Bit>,
+    // The core's DMA read port.
+    pub dma_rd_req_valid: Signal<Out, Bit>,
+    pub dma_rd_req_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub dma_rd_req_len: Signal<Out, Bits<DMA_LEN_BITS>>,
+    pub dma_rd_req_tag: Signal<Out, Bits<DMA_TAG_BITS>>,
+    pub dma_rd_req_ready: Signal<In, Bit>,
+    pub dma_rd_cpl_valid: Signal<In, Bit>,
+    pub dma_rd_cpl_tag: Signal<In, Bits<DMA_TAG_BITS>>,
+    pub dma_rd_cpl_data: Signal<In, Bits<32>>,
+    pub dma_rd_cpl_keep: Signal<In, Bits<4>>,
+    pub dma_rd_cpl_last: Signal<In, Bit>,
+    // Placement writes (RxPath dma_wr_*).
+    pub place_wr_valid: Signal<In, Bit>,
+    pub place_wr_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub place_wr_data: Signal<In, Bits<32>>,
+    pub place_wr_keep: Signal<In, Bits<4>>,
+    pub place_wr_last: Signal<In, Bit>,
+    pub place_wr_ready: Signal<Out, Bit>,
+    // The core's DMA write port.
+    pub dma_wr_valid: Signal<Out, Bit>,
+    pub dma_wr_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub dma_wr_data: Signal<Out, Bits<32>>,
+    pub dma_wr_keep: Signal<Out, Bits<4>>,
+    pub dma_wr_last: Signal<Out, Bit>,
+    pub dma_wr_ready: Signal<In, Bit>,
+    pub dma_wr_done: Signal<In, Bit>,
+    pub idle: Signal<Out, Bit>,
+
+    // ---- Constants.
+    c_id: Constant<Bits<32>>,
+    c_version: Constant<Bits<32>>,
+    c_caps: Constant<Bits<32>>,
+    c_ones: Constant<Bits<16>>,
+    c_one: Constant<Bits<16>>,
+    c_rdma_read: Constant<Bits<8>>,
+    c_cq_overflow: Constant<Bits<8>>,
+
+    // ---- The base RAM: {0, qp} RQ_BASE, {1, qp} SQ_BASE, {2, cq} CQ_BASE.
+    base: StagRam<32, 4>,
+
+    // ---- MMIO read.
+    rvalid_q: DFF<Bit>,
+    rdata_q: DFF<Bits<32>>,
+    rram_q: DFF<Bit>,
+
+    // ---- STag staging.
+    st_index: DFF<Bits<STAG_INDEX_BITS>>,
+    st_key: DFF<Bits<8>>,
+    st_pd: DFF<Bits<PD_BITS>>,
+    st_access: DFF<Bits<4>>,
+    st_valid: DFF<Bit>,
+    st_bound: DFF<Bit>,
+    st_rinv: DFF<Bit>,
+    st_qp: DFF<Bits<CONN_BITS>>,
+    st_to_lo: DFF<Bits<32>>,
+    st_to_hi: DFF<Bits<32>>,
+    st_len: DFF<Bits<32>>,
+    st_addr: DFF<Bits<32>>,
+    prog_q: DFF<Bit>,
+
+    // ---- Per QP.
+    q_ctrl: [DFF<Bits<24>>; QPS],
+    q_ulpdu: [DFF<Bits<32>>; QPS],
+    q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
+    q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
+    q_rq_pi: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    q_rq_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    q_aev_v: [DFF<Bit>; QPS],
+    q_aev: [DFF<Bits<24>>; QPS],
+    qpc_q: DFF<Bit>,
+    qpc_qp_q: DFF<Bits<CONN_BITS>>,
+    db_q: DFF<Bit>,
+    db_qp_q: DFF<Bits<CONN_BITS>>,
+    db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
+    qe_q: DFF<Bit>,
+    qe_qp_q: DFF<Bits<CONN_BITS>>,
+
+    // ---- Per CQ.
+    c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
+    c_pi: [DFF<Bits<RING_INDEX_BITS>>; CQN],
+    c_ci: [DFF<Bits<RING_INDEX_BITS>>; CQN],
+    c_ovf: [DFF<Bit>; CQN],
+
+    // ---- RQ service.
+    rq_state: DFF<RqState>,
+    rq_qp: DFF<Bits<CONN_BITS>>,
+    rq_addr: DFF<Bits<32>>,
+    rq_beat: DFF<Bits<2>>,
+    rsp_v: DFF<Bit>,
+    rsp_present: DFF<Bit>,
+    rsp_index: DFF<Bits<RING_INDEX_BITS>>,
+    rsp_len: DFF<Bits<32>>,
+    rsp_lkey: DFF<Bits<32>>,
+    rsp_to_hi: DFF<Bits<32>>,
+    rsp_to_lo: DFF<Bits<32>>,
+
+    // ---- CQE writer.
+    cw_state: DFF<CwState>,
+    cw_send: DFF<Bit>,
+    cw_last_send: DFF<Bit>,
+    cw_qp: DFF<Bits<CONN_BITS>>,
+    cw_cq: DFF<Bits<CQ_BITS>>,
+    cw_addr: DFF<Bits<32>>,
+    cw_beat: DFF<Bits<2>>,
+    cw_owner: DFF<Bit>,
+    cw_full: DFF<Bit>,
+    cw_diff: DFF<Bits<RING_INDEX_BITS>>,
+    cw_size: DFF<Bits<RING_INDEX_BITS>>,
+    cw_off: DFF<Bits<32>>,
+    rq_off: DFF<Bits<32>>,
+
+    // ---- Write arbiter.
+    wr_lock: DFF<Bit>,
+    wr_lock_cw: DFF<Bit>,
+
+    // ---- Combinational.
+    rd: Signal<Local, Bit>,
+    wr: Signal<Local, Bit>,
+    a_glob: Signal<Local, Bit>,
+    a_qp: Signal<Local, Bit>,
+    a_cq: Signal<Local, Bit>,
+    a_q: Signal<Local, Bits<CONN_BITS>>,
+    a_c: Signal<Local, Bits<CQ_BITS>>,
+    a_goff: Signal<Local, Bits<8>>,
+    a_qoff: Signal<Local, Bits<6>>,
+    a_coff: Signal<Local, Bits<5>>,
+    a_ram: Signal<Local, Bit>,
+    a_ram_addr: Signal<Local, Bits<4>>,
+    rv: Signal<Local, Bits<32>>,
+    m_ctrl: Signal<Local, Bits<24>>,
+    m_ulpdu: Signal<Local, Bits<32>>,
+    m_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    m_rq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    m_rq_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_rq_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_aev_v: Signal<Local, Bit>,
+    m_aev: Signal<Local, Bits<24>>,
+    m_c_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    m_c_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_c_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_c_ovf: Signal<Local, Bit>,
+    k_ctrl: Signal<Local, Bits<24>>,
+    k_ulpdu: Signal<Local, Bits<32>>,
+    k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    w_ctrl: Signal<Local, Bits<24>>,
+    w_aev_v: Signal<Local, Bit>,
+    w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    w_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    w_ovf: Signal<Local, Bit>,
+    rq_gnt: Signal<Local, Bit>,
+    cw_gnt: Signal<Local, Bit>,
+    rq_rd_v: Signal<Local, Bit>,
+    cqe_rdc: Signal<Local, Bit>,
+    cqe_rx_ok: Signal<Local, Bit>,
+    cw_take_send: Signal<Local, Bit>,
+    cw_wv: Signal<Local, Bit>,
+    cw_wdata: Signal<Local, Bits<32>>,
+    pick_cw: Signal<Local, Bit>,
+    cw_rel: Signal<Local, Bit>,
+    /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
+    w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
+    aev_new: Signal<Local, Bit>,
+}
+
+impl Default for HostIf {
+    fn default() -> Self {
+        use crate::config::STAG_ENTRIES;
+        use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
+        let caps = (QPS as u64)
+            | ((CQN as u64) << 8)
+            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
+            | (4u64 << 24);
+        Self {
+            clock: Default::default(),
+            mmio_valid: Default::default(),
+            mmio_write: Default::default(),
+            mmio_addr: Default::default(),
+            mmio_wdata: Default::default(),
+            mmio_rvalid: Default::default(),
+            mmio_rdata: Default::default(),
+            rx_idle: Default::default(),
+            tx_idle: Default::default(),
+            qpc_write: Default::default(),
+            qpc_qp: Default::default(),
+            qpc_enable: Default::default(),
+            qpc_fpdu_mode: Default::default(),
+            qpc_rx_crc: Default::default(),
+            qpc_rx_markers: Default::default(),
+            qpc_tx_crc: Default::default(),
+            qpc_tx_markers: Default::default(),
+            qpc_pd: Default::default(),
+            qpc_ird: Default::default(),
+            qpc_ord: Default::default(),
+            qpc_rx_max_ulpdu: Default::default(),
+            qpc_tx_mulpdu: Default::default(),
+            qpc_sq_base: Default::default(),
+            qpc_sq_log2: Default::default(),
+            prog_write: Default::default(),
+            prog_index: Default::default(),
+            prog_valid: Default::default(),
+            prog_key: Default::default(),
+            prog_pd: Default::default(),
+            prog_access: Default::default(),
+            prog_qp_bound: Default::default(),
+            prog_qp: Default::default(),
+            prog_remote_inv: Default::default(),
+            prog_base_to: Default::default(),
+            prog_len: Default::default(),
+            prog_host_addr: Default::default(),
+            sq_db_valid: Default::default(),
+            sq_db_qp: Default::default(),
+            sq_db_pi: Default::default(),
+            rq_req_valid: Default::default(),
+            rq_req_qp: Default::default(),
+            rq_req_pop: Default::default(),
+            rq_req_ready: Default::default(),
+            rq_rsp_valid: Default::default(),
+            rq_rsp_present: Default::default(),
+            rq_rsp_to: Default::default(),
+            rq_rsp_len: Default::default(),
+            rq_rsp_lkey: Default::default(),
+            rq_rsp_index: Default::default(),
+            cqe_valid: Default::default(),
+            cqe_ready: Default::default(),
+            cqe_qp: Default::default(),
+            cqe_opcode: Default::default(),
+            cqe_status: Default::default(),
+            cqe_byte_len: Default::default(),
+            cqe_index: Default::default(),
+            cqe_inv_stag: Default::default(),
+            cqe_with_inv: Default::default(),
+            cqe_solicited: Default::default(),
+            rdc_valid: Default::default(),
+            rdc_qp: Default::default(),
+            rdc_status: Default::default(),
+            rdc_ready: Default::default(),
+            scqe_valid: Default::default(),
+            scqe_ready: Default::default(),
+            scqe_qp: Default::default(),
+            scqe_opcode: Default::default(),
+            scqe_status: Default::default(),
+            scqe_byte_len: Default::default(),
+            scqe_index: Default::default(),
+            aev_valid: Default::default(),
+            aev_ready: Default::default(),
+            aev_qp: Default::default(),
+            aev_kind: Default::default(),
+            aev_layer: Default::default(),
+            aev_etype: Default::default(),
+            aev_code: Default::default(),
+            qp_err_valid: Default::default(),
+            qp_err_qp: Default::default(),
+            sq_rd_req_valid: Default::default(),
+            sq_rd_req_addr: Default::default(),
+            sq_rd_req_len: Default::default(),
+            sq_rd_req_tag: Default::default(),
+            sq_rd_req_ready: Default::default(),
+            sq_rd_cpl_valid: Default::default(),
+            sq_rd_cpl_tag: Default::default(),
+            sq_rd_cpl_data: Default::default(),
+            sq_rd_cpl_keep: Default::default(),
+            sq_rd_cpl_last: Default::default(),
+            pay_rd_req_valid: Default::default(),
+            pay_rd_req_addr: Default::default(),
+            pay_rd_req_len: Default::default(),
+            pay_rd_req_tag: Default::default(),
+            pay_rd_req_ready: Default::default(),
+            pay_rd_cpl_valid: Default::default(),
+            pay_rd_cpl_tag: Default::default(),
+            pay_rd_cpl_data: Default::default(),
+            pay_rd_cpl_keep: Default::default(),
+            pay_rd_cpl_last: Default::default(),
+            dma_rd_req_valid: Default::default(),
+            dma_rd_req_addr: Default::default(),
+            dma_rd_req_len: Default::default(),
+            dma_rd_req_tag: Default::default(),
+            dma_rd_req_ready: Default::default(),
+            dma_rd_cpl_valid: Default::default(),
+            dma_rd_cpl_tag: Default::default(),
+            dma_rd_cpl_data: Default::default(),
+            dma_rd_cpl_keep: Default::default(),
+            dma_rd_cpl_last: Default::default(),
+            place_wr_valid: Default::default(),
+            place_wr_addr: Default::default(),
+            place_wr_data: Default::default(),
+            place_wr_keep: Default::default(),
+            place_wr_last: Default::default(),
+            place_wr_ready: Default::default(),
+            dma_wr_valid: Default::default(),
+            dma_wr_addr: Default::default(),
+            dma_wr_data: Default::default(),
+            dma_wr_keep: Default::default(),
+            dma_wr_last: Default::default(),
+            dma_wr_ready: Default::default(),
+            dma_wr_done: Default::default(),
+            idle: Default::default(),
+            c_id: Constant::new(u64::from(regs::ID_VALUE).into()),
+            c_version: Constant::new(u64::from(regs::VERSION_VALUE).into()),
+            c_caps: Constant::new(caps.into()),
+            c_ones: Constant::new(0xFFFFu64.into()),
+            c_one: Constant::new(1u64.into()),
+            c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
+            c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
+            base: Default::default(),
+            rvalid_q: Default::default(),
+            rdata_q: Default::default(),
+            rram_q: Default::default(),
+            st_index: Default::default(),
+            st_key: Default::default(),
+            st_pd: Default::default(),
+            st_access: Default::default(),
+            st_valid: Default::default(),
+            st_bound: Default::default(),
+            st_rinv: Default::default(),
+            st_qp: Default::default(),
+            st_to_lo: Default::default(),
+            st_to_hi: Default::default(),
+            st_len: Default::default(),
+            st_addr: Default::default(),
+            prog_q: Default::default(),
+            q_ctrl: Default::default(),
+            q_ulpdu: Default::default(),
+            q_sq_log2: Default::default(),
+            q_rq_log2: Default::default(),
+            q_rq_pi: Default::default(),
+            q_rq_ci: Default::default(),
+            q_aev_v: Default::default(),
+            q_aev: Default::default(),
+            qpc_q: Default::default(),
+            qpc_qp_q: Default::default(),
+            db_q: Default::default(),
+            db_qp_q: Default::default(),
+            db_pi_q: Default::default(),
+            qe_q: Default::default(),
+            qe_qp_q: Default::default(),
+            c_log2: Default::default(),
+            c_pi: Default::default(),
+            c_ci: Default::default(),
+            c_ovf: Default::default(),
+            rq_state: Default::default(),
+            rq_qp: Default::default(),
+            rq_addr: Default::default(),
+            rq_beat: Default::default(),
+            rsp_v: Default::default(),
+            rsp_present: Default::default(),
+            rsp_index: Default::default(),
+            rsp_len: Default::default(),
+            rsp_lkey: Default::default(),
+            rsp_to_hi: Default::default(),
+            rsp_to_lo: Default::default(),
+            cw_state: Default::default(),
+            cw_send: Default::default(),
+            cw_last_send: Default::default(),
+            cw_qp: Default::default(),
+            cw_cq: Default::default(),
+            cw_addr: Default::default(),
+            cw_beat: Default::default(),
+            cw_owner: Default::default(),
+            cw_full: Default::default(),
+            cw_diff: Default::default(),
+            cw_size: Default::default(),
+            cw_off: Default::default(),
+            rq_off: Default::default(),
+            wr_lock: Default::default(),
+            wr_lock_cw: Default::default(),
+            rd: Default::default(),
+            wr: Default::default(),
+            a_glob: Default::default(),
+            a_qp: Default::default(),
+            a_cq: Default::default(),
+            a_q: Default::default(),
+            a_c: Default::default(),
+            a_goff: Default::default(),
+            a_qoff: Default::default(),
+            a_coff: Default::default(),
+            a_ram: Default::default(),
+            a_ram_addr: Default::default(),
+            rv: Default::default(),
+            m_ctrl: Default::default(),
+            m_ulpdu: Default::default(),
+            m_sq_log2: Default::default(),
+            m_rq_log2: Default::default(),
+            m_rq_pi: Default::default(),
+            m_rq_ci: Default::default(),
+            m_aev_v: Default::default(),
+            m_aev: Default::default(),
+            m_c_log2: Default::default(),
+            m_c_pi: Default::default(),
+            m_c_ci: Default::default(),
+            m_c_ovf: Default::default(),
+            k_ctrl: Default::default(),
+            k_ulpdu: Default::default(),
+            k_sq_log2: Default::default(),
+            r_pi: Default::default(),
+            r_ci: Default::default(),
+            r_log2: Default::default(),
+            w_ctrl: Default::default(),
+            w_aev_v: Default::default(),
+            w_pi: Default::default(),
+            w_ci: Default::default(),
+            w_log2: Default::default(),
+            w_ovf: Default::default(),
+            rq_gnt: Default::default(),
+            cw_gnt: Default::default(),
+            rq_rd_v: Default::default(),
+            cqe_rdc: Default::default(),
+            cqe_rx_ok: Default::default(),
+            cw_take_send: Default::default(),
+            cw_wv: Default::default(),
+            cw_wdata: Default::default(),
+            pick_cw: Default::default(),
+            cw_rel: Default::default(),
+            w_pass: Default::default(),
+            aev_new: Default::default(),
+        }
+    }
+}
+
+// Register offsets used by the update function (hdl_gen compares against literals, so the
+// offsets are checked here against the register map once).
+const _: () = {
+    assert!(regs::STAG_INDEX == 0x40 && regs::STAG_FLAGS == 0x44);
+    assert!(regs::STAG_BASE_TO_LO == 0x48 && regs::STAG_BASE_TO_HI == 0x4C);
+    assert!(regs::STAG_LEN == 0x50 && regs::STAG_HOST_ADDR == 0x54 && regs::STAG_COMMIT == 0x58);
+    assert!(regs::ID == 0 && regs::VERSION == 4 && regs::CAPS == 8 && regs::STATUS == 0xC);
+    assert!(regs::QP_REGS == 0x100 && regs::QP_STRIDE == 0x40 && regs::CQ_REGS == 0x200);
+    assert!(regs::CQ_STRIDE == 0x20);
+    assert!(regs::QP_CTRL == 0 && regs::QP_ULPDU == 4 && regs::QP_SQ_BASE == 8);
+    assert!(regs::QP_SQ_LOG2 == 0xC && regs::QP_SQ_PI == 0x10 && regs::QP_RQ_BASE == 0x14);
+    assert!(regs::QP_RQ_LOG2 == 0x18 && regs::QP_RQ_PI == 0x1C && regs::QP_RQ_CI == 0x20);
+    assert!(regs::QP_AEV == 0x24 && regs::QP_STATUS == 0x28);
+    assert!(regs::CQ_BASE == 0 && regs::CQ_LOG2 == 4 && regs::CQ_PI == 8);
+    assert!(regs::CQ_CI == 0xC && regs::CQ_STATUS == 0x10);
+    assert!(regs::STAG_FLAGS_PD_SHIFT == 8 && regs::STAG_FLAGS_ACCESS_SHIFT == 12);
+    assert!(regs::STAG_FLAGS_VALID == 1 << 16 && regs::STAG_FLAGS_QP_BOUND == 1 << 17);
+    assert!(regs::STAG_FLAGS_REMOTE_INV == 1 << 18 && regs::STAG_FLAGS_QP_SHIFT == 24);
+    assert!(regs::QP_CTRL_SEND_CQ_SHIFT == 20 && regs::QP_CTRL_RECV_CQ_SHIFT == 22);
+    assert!(regs::QP_CTRL_PD_SHIFT == 8 && regs::QP_CTRL_IRD_SHIFT == 12);
+    assert!(regs::QP_CTRL_ORD_SHIFT == 16 && regs::QP_CTRL_TX_MARKERS == 1 << 5);
+    assert!(QPS == 4 && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
+};
+
+impl Logic for HostIf {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            rvalid_q,
+            rdata_q,
+            rram_q,
+            st_index,
+            st_key,
+            st_pd,
+            st_access,
+            st_valid,
+            st_bound,
+            st_rinv,
+            st_qp,
+            st_to_lo,
+            st_to_hi,
+            st_len,
+            st_addr,
+            prog_q,
+            qpc_q,
+            qpc_qp_q,
+            db_q,
+            db_qp_q,
+            db_pi_q,
+            qe_q,
+            qe_qp_q,
+            rq_state,
+            rq_qp,
+            rq_addr,
+            rq_beat,
+            rsp_v,
+            rsp_present,
+            rsp_index,
+            rsp_len,
+            rsp_lkey,
+            rsp_to_hi,
+            rsp_to_lo,
+            cw_state,
+            cw_send,
+            cw_last_send,
+            cw_qp,
+            cw_cq,
+            cw_addr,
+            cw_beat,
+            cw_owner,
+            cw_full,
+            cw_diff,
+            cw_size,
+            cw_off,
+            rq_off,
+            wr_lock,
+            wr_lock_cw
+        );
+        self.base.clock.next = self.clock.val();
+        for i in 0..QPS {
+            self.q_ctrl[i].clock.next = self.clock.val();
+            self.q_ctrl[i].d.next = self.q_ctrl[i].q.val();
+            self.q_ulpdu[i].clock.next = self.clock.val();
+            self.q_ulpdu[i].d.next = self.q_ulpdu[i].q.val();
+            self.q_sq_log2[i].clock.next = self.clock.val();
+            self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
+            self.q_rq_log2[i].clock.next = self.clock.val();
+            self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
+            self.q_rq_pi[i].clock.next = self.clock.val();
+            self.q_rq_pi[i].d.next = self.q_rq_pi[i].q.val();
+            self.q_rq_ci[i].clock.next = self.clock.val();
+            self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val();
+            self.q_aev_v[i].clock.next = self.clock.val();
+            self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
+            self.q_aev[i].clock.next = self.clock.val();
+            self.q_aev[i].d.next = self.q_aev[i].q.val();
+        }
+        for i in 0..CQN {
+            self.c_log2[i].clock.next = self.clock.val();
+            self.c_log2[i].d.next = self.c_log2[i].q.val();
+            self.c_pi[i].clock.next = self.clock.val();
+            self.c_pi[i].d.next = self.c_pi[i].q.val();
+            self.c_ci[i].clock.next = self.clock.val();
+            self.c_ci[i].d.next = self.c_ci[i].q.val();
+            self.c_ovf[i].clock.next = self.clock.val();
+            self.c_ovf[i].d.next = self.c_ovf[i].q.val();
+        }
+        // One-cycle strobes.
+        self.prog_q.d.next = false;
+        self.qpc_q.d.next = false;
+        self.db_q.d.next = false;
+        self.qe_q.d.next = false;
+        self.rsp_v.d.next = false;
+        self.rvalid_q.d.next = false;
+
+        // ---- Address decode.
+        self.rd.next = self.mmio_valid.val() && !self.mmio_write.val();
+        self.wr.next = self.mmio_valid.val() && self.mmio_write.val();
+        self.a_glob.next = self.mmio_addr.val().get_bits::<4>(8) == 0;
+        self.a_qp.next = self.mmio_addr.val().get_bits::<4>(8) == 1;
+        self.a_cq.next =
+            (self.mmio_addr.val().get_bits::<4>(8) == 2) && !self.mmio_addr.val().get_bit(7);
+        self.a_q.next = self.mmio_addr.val().get_bits::<2>(6);
+        self.a_c.next = self.mmio_addr.val().get_bits::<2>(5);
+        self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
+        self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
+        self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
+        // Registers in the base RAM.
+        self.a_ram.next = false;
+        self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val());
+        if self.a_qp.val() && (self.a_qoff.val() == 0x14) {
+            self.a_ram.next = true;
+        }
+        if self.a_qp.val() && (self.a_qoff.val() == 0x08) {
+            self.a_ram.next = true;
+            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        }
+        if self.a_cq.val() && (self.a_coff.val() == 0) {
+            self.a_ram.next = true;
+            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+        }
+
+        // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
+        // r_* by the RQ service, w_* by the CQE writer.
+        self.m_ctrl.next = self.q_ctrl[0].q.val();
+        self.m_ulpdu.next = self.q_ulpdu[0].q.val();
+        self.m_sq_log2.next = self.q_sq_log2[0].q.val();
+        self.m_rq_log2.next = self.q_rq_log2[0].q.val();
+        self.m_rq_pi.next = self.q_rq_pi[0].q.val();
+        self.m_rq_ci.next = self.q_rq_ci[0].q.val();
+        self.m_aev_v.next = self.q_aev_v[0].q.val();
+        self.m_aev.next = self.q_aev[0].q.val();
+        self.k_ctrl.next = self.q_ctrl[0].q.val();
+        self.k_ulpdu.next = self.q_ulpdu[0].q.val();
+        self.k_sq_log2.next = self.q_sq_log2[0].q.val();
+        self.r_pi.next = self.q_rq_pi[0].q.val();
+        self.r_ci.next = self.q_rq_ci[0].q.val();
+        self.r_log2.next = self.q_rq_log2[0].q.val();
+        self.w_ctrl.next = self.q_ctrl[0].q.val();
+        self.w_aev_v.next = self.q_aev_v[0].q.val();
+        self.aev_new.next = false;
+        for i in 1..QPS {
+            if self.a_q.val().index() == i {
+                self.m_ctrl.next = self.q_ctrl[i].q.val();
+                self.m_ulpdu.next = self.q_ulpdu[i].q.val();
+                self.m_sq_log2.next = self.q_sq_log2[i].q.val();
+                self.m_rq_log2.next = self.q_rq_log2[i].q.val();
+                self.m_rq_pi.next = self.q_rq_pi[i].q.val();
+                self.m_rq_ci.next = self.q_rq_ci[i].q.val();
+                self.m_aev_v.next = self.q_aev_v[i].q.val();
+                self.m_aev.next = self.q_aev[i].q.val();
+            }
+            if self.qpc_qp_q.q.val().index() == i {
+                self.k_ctrl.next = self.q_ctrl[i].q.val();
+                self.k_ulpdu.next = self.q_ulpdu[i].q.val();
+                self.k_sq_log2.next = self.q_sq_log2[i].q.val();
+            }
+            if self.rq_qp.q.val().index() == i {
+                self.r_pi.next = self.q_rq_pi[i].q.val();
+                self.r_ci.next = self.q_rq_ci[i].q.val();
+                self.r_log2.next = self.q_rq_log2[i].q.val();
+            }
+            if self.cw_qp.q.val().index() == i {
+                self.w_ctrl.next = self.q_ctrl[i].q.val();
+                self.w_aev_v.next = self.q_aev_v[i].q.val();
+            }
+        }
+        self.m_c_log2.next = self.c_log2[0].q.val();
+        self.m_c_pi.next = self.c_pi[0].q.val();
+        self.m_c_ci.next = self.c_ci[0].q.val();
+        self.m_c_ovf.next = self.c_ovf[0].q.val();
+        self.w_log2.next = self.c_log2[0].q.val();
+        self.w_pi.next = self.c_pi[0].q.val();
+        self.w_ci.next = self.c_ci[0].q.val();
+        self.w_ovf.next = self.c_ovf[0].q.val();
+        for i in 1..CQN {
+            if self.a_c.val().index() == i {
+                self.m_c_log2.next = self.c_log2[i].q.val();
+                self.m_c_pi.next = self.c_pi[i].q.val();
+                self.m_c_ci.next = self.c_ci[i].q.val();
+                self.m_c_ovf.next = self.c_ovf[i].q.val();
+            }
+            if self.cw_cq.q.val().index() == i {
+                self.w_log2.next = self.c_log2[i].q.val();
+                self.w_pi.next = self.c_pi[i].q.val();
+                self.w_ci.next = self.c_ci[i].q.val();
+                self.w_ovf.next = self.c_ovf[i].q.val();
+            }
+        }
+
+        // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
+        self.aev_ready.next = true;
+        if self.aev_valid.val() {
+            for i in 0..QPS {
+                if (self.aev_qp.val().index() == i) && !self.q_aev_v[i].q.val() {
+                    self.aev_new.next = true;
+                    self.q_aev_v[i].d.next = true;
+                    self.q_aev[i].d.next = (bit_cast::<24, 8>(self.aev_kind.val()) << 16)
+                        | (bit_cast::<24, 4>(self.aev_layer.val()) << 12)
+                        | (bit_cast::<24, 4>(self.aev_etype.val()) << 8)
+                        | bit_cast::<24, 8>(self.aev_code.val());
+                }
+            }
+        }
+        if self.aev_new.val() {
+            self.qe_q.d.next = true;
+            self.qe_qp_q.d.next = self.aev_qp.val();
+        }
+
+        // ---- The base RAM's read port.
+        self.rq_gnt.next = false;
+        self.cw_gnt.next = false;
+        self.base.read_addr.next = self.a_ram_addr.val();
+        if self.rd.val() && self.a_ram.val() {
+            // MMIO read-back.
+        } else if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
+            // The commit's SQ base.
+            self.base.read_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        } else if self.rq_state.q.val() == RqState::Base {
+            self.rq_gnt.next = true;
+            self.base.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val());
+        } else if self.cw_state.q.val() == CwState::Base {
+            self.cw_gnt.next = true;
+            self.base.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
+        }
+        self.base.write_enable.next = self.wr.val() && self.a_ram.val();
+        self.base.write_addr.next = self.a_ram_addr.val();
+        self.base.write_data.next = self.mmio_wdata.val();
+
+        // ---- MMIO reads.
+        self.rv.next = 0.into();
+        if self.a_glob.val() {
+            if self.a_goff.val() == 0x00 {
+                self.rv.next = self.c_id.val();
+            }
+            if self.a_goff.val() == 0x04 {
+                self.rv.next = self.c_version.val();
+            }
+            if self.a_goff.val() == 0x08 {
+                self.rv.next = self.c_caps.val();
+            }
+            if self.a_goff.val() == 0x0C {
+                self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
+                    | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
+            }
+            if self.a_goff.val() == 0x40 {
+                self.rv.next = bit_cast::<32, STAG_INDEX_BITS>(self.st_index.q.val());
+            }
+            if self.a_goff.val() == 0x44 {
+                self.rv.next = bit_cast::<32, 8>(self.st_key.q.val())
+                    | (bit_cast::<32, PD_BITS>(self.st_pd.q.val()) << 8)
+                    | (bit_cast::<32, 4>(self.st_access.q.val()) << 12)
+                    | (bit_cast::<32, 1>(self.st_valid.q.val().into()) << 16)
+                    | (bit_cast::<32, 1>(self.st_bound.q.val().into()) << 17)
+                    | (bit_cast::<32, 1>(self.st_rinv.q.val().into()) << 18)
+                    | (bit_cast::<32, CONN_BITS>(self.st_qp.q.val()) << 24);
+            }
+            if self.a_goff.val() == 0x48 {
+                self.rv.next = self.st_to_lo.q.val();
+            }
+            if self.a_goff.val() == 0x4C {
+                self.rv.next = self.st_to_hi.q.val();
+            }
+            if self.a_goff.val() == 0x50 {
+                self.rv.next = self.st_len.q.val();
+            }
+            if self.a_goff.val() == 0x54 {
+                self.rv.next = self.st_addr.q.val();
+            }
+        }
+        if self.a_qp.val() {
+            if self.a_qoff.val() == 0x00 {
+                self.rv.next = bit_cast::<32, 24>(self.m_ctrl.val());
+            }
+            if self.a_qoff.val() == 0x04 {
+                self.rv.next = self.m_ulpdu.val();
+            }
+            if self.a_qoff.val() == 0x0C {
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_sq_log2.val());
+            }
+            if self.a_qoff.val() == 0x18 {
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_rq_log2.val());
+            }
+            if self.a_qoff.val() == 0x1C {
+                self.rv.next = bit_cast::<32, 16>(self.m_rq_pi.val());
+            }
+            if self.a_qoff.val() == 0x20 {
+                self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
+            }
+            if self.a_qoff.val() == 0x24 {
+                self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
+                    | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
+            }
+            if self.a_qoff.val() == 0x28 {
+                self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into());
+            }
+        }
+        if self.a_cq.val() {
+            if self.a_coff.val() == 0x04 {
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_c_log2.val());
+            }
+            if self.a_coff.val() == 0x08 {
+                self.rv.next = bit_cast::<32, 16>(self.m_c_pi.val());
+            }
+            if self.a_coff.val() == 0x0C {
+                self.rv.next = bit_cast::<32, 16>(self.m_c_ci.val());
+            }
+            if self.a_coff.val() == 0x10 {
+                self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
+            }
+        }
+        if self.rd.val() {
+            self.rvalid_q.d.next = true;
+            self.rdata_q.d.next = self.rv.val();
+            self.rram_q.d.next = self.a_ram.val();
+        }
+        self.mmio_rvalid.next = self.rvalid_q.q.val();
+        if self.rram_q.q.val() {
+            self.mmio_rdata.next = self.base.read_data.val();
+        } else {
+            self.mmio_rdata.next = self.rdata_q.q.val();
+        }
+
+        // ---- STag programming.
+        self.prog_write.next = self.prog_q.q.val();
+        self.prog_index.next = self.st_index.q.val();
+        self.prog_valid.next = self.st_valid.q.val();
+        self.prog_key.next = self.st_key.q.val();
+        self.prog_pd.next = self.st_pd.q.val();
+        self.prog_access.next = self.st_access.q.val();
+        self.prog_qp_bound.next = self.st_bound.q.val();
+        self.prog_qp.next = self.st_qp.q.val();
+        self.prog_remote_inv.next = self.st_rinv.q.val();
+        self.prog_base_to.next = (bit_cast::<64, 32>(self.st_to_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.st_to_lo.q.val());
+        self.prog_len.next = self.st_len.q.val();
+        self.prog_host_addr.next = self.st_addr.q.val();
+
+        // ---- QP context commit and SQ doorbell.
+        self.qpc_write.next = self.qpc_q.q.val();
+        self.qpc_qp.next = self.qpc_qp_q.q.val();
+        self.qpc_enable.next = self.k_ctrl.val().get_bit(0);
+        self.qpc_fpdu_mode.next = self.k_ctrl.val().get_bit(1);
+        self.qpc_rx_crc.next = self.k_ctrl.val().get_bit(2);
+        self.qpc_rx_markers.next = self.k_ctrl.val().get_bit(3);
+        self.qpc_tx_crc.next = self.k_ctrl.val().get_bit(4);
+        self.qpc_tx_markers.next = self.k_ctrl.val().get_bit(5);
+        self.qpc_pd.next = self.k_ctrl.val().get_bits::<PD_BITS>(8);
+        self.qpc_ird.next = self.k_ctrl.val().get_bits::<4>(12);
+        self.qpc_ord.next = self.k_ctrl.val().get_bits::<4>(16);
+        self.qpc_rx_max_ulpdu.next = self.k_ulpdu.val().get_bits::<16>(0);
+        self.qpc_tx_mulpdu.next = self.k_ulpdu.val().get_bits::<16>(16);
+        self.qpc_sq_base.next = self.base.read_data.val();
+        self.qpc_sq_log2.next = self.k_sq_log2.val();
+        self.sq_db_valid.next = self.db_q.q.val();
+        self.sq_db_qp.next = self.db_qp_q.q.val();
+        self.sq_db_pi.next = self.db_pi_q.q.val();
+        self.qp_err_valid.next = self.qe_q.q.val();
+        self.qp_err_qp.next = self.qe_qp_q.q.val();
+
+        // ---- RQ service.
+        self.rq_req_ready.next = self.rq_state.q.val() == RqState::Idle;
+        self.rq_rsp_valid.next = self.rsp_v.q.val();
+        self.rq_rsp_present.next = self.rsp_present.q.val();
+        self.rq_rsp_index.next = self.rsp_index.q.val();
+        self.rq_rsp_len.next = self.rsp_len.q.val();
+        self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
+        self.rq_rsp_to.next = (bit_cast::<64, 32>(self.rsp_to_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.rsp_to_lo.q.val());
+        self.rq_rd_v.next = self.rq_state.q.val() == RqState::Req;
+        match self.rq_state.q.val() {
+            RqState::Idle => {
+                if self.rq_req_valid.val() {
+                    if self.rq_req_pop.val() {
+                        for i in 0..QPS {
+                            if self.rq_req_qp.val().index() == i {
+                                self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val() + 1;
+                            }
+                        }
+                    } else {
+                        self.rq_qp.d.next = self.rq_req_qp.val();
+                        self.rq_state.d.next = RqState::Check;
+                    }
+                }
+            }
+            RqState::Check => {
+                self.rsp_index.d.next = self.r_ci.val();
+                self.rq_off.d.next =
+                    bit_cast::<32, 16>(self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()))
+                        << 4;
+                if self.r_ci.val() == self.r_pi.val() {
+                    self.rsp_v.d.next = true;
+                    self.rsp_present.d.next = false;
+                    self.rq_state.d.next = RqState::Idle;
+                } else {
+                    self.rq_state.d.next = RqState::Base;
+                }
+            }
+            RqState::Base => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::Addr;
+                }
+            }
+            RqState::Addr => {
+                self.rq_addr.d.next = self.base.read_data.val() + self.rq_off.q.val();
+                self.rq_state.d.next = RqState::Req;
+            }
+            RqState::Req => {
+                if self.dma_rd_req_ready.val() {
+                    self.rq_beat.d.next = 0.into();
+                    self.rq_state.d.next = RqState::Data;
+                }
+            }
+            RqState::Data => {
+                if self.dma_rd_cpl_valid.val() && (self.dma_rd_cpl_tag.val().get_bits::<2>(3) == 0)
+                {
+                    self.rq_beat.d.next = self.rq_beat.q.val() + 1;
+                    if self.rq_beat.q.val() == 0 {
+                        self.rsp_len.d.next = self.dma_rd_cpl_data.val();
+                    }
+                    if self.rq_beat.q.val() == 1 {
+                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();
+                    }
+                    if self.rq_beat.q.val() == 2 {
+                        self.rsp_to_hi.d.next = self.dma_rd_cpl_data.val();
+                    }
+                    if self.rq_beat.q.val() == 3 {
+                        self.rsp_to_lo.d.next = self.dma_rd_cpl_data.val();
+                    }
+                    if self.dma_rd_cpl_last.val() {
+                        self.rsp_v.d.next = true;
+                        self.rsp_present.d.next = true;
+                        self.rq_state.d.next = RqState::Idle;
+                    }
+                }
+            }
+        }
+
+        // ---- Receive-side RdmaRead completions go to the send engine.
+        self.cqe_rdc.next = self.cqe_opcode.val() == self.c_rdma_read.val();
+        self.rdc_valid.next = self.cqe_valid.val() && self.cqe_rdc.val();
+        self.rdc_qp.next = self.cqe_qp.val();
+        self.rdc_status.next = self.cqe_status.val();
+        self.cqe_rx_ok.next = self.cqe_valid.val() && !self.cqe_rdc.val();
+        self.cw_take_send.next =
+            self.scqe_valid.val() && (!self.cqe_rx_ok.val() || !self.cw_last_send.q.val());
+
+        // ---- CQE writer.
+        // A CQE is released in Done (written) or in Ovf once its event is latched (dropped).
+        self.cw_rel.next = (self.cw_state.q.val() == CwState::Done)
+            || ((self.cw_state.q.val() == CwState::Ovf) && !self.aev_valid.val());
+        self.cqe_ready.next = (self.cqe_valid.val() && self.cqe_rdc.val() && self.rdc_ready.val())
+            || (self.cw_rel.val() && !self.cw_send.q.val());
+        self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
+        self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
+        self.w_pass.next = self.w_pi.val() >> self.w_log2.val();
+        match self.cw_state.q.val() {
+            CwState::Idle => {
+                if self.cw_take_send.val() {
+                    self.cw_send.d.next = true;
+                    self.cw_last_send.d.next = true;
+                    self.cw_qp.d.next = self.scqe_qp.val();
+                    self.cw_state.d.next = CwState::Cq;
+                } else if self.cqe_rx_ok.val() {
+                    self.cw_send.d.next = false;
+                    self.cw_last_send.d.next = false;
+                    self.cw_qp.d.next = self.cqe_qp.val();
+                    self.cw_state.d.next = CwState::Cq;
+                }
+            }
+            CwState::Cq => {
+                if self.cw_send.q.val() {
+                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(20);
+                } else {
+                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(22);
+                }
+                self.cw_state.d.next = CwState::Sel;
+            }
+            CwState::Sel => {
+                // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
+                self.cw_full.d.next = self.w_ovf.val();
+                self.cw_diff.d.next = self.w_pi.val() - self.w_ci.val();
+                self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
+                self.cw_off.d.next =
+                    bit_cast::<32, 16>(self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()))
+                        << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
+                self.cw_state.d.next = CwState::Full;
+            }
+            CwState::Full => {
+                if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
+                    for i in 0..CQN {
+                        if self.cw_cq.q.val().index() == i {
+                            self.c_ovf[i].d.next = true;
+                        }
+                    }
+                    self.cw_state.d.next = CwState::Ovf;
+                } else {
+                    self.cw_state.d.next = CwState::Base;
+                }
+            }
+            CwState::Ovf => {
+                if !self.aev_valid.val() {
+                    if !self.w_aev_v.val() {
+                        for i in 0..QPS {
+                            if self.cw_qp.q.val().index() == i {
+                                self.q_aev_v[i].d.next = true;
+                                self.q_aev[i].d.next =
+                                    bit_cast::<24, 8>(self.c_cq_overflow.val()) << 16;
+                            }
+                        }
+                        self.qe_q.d.next = true;
+                        self.qe_qp_q.d.next = self.cw_qp.q.val();
+                    }
+                    self.cw_state.d.next = CwState::Idle;
+                }
+            }
+            CwState::Base => {
+                if self.cw_gnt.val() {
+                    self.cw_state.d.next = CwState::Addr;
+                }
+            }
+            CwState::Addr => {
+                self.cw_addr.d.next = self.base.read_data.val() + self.cw_off.q.val();
+                self.cw_beat.d.next = 0.into();
+                self.cw_state.d.next = CwState::Write;
+            }
+            CwState::Write => {
+                if self.pick_cw.val() && self.dma_wr_ready.val() {
+                    self.cw_beat.d.next = self.cw_beat.q.val() + 1;
+                    self.cw_addr.d.next = self.cw_addr.q.val() + 4;
+                    if self.cw_beat.q.val() == 3 {
+                        for i in 0..CQN {
+                            if self.cw_cq.q.val().index() == i {
+                                self.c_pi[i].d.next = self.c_pi[i].q.val() + 1;
+                            }
+                        }
+                        self.cw_state.d.next = CwState::Done;
+                    }
+                }
+            }
+            CwState::Done => {
+                self.cw_state.d.next = CwState::Idle;
+            }
+        }
+        // The CQE's beats, read from its source (which holds them until its ready).
+        self.cw_wdata.next = 0.into();
+        if self.cw_send.q.val() {
+            if self.cw_beat.q.val() == 0 {
+                self.cw_wdata.next = (bit_cast::<32, 16>(self.scqe_index.val()) << 16)
+                    | (bit_cast::<32, 8>(self.scqe_opcode.val()) << 8)
+                    | bit_cast::<32, 8>(self.scqe_status.val());
+            }
+            if self.cw_beat.q.val() == 1 {
+                self.cw_wdata.next = self.scqe_byte_len.val();
+            }
+        } else {
+            if self.cw_beat.q.val() == 0 {
+                self.cw_wdata.next = (bit_cast::<32, 16>(self.cqe_index.val()) << 16)
+                    | (bit_cast::<32, 8>(self.cqe_opcode.val()) << 8)
+                    | bit_cast::<32, 8>(self.cqe_status.val());
+            }
+            if self.cw_beat.q.val() == 1 {
+                self.cw_wdata.next = self.cqe_byte_len.val();
+            }
+            if self.cw_beat.q.val() == 2 {
+                self.cw_wdata.next = self.cqe_inv_stag.val();
+            }
+            if self.cw_beat.q.val() == 3 {
+                self.cw_wdata.next = (bit_cast::<32, 1>(self.cqe_with_inv.val().into()) << 16)
+                    | (bit_cast::<32, 1>(self.cqe_solicited.val().into()) << 17);
+            }
+        }
+        if self.cw_beat.q.val() == 3 {
+            self.cw_wdata.next = self.cw_wdata.val()
+                | (bit_cast::<32, CONN_BITS>(self.cw_qp.q.val()) << 24)
+                | bit_cast::<32, 1>(self.cw_owner.q.val().into());
+        }
+
+        // ---- DMA read arbiter: RQ fetch, then SQ WQE fetch, then payload (fixed priority;
+        // requests are single beats, so no lock). Completions by tag[4:3].
+        self.sq_rd_req_ready.next = false;
+        self.pay_rd_req_ready.next = false;
+        if self.rq_rd_v.val() {
+            self.dma_rd_req_valid.next = true;
+            self.dma_rd_req_addr.next = self.rq_addr.q.val();
+            self.dma_rd_req_len.next = 16.into();
+            self.dma_rd_req_tag.next = 0.into();
+        } else if self.sq_rd_req_valid.val() {
+            self.dma_rd_req_valid.next = true;
+            self.dma_rd_req_addr.next = self.sq_rd_req_addr.val();
+            self.dma_rd_req_len.next = self.sq_rd_req_len.val();
+            self.dma_rd_req_tag.next =
+                bit_cast::<DMA_TAG_BITS, DMA_SUB_TAG_BITS>(self.sq_rd_req_tag.val()) | 0x08;
+            self.sq_rd_req_ready.next = self.dma_rd_req_ready.val();
+        } else {
+            self.dma_rd_req_valid.next = self.pay_rd_req_valid.val();
+            self.dma_rd_req_addr.next = self.pay_rd_req_addr.val();
+            self.dma_rd_req_len.next = self.pay_rd_req_len.val();
+            self.dma_rd_req_tag.next =
+                bit_cast::<DMA_TAG_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_req_tag.val()) | 0x10;
+            self.pay_rd_req_ready.next = self.dma_rd_req_ready.val();
+        }
+        self.sq_rd_cpl_valid.next =
+            self.dma_rd_cpl_valid.val() && (self.dma_rd_cpl_tag.val().get_bits::<2>(3) == 1);
+        self.pay_rd_cpl_valid.next =
+            self.dma_rd_cpl_valid.val() && (self.dma_rd_cpl_tag.val().get_bits::<2>(3) == 2);
+        self.sq_rd_cpl_tag.next = self.dma_rd_cpl_tag.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.pay_rd_cpl_tag.next = self.dma_rd_cpl_tag.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.sq_rd_cpl_data.next = self.dma_rd_cpl_data.val();
+        self.pay_rd_cpl_data.next = self.dma_rd_cpl_data.val();
+        self.sq_rd_cpl_keep.next = self.dma_rd_cpl_keep.val();
+        self.pay_rd_cpl_keep.next = self.dma_rd_cpl_keep.val();
+        self.sq_rd_cpl_last.next = self.dma_rd_cpl_last.val();
+        self.pay_rd_cpl_last.next = self.dma_rd_cpl_last.val();
+
+        // ---- DMA write arbiter: whole packets, placement first at a packet boundary.
+        if self.wr_lock.q.val() {
+            self.pick_cw.next = self.wr_lock_cw.q.val();
+        } else {
+            self.pick_cw.next = !self.place_wr_valid.val();
+        }
+        if self.pick_cw.val() {
+            self.dma_wr_valid.next = self.cw_wv.val();
+            self.dma_wr_addr.next = self.cw_addr.q.val();
+            self.dma_wr_data.next = self.cw_wdata.val();
+            self.dma_wr_keep.next = 0xF.into();
+            self.dma_wr_last.next = self.cw_beat.q.val() == 3;
+        } else {
+            self.dma_wr_valid.next = self.place_wr_valid.val();
+            self.dma_wr_addr.next = self.place_wr_addr.val();
+            self.dma_wr_data.next = self.place_wr_data.val();
+            self.dma_wr_keep.next = self.place_wr_keep.val();
+            self.dma_wr_last.next = self.place_wr_last.val();
+        }
+        self.place_wr_ready.next = !self.pick_cw.val() && self.dma_wr_ready.val();
+        if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
+            self.wr_lock.d.next = !self.dma_wr_last.val();
+            self.wr_lock_cw.d.next = self.pick_cw.val();
+        }
+
+        // ---- MMIO writes (after the engines: a write wins over an engine's update).
+        if self.wr.val() {
+            if self.a_glob.val() {
+                if self.a_goff.val() == 0x40 {
+                    self.st_index.d.next = self.mmio_wdata.val().get_bits::<STAG_INDEX_BITS>(0);
+                }
+                if self.a_goff.val() == 0x44 {
+                    self.st_key.d.next = self.mmio_wdata.val().get_bits::<8>(0);
+                    self.st_pd.d.next = self.mmio_wdata.val().get_bits::<PD_BITS>(8);
+                    self.st_access.d.next = self.mmio_wdata.val().get_bits::<4>(12);
+                    self.st_valid.d.next = self.mmio_wdata.val().get_bit(16);
+                    self.st_bound.d.next = self.mmio_wdata.val().get_bit(17);
+                    self.st_rinv.d.next = self.mmio_wdata.val().get_bit(18);
+                    self.st_qp.d.next = self.mmio_wdata.val().get_bits::<CONN_BITS>(24);
+                }
+                if self.a_goff.val() == 0x48 {
+                    self.st_to_lo.d.next = self.mmio_wdata.val();
+                }
+                if self.a_goff.val() == 0x4C {
+                    self.st_to_hi.d.next = self.mmio_wdata.val();
+                }
+                if self.a_goff.val() == 0x50 {
+                    self.st_len.d.next = self.mmio_wdata.val();
+                }
+                if self.a_goff.val() == 0x54 {
+                    self.st_addr.d.next = self.mmio_wdata.val();
+                }
+                if self.a_goff.val() == 0x58 {
+                    self.prog_q.d.next = true;
+                }
+            }
+            if self.a_qp.val() {
+                for i in 0..QPS {
+                    if self.a_q.val().index() == i {
+                        if self.a_qoff.val() == 0x00 {
+                            self.q_ctrl[i].d.next = self.mmio_wdata.val().get_bits::<24>(0);
+                            self.q_rq_pi[i].d.next = 0.into();
+                            self.q_rq_ci[i].d.next = 0.into();
+                            self.q_aev_v[i].d.next = false;
+                            self.q_aev[i].d.next = 0.into();
+                        }
+                        if self.a_qoff.val() == 0x04 {
+                            self.q_ulpdu[i].d.next = self.mmio_wdata.val();
+                        }
+                        if self.a_qoff.val() == 0x0C {
+                            self.q_sq_log2[i].d.next =
+                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
+                        }
+                        if self.a_qoff.val() == 0x18 {
+                            self.q_rq_log2[i].d.next =
+                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
+                        }
+                        if self.a_qoff.val() == 0x1C {
+                            self.q_rq_pi[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                        }
+                    }
+                }
+                if self.a_qoff.val() == 0x00 {
+                    self.qpc_q.d.next = true;
+                    self.qpc_qp_q.d.next = self.a_q.val();
+                }
+                if self.a_qoff.val() == 0x10 {
+                    self.db_q.d.next = true;
+                    self.db_qp_q.d.next = self.a_q.val();
+                    self.db_pi_q.d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                }
+            }
+            if self.a_cq.val() {
+                for i in 0..CQN {
+                    if self.a_c.val().index() == i {
+                        if self.a_coff.val() == 0x04 {
+                            self.c_log2[i].d.next =
+                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
+                            self.c_pi[i].d.next = 0.into();
+                            self.c_ci[i].d.next = 0.into();
+                            self.c_ovf[i].d.next = false;
+                        }
+                        if self.a_coff.val() == 0x0C {
+                            self.c_ci[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                        }
+                    }
+                }
+            }
+        }
+
+        self.idle.next = (self.rq_state.q.val() == RqState::Idle)
+            && !self.rsp_v.q.val()
+            && (self.cw_state.q.val() == CwState::Idle)
+            && !self.wr_lock.q.val()
+            && !self.prog_q.q.val()
+            && !self.qpc_q.q.val()
+            && !self.db_q.q.val()
+            && !self.qe_q.q.val();
+    }
+}
+
+crate::sim_ports!(impl[] HostIf {
+    inputs: mmio_valid, mmio_write, mmio_addr, mmio_wdata, rx_idle, tx_idle, rq_req_valid,
+        rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len,
+        cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, rdc_ready, scqe_valid, scqe_qp,
+        scqe_opcode, scqe_status, scqe_byte_len, scqe_index, aev_valid, aev_qp, aev_kind,
+        aev_layer, aev_etype, aev_code, sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len,
+        sq_rd_req_tag, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len, pay_rd_req_tag,
+        dma_rd_req_ready, dma_rd_cpl_valid, dma_rd_cpl_tag, dma_rd_cpl_data, dma_rd_cpl_keep,
+        dma_rd_cpl_last, place_wr_valid, place_wr_addr, place_wr_data, place_wr_keep,
+        place_wr_last, dma_wr_ready, dma_wr_done;
+    outputs: mmio_rvalid, mmio_rdata, qpc_write, qpc_qp, qpc_enable, qpc_fpdu_mode, qpc_rx_crc,
+        qpc_rx_markers, qpc_tx_crc, qpc_tx_markers, qpc_pd, qpc_ird, qpc_ord, qpc_rx_max_ulpdu,
+        qpc_tx_mulpdu, qpc_sq_base, qpc_sq_log2, prog_write, prog_index, prog_valid, prog_key,
+        prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to, prog_len,
+        prog_host_addr, sq_db_valid, sq_db_qp, sq_db_pi, rq_req_ready, rq_rsp_valid,
+        rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, rdc_valid,
+        rdc_qp, rdc_status, scqe_ready, aev_ready, qp_err_valid, qp_err_qp, sq_rd_req_ready,
+        sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
+        pay_rd_req_ready, pay_rd_cpl_valid, pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep,
+        pay_rd_cpl_last, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len, dma_rd_req_tag,
+        place_wr_ready, dma_wr_valid, dma_wr_addr, dma_wr_data, dma_wr_keep, dma_wr_last, idle;
+});
