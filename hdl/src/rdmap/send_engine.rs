@@ -26,7 +26,9 @@
 //!   unknown opcode, `byte_len` 0) is written by the flush below, after the CQEs of the earlier
 //!   outstanding Reads, so that completions stay in submission order.
 //! - otherwise the message goes out on `msg_*`. A Read Request is outstanding from then on
-//!   (`orq_push` strobe, MSN of QN 1 + 1); a Write or Send completes at `msg_done` (CQE
+//!   (`orq_push` strobe, MSN of QN 1 + 1). The engine waits for every message's `msg_done`,
+//!   the Read Request's too (the TxArbiter strobes it for every message), so that a done is
+//!   never taken for the wrong message. A Write or Send completes at `msg_done` (CQE
 //!   RdmaWrite / Send, Success, `byte_len = length`, written when SIGNALED; a Send adds 1 to
 //!   the MSN of QN 0).
 //!
@@ -229,6 +231,7 @@ pub struct SendEngine {
     ctx: RxContextRam<CTX_W, CONN_BITS>,
     orq: RxContextRam<ORQ_W, 4>,
     // Combinational helpers.
+    el: [Signal<Local, Bit>; 4],
     elig: Signal<Local, Bits<4>>,
     elig2: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<8>>,
@@ -251,6 +254,10 @@ pub struct SendEngine {
     ord_full: Signal<Local, Bit>,
     wc_op: Signal<Local, Bits<2>>,
     ctx_raddr: Signal<Local, Bits<CONN_BITS>>,
+    ctx_waddr: Signal<Local, Bits<CONN_BITS>>,
+    ctx_we: Signal<Local, Bit>,
+    orq_waddr: Signal<Local, Bits<4>>,
+    sig1: Signal<Local, Bits<1>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -364,6 +371,7 @@ impl Default for SendEngine {
             c_idx: Default::default(),
             ctx: Default::default(),
             orq: Default::default(),
+            el: Default::default(),
             elig: Default::default(),
             elig2: Default::default(),
             rot: Default::default(),
@@ -385,6 +393,10 @@ impl Default for SendEngine {
             ord_full: Default::default(),
             wc_op: Default::default(),
             ctx_raddr: Default::default(),
+            ctx_waddr: Default::default(),
+            ctx_we: Default::default(),
+            orq_waddr: Default::default(),
+            sig1: Default::default(),
             orq_raddr: Default::default(),
             pop: Default::default(),
             push: Default::default(),
@@ -397,14 +409,9 @@ impl Default for SendEngine {
     }
 }
 
-/// WcOpcode values (`rnic_proto::verbs::WcOpcode`).
-const WC_SEND: u64 = 0;
-const WC_WRITE: u64 = 1;
-const WC_READ: u64 = 2;
-/// WcStatus values (`rnic_proto::verbs::WcStatus`).
-const ST_LOC_QP_OP: u64 = 2;
-const ST_LOC_PROT: u64 = 4;
-const ST_FLUSH: u64 = 5;
+// `#[hdl_gen]` cannot name constants: the CQE values are literals below, with the
+// `rnic_proto::verbs` name beside each (WcOpcode Send 0, RdmaWrite 1, RdmaRead 2; WcStatus
+// LocQpOpErr 2, LocProtErr 4, WrFlushErr 5); the testbench checks them against that crate.
 
 impl Logic for SendEngine {
     #[hdl_gen]
@@ -420,6 +427,7 @@ impl Logic for SendEngine {
         // Eligible QPs and the round-robin pick after `rr`.
         self.elig.next = 0.into();
         for i in 0..4 {
+            self.el[i].next = false;
             if self.q_en[i].q.val()
                 && ((self.q_err[i].q.val()
                     && ((self.q_ci[i].q.val() != self.q_pi[i].q.val())
@@ -428,8 +436,21 @@ impl Logic for SendEngine {
                         && !self.q_blk[i].q.val()
                         && (self.q_ci[i].q.val() != self.q_pi[i].q.val())))
             {
-                self.elig.next = self.elig.val().replace_bit(i, true);
+                self.el[i].next = true;
             }
+        }
+        self.elig.next = 0.into();
+        if self.el[0].val() {
+            self.elig.next = 1.into();
+        }
+        if self.el[1].val() {
+            self.elig.next = self.elig.val() | 2;
+        }
+        if self.el[2].val() {
+            self.elig.next = self.elig.val() | 4;
+        }
+        if self.el[3].val() {
+            self.elig.next = self.elig.val() | 8;
         }
         self.elig2.next =
             (bit_cast::<8, 4>(self.elig.val()) << 4) | bit_cast::<8, 4>(self.elig.val());
@@ -483,11 +504,11 @@ impl Logic for SendEngine {
         // WQE decode.
         self.is_read.next = self.w_op.q.val() == 1;
         if self.w_op.q.val() == 0 {
-            self.wc_op.next = WC_WRITE.into();
+            self.wc_op.next = 1.into();
         } else if self.w_op.q.val() == 1 {
-            self.wc_op.next = WC_READ.into();
+            self.wc_op.next = 2.into();
         } else {
-            self.wc_op.next = WC_SEND.into();
+            self.wc_op.next = 0.into();
         }
         // ORD capped at ORQ_DEPTH.
         if self.s_ord.val() >= 4 {
@@ -551,21 +572,21 @@ impl Logic for SendEngine {
 
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
-        self.ctx.write_enable.next = false;
-        self.ctx.write_addr.next = self.cur.q.val();
+        self.ctx_we.next = false;
         self.ctx.write_data.next = (bit_cast::<96, 32>(self.msn1.q.val()) << 64)
             | (bit_cast::<96, 32>(self.msn0.q.val()) << 32)
             | bit_cast::<96, 32>(self.base.q.val());
         self.orq.write_enable.next = false;
-        self.orq.write_addr.next =
-            (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(
-                self.s_oh.val() + self.s_oc.val().get_bits::<2>(0),
-            );
-        self.orq.write_data.next =
-            (bit_cast::<49, 32>(self.w_len.q.val()) << 16) | bit_cast::<49, 16>(self.s_ci.val());
+        self.orq_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2)
+            | bit_cast::<4, 2>(self.s_oh.val() + self.s_oc.val().get_bits::<2>(0));
+        self.orq.write_addr.next = self.orq_waddr.val();
+        self.sig1.next = 0.into();
         if self.w_sig.q.val() {
-            self.orq.write_data.next = self.orq.write_data.val() | (bits::<49>(1) << 48);
+            self.sig1.next = 1.into();
         }
+        self.orq.write_data.next = (bit_cast::<49, 1>(self.sig1.val()) << 48)
+            | (bit_cast::<49, 32>(self.w_len.q.val()) << 16)
+            | bit_cast::<49, 16>(self.s_ci.val());
 
         self.pop.next = false;
         self.push.next = false;
@@ -597,7 +618,7 @@ impl Logic for SendEngine {
                 self.pop.next = true;
                 self.unblock.next = true;
                 self.c_qp.d.next = self.cur.q.val();
-                self.c_op.d.next = WC_READ.into();
+                self.c_op.d.next = 2.into();
                 self.c_st.d.next = self.rdc_st.q.val();
                 self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
                 if self.rdc_st.q.val().any() {
@@ -617,7 +638,7 @@ impl Logic for SendEngine {
                 self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
                 self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
-                self.c_st.d.next = ST_FLUSH.into();
+                self.c_st.d.next = 5.into();
                 if self.s_err.val() && self.s_oc.val().any() {
                     // Flush the oldest outstanding Read (its entry is on the RAM output).
                     self.state.d.next = SeState::FlushRead;
@@ -629,7 +650,7 @@ impl Logic for SendEngine {
                         self.c_op.d.next = self.s_lop.val();
                         self.c_st.d.next = bit_cast::<8, 3>(self.s_lst.val());
                     } else {
-                        self.c_op.d.next = WC_SEND.into();
+                        self.c_op.d.next = 0.into();
                     }
                     self.state.d.next = SeState::Cqe;
                 } else {
@@ -644,7 +665,7 @@ impl Logic for SendEngine {
             }
             SeState::FlushRead => {
                 self.pop.next = true;
-                self.c_op.d.next = WC_READ.into();
+                self.c_op.d.next = 2.into();
                 self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
                 self.state.d.next = SeState::Cqe;
             }
@@ -745,20 +766,20 @@ impl Logic for SendEngine {
                     self.done_seen.d.next = true;
                 }
                 if !self.qpc_write.val() {
-                    self.ctx.write_enable.next = true;
-                    if self.is_read.val() {
-                        self.state.d.next = SeState::Idle;
-                    } else {
-                        self.state.d.next = SeState::DoneWait;
-                    }
+                    self.ctx_we.next = true;
+                    self.state.d.next = SeState::DoneWait;
                 }
             }
             SeState::DoneWait => {
                 if self.msg_done.val() || self.done_seen.q.val() {
-                    self.ci_inc.next = true;
-                    if self.w_sig.q.val() {
+                    if self.is_read.val() {
+                        // Outstanding since the hand-over; its CQE comes with `rdc`.
+                        self.state.d.next = SeState::Idle;
+                    } else if self.w_sig.q.val() {
+                        self.ci_inc.next = true;
                         self.state.d.next = SeState::Cqe;
                     } else {
+                        self.ci_inc.next = true;
                         self.state.d.next = SeState::Idle;
                     }
                 }
@@ -776,20 +797,22 @@ impl Logic for SendEngine {
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.push.val() {
-            self.orq.read_addr.next = self.orq.write_addr.val() ^ 1;
+            self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
         } else {
             self.orq.read_addr.next = self.orq_raddr.val();
         }
         // Context RAM: a context commit writes {base, MSN 1, MSN 1}.
+        self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();
+        self.ctx_waddr.next = self.cur.q.val();
         if self.qpc_write.val() {
-            self.ctx.write_enable.next = true;
-            self.ctx.write_addr.next = self.qpc_qp.val();
+            self.ctx_waddr.next = self.qpc_qp.val();
             self.ctx.write_data.next = (bits::<96>(1) << 64)
                 | (bits::<96>(1) << 32)
                 | bit_cast::<96, 32>(self.qpc_sq_base.val());
         }
         self.ctx_raddr.next = self.sel.val();
-        if self.ctx.write_enable.val() && (self.ctx.write_addr.val() == self.sel.val()) {
+        self.ctx.write_addr.next = self.ctx_waddr.val();
+        if (self.ctx_we.val() || self.qpc_write.val()) && (self.ctx_waddr.val() == self.sel.val()) {
             self.ctx_raddr.next = self.sel.val() ^ 1;
         }
         self.ctx.read_addr.next = self.ctx_raddr.val();
@@ -841,9 +864,9 @@ impl Logic for SendEngine {
                     self.q_err[i].d.next = true;
                     self.q_lop[i].d.next = self.wc_op.val();
                     if self.w_op.q.val() > 5 {
-                        self.q_lst[i].d.next = ST_LOC_QP_OP.into();
+                        self.q_lst[i].d.next = 2.into();
                     } else {
-                        self.q_lst[i].d.next = ST_LOC_PROT.into();
+                        self.q_lst[i].d.next = 4.into();
                     }
                 }
                 if self.clr_lst.val() {
