@@ -9,6 +9,7 @@ use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::rx_path::RxPath;
+use crate::rdmap::send_engine::SendEngine;
 use crate::rdmap::terminate_tx::TerminateTx;
 use crate::top::rnic::Rnic;
 use crate::top::ulpdu_mux::UlpduMux;
@@ -37,13 +38,15 @@ pub enum BlockKind {
     RxPath,
     /// [`UlpduMux`]: Terminates and DDP segments into MPA TX.
     UlpduMux,
+    /// [`SendEngine`]: the send queues (WQE fetch, local checks, message jobs, send CQEs).
+    SendEngine,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 11] = [
+    pub const ALL: [BlockKind; 12] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -54,6 +57,7 @@ impl BlockKind {
         BlockKind::TerminateTx,
         BlockKind::RxPath,
         BlockKind::UlpduMux,
+        BlockKind::SendEngine,
         BlockKind::Rnic,
     ];
 
@@ -70,6 +74,7 @@ impl BlockKind {
             BlockKind::TerminateTx => "terminate_tx",
             BlockKind::RxPath => "rx_path",
             BlockKind::UlpduMux => "ulpdu_mux",
+            BlockKind::SendEngine => "send_engine",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -119,6 +124,7 @@ impl BlockKind {
             (BlockKind::TerminateTx, 32) => top_verilog(TerminateTx::default()),
             (BlockKind::RxPath, 32) => top_verilog(RxPath::default()),
             (BlockKind::UlpduMux, 32) => top_verilog(UlpduMux::default()),
+            (BlockKind::SendEngine, 32) => top_verilog(SendEngine::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

@@ -39,7 +39,14 @@ pub struct Key {
 }
 
 /// The fake StagCheck's answer: (status, host address).
-pub fn check(keys: &BTreeMap<u32, Key>, stag: u32, to: u64, len: u32, pd: u8, acc: u8) -> (u8, u32) {
+pub fn check(
+    keys: &BTreeMap<u32, Key>,
+    stag: u32,
+    to: u64,
+    len: u32,
+    pd: u8,
+    acc: u8,
+) -> (u8, u32) {
     let Some(k) = keys.get(&stag) else {
         return (check_status::INVALID_STAG, 0);
     };
@@ -143,7 +150,12 @@ pub struct Observed {
 }
 
 /// Reference model: the messages and CQEs of one QP.
-pub fn expected(qp: u8, s: &QpSetup, keys: &BTreeMap<u32, Key>, obs: &Observed) -> (Vec<Msg>, Vec<Cqe>) {
+pub fn expected(
+    qp: u8,
+    s: &QpSetup,
+    keys: &BTreeMap<u32, Key>,
+    obs: &Observed,
+) -> (Vec<Msg>, Vec<Cqe>) {
     let mut msgs = Vec::new();
     let mut cqes = Vec::new();
     let (mut msn0, mut msn1) = (1u32, 1u32);
@@ -174,7 +186,11 @@ pub fn expected(qp: u8, s: &QpSetup, keys: &BTreeMap<u32, Key>, obs: &Observed) 
             _ => WcOpcode::Send,
         };
         let is_read = op == WqeOpcode::RdmaRead;
-        let acc = if is_read { access::LOCAL_WRITE } else { access::LOCAL_READ };
+        let acc = if is_read {
+            access::LOCAL_WRITE
+        } else {
+            access::LOCAL_READ
+        };
         let (st, host) = if w.length > 0 {
             check(keys, w.lkey, w.addr, w.length, s.pd, acc)
         } else {
@@ -201,9 +217,7 @@ pub fn expected(qp: u8, s: &QpSetup, keys: &BTreeMap<u32, Key>, obs: &Observed) 
             WqeOpcode::RdmaRead => {
                 msn1 += 1;
                 match obs.rdc.get(&i) {
-                    Some(&0) if signaled => {
-                        cqes.push(cqe(wc, WcStatus::Success, w.length, i))
-                    }
+                    Some(&0) if signaled => cqes.push(cqe(wc, WcStatus::Success, w.length, i)),
                     Some(&0) => {}
                     Some(&st) => cqes.push(Cqe {
                         status: st,
@@ -243,7 +257,11 @@ pub struct RunCfg {
 fn rand_wqe(rng: &mut StdRng, keys: &[(u32, Key)], pd_keys: &[usize], fence_p: f64) -> Wqe {
     let op = [0u8, 1, 1, 2, 3, 4, 5, 0, 1][rng.gen_range(0..9)];
     let (lkey, k) = keys[pd_keys[rng.gen_range(0..pd_keys.len())]];
-    let length = if rng.gen_bool(0.15) { 0 } else { rng.gen_range(1..=k.len as u32) };
+    let length = if rng.gen_bool(0.15) {
+        0
+    } else {
+        rng.gen_range(1..=k.len as u32)
+    };
     let addr = k.to + rng.gen_range(0..=k.len - u64::from(length));
     let mut flags = 0;
     if rng.gen_bool(0.7) {
@@ -278,7 +296,9 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
     let mut klist = Vec::new();
     for n in 0..8u32 {
         let pd = (n % 2) as u8 + 1;
-        let acc = if n % 4 < 2 { access::LOCAL_READ | access::LOCAL_WRITE } else if n % 4 == 2 {
+        let acc = if n % 4 < 2 {
+            access::LOCAL_READ | access::LOCAL_WRITE
+        } else if n % 4 == 2 {
             access::LOCAL_READ
         } else {
             access::LOCAL_WRITE
@@ -300,7 +320,9 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         let pd = q % 2 + 1;
         // Keys of the QP's PD with both local rights (good for every opcode).
         let good: Vec<usize> = (0..klist.len())
-            .filter(|&n| klist[n].1.pd == pd && klist[n].1.access == access::LOCAL_READ | access::LOCAL_WRITE)
+            .filter(|&n| {
+                klist[n].1.pd == pd && klist[n].1.access == access::LOCAL_READ | access::LOCAL_WRITE
+            })
             .collect();
         let log2 = rng.gen_range(1..=3u8);
         let base = 0x1000_0000 + u32::from(q) * 0x1000;
@@ -320,7 +342,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                         0 => w.lkey ^= 0x0100_0000,
                         1 => w.lkey = klist[(pd as usize) % 2].0,
                         2 => {
-                            let n = if w.opcode == WqeOpcode::RdmaRead { 2 } else { 3 };
+                            let n = if w.opcode == WqeOpcode::RdmaRead {
+                                2
+                            } else {
+                                3
+                            };
                             let n = (0..klist.len()).find(|&x| x % 4 == n).unwrap();
                             w.lkey = klist[n].0;
                             w.addr = klist[n].1.to;
@@ -343,7 +369,9 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         });
     }
 
-    let dcfg = if cfg.random { DmaConfig::random(&mut rng) } else {
+    let dcfg = if cfg.random {
+        DmaConfig::random(&mut rng)
+    } else {
         let mut d = DmaConfig::default();
         d.read.latency = 4;
         d.read.jitter = 0;
@@ -354,7 +382,12 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
 
     // Idle inputs and the QP context commits.
     for n in [
-        "sq_db_valid", "qp_err_valid", "sq_rd_cpl_valid", "lrsp_valid", "msg_done", "rdc_valid",
+        "sq_db_valid",
+        "qp_err_valid",
+        "sq_rd_cpl_valid",
+        "lrsp_valid",
+        "msg_done",
+        "rdc_valid",
     ] {
         sim.set(i(sim, n), 0);
     }
@@ -395,8 +428,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
     let now0 = sim.cycles();
     loop {
         let now = sim.cycles();
-        assert!(now - now0 < cfg.max_cycles, "seed {seed}: timeout: posted {posted:?} retired {retired:?} cqes {:?}",
-            cqes.iter().map(|c| c.len()).collect::<Vec<_>>());
+        assert!(
+            now - now0 < cfg.max_cycles,
+            "seed {seed}: timeout: posted {posted:?} retired {retired:?} cqes {:?}",
+            cqes.iter().map(|c| c.len()).collect::<Vec<_>>()
+        );
         // Doorbells: post up to the free ring room, one QP per cycle.
         sim.set(i(sim, "sq_db_valid"), 0);
         let q = rng.gen_range(0..4);
@@ -498,14 +534,20 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             let q = m.conn as usize;
             let wi = retired[q].max(msg_wqe[q].last().map_or(0, |&x| x + 1));
             // The WQE is the next one of the QP not yet sent or completed.
-            let wi = (wi..posted[q]).next().expect("message beyond the producer index");
+            let wi = (wi..posted[q])
+                .next()
+                .expect("message beyond the producer index");
             let wqe = setups[q].wqes[wi];
             if first_qps.len() < 8 {
                 first_qps.push(q);
             }
             let fence = wqe.w.flags & wqe_flags::FENCE != 0;
             if m.opcode != 1 || fence {
-                assert!(outst[q].is_empty(), "seed {seed}: QP {q} WQE {wi} (op {}) sent with a Read outstanding", m.opcode);
+                assert!(
+                    outst[q].is_empty(),
+                    "seed {seed}: QP {q} WQE {wi} (op {}) sent with a Read outstanding",
+                    m.opcode
+                );
                 if fence {
                     fence_held += 1;
                 }
@@ -515,7 +557,10 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                 assert_eq!(sim.get(o(sim, "orq_push_qp")) as usize, q, "seed {seed}");
                 outst[q].push_back(wi);
                 let cap = u32::from(setups[q].ord).min(ORQ_CAP) as usize;
-                assert!(outst[q].len() <= cap, "seed {seed}: QP {q}: more than ORD Reads outstanding");
+                assert!(
+                    outst[q].len() <= cap,
+                    "seed {seed}: QP {q}: more than ORD Reads outstanding"
+                );
                 if outst[q].len() == cap {
                     ord_hits += 1;
                 }
@@ -539,7 +584,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             for q in 0..4 {
                 if let Some(d) = rdc_due[q] {
                     if d <= now && !rdc_stop[q] && !outst[q].is_empty() {
-                        let st = if cfg.errors && rng.gen_bool(0.1) { WcStatus::RemAccessErr as u8 } else { 0 };
+                        let st = if cfg.errors && rng.gen_bool(0.1) {
+                            WcStatus::RemAccessErr as u8
+                        } else {
+                            0
+                        };
                         rdc_cur = Some((q, st, now));
                         rdc_due[q] = None;
                         break;
@@ -604,7 +653,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         let (em, ec) = expected(q as u8, &setups[q], &keys, &obs[q]);
         if obs[q].qp_err {
             assert!(msgs[q].len() <= em.len(), "seed {seed}: QP {q} messages");
-            assert_eq!(msgs[q][..], em[..msgs[q].len()], "seed {seed}: QP {q} messages");
+            assert_eq!(
+                msgs[q][..],
+                em[..msgs[q].len()],
+                "seed {seed}: QP {q} messages"
+            );
         } else {
             assert_eq!(msgs[q], em, "seed {seed}: QP {q} messages");
         }
@@ -619,8 +672,24 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         d.dedup();
         d.len()
     };
-    assert!(distinct >= 3, "seed {seed}: first messages from QPs {first_qps:?}: no round robin");
-    if cfg.wqes_per_qp >= 40 {
+    assert!(
+        distinct >= 3,
+        "seed {seed}: first messages from QPs {first_qps:?}: no round robin"
+    );
+    if cfg.errors {
+        assert!(obs.iter().any(|o| o.qp_err), "seed {seed}: no qp_err");
+        for st in [
+            WcStatus::WrFlushErr,
+            WcStatus::LocProtErr,
+            WcStatus::LocQpOpErr,
+        ] {
+            assert!(
+                cqes.iter().flatten().any(|c| c.status == st as u8),
+                "seed {seed}: no {st:?} CQE"
+            );
+        }
+    }
+    if cfg.wqes_per_qp >= 40 && !cfg.errors {
         assert!(ord_hits > 0, "seed {seed}: ORD limit never reached");
         assert!(fence_held > 0 || !cfg.random, "seed {seed}: no fence");
     }
