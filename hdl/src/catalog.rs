@@ -11,6 +11,7 @@ use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::read_responder::ReadResponder;
 use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::rx_path::RxPath;
+use crate::rdmap::send_engine::SendEngine;
 use crate::rdmap::terminate_tx::TerminateTx;
 use crate::rdmap::tx_arbiter::TxArbiter;
 use crate::top::rnic::Rnic;
@@ -46,13 +47,15 @@ pub enum BlockKind {
     ReadResponder,
     /// [`HostIf`]: MMIO registers, doorbells, RQ fetch, CQE writer, DMA arbiter.
     HostIf,
+    /// [`SendEngine`]: the send queues (WQE fetch, local checks, message jobs, send CQEs).
+    SendEngine,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 14] = [
+    pub const ALL: [BlockKind; 15] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -66,6 +69,7 @@ impl BlockKind {
         BlockKind::TxArbiter,
         BlockKind::ReadResponder,
         BlockKind::HostIf,
+        BlockKind::SendEngine,
         BlockKind::Rnic,
     ];
 
@@ -85,6 +89,7 @@ impl BlockKind {
             BlockKind::TxArbiter => "tx_arbiter",
             BlockKind::ReadResponder => "read_responder",
             BlockKind::HostIf => "host_if",
+            BlockKind::SendEngine => "send_engine",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -137,6 +142,7 @@ impl BlockKind {
             (BlockKind::TxArbiter, 32) => top_verilog(TxArbiter::default()),
             (BlockKind::ReadResponder, 32) => top_verilog(ReadResponder::default()),
             (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
+            (BlockKind::SendEngine, 32) => top_verilog(SendEngine::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

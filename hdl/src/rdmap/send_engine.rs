@@ -1,1 +1,770 @@
-//! `send_engine` (`docs/core.md`): placeholder.
+//! SendEngine (`docs/core.md` "SendEngine", "The message job"): the send queues of the
+//! `QPS` QPs. It fetches SQ WQEs (`rnic_proto::host::SqWqe`, 32 octets) by DMA on `sq_rd_*`,
+//! checks the local key on `lchk_*` (RxPath's second StagCheck port), hands the message job
+//! over on `msg_*` (to the TxArbiter), keeps the outstanding RDMA Reads per QP and writes the
+//! send-side CQEs on `scqe_*`.
+//!
+//! # Behaviour
+//!
+//! One sequential engine, one WQE at a time. In `Idle` it first takes a waiting `rdc_*` (the
+//! receive side finished the oldest outstanding Read of a QP: CQE RdmaRead with `rdc_status`,
+//! `byte_len = length` on success, 0 otherwise; written when SIGNALED or on error; an `rdc` of a
+//! QP without outstanding Read, e.g. one already flushed, is dropped). Else it picks, round
+//! robin after the QP served last, a QP that is enabled and has work: not in error,
+//! `ci != pi` and not *blocked*; or in error with `ci != pi` or outstanding Reads (flush).
+//! For a QP not in error it fetches the WQE at `sq_base + (ci mod 2^log2) * 32` (one 32-octet
+//! request, tag 0, 8 DW-aligned beats), then:
+//!
+//! - hold (RFC 5040 rules 15b and 19, `docs/decisions.md` "The whole core"): a Read while the
+//!   QP's outstanding Reads = ORD, any other WQE and any FENCE WQE while it has an outstanding
+//!   Read. A held WQE is dropped again (ci stays) and the QP is *blocked* until its next Read
+//!   completes (`rdc`) or it goes to error: no QP stalls the others, at the price of fetching
+//!   the held WQE again.
+//! - unknown opcode, or `length > 0` and the lkey check (LOCAL_READ for Write / Send sources,
+//!   LOCAL_WRITE for a Read sink, the QP's PD and number) failing: the QP goes to error with the
+//!   WQE's status latched (LocQpOpErr / LocProtErr). Its CQE (opcode of the WQE, Send for an
+//!   unknown opcode, `byte_len` 0) is written by the flush below, after the CQEs of the earlier
+//!   outstanding Reads, so that completions stay in submission order.
+//! - otherwise the message goes out on `msg_*`. A Read Request is outstanding from then on
+//!   (`orq_push` strobe, MSN of QN 1 + 1). The engine waits for every message's `msg_done`,
+//!   the Read Request's too (the TxArbiter strobes it for every message), so that a done is
+//!   never taken for the wrong message. A Write or Send completes at `msg_done` (CQE
+//!   RdmaWrite / Send, Success, `byte_len = length`, written when SIGNALED; a Send adds 1 to
+//!   the MSN of QN 0).
+//!
+//! A QP in error (local error above, or the `qp_err` strobe) completes, one per visit, its
+//! outstanding Reads (oldest first, CQE RdmaRead WrFlushErr), then the WQE whose local error
+//! put it in error (its latched status), then every WQE up to the producer index, also later
+//! doorbells, with CQE Send WrFlushErr `byte_len` 0 (they are not fetched), without sending.
+//! A WQE already past its fetch when `qp_err` comes finishes normally.
+//!
+//! # Message fields
+//!
+//! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
+//! (unspecified when `length` = 0). Write: opcode 0, `msg_stag` = rkey, `msg_to` =
+//! remote_addr. Read Request: opcode 1, `msg_stag` = lkey (sink), `msg_to` = addr (sink TO),
+//! `msg_inv_stag` = rkey (SrcSTag), `msg_src_to` = remote_addr, `msg_msn` = MSN of QN 1.
+//! Sends: opcode 3..=6 (WQE opcode + 1), `msg_msn` = MSN of QN 0, `msg_inv_stag` = rkey.
+//! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
+//!
+//! # State
+//!
+//! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
+//! PD, ORD, log2, and the outstanding-Read FIFO's head and count. Block RAM: per QP
+//! `{sq_base, MSN QN 0, MSN QN 1}` (96 bits) and the outstanding Reads
+//! `{index[16], length[32], signaled}` at `{qp, slot}`. The hardware FIFO holds
+//! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
+//! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
+//!
+//! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error).
+//! Rewriting the context of a QP while the engine serves it, or while Reads of its previous
+//! life can still complete on `rdc_*`, is not supported (the driver resets a QP only when it
+//! is idle).
+//!
+//! # Timing
+//!
+//! WQE with a check: `Idle` 1, `Load` 1, request >= 1, 8 completion beats after the DMA
+//! latency, `Decide` 1, check request >= 1 + `STAG_CHECK_LATENCY`, hand-over >= 1, write-back
+//! 1, then `msg_done` and the CQE. Every output is a register or a mux of registers by state;
+//! no input reaches an output combinationally except `msg_ready`/`scqe_ready`/`lchk_ready`
+//! /`sq_rd_req_ready`, which only enable state changes.
+//!
+//! `idle`: in `Idle` with no QP to serve and no `rdc` waiting. Outstanding Reads alone do not
+//! count: they wait for the receive side.
+
+use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, RING_INDEX_BITS, RING_LOG2_BITS};
+use crate::mpa::mpa_rx::RxContextRam;
+use rust_hdl::prelude::*;
+
+/// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
+pub const ORQ_DEPTH: usize = 4;
+/// Bits of an outstanding-Read FIFO entry: `{signaled, length[32], index[16]}`.
+const ORQ_W: usize = 49;
+/// Bits of a context entry: `{msn1[32], msn0[32], sq_base[32]}`.
+const CTX_W: usize = 96;
+
+/// Engine states.
+#[derive(Copy, Clone, PartialEq, Debug, LogicState)]
+pub enum SeState {
+    /// Waiting for work; takes an `rdc` or picks a QP.
+    Idle,
+    /// Context and FIFO RAM read; decides flush or fetch.
+    Load,
+    /// Flushing the oldest outstanding Read (FIFO entry on the RAM output).
+    FlushRead,
+    /// Presenting the WQE fetch request.
+    FetchReq,
+    /// Collecting the 8 WQE beats.
+    Fetch,
+    /// Hold / opcode rules on the fetched WQE.
+    Decide,
+    /// Presenting the local check.
+    Check,
+    /// Waiting for the check's answer.
+    CheckWait,
+    /// Presenting the message job.
+    Msg,
+    /// Writing the MSNs back to the context RAM.
+    WriteBack,
+    /// Waiting for a Write / Send's `msg_done`.
+    DoneWait,
+    /// An `rdc` was taken: the FIFO entry is on the RAM output.
+    Rdc,
+    /// Presenting a CQE.
+    Cqe,
+}
+
+/// The send queue engine.
+#[derive(LogicBlock, Default)]
+pub struct SendEngine {
+    pub clock: Signal<In, Clock>,
+    // QP context commit.
+    pub qpc_write: Signal<In, Bit>,
+    pub qpc_qp: Signal<In, Bits<CONN_BITS>>,
+    pub qpc_enable: Signal<In, Bit>,
+    pub qpc_pd: Signal<In, Bits<PD_BITS>>,
+    pub qpc_ord: Signal<In, Bits<4>>,
+    pub qpc_sq_base: Signal<In, Bits<32>>,
+    pub qpc_sq_log2: Signal<In, Bits<RING_LOG2_BITS>>,
+    // Doorbell.
+    pub sq_db_valid: Signal<In, Bit>,
+    pub sq_db_qp: Signal<In, Bits<CONN_BITS>>,
+    pub sq_db_pi: Signal<In, Bits<RING_INDEX_BITS>>,
+    // Asynchronous error of a QP.
+    pub qp_err_valid: Signal<In, Bit>,
+    pub qp_err_qp: Signal<In, Bits<CONN_BITS>>,
+    // WQE fetch.
+    pub sq_rd_req_valid: Signal<Out, Bit>,
+    pub sq_rd_req_addr: Signal<Out, Bits<32>>,
+    pub sq_rd_req_len: Signal<Out, Bits<16>>,
+    pub sq_rd_req_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
+    pub sq_rd_req_ready: Signal<In, Bit>,
+    pub sq_rd_cpl_valid: Signal<In, Bit>,
+    pub sq_rd_cpl_tag: Signal<In, Bits<DMA_SUB_TAG_BITS>>,
+    pub sq_rd_cpl_data: Signal<In, Bits<32>>,
+    pub sq_rd_cpl_keep: Signal<In, Bits<4>>,
+    pub sq_rd_cpl_last: Signal<In, Bit>,
+    // Local key check.
+    pub lchk_valid: Signal<Out, Bit>,
+    pub lchk_stag: Signal<Out, Bits<32>>,
+    pub lchk_to: Signal<Out, Bits<64>>,
+    pub lchk_len: Signal<Out, Bits<32>>,
+    pub lchk_pd: Signal<Out, Bits<PD_BITS>>,
+    pub lchk_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub lchk_access: Signal<Out, Bits<4>>,
+    pub lchk_ready: Signal<In, Bit>,
+    pub lrsp_valid: Signal<In, Bit>,
+    pub lrsp_status: Signal<In, Bits<3>>,
+    pub lrsp_host_addr: Signal<In, Bits<32>>,
+    // Message job.
+    pub msg_valid: Signal<Out, Bit>,
+    pub msg_ready: Signal<In, Bit>,
+    pub msg_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub msg_opcode: Signal<Out, Bits<4>>,
+    pub msg_stag: Signal<Out, Bits<32>>,
+    pub msg_to: Signal<Out, Bits<64>>,
+    pub msg_inv_stag: Signal<Out, Bits<32>>,
+    pub msg_src_to: Signal<Out, Bits<64>>,
+    pub msg_msn: Signal<Out, Bits<32>>,
+    pub msg_addr: Signal<Out, Bits<32>>,
+    pub msg_len: Signal<Out, Bits<32>>,
+    pub msg_done: Signal<In, Bit>,
+    pub orq_push: Signal<Out, Bit>,
+    pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
+    // Read completions from the receive side.
+    pub rdc_valid: Signal<In, Bit>,
+    pub rdc_qp: Signal<In, Bits<CONN_BITS>>,
+    pub rdc_status: Signal<In, Bits<8>>,
+    pub rdc_ready: Signal<Out, Bit>,
+    // Send-side CQEs.
+    pub scqe_valid: Signal<Out, Bit>,
+    pub scqe_qp: Signal<Out, Bits<CONN_BITS>>,
+    pub scqe_opcode: Signal<Out, Bits<8>>,
+    pub scqe_status: Signal<Out, Bits<8>>,
+    pub scqe_byte_len: Signal<Out, Bits<32>>,
+    pub scqe_index: Signal<Out, Bits<16>>,
+    pub scqe_ready: Signal<In, Bit>,
+    pub idle: Signal<Out, Bit>,
+
+    state: DFF<SeState>,
+    // Per-QP registers.
+    q_en: [DFF<Bit>; 4],
+    q_err: [DFF<Bit>; 4],
+    q_blk: [DFF<Bit>; 4],
+    /// Latched local error of the WQE at ci: 0 none, else the WcStatus.
+    q_lst: [DFF<Bits<3>>; 4],
+    /// WcOpcode of that WQE.
+    q_lop: [DFF<Bits<2>>; 4],
+    q_ci: [DFF<Bits<16>>; 4],
+    q_pi: [DFF<Bits<16>>; 4],
+    q_pd: [DFF<Bits<PD_BITS>>; 4],
+    q_ord: [DFF<Bits<4>>; 4],
+    q_log2: [DFF<Bits<RING_LOG2_BITS>>; 4],
+    q_oh: [DFF<Bits<2>>; 4],
+    q_oc: [DFF<Bits<3>>; 4],
+    /// The QP served last (round robin).
+    rr: DFF<Bits<CONN_BITS>>,
+    /// The QP being served.
+    cur: DFF<Bits<CONN_BITS>>,
+    msn0: DFF<Bits<32>>,
+    msn1: DFF<Bits<32>>,
+    base: DFF<Bits<32>>,
+    beat: DFF<Bits<3>>,
+    w_op: DFF<Bits<8>>,
+    w_sig: DFF<Bit>,
+    w_fence: DFF<Bit>,
+    w_len: DFF<Bits<32>>,
+    w_lkey: DFF<Bits<32>>,
+    w_rkey: DFF<Bits<32>>,
+    w_addr_hi: DFF<Bits<32>>,
+    w_addr_lo: DFF<Bits<32>>,
+    w_raddr_hi: DFF<Bits<32>>,
+    w_raddr_lo: DFF<Bits<32>>,
+    host_addr: DFF<Bits<32>>,
+    done_seen: DFF<Bit>,
+    rdc_st: DFF<Bits<8>>,
+    c_qp: DFF<Bits<CONN_BITS>>,
+    c_op: DFF<Bits<2>>,
+    c_st: DFF<Bits<8>>,
+    c_len: DFF<Bits<32>>,
+    c_idx: DFF<Bits<16>>,
+    ctx: RxContextRam<CTX_W, CONN_BITS>,
+    orq: RxContextRam<ORQ_W, 4>,
+    // Combinational helpers.
+    el: [Signal<Local, Bit>; 4],
+    elig: Signal<Local, Bits<4>>,
+    elig2: Signal<Local, Bits<8>>,
+    rot: Signal<Local, Bits<8>>,
+    off: Signal<Local, Bits<CONN_BITS>>,
+    pick: Signal<Local, Bits<CONN_BITS>>,
+    any: Signal<Local, Bit>,
+    // Values of the QP `sel` (pick in Idle, else cur / rdc_qp).
+    sel: Signal<Local, Bits<CONN_BITS>>,
+    s_err: Signal<Local, Bit>,
+    s_lst: Signal<Local, Bits<3>>,
+    s_lop: Signal<Local, Bits<2>>,
+    s_ci: Signal<Local, Bits<16>>,
+    s_pd: Signal<Local, Bits<PD_BITS>>,
+    s_ord: Signal<Local, Bits<4>>,
+    s_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    s_oh: Signal<Local, Bits<2>>,
+    s_oc: Signal<Local, Bits<3>>,
+    is_read: Signal<Local, Bit>,
+    hold: Signal<Local, Bit>,
+    ord_full: Signal<Local, Bit>,
+    wc_op: Signal<Local, Bits<2>>,
+    ctx_raddr: Signal<Local, Bits<CONN_BITS>>,
+    ctx_waddr: Signal<Local, Bits<CONN_BITS>>,
+    ctx_we: Signal<Local, Bit>,
+    orq_waddr: Signal<Local, Bits<4>>,
+    sig1: Signal<Local, Bits<1>>,
+    orq_raddr: Signal<Local, Bits<4>>,
+    // Per-QP strobes of the cycle.
+    pop: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    ci_inc: Signal<Local, Bit>,
+    set_err: Signal<Local, Bit>,
+    set_blk: Signal<Local, Bit>,
+    clr_lst: Signal<Local, Bit>,
+    unblock: Signal<Local, Bit>,
+}
+
+// `#[hdl_gen]` cannot name constants: the CQE values are literals below, with the
+// `rnic_proto::verbs` name beside each (WcOpcode Send 0, RdmaWrite 1, RdmaRead 2; WcStatus
+// LocQpOpErr 2, LocProtErr 4, WrFlushErr 5); the testbench checks them against that crate.
+
+impl Logic for SendEngine {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, rr, cur, msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len,
+            w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen,
+            rdc_st, c_qp, c_op, c_st, c_len, c_idx
+        );
+        self.ctx.clock.next = self.clock.val();
+        self.orq.clock.next = self.clock.val();
+
+        // Eligible QPs and the round-robin pick after `rr`.
+        self.elig.next = 0.into();
+        for i in 0..4 {
+            self.el[i].next = false;
+            if self.q_en[i].q.val()
+                && ((self.q_err[i].q.val()
+                    && ((self.q_ci[i].q.val() != self.q_pi[i].q.val())
+                        || self.q_oc[i].q.val().any()))
+                    || (!self.q_err[i].q.val()
+                        && !self.q_blk[i].q.val()
+                        && (self.q_ci[i].q.val() != self.q_pi[i].q.val())))
+            {
+                self.el[i].next = true;
+            }
+        }
+        self.elig.next = 0.into();
+        if self.el[0].val() {
+            self.elig.next = 1.into();
+        }
+        if self.el[1].val() {
+            self.elig.next = self.elig.val() | 2;
+        }
+        if self.el[2].val() {
+            self.elig.next = self.elig.val() | 4;
+        }
+        if self.el[3].val() {
+            self.elig.next = self.elig.val() | 8;
+        }
+        self.elig2.next =
+            (bit_cast::<8, 4>(self.elig.val()) << 4) | bit_cast::<8, 4>(self.elig.val());
+        self.rot.next = self.elig2.val() >> (bit_cast::<8, 2>(self.rr.q.val()) + 1);
+        self.off.next = 3.into();
+        if self.rot.val().get_bit(2) {
+            self.off.next = 2.into();
+        }
+        if self.rot.val().get_bit(1) {
+            self.off.next = 1.into();
+        }
+        if self.rot.val().get_bit(0) {
+            self.off.next = 0.into();
+        }
+        self.pick.next = self.rr.q.val() + self.off.val() + 1;
+        self.any.next = self.elig.val().any();
+
+        // The QP whose registers the state looks at.
+        if self.state.q.val() == SeState::Idle {
+            if self.rdc_valid.val() {
+                self.sel.next = self.rdc_qp.val();
+            } else {
+                self.sel.next = self.pick.val();
+            }
+        } else {
+            self.sel.next = self.cur.q.val();
+        }
+        self.s_err.next = self.q_err[0].q.val();
+        self.s_lst.next = self.q_lst[0].q.val();
+        self.s_lop.next = self.q_lop[0].q.val();
+        self.s_ci.next = self.q_ci[0].q.val();
+        self.s_pd.next = self.q_pd[0].q.val();
+        self.s_ord.next = self.q_ord[0].q.val();
+        self.s_log2.next = self.q_log2[0].q.val();
+        self.s_oh.next = self.q_oh[0].q.val();
+        self.s_oc.next = self.q_oc[0].q.val();
+        for i in 1..4 {
+            if self.sel.val().index() == i {
+                self.s_err.next = self.q_err[i].q.val();
+                self.s_lst.next = self.q_lst[i].q.val();
+                self.s_lop.next = self.q_lop[i].q.val();
+                self.s_ci.next = self.q_ci[i].q.val();
+                self.s_pd.next = self.q_pd[i].q.val();
+                self.s_ord.next = self.q_ord[i].q.val();
+                self.s_log2.next = self.q_log2[i].q.val();
+                self.s_oh.next = self.q_oh[i].q.val();
+                self.s_oc.next = self.q_oc[i].q.val();
+            }
+        }
+
+        // WQE decode.
+        self.is_read.next = self.w_op.q.val() == 1;
+        if self.w_op.q.val() == 0 {
+            self.wc_op.next = 1.into();
+        } else if self.w_op.q.val() == 1 {
+            self.wc_op.next = 2.into();
+        } else {
+            self.wc_op.next = 0.into();
+        }
+        // ORD capped at ORQ_DEPTH.
+        if self.s_ord.val() >= 4 {
+            self.ord_full.next = self.s_oc.val() >= 4;
+        } else {
+            self.ord_full.next = self.s_oc.val() >= bit_cast::<3, 4>(self.s_ord.val());
+        }
+        self.hold.next = (self.s_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
+            || (self.is_read.val() && self.ord_full.val());
+
+        // Outputs, registers muxed by state.
+        self.sq_rd_req_valid.next = self.state.q.val() == SeState::FetchReq;
+        self.sq_rd_req_addr.next = self.base.q.val();
+        self.sq_rd_req_len.next = 32.into();
+        self.sq_rd_req_tag.next = 0.into();
+        self.lchk_valid.next = self.state.q.val() == SeState::Check;
+        self.lchk_stag.next = self.w_lkey.q.val();
+        self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.w_addr_lo.q.val());
+        self.lchk_len.next = self.w_len.q.val();
+        self.lchk_pd.next = self.s_pd.val();
+        self.lchk_qp.next = self.cur.q.val();
+        if self.is_read.val() {
+            self.lchk_access.next = 2.into();
+        } else {
+            self.lchk_access.next = 1.into();
+        }
+        self.msg_valid.next = self.state.q.val() == SeState::Msg;
+        self.msg_conn.next = self.cur.q.val();
+        if self.w_op.q.val() < 2 {
+            self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0);
+        } else {
+            self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0) + 1;
+        }
+        if self.is_read.val() {
+            self.msg_stag.next = self.w_lkey.q.val();
+            self.msg_to.next = self.lchk_to.val();
+            self.msg_msn.next = self.msn1.q.val();
+        } else {
+            self.msg_stag.next = self.w_rkey.q.val();
+            self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
+                | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
+            self.msg_msn.next = self.msn0.q.val();
+        }
+        self.msg_inv_stag.next = self.w_rkey.q.val();
+        self.msg_src_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
+        self.msg_addr.next = self.host_addr.q.val();
+        self.msg_len.next = self.w_len.q.val();
+        self.orq_push.next = false;
+        self.orq_push_qp.next = self.cur.q.val();
+        self.rdc_ready.next = false;
+        self.scqe_valid.next = self.state.q.val() == SeState::Cqe;
+        self.scqe_qp.next = self.c_qp.q.val();
+        self.scqe_opcode.next = bit_cast::<8, 2>(self.c_op.q.val());
+        self.scqe_status.next = self.c_st.q.val();
+        self.scqe_byte_len.next = self.c_len.q.val();
+        self.scqe_index.next = self.c_idx.q.val();
+        self.idle.next =
+            (self.state.q.val() == SeState::Idle) && !self.any.val() && !self.rdc_valid.val();
+
+        // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
+        // kept away from the written entry (block RAM gives undefined data there).
+        self.ctx_we.next = false;
+        self.ctx.write_data.next = (bit_cast::<96, 32>(self.msn1.q.val()) << 64)
+            | (bit_cast::<96, 32>(self.msn0.q.val()) << 32)
+            | bit_cast::<96, 32>(self.base.q.val());
+        self.orq.write_enable.next = false;
+        self.orq_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2)
+            | bit_cast::<4, 2>(self.s_oh.val() + self.s_oc.val().get_bits::<2>(0));
+        self.orq.write_addr.next = self.orq_waddr.val();
+        self.sig1.next = 0.into();
+        if self.w_sig.q.val() {
+            self.sig1.next = 1.into();
+        }
+        self.orq.write_data.next = (bit_cast::<49, 1>(self.sig1.val()) << 48)
+            | (bit_cast::<49, 32>(self.w_len.q.val()) << 16)
+            | bit_cast::<49, 16>(self.s_ci.val());
+
+        self.pop.next = false;
+        self.push.next = false;
+        self.ci_inc.next = false;
+        self.set_err.next = false;
+        self.set_blk.next = false;
+        self.clr_lst.next = false;
+        self.unblock.next = false;
+
+        match self.state.q.val() {
+            SeState::Idle => {
+                if self.qpc_write.val() {
+                    // The context RAM is being written: no read this cycle.
+                } else if self.rdc_valid.val() {
+                    self.rdc_ready.next = true;
+                    self.cur.d.next = self.rdc_qp.val();
+                    self.rdc_st.d.next = self.rdc_status.val();
+                    if self.s_oc.val().any() {
+                        self.state.d.next = SeState::Rdc;
+                    }
+                } else if self.any.val() {
+                    self.cur.d.next = self.pick.val();
+                    self.rr.d.next = self.pick.val();
+                    self.state.d.next = SeState::Load;
+                }
+            }
+            SeState::Rdc => {
+                // FIFO entry {signaled, length, index} of the oldest Read.
+                self.pop.next = true;
+                self.unblock.next = true;
+                self.c_qp.d.next = self.cur.q.val();
+                self.c_op.d.next = 2.into();
+                self.c_st.d.next = self.rdc_st.q.val();
+                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
+                if self.rdc_st.q.val().any() {
+                    self.c_len.d.next = 0.into();
+                } else {
+                    self.c_len.d.next = self.orq.read_data.val().get_bits::<32>(16);
+                }
+                if self.orq.read_data.val().get_bit(48) || self.rdc_st.q.val().any() {
+                    self.state.d.next = SeState::Cqe;
+                } else {
+                    self.state.d.next = SeState::Idle;
+                }
+            }
+            SeState::Load => {
+                self.msn0.d.next = self.ctx.read_data.val().get_bits::<32>(32);
+                self.msn1.d.next = self.ctx.read_data.val().get_bits::<32>(64);
+                self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+                self.c_qp.d.next = self.cur.q.val();
+                self.c_len.d.next = 0.into();
+                self.c_st.d.next = 5.into();
+                if self.s_err.val() && self.s_oc.val().any() {
+                    // Flush the oldest outstanding Read (its entry is on the RAM output).
+                    self.state.d.next = SeState::FlushRead;
+                } else if self.s_err.val() {
+                    self.ci_inc.next = true;
+                    self.clr_lst.next = true;
+                    self.c_idx.d.next = self.s_ci.val();
+                    if self.s_lst.val().any() {
+                        self.c_op.d.next = self.s_lop.val();
+                        self.c_st.d.next = bit_cast::<8, 3>(self.s_lst.val());
+                    } else {
+                        self.c_op.d.next = 0.into();
+                    }
+                    self.state.d.next = SeState::Cqe;
+                } else {
+                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0)
+                        + (bit_cast::<32, 16>(
+                            self.s_ci.val()
+                                & ((bits::<16>(1) << bit_cast::<16, 4>(self.s_log2.val())) - 1),
+                        ) << 5);
+                    self.beat.d.next = 0.into();
+                    self.state.d.next = SeState::FetchReq;
+                }
+            }
+            SeState::FlushRead => {
+                self.pop.next = true;
+                self.c_op.d.next = 2.into();
+                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
+                self.state.d.next = SeState::Cqe;
+            }
+            SeState::FetchReq => {
+                if self.sq_rd_req_ready.val() {
+                    // `base` keeps the ring base: restore it for the write-back.
+                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+                    self.state.d.next = SeState::Fetch;
+                }
+            }
+            SeState::Fetch => {
+                if self.sq_rd_cpl_valid.val() {
+                    self.beat.d.next = self.beat.q.val() + 1;
+                    if self.beat.q.val() == 0 {
+                        self.w_op.d.next = self.sq_rd_cpl_data.val().get_bits::<8>(24);
+                        self.w_sig.d.next = self.sq_rd_cpl_data.val().get_bit(16);
+                        self.w_fence.d.next = self.sq_rd_cpl_data.val().get_bit(17);
+                    }
+                    if self.beat.q.val() == 1 {
+                        self.w_len.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 2 {
+                        self.w_lkey.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 3 {
+                        self.w_rkey.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 4 {
+                        self.w_addr_hi.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 5 {
+                        self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 6 {
+                        self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.beat.q.val() == 7 {
+                        self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
+                    }
+                    if self.sq_rd_cpl_last.val() {
+                        self.state.d.next = SeState::Decide;
+                    }
+                }
+            }
+            SeState::Decide => {
+                self.c_idx.d.next = self.s_ci.val();
+                self.c_len.d.next = self.w_len.q.val();
+                self.c_op.d.next = self.wc_op.val();
+                self.c_st.d.next = 0.into();
+                self.done_seen.d.next = false;
+                if self.w_op.q.val() > 5 {
+                    if self.s_oc.val().any() {
+                        self.set_blk.next = true;
+                    } else {
+                        self.set_err.next = true;
+                    }
+                    self.state.d.next = SeState::Idle;
+                } else if self.hold.val() {
+                    self.set_blk.next = true;
+                    self.state.d.next = SeState::Idle;
+                } else if self.w_len.q.val().any() {
+                    self.state.d.next = SeState::Check;
+                } else {
+                    self.state.d.next = SeState::Msg;
+                }
+            }
+            SeState::Check => {
+                if self.lchk_ready.val() {
+                    self.state.d.next = SeState::CheckWait;
+                }
+            }
+            SeState::CheckWait => {
+                if self.lrsp_valid.val() {
+                    self.host_addr.d.next = self.lrsp_host_addr.val();
+                    if self.lrsp_status.val().any() {
+                        self.set_err.next = true;
+                        self.state.d.next = SeState::Idle;
+                    } else {
+                        self.state.d.next = SeState::Msg;
+                    }
+                }
+            }
+            SeState::Msg => {
+                if self.msg_ready.val() {
+                    if self.is_read.val() {
+                        self.orq_push.next = true;
+                        self.push.next = true;
+                        self.ci_inc.next = true;
+                        self.msn1.d.next = self.msn1.q.val() + 1;
+                    } else if self.w_op.q.val() >= 2 {
+                        self.msn0.d.next = self.msn0.q.val() + 1;
+                    }
+                    self.state.d.next = SeState::WriteBack;
+                }
+            }
+            SeState::WriteBack => {
+                if self.msg_done.val() {
+                    self.done_seen.d.next = true;
+                }
+                if !self.qpc_write.val() {
+                    self.ctx_we.next = true;
+                    self.state.d.next = SeState::DoneWait;
+                }
+            }
+            SeState::DoneWait => {
+                if self.msg_done.val() || self.done_seen.q.val() {
+                    if self.is_read.val() {
+                        // Outstanding since the hand-over; its CQE comes with `rdc`.
+                        self.state.d.next = SeState::Idle;
+                    } else if self.w_sig.q.val() {
+                        self.ci_inc.next = true;
+                        self.state.d.next = SeState::Cqe;
+                    } else {
+                        self.ci_inc.next = true;
+                        self.state.d.next = SeState::Idle;
+                    }
+                }
+            }
+            SeState::Cqe => {
+                if self.scqe_ready.val() {
+                    self.state.d.next = SeState::Idle;
+                }
+            }
+        }
+
+        // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
+        // while pushing, read another entry.
+        self.orq.write_enable.next = self.push.val();
+        self.orq_raddr.next =
+            (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
+        if self.push.val() {
+            self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
+        } else {
+            self.orq.read_addr.next = self.orq_raddr.val();
+        }
+        // Context RAM: a context commit writes {base, MSN 1, MSN 1}.
+        self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();
+        self.ctx_waddr.next = self.cur.q.val();
+        if self.qpc_write.val() {
+            self.ctx_waddr.next = self.qpc_qp.val();
+            self.ctx.write_data.next = (bits::<96>(1) << 64)
+                | (bits::<96>(1) << 32)
+                | bit_cast::<96, 32>(self.qpc_sq_base.val());
+        }
+        self.ctx_raddr.next = self.sel.val();
+        self.ctx.write_addr.next = self.ctx_waddr.val();
+        if (self.ctx_we.val() || self.qpc_write.val()) && (self.ctx_waddr.val() == self.sel.val()) {
+            self.ctx_raddr.next = self.sel.val() ^ 1;
+        }
+        self.ctx.read_addr.next = self.ctx_raddr.val();
+
+        // Per-QP registers.
+        for i in 0..4 {
+            self.q_en[i].clock.next = self.clock.val();
+            self.q_en[i].d.next = self.q_en[i].q.val();
+            self.q_err[i].clock.next = self.clock.val();
+            self.q_err[i].d.next = self.q_err[i].q.val();
+            self.q_blk[i].clock.next = self.clock.val();
+            self.q_blk[i].d.next = self.q_blk[i].q.val();
+            self.q_lst[i].clock.next = self.clock.val();
+            self.q_lst[i].d.next = self.q_lst[i].q.val();
+            self.q_lop[i].clock.next = self.clock.val();
+            self.q_lop[i].d.next = self.q_lop[i].q.val();
+            self.q_ci[i].clock.next = self.clock.val();
+            self.q_ci[i].d.next = self.q_ci[i].q.val();
+            self.q_pi[i].clock.next = self.clock.val();
+            self.q_pi[i].d.next = self.q_pi[i].q.val();
+            self.q_pd[i].clock.next = self.clock.val();
+            self.q_pd[i].d.next = self.q_pd[i].q.val();
+            self.q_ord[i].clock.next = self.clock.val();
+            self.q_ord[i].d.next = self.q_ord[i].q.val();
+            self.q_log2[i].clock.next = self.clock.val();
+            self.q_log2[i].d.next = self.q_log2[i].q.val();
+            self.q_oh[i].clock.next = self.clock.val();
+            self.q_oh[i].d.next = self.q_oh[i].q.val();
+            self.q_oc[i].clock.next = self.clock.val();
+            self.q_oc[i].d.next = self.q_oc[i].q.val();
+            if self.cur.q.val().index() == i {
+                if self.ci_inc.val() {
+                    self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
+                }
+                if self.pop.val() {
+                    self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
+                    self.q_oc[i].d.next = self.q_oc[i].q.val() - 1;
+                }
+                if self.push.val() {
+                    self.q_oc[i].d.next = self.q_oc[i].q.val() + 1;
+                }
+                if self.unblock.val() {
+                    self.q_blk[i].d.next = false;
+                }
+                if self.set_blk.val() {
+                    self.q_blk[i].d.next = true;
+                }
+                if self.set_err.val() {
+                    self.q_err[i].d.next = true;
+                    self.q_lop[i].d.next = self.wc_op.val();
+                    if self.w_op.q.val() > 5 {
+                        self.q_lst[i].d.next = 2.into();
+                    } else {
+                        self.q_lst[i].d.next = 4.into();
+                    }
+                }
+                if self.clr_lst.val() {
+                    self.q_lst[i].d.next = 0.into();
+                }
+            }
+            if self.sq_db_valid.val() && (self.sq_db_qp.val().index() == i) {
+                self.q_pi[i].d.next = self.sq_db_pi.val();
+            }
+            if self.qp_err_valid.val() && (self.qp_err_qp.val().index() == i) {
+                self.q_err[i].d.next = true;
+            }
+            if self.qpc_write.val() && (self.qpc_qp.val().index() == i) {
+                self.q_en[i].d.next = self.qpc_enable.val();
+                self.q_err[i].d.next = false;
+                self.q_blk[i].d.next = false;
+                self.q_lst[i].d.next = 0.into();
+                self.q_ci[i].d.next = 0.into();
+                self.q_pi[i].d.next = 0.into();
+                self.q_pd[i].d.next = self.qpc_pd.val();
+                self.q_ord[i].d.next = self.qpc_ord.val();
+                self.q_log2[i].d.next = self.qpc_sq_log2.val();
+                self.q_oh[i].d.next = 0.into();
+                self.q_oc[i].d.next = 0.into();
+            }
+        }
+    }
+}
+
+crate::sim_ports!(impl[] SendEngine {
+    inputs: qpc_write, qpc_qp, qpc_enable, qpc_pd, qpc_ord, qpc_sq_base, qpc_sq_log2,
+        sq_db_valid, sq_db_qp, sq_db_pi, qp_err_valid, qp_err_qp, sq_rd_req_ready,
+        sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
+        lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr, msg_ready, msg_done, rdc_valid,
+        rdc_qp, rdc_status, scqe_ready;
+    outputs: sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len, sq_rd_req_tag, lchk_valid,
+        lchk_stag, lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access, msg_valid, msg_conn,
+        msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
+        orq_push, orq_push_qp, rdc_ready, scqe_valid, scqe_qp, scqe_opcode, scqe_status,
+        scqe_byte_len, scqe_index, idle;
+});
