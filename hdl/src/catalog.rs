@@ -5,6 +5,7 @@ use crate::crc::Crc32c;
 use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
 use crate::ddp::stag_check::StagCheck;
+use crate::ddp::tx::DdpTx;
 use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::rx_control::RxControl;
@@ -37,13 +38,15 @@ pub enum BlockKind {
     RxPath,
     /// [`UlpduMux`]: Terminates and DDP segments into MPA TX.
     UlpduMux,
+    /// [`DdpTx`]: the DDP / RDMAP transmit segmenter (message jobs to ULPDUs, payload by DMA).
+    DdpTx,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 11] = [
+    pub const ALL: [BlockKind; 12] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -54,6 +57,7 @@ impl BlockKind {
         BlockKind::TerminateTx,
         BlockKind::RxPath,
         BlockKind::UlpduMux,
+        BlockKind::DdpTx,
         BlockKind::Rnic,
     ];
 
@@ -70,6 +74,7 @@ impl BlockKind {
             BlockKind::TerminateTx => "terminate_tx",
             BlockKind::RxPath => "rx_path",
             BlockKind::UlpduMux => "ulpdu_mux",
+            BlockKind::DdpTx => "ddp_tx",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -119,6 +124,7 @@ impl BlockKind {
             (BlockKind::TerminateTx, 32) => top_verilog(TerminateTx::default()),
             (BlockKind::RxPath, 32) => top_verilog(RxPath::default()),
             (BlockKind::UlpduMux, 32) => top_verilog(UlpduMux::default()),
+            (BlockKind::DdpTx, 32) => top_verilog(DdpTx::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })
