@@ -46,6 +46,7 @@ fn run(sim: &mut dyn Backend, seed: u64, count: usize, max_len: u32, big: bool) 
         )
         .unwrap_or_else(|e| panic!("seed {seed} mulpdu {mulpdu:?} traffic {traffic:?}: {e:#}"));
     assert!(r.segments >= msgs.len(), "seed {seed}: too few segments");
+    println!("seed {seed}: {} messages, {} segments, {} beats, {} requests, {} cycles", msgs.len(), r.segments, r.beats, r.requests, r.cycles);
 }
 
 /// A fixed set of short messages: every opcode, lengths 0..=9, both alignments, MULPDU 64.

@@ -39,7 +39,7 @@
 //!   the tag's `done` flag rises with its `last` beat.
 //! - **Reader**: reads the buffer word by word in host order from the word holding
 //!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for the
-//!   block's `done` flag (words outside the message, the one before and those after, are
+//!   word's completion beat (its block complete, or the block's `wptr` past the word; words outside the message, the one before and those after, are
 //!   garbage under header lanes or `keep` = 0 and are not waited for). A word enters a 3-word
 //!   FIFO; the block is released (`rd_cnt`) with its last message word.
 //! - **Realignment**: output payload window `i` holds message octets `4i - 2 .. 4i + 1` (lanes 0
@@ -193,6 +193,7 @@ pub struct DdpTx {
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
+    blk_wptr: Signal<Local, Bits<6>>,
     start_seg: Signal<Local, Bit>,
     seg_take: Signal<Local, Bits<32>>,
     seg_fits: Signal<Local, Bit>,
@@ -294,6 +295,7 @@ impl Default for DdpTx {
             inside: Default::default(),
             word_ready: Default::default(),
             blk_done: Default::default(),
+            blk_wptr: Default::default(),
             start_seg: Default::default(),
             seg_take: Default::default(),
             seg_fits: Default::default(),
@@ -584,13 +586,19 @@ impl Logic for DdpTx {
         // ---- Reader: buffer words in host order into the 3-word FIFO.
         self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
         self.blk_done.next = false;
+        self.blk_wptr.next = 0.into();
         for i in 0..TX_BLOCKS {
             if self.rptr.q.val().get_bits::<DMA_SUB_TAG_BITS>(6).index() == i {
                 self.blk_done.next = self.done[i].q.val();
+                self.blk_wptr.next = self.wptr[i].q.val();
             }
         }
+        // A word of the block is there once its completion beat was written: the block is
+        // complete, or the block's write pointer has passed the word.
         self.word_ready.next = !self.inside.val()
-            || ((self.rq_cnt.q.val() != self.rd_cnt.q.val()) && self.blk_done.val());
+            || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
+                && (self.blk_done.val()
+                    || (self.rptr.q.val().get_bits::<6>(0) < self.blk_wptr.val())));
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.word_ready.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
