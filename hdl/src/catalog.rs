@@ -6,6 +6,7 @@ use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
 use crate::ddp::stag_check::StagCheck;
 use crate::host::host_if::HostIf;
+use crate::ddp::tx::DdpTx;
 use crate::mpa::mpa_rx::MpaRx;
 use crate::mpa::mpa_tx::MpaTx;
 use crate::rdmap::read_responder::ReadResponder;
@@ -49,13 +50,15 @@ pub enum BlockKind {
     HostIf,
     /// [`SendEngine`]: the send queues (WQE fetch, local checks, message jobs, send CQEs).
     SendEngine,
+    /// [`DdpTx`]: the DDP / RDMAP transmit segmenter (message jobs to ULPDUs, payload by DMA).
+    DdpTx,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 15] = [
+    pub const ALL: [BlockKind; 16] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -70,6 +73,7 @@ impl BlockKind {
         BlockKind::ReadResponder,
         BlockKind::HostIf,
         BlockKind::SendEngine,
+        BlockKind::DdpTx,
         BlockKind::Rnic,
     ];
 
@@ -90,6 +94,7 @@ impl BlockKind {
             BlockKind::ReadResponder => "read_responder",
             BlockKind::HostIf => "host_if",
             BlockKind::SendEngine => "send_engine",
+            BlockKind::DdpTx => "ddp_tx",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -143,6 +148,7 @@ impl BlockKind {
             (BlockKind::ReadResponder, 32) => top_verilog(ReadResponder::default()),
             (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
             (BlockKind::SendEngine, 32) => top_verilog(SendEngine::default()),
+            (BlockKind::DdpTx, 32) => top_verilog(DdpTx::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

@@ -1,1 +1,678 @@
-//! DdpTx (`docs/core.md`): placeholder.
+//! DdpTx (`docs/core.md` "The message job", "DdpTx"): the DDP / RDMAP segmenter of the
+//! transmit side. One message job (`msg_*`) in, its DDP segments out as ULPDUs (`ulpdu_*`, one
+//! packet per segment, MpaTx's contract), the payload read from host memory on `pay_rd_*`.
+//!
+//! # Segments (RFC 5041 §5.2/§5.3, RFC 5040 §4; `mpa-peer-connect.md` §6)
+//!
+//! - Payload per segment: `floor((MULPDU - H) / 4) * 4` octets at most (H = 14 tagged, 18
+//!   untagged; MULPDU = the connection's `qpc_tx_mulpdu`, read as 64 when below 64). Every segment
+//!   but the last carries exactly that many octets, so every segment but the last carries a
+//!   multiple of 4 and its ULPDU length is 2 mod 4. A message of length 0 is one segment without
+//!   payload; a Read Request (opcode 1) is one segment of 18 + 28 octets, no payload read.
+//! - Header octets: control `T << 7 | L << 6 | 1`, RDMAP `0x40 | opcode`; tagged (0 Write, 2 Read
+//!   Response): STag, TO = `msg_to` + offset of the segment's first payload octet; untagged:
+//!   Invalidate STag (`msg_inv_stag` for 4 and 6, else 0), QN (1 for the Read Request, else 0),
+//!   MSN `msg_msn`, MO = offset. L = 1 only on the message's last segment.
+//! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, `ulpdu_len` = header +
+//!   payload octets of the segment, both constant over the packet; only the last beat is
+//!   partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
+//!
+//! # The hand-over
+//!
+//! The block works on the message **while it is offered**: it reads `msg_*` directly (no copy
+//! of the 290 bits of fields) and raises `msg_ready` in the cycle the message's last beat is
+//! accepted, which is also the `msg_done` strobe. A source must therefore hold `msg_*` stable
+//! while `msg_valid` (the ordinary valid / ready rule). The cost: the next message's payload is
+//! not read ahead during the previous message (one DMA latency between messages); for long
+//! messages, the goal of this block, that is negligible.
+//!
+//! # Payload path
+//!
+//! - **Requests**: one request per 256-octet-aligned block of host memory (the first and last
+//!   may be partial), so no request crosses a 4 KiB boundary (PCIe) and request `k` of a message
+//!   lands in a fixed place of the buffer: the buffer (512 words of block RAM, 2 KiB) is indexed
+//!   by host word address bits `[10:2]`, and the tag of a request is host address bits `[10:8]`
+//!   (8 tags, one per 256-octet slot). Up to 8 blocks are requested ahead of the reader: room for
+//!   a block is reserved when it is requested (completions have no ready).
+//! - **Completions** (DW-aligned beats, tags interleaving freely, one tag in address order) are
+//!   written at `{tag, wptr[tag]}`; `wptr[tag]` starts at the request's word and counts beats;
+//!   the tag's `done` flag rises with its `last` beat.
+//! - **Reader**: reads the buffer word by word in host order from the word holding
+//!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for the
+//!   word's completion beat (its block complete, or the block's `wptr` past the word; words outside the message, the one before and those after, are
+//!   garbage under header lanes or `keep` = 0 and are not waited for). A word enters a 3-word
+//!   FIFO; the block is released (`rd_cnt`) with its last message word.
+//! - **Realignment**: output payload window `i` holds message octets `4i - 2 .. 4i + 1` (lanes 0
+//!   to 3), i.e. host octets from `msg_addr - 2 + 4i`: the FIFO's first two words shifted by
+//!   `s = (msg_addr + 2) mod 4` octets. A segment's first payload beat takes lanes 2, 3 of a
+//!   window (lanes 0, 1 are the header's last two octets); a non-final segment's last beat takes
+//!   lanes 0, 1 of a window, which then stays for the next segment's first payload beat.
+//!
+//! # Timing
+//!
+//! One cycle to take a message (the offered fields are latched where needed), one to set up the
+//! first segment, then one beat per cycle while payload is there; the next segment's first beat
+//! follows the previous one's last in the next cycle. The first payload beat waits for the first
+//! block's completion (DMA latency + up to 64 beats). Steady state: one beat per cycle with a DMA
+//! latency of 50 (8 blocks of 64 words ahead). `idle` is 1 when no message is being worked on
+//! (then no request is outstanding: a message ends only after all its payload was read).
+
+use crate::config::{CONN_BITS, CONNECTIONS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
+use rust_hdl::prelude::*;
+
+/// Blocks of 256 octets in the payload buffer (= read tags in use).
+pub const TX_BLOCKS: usize = 8;
+/// Address bits of the payload buffer (words of 32 bits).
+pub const TX_BUF_BITS: usize = 9;
+
+const _: () = assert!(TX_BLOCKS == 1 << DMA_SUB_TAG_BITS);
+
+/// The FSM of the segmenter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum DdpTxState {
+    /// No message: waiting for `msg_valid`.
+    Idle,
+    /// Setting up the first segment of the message.
+    Seg,
+    /// Emitting a segment's beats.
+    Emit,
+}
+
+/// The DDP / RDMAP transmit segmenter.
+#[derive(LogicBlock)]
+pub struct DdpTx {
+    pub clock: Signal<In, Clock>,
+    // QP context commit.
+    pub qpc_write: Signal<In, Bit>,
+    pub qpc_qp: Signal<In, Bits<CONN_BITS>>,
+    pub qpc_tx_mulpdu: Signal<In, Bits<16>>,
+    // The message job.
+    pub msg_valid: Signal<In, Bit>,
+    pub msg_ready: Signal<Out, Bit>,
+    pub msg_conn: Signal<In, Bits<CONN_BITS>>,
+    pub msg_opcode: Signal<In, Bits<4>>,
+    pub msg_stag: Signal<In, Bits<32>>,
+    pub msg_to: Signal<In, Bits<64>>,
+    pub msg_inv_stag: Signal<In, Bits<32>>,
+    pub msg_src_to: Signal<In, Bits<64>>,
+    pub msg_msn: Signal<In, Bits<32>>,
+    pub msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub msg_len: Signal<In, Bits<32>>,
+    pub msg_done: Signal<Out, Bit>,
+    // Payload DMA reads.
+    pub pay_rd_req_valid: Signal<Out, Bit>,
+    pub pay_rd_req_ready: Signal<In, Bit>,
+    pub pay_rd_req_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub pay_rd_req_len: Signal<Out, Bits<DMA_LEN_BITS>>,
+    pub pay_rd_req_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
+    pub pay_rd_cpl_valid: Signal<In, Bit>,
+    pub pay_rd_cpl_tag: Signal<In, Bits<DMA_SUB_TAG_BITS>>,
+    pub pay_rd_cpl_data: Signal<In, Bits<32>>,
+    pub pay_rd_cpl_keep: Signal<In, Bits<4>>,
+    pub pay_rd_cpl_last: Signal<In, Bit>,
+    // ULPDUs to UlpduMux / MpaTx.
+    pub ulpdu_data: Signal<Out, Bits<32>>,
+    pub ulpdu_keep: Signal<Out, Bits<4>>,
+    pub ulpdu_last: Signal<Out, Bit>,
+    pub ulpdu_valid: Signal<Out, Bit>,
+    pub ulpdu_ready: Signal<In, Bit>,
+    pub ulpdu_conn: Signal<Out, Bits<CONN_BITS>>,
+    pub ulpdu_len: Signal<Out, Bits<16>>,
+    /// No message in progress (hence no read outstanding, no beat pending).
+    pub idle: Signal<Out, Bit>,
+
+    // ---- Per-connection MULPDU.
+    mulpdu: [DFF<Bits<16>>; CONNECTIONS],
+    // ---- Segmenter.
+    state: DFF<DdpTxState>,
+    /// Maximum payload octets per segment of this message.
+    maxpay: DFF<Bits<16>>,
+    /// Message payload octets not yet given to a segment.
+    msg_rem: DFF<Bits<32>>,
+    /// Payload octets of the current segment not yet emitted.
+    seg_rem: DFF<Bits<16>>,
+    /// The current segment is the message's last.
+    seg_last: DFF<Bit>,
+    /// Message offset of the current segment's first payload octet (MO).
+    seg_off: DFF<Bits<32>>,
+    /// TO of the current segment (`msg_to + seg_off`).
+    to_r: DFF<Bits<64>>,
+    /// ULPDU length of the current segment.
+    ulen: DFF<Bits<16>>,
+    /// Beat index within the segment's header part.
+    hb: DFF<Bits<4>>,
+    /// Past the segment's first payload beat.
+    inpay: DFF<Bit>,
+    // ---- Requester.
+    rq_addr: DFF<Bits<32>>,
+    rq_left: DFF<Bits<32>>,
+    /// Blocks requested in this message (mod 16).
+    rq_cnt: DFF<Bits<4>>,
+    // ---- Completions.
+    wptr: [DFF<Bits<6>>; TX_BLOCKS],
+    done: [DFF<Bit>; TX_BLOCKS],
+    pbuf: RAM<Bits<32>, TX_BUF_BITS>,
+    // ---- Reader and realigner.
+    /// Blocks released by the reader in this message (mod 16).
+    rd_cnt: DFF<Bits<4>>,
+    /// Buffer address (host word address bits [10:2]) of the next word to read.
+    rptr: DFF<Bits<TX_BUF_BITS>>,
+    /// The next word read is the one before the message (alignment 0 or 1).
+    pre: DFF<Bit>,
+    /// Message words not yet read.
+    words_left: DFF<Bits<32>>,
+    /// Realignment shift (octets).
+    sh: DFF<Bits<2>>,
+    inflight: DFF<Bit>,
+    f0: DFF<Bits<32>>,
+    f1: DFF<Bits<32>>,
+    f2: DFF<Bits<32>>,
+    fn_: DFF<Bits<2>>,
+
+    // ---- Combinational.
+    tagged: Signal<Local, Bit>,
+    rreq: Signal<Local, Bit>,
+    hlen: Signal<Local, Bits<16>>,
+    mul_sel: Signal<Local, Bits<16>>,
+    pstart: Signal<Local, Bits<4>>,
+    win: Signal<Local, Bits<32>>,
+    win_avail: Signal<Local, Bit>,
+    kind_p0: Signal<Local, Bit>,
+    kind_pay: Signal<Local, Bit>,
+    hdr_hi: Signal<Local, Bits<16>>,
+    hdr_lo: Signal<Local, Bits<16>>,
+    ctrl16: Signal<Local, Bits<16>>,
+    inv: Signal<Local, Bits<32>>,
+    fire: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    pop_k: Signal<Local, Bit>,
+    mul_raw: Signal<Local, Bits<16>>,
+    push: Signal<Local, Bit>,
+    np: Signal<Local, Bits<2>>,
+    issue: Signal<Local, Bit>,
+    inside: Signal<Local, Bit>,
+    word_ready: Signal<Local, Bit>,
+    blk_done: Signal<Local, Bit>,
+    blk_wptr: Signal<Local, Bits<6>>,
+    start_seg: Signal<Local, Bit>,
+    seg_take: Signal<Local, Bits<32>>,
+    seg_fits: Signal<Local, Bit>,
+    room: Signal<Local, Bits<32>>,
+    rq_len: Signal<Local, Bits<32>>,
+    rq_fire: Signal<Local, Bit>,
+    rq_ahead: Signal<Local, Bits<4>>,
+    cpl_wptr: Signal<Local, Bits<6>>,
+    c14: Constant<Bits<16>>,
+    c18: Constant<Bits<16>>,
+    c_ctrl: Constant<Bits<16>>,
+    c256: Constant<Bits<32>>,
+}
+
+impl Default for DdpTx {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            qpc_write: Default::default(),
+            qpc_qp: Default::default(),
+            qpc_tx_mulpdu: Default::default(),
+            msg_valid: Default::default(),
+            msg_ready: Default::default(),
+            msg_conn: Default::default(),
+            msg_opcode: Default::default(),
+            msg_stag: Default::default(),
+            msg_to: Default::default(),
+            msg_inv_stag: Default::default(),
+            msg_src_to: Default::default(),
+            msg_msn: Default::default(),
+            msg_addr: Default::default(),
+            msg_len: Default::default(),
+            msg_done: Default::default(),
+            pay_rd_req_valid: Default::default(),
+            pay_rd_req_ready: Default::default(),
+            pay_rd_req_addr: Default::default(),
+            pay_rd_req_len: Default::default(),
+            pay_rd_req_tag: Default::default(),
+            pay_rd_cpl_valid: Default::default(),
+            pay_rd_cpl_tag: Default::default(),
+            pay_rd_cpl_data: Default::default(),
+            pay_rd_cpl_keep: Default::default(),
+            pay_rd_cpl_last: Default::default(),
+            ulpdu_data: Default::default(),
+            ulpdu_keep: Default::default(),
+            ulpdu_last: Default::default(),
+            ulpdu_valid: Default::default(),
+            ulpdu_ready: Default::default(),
+            ulpdu_conn: Default::default(),
+            ulpdu_len: Default::default(),
+            idle: Default::default(),
+            mulpdu: Default::default(),
+            state: Default::default(),
+            maxpay: Default::default(),
+            msg_rem: Default::default(),
+            seg_rem: Default::default(),
+            seg_last: Default::default(),
+            seg_off: Default::default(),
+            to_r: Default::default(),
+            ulen: Default::default(),
+            hb: Default::default(),
+            inpay: Default::default(),
+            rq_addr: Default::default(),
+            rq_left: Default::default(),
+            rq_cnt: Default::default(),
+            wptr: Default::default(),
+            done: Default::default(),
+            pbuf: Default::default(),
+            rd_cnt: Default::default(),
+            rptr: Default::default(),
+            pre: Default::default(),
+            words_left: Default::default(),
+            sh: Default::default(),
+            inflight: Default::default(),
+            f0: Default::default(),
+            f1: Default::default(),
+            f2: Default::default(),
+            fn_: Default::default(),
+            tagged: Default::default(),
+            rreq: Default::default(),
+            hlen: Default::default(),
+            mul_sel: Default::default(),
+            pstart: Default::default(),
+            win: Default::default(),
+            win_avail: Default::default(),
+            kind_p0: Default::default(),
+            kind_pay: Default::default(),
+            hdr_hi: Default::default(),
+            hdr_lo: Default::default(),
+            ctrl16: Default::default(),
+            inv: Default::default(),
+            fire: Default::default(),
+            pop: Default::default(),
+            pop_k: Default::default(),
+            mul_raw: Default::default(),
+            push: Default::default(),
+            np: Default::default(),
+            issue: Default::default(),
+            inside: Default::default(),
+            word_ready: Default::default(),
+            blk_done: Default::default(),
+            blk_wptr: Default::default(),
+            start_seg: Default::default(),
+            seg_take: Default::default(),
+            seg_fits: Default::default(),
+            room: Default::default(),
+            rq_len: Default::default(),
+            rq_fire: Default::default(),
+            rq_ahead: Default::default(),
+            cpl_wptr: Default::default(),
+            c14: Constant::new(14.into()),
+            c18: Constant::new(18.into()),
+            c_ctrl: Constant::new(0x0140.into()),
+            c256: Constant::new(256.into()),
+        }
+    }
+}
+
+impl Logic for DdpTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb,
+            inpay, rq_addr, rq_left, rq_cnt, rd_cnt, rptr, pre, words_left, sh, inflight, f0, f1,
+            f2, fn_
+        );
+        for i in 0..CONNECTIONS {
+            self.mulpdu[i].clock.next = self.clock.val();
+            self.mulpdu[i].d.next = self.mulpdu[i].q.val();
+        }
+        for i in 0..TX_BLOCKS {
+            self.wptr[i].clock.next = self.clock.val();
+            self.wptr[i].d.next = self.wptr[i].q.val();
+            self.done[i].clock.next = self.clock.val();
+            self.done[i].d.next = self.done[i].q.val();
+        }
+        self.pbuf.read_clock.next = self.clock.val();
+        self.pbuf.write_clock.next = self.clock.val();
+
+        // ---- MULPDU per connection.
+        if self.qpc_write.val() {
+            for i in 0..CONNECTIONS {
+                if self.qpc_qp.val().index() == i {
+                    self.mulpdu[i].d.next = self.qpc_tx_mulpdu.val();
+                }
+            }
+        }
+
+        // ---- The message's kind (from the offered job, stable while it is offered).
+        self.tagged.next = (self.msg_opcode.val() == 0) || (self.msg_opcode.val() == 2);
+        self.rreq.next = self.msg_opcode.val() == 1;
+        if self.tagged.val() {
+            self.hlen.next = self.c14.val();
+            self.pstart.next = 3.into();
+        } else {
+            self.hlen.next = self.c18.val();
+            self.pstart.next = 4.into();
+        }
+        self.mul_raw.next = self.mulpdu[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.msg_conn.val().index() == i {
+                self.mul_raw.next = self.mulpdu[i].q.val();
+            }
+        }
+        self.mul_sel.next = self.mul_raw.val();
+        if self.mul_raw.val() < 64 {
+            self.mul_sel.next = 64.into();
+        }
+        // DDP control `T << 7 | L << 6 | DV`, RDMAP control `RV << 6 | opcode`.
+        self.ctrl16.next = bit_cast::<16, 4>(self.msg_opcode.val())
+            | self.c_ctrl.val()
+            | (bit_cast::<16, 1>(self.tagged.val().into()) << 15)
+            | (bit_cast::<16, 1>(self.seg_last.q.val().into()) << 14);
+        self.inv.next = 0.into();
+        if (self.msg_opcode.val() == 4) || (self.msg_opcode.val() == 6) {
+            self.inv.next = self.msg_inv_stag.val();
+        }
+
+        // ---- Realignment window from the word FIFO.
+        self.win.next = self.f0.q.val();
+        self.win_avail.next = self.fn_.q.val() != 0;
+        if self.sh.q.val() == 1 {
+            self.win.next = (self.f0.q.val() << 8) | (self.f1.q.val() >> 24);
+        }
+        if self.sh.q.val() == 2 {
+            self.win.next = (self.f0.q.val() << 16) | (self.f1.q.val() >> 16);
+        }
+        if self.sh.q.val() == 3 {
+            self.win.next = (self.f0.q.val() << 24) | (self.f1.q.val() >> 8);
+        }
+        if self.sh.q.val() != 0 {
+            self.win_avail.next = self.fn_.q.val() >= 2;
+        }
+
+        // ---- The beat on the ULPDU stream.
+        self.kind_p0.next = !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
+        self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
+        // Header halves of beat `hb` (tagged / untagged / Read Request body).
+        self.hdr_hi.next = 0.into();
+        self.hdr_lo.next = 0.into();
+        if self.tagged.val() {
+            if self.hb.q.val() == 0 {
+                self.hdr_hi.next = self.ctrl16.val();
+                self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
+            } else if self.hb.q.val() == 1 {
+                self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
+                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(48);
+            } else if self.hb.q.val() == 2 {
+                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(32);
+                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(16);
+            } else {
+                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(0);
+            }
+        } else if self.hb.q.val() == 0 {
+            self.hdr_hi.next = self.ctrl16.val();
+            self.hdr_lo.next = self.inv.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 1 {
+            self.hdr_hi.next = self.inv.val().get_bits::<16>(0);
+        } else if self.hb.q.val() == 2 {
+            self.hdr_hi.next = bit_cast::<16, 1>(self.rreq.val().into());
+            self.hdr_lo.next = self.msg_msn.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 3 {
+            self.hdr_hi.next = self.msg_msn.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.seg_off.q.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 4 {
+            self.hdr_hi.next = self.seg_off.q.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 5 {
+            self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.msg_to.val().get_bits::<16>(48);
+        } else if self.hb.q.val() == 6 {
+            self.hdr_hi.next = self.msg_to.val().get_bits::<16>(32);
+            self.hdr_lo.next = self.msg_to.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 7 {
+            self.hdr_hi.next = self.msg_to.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.msg_len.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 8 {
+            self.hdr_hi.next = self.msg_len.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.msg_inv_stag.val().get_bits::<16>(16);
+        } else if self.hb.q.val() == 9 {
+            self.hdr_hi.next = self.msg_inv_stag.val().get_bits::<16>(0);
+            self.hdr_lo.next = self.msg_src_to.val().get_bits::<16>(48);
+        } else if self.hb.q.val() == 10 {
+            self.hdr_hi.next = self.msg_src_to.val().get_bits::<16>(32);
+            self.hdr_lo.next = self.msg_src_to.val().get_bits::<16>(16);
+        } else {
+            self.hdr_hi.next = self.msg_src_to.val().get_bits::<16>(0);
+        }
+        if self.kind_p0.val() {
+            self.hdr_lo.next = self.win.val().get_bits::<16>(0);
+        }
+        self.ulpdu_data.next = (bit_cast::<32, 16>(self.hdr_hi.val()) << 16)
+            | bit_cast::<32, 16>(self.hdr_lo.val());
+        self.ulpdu_keep.next = 0xF.into();
+        self.ulpdu_last.next = false;
+        self.ulpdu_valid.next = self.state.q.val() == DdpTxState::Emit;
+        self.pop_k.next = false;
+        if self.rreq.val() {
+            if self.hb.q.val() == 11 {
+                self.ulpdu_keep.next = 0xC.into();
+                self.ulpdu_last.next = true;
+            }
+        } else if self.kind_p0.val() {
+            if self.seg_rem.q.val() == 0 {
+                self.ulpdu_keep.next = 0xC.into();
+            } else {
+                self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+                if self.seg_rem.q.val() == 1 {
+                    self.ulpdu_keep.next = 0xE.into();
+                }
+            }
+            self.ulpdu_last.next = self.seg_rem.q.val() <= 2;
+            self.pop_k.next = self.seg_rem.q.val() != 0;
+        } else if self.kind_pay.val() {
+            self.ulpdu_data.next = self.win.val();
+            self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+            if self.seg_rem.q.val() == 3 {
+                self.ulpdu_keep.next = 0xE.into();
+            }
+            if self.seg_rem.q.val() == 2 {
+                self.ulpdu_keep.next = 0xC.into();
+            }
+            if self.seg_rem.q.val() == 1 {
+                self.ulpdu_keep.next = 0x8.into();
+            }
+            self.ulpdu_last.next = self.seg_rem.q.val() <= 4;
+            // A non-final segment's last beat leaves the window for the next segment.
+            self.pop_k.next = !(self.ulpdu_last.val() && !self.seg_last.q.val());
+        }
+        self.ulpdu_conn.next = self.msg_conn.val();
+        self.ulpdu_len.next = self.ulen.q.val();
+        self.fire.next = self.ulpdu_valid.val() && self.ulpdu_ready.val();
+        self.pop.next = self.pop_k.val() && self.fire.val();
+        self.msg_done.next = self.fire.val() && self.ulpdu_last.val() && self.seg_last.q.val();
+        self.msg_ready.next = self.msg_done.val();
+        self.idle.next = self.state.q.val() == DdpTxState::Idle;
+
+        // ---- Segment bookkeeping.
+        self.seg_fits.next = (self.msg_rem.q.val().get_bits::<16>(16) == 0)
+            && (self.msg_rem.q.val().get_bits::<16>(0) <= self.maxpay.q.val());
+        self.seg_take.next = bit_cast::<32, 16>(self.maxpay.q.val());
+        if self.seg_fits.val() {
+            self.seg_take.next = self.msg_rem.q.val();
+        }
+        self.start_seg.next = (self.state.q.val() == DdpTxState::Seg)
+            || (self.fire.val() && self.ulpdu_last.val() && !self.seg_last.q.val());
+        if self.fire.val() {
+            if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
+                self.hb.d.next = self.hb.q.val() + 1;
+            }
+            if self.kind_p0.val() {
+                self.inpay.d.next = true;
+                self.seg_rem.d.next = self.seg_rem.q.val() - 2;
+            }
+            if self.kind_pay.val() {
+                self.seg_rem.d.next = self.seg_rem.q.val() - 4;
+            }
+            if self.msg_done.val() {
+                self.state.d.next = DdpTxState::Idle;
+            }
+        }
+        if self.start_seg.val() {
+            self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
+            self.seg_last.d.next = self.seg_fits.val();
+            self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
+            self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
+            if self.rreq.val() {
+                self.ulen.d.next = 46.into();
+            }
+            self.hb.d.next = 0.into();
+            self.inpay.d.next = false;
+            self.state.d.next = DdpTxState::Emit;
+            if self.state.q.val() == DdpTxState::Emit {
+                self.seg_off.d.next = self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
+                self.to_r.d.next = self.to_r.q.val() + bit_cast::<64, 16>(self.maxpay.q.val());
+            }
+        }
+
+        // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
+        self.room.next =
+            self.c256.val() - bit_cast::<32, 8>(self.rq_addr.q.val().get_bits::<8>(0));
+        self.rq_len.next = self.room.val();
+        if self.rq_left.q.val() < self.room.val() {
+            self.rq_len.next = self.rq_left.q.val();
+        }
+        self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
+        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle)
+            && (self.rq_left.q.val() != 0)
+            && !self.rq_ahead.val().get_bit(3);
+        self.pay_rd_req_addr.next = self.rq_addr.q.val();
+        self.pay_rd_req_len.next = self.rq_len.val().get_bits::<DMA_LEN_BITS>(0);
+        self.pay_rd_req_tag.next = self.rq_addr.q.val().get_bits::<DMA_SUB_TAG_BITS>(8);
+        self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
+        if self.rq_fire.val() {
+            self.rq_addr.d.next = self.rq_addr.q.val() + self.rq_len.val();
+            self.rq_left.d.next = self.rq_left.q.val() - self.rq_len.val();
+            self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
+            for i in 0..TX_BLOCKS {
+                if self.pay_rd_req_tag.val().index() == i {
+                    self.done[i].d.next = false;
+                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<6>(2);
+                }
+            }
+        }
+
+        // ---- Completions into the buffer.
+        self.cpl_wptr.next = self.wptr[0].q.val();
+        for i in 1..TX_BLOCKS {
+            if self.pay_rd_cpl_tag.val().index() == i {
+                self.cpl_wptr.next = self.wptr[i].q.val();
+            }
+        }
+        self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
+        self.pbuf.write_address.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(
+            self.pay_rd_cpl_tag.val(),
+        ) << 6)
+            | bit_cast::<TX_BUF_BITS, 6>(self.cpl_wptr.val());
+        self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
+        if self.pay_rd_cpl_valid.val() {
+            for i in 0..TX_BLOCKS {
+                if self.pay_rd_cpl_tag.val().index() == i {
+                    self.wptr[i].d.next = self.wptr[i].q.val() + 1;
+                    if self.pay_rd_cpl_last.val() {
+                        self.done[i].d.next = true;
+                    }
+                }
+            }
+        }
+
+        // ---- Reader: buffer words in host order into the 3-word FIFO.
+        self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
+        self.blk_done.next = false;
+        self.blk_wptr.next = 0.into();
+        for i in 0..TX_BLOCKS {
+            if self.rptr.q.val().get_bits::<DMA_SUB_TAG_BITS>(6).index() == i {
+                self.blk_done.next = self.done[i].q.val();
+                self.blk_wptr.next = self.wptr[i].q.val();
+            }
+        }
+        // A word of the block is there once its completion beat was written: the block is
+        // complete, or the block's write pointer has passed the word.
+        self.word_ready.next = !self.inside.val()
+            || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
+                && (self.blk_done.val()
+                    || (self.rptr.q.val().get_bits::<6>(0) < self.blk_wptr.val())));
+        self.issue.next = (self.state.q.val() != DdpTxState::Idle)
+            && self.word_ready.val()
+            && (((bit_cast::<3, 2>(self.fn_.q.val())
+                + bit_cast::<3, 1>(self.inflight.q.val().into()))
+                < 3)
+                || self.pop.val());
+        self.pbuf.read_address.next = self.rptr.q.val();
+        if self.issue.val() {
+            self.rptr.d.next = self.rptr.q.val() + 1;
+            self.pre.d.next = false;
+            if self.inside.val() {
+                self.words_left.d.next = self.words_left.q.val() - 1;
+                if (self.rptr.q.val().get_bits::<6>(0) == 63) || (self.words_left.q.val() == 1) {
+                    self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
+                }
+            }
+        }
+        self.inflight.d.next = self.issue.val();
+        self.push.next = self.inflight.q.val();
+        self.np.next = self.fn_.q.val() - bit_cast::<2, 1>(self.pop.val().into());
+        if self.pop.val() {
+            self.f0.d.next = self.f1.q.val();
+            self.f1.d.next = self.f2.q.val();
+        }
+        if self.push.val() {
+            if self.np.val() == 0 {
+                self.f0.d.next = self.pbuf.read_data.val();
+            } else if self.np.val() == 1 {
+                self.f1.d.next = self.pbuf.read_data.val();
+            } else {
+                self.f2.d.next = self.pbuf.read_data.val();
+            }
+        }
+        self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
+
+        // ---- Taking a message: latch what changes per segment, reset the payload path.
+        if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
+            self.state.d.next = DdpTxState::Seg;
+            self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
+            self.seg_off.d.next = 0.into();
+            self.to_r.d.next = self.msg_to.val();
+            self.seg_last.d.next = false;
+            self.rq_addr.d.next = self.msg_addr.val();
+            self.rq_cnt.d.next = 0.into();
+            self.rd_cnt.d.next = 0.into();
+            self.inflight.d.next = false;
+            self.fn_.d.next = 0.into();
+            self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
+            self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
+            self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
+            if self.msg_addr.val().get_bits::<2>(0) < 2 {
+                self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) - 1;
+            }
+            if self.rreq.val() {
+                self.msg_rem.d.next = 0.into();
+                self.rq_left.d.next = 0.into();
+                self.words_left.d.next = 0.into();
+            } else {
+                self.msg_rem.d.next = self.msg_len.val();
+                self.rq_left.d.next = self.msg_len.val();
+                self.words_left.d.next = (self.msg_len.val()
+                    + bit_cast::<32, 2>(self.msg_addr.val().get_bits::<2>(0))
+                    + 3)
+                    >> 2;
+            }
+        }
+    }
+}
+
+crate::sim_ports!(impl[] DdpTx {
+    inputs: qpc_write, qpc_qp, qpc_tx_mulpdu, msg_valid, msg_conn, msg_opcode, msg_stag, msg_to,
+        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, pay_rd_req_ready, pay_rd_cpl_valid,
+        pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep, pay_rd_cpl_last, ulpdu_ready;
+    outputs: msg_ready, msg_done, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len,
+        pay_rd_req_tag, ulpdu_data, ulpdu_keep, ulpdu_last, ulpdu_valid, ulpdu_conn, ulpdu_len,
+        idle;
+});
