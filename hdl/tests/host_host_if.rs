@@ -94,7 +94,7 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::write(
             sim,
             regs::qp_reg(qp, regs::QP_ULPDU),
-            0x1000 + q | (0x2000 + q) << 16,
+            (0x1000 + q) | ((0x2000 + q) << 16),
         );
         Mmio::write(
             sim,
@@ -114,7 +114,7 @@ fn registers(sim: &mut dyn Backend) {
         let q = qp as u32;
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_ULPDU)),
-            0x1000 + q | (0x2000 + q) << 16
+            (0x1000 + q) | ((0x2000 + q) << 16)
         );
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_SQ_BASE)),
@@ -295,13 +295,13 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     let send_cq = [0usize, 1, 2, 3];
     let recv_cq = [1usize, 0, 2, 3];
     sim.tick();
-    for cq in 0..4 {
+    for (cq, &log2) in cq_log2.iter().enumerate() {
         Mmio::write(
             sim,
             regs::cq_reg(cq, regs::CQ_BASE),
             CQ_BASE + cq as u32 * 0x400,
         );
-        Mmio::write(sim, regs::cq_reg(cq, regs::CQ_LOG2), cq_log2[cq]);
+        Mmio::write(sim, regs::cq_reg(cq, regs::CQ_LOG2), log2);
     }
     for qp in 0..4 {
         Mmio::write(

@@ -55,8 +55,9 @@ pub enum Command {
     /// Print the benchmark tables of BENCHMARKS.md.
     Bench {
         /// Which tables: sim (cycles per second of each back end), mpa (MPA beats per cycle),
-        /// rx (receive path: RDMA Write throughput and latency), synth (cells and Fmax), all.
-        #[arg(long, default_value = "all", value_parser = ["all", "sim", "mpa", "rx", "synth"])]
+        /// rx (receive path: RDMA Write throughput and latency), core (the whole core: goodput
+        /// and latency through the verbs API), synth (cells and Fmax), all.
+        #[arg(long, default_value = "all", value_parser = ["all", "sim", "mpa", "rx", "core", "synth"])]
         only: String,
         /// Cycles to run on the Verilator back end (rust-hdl runs 1/100 of it).
         #[arg(long, default_value_t = 2_000_000)]
@@ -223,6 +224,9 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             if only == "all" || only == "rx" {
                 bench::print_rx_table()?;
+            }
+            if only == "all" || only == "core" {
+                crate::core_bench::print_core_table()?;
             }
             if only == "all" || only == "synth" {
                 bench::print_synth_table()?;

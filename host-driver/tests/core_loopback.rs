@@ -220,3 +220,26 @@ fn random_mixed_operations_four_qps() {
         sum.per_kind
     );
 }
+
+/// One operation of each kind, 64 bytes, QP 0 to QP 1: the quick sanity check.
+#[test]
+fn smoke_each_operation_once() {
+    let dev = open(1, DmaConfig::default(), LoopbackConfig::full_speed(1));
+    let mut s = Session::new(dev, 1, 2, 4096, ConnParams::default()).unwrap();
+    for (j, op) in OpKind::ALL.into_iter().enumerate() {
+        let cfg = TrafficConfig {
+            mix: Mix::Only(op),
+            sizes: Sizes::Fixed(64),
+            count: 1,
+            window: 1,
+            slots: 2,
+            random_alignment: false,
+            both_directions: false,
+            seed: j as u64,
+        };
+        let sum = s
+            .run(&cfg, |_| {})
+            .unwrap_or_else(|e| panic!("{op:?} of 64 bytes: {e}"));
+        assert_eq!(sum.ops, 1);
+    }
+}

@@ -1,13 +1,34 @@
-//! `Rnic`: the whole core (issue 5). Contract: `docs/core.md`.
+//! `Rnic`: the whole core (issue 5). Contract: `docs/core.md` (block diagram, port lists);
+//! register map and descriptors: `rnic_proto::host`.
 //!
-//! STUB: the port list is final; the wiring of the blocks lands with them (outputs are 0 until
-//! then).
+//! ```text
+//!  MMIO ─► HostIf ──qpc_* ─► RxPath (qp_cfg_*, mpa_cfg_*), MpaTx cfg, DdpTx, SendEngine
+//!            │ prog_* ─► RxPath        sq_db_* ─► SendEngine        rq_* ◄─► RxPath
+//!            │ ◄─ cqe_* / aev_* RxPath  rdc_* / qp_err_* ─► SendEngine ◄─ scqe_*
+//!            └ DMA arbiter: sq_rd_* (SendEngine), pay_rd_* (DdpTx), place_wr_* (RxPath)
+//!  SendEngine ─se_msg_*─► TxArbiter ◄─rr_msg_─ ReadResponder ◄─irq_*─ RxPath
+//!  TxArbiter ─msg_*─► DdpTx ─ulpdu_*─► UlpduMux ◄─ Terminates (RxPath tx_*)
+//!  UlpduMux ─► MpaTx ◄─ raw_tx_*;  MpaTx ─► llp_tx_*;  llp_rx_* ─► RxPath ─► raw_rx_*
+//! ```
+//!
+//! The top only wires: every block owns its registers. One QP per LLP connection (QP n is
+//! connection n, `docs/decisions.md`). `tx_idle` (HostIf's STATUS bit) is the AND of the
+//! transmit blocks' `idle` outputs and no beat waiting in MpaTx's output register.
 
 use crate::config::{CONN_BITS, DMA_LEN_BITS, DMA_TAG_BITS};
+use crate::ddp::tx::DdpTx;
+use crate::host::host_if::HostIf;
+use crate::mpa::mpa_tx::MpaTx;
+use crate::rdmap::read_responder::ReadResponder;
+use crate::rdmap::rx_path::RxPath;
+use crate::rdmap::send_engine::SendEngine;
+use crate::rdmap::tx_arbiter::TxArbiter;
+use crate::top::ulpdu_mux::UlpduMux;
 use rnic_proto::host::regs::MMIO_ADDR_BITS;
 use rust_hdl::prelude::*;
 
 /// The core: LLP, raw (firmware), MMIO and DMA ports (`docs/core.md`, "The core's ports").
+
 #[derive(LogicBlock, Default)]
 pub struct Rnic {
     pub clock: Signal<In, Clock>,
@@ -66,37 +87,289 @@ pub struct Rnic {
     pub dma_wr_ready: Signal<In, Bit>,
     pub dma_wr_done: Signal<In, Bit>,
 
-    hold: DFF<Bit>,
+    host: HostIf,
+    rx: RxPath,
+    se: SendEngine,
+    rr: ReadResponder,
+    arb: TxArbiter,
+    ddp: DdpTx,
+    mux: UlpduMux,
+    mpa: MpaTx,
 }
 
 impl Logic for Rnic {
     #[hdl_gen]
     fn update(&mut self) {
-        self.hold.clock.next = self.clock.val();
-        self.hold.d.next = self.hold.q.val();
-        self.llp_rx_ready.next = false;
-        self.llp_tx_data.next = 0.into();
-        self.llp_tx_keep.next = 0.into();
-        self.llp_tx_last.next = false;
-        self.llp_tx_valid.next = false;
-        self.llp_tx_conn.next = 0.into();
-        self.raw_rx_data.next = 0.into();
-        self.raw_rx_keep.next = 0.into();
-        self.raw_rx_last.next = false;
-        self.raw_rx_valid.next = false;
-        self.raw_rx_conn.next = 0.into();
-        self.raw_tx_ready.next = false;
-        self.mmio_rvalid.next = false;
-        self.mmio_rdata.next = 0.into();
-        self.dma_rd_req_valid.next = false;
-        self.dma_rd_req_addr.next = 0.into();
-        self.dma_rd_req_len.next = 0.into();
-        self.dma_rd_req_tag.next = 0.into();
-        self.dma_wr_valid.next = false;
-        self.dma_wr_addr.next = 0.into();
-        self.dma_wr_data.next = 0.into();
-        self.dma_wr_keep.next = 0.into();
-        self.dma_wr_last.next = false;
+        self.host.clock.next = self.clock.val();
+        self.rx.clock.next = self.clock.val();
+        self.se.clock.next = self.clock.val();
+        self.rr.clock.next = self.clock.val();
+        self.arb.clock.next = self.clock.val();
+        self.ddp.clock.next = self.clock.val();
+        self.mux.clock.next = self.clock.val();
+        self.mpa.clock.next = self.clock.val();
+
+        // MMIO and the STATUS inputs.
+        self.host.mmio_valid.next = self.mmio_valid.val();
+        self.host.mmio_write.next = self.mmio_write.val();
+        self.host.mmio_addr.next = self.mmio_addr.val();
+        self.host.mmio_wdata.next = self.mmio_wdata.val();
+        self.mmio_rvalid.next = self.host.mmio_rvalid.val();
+        self.mmio_rdata.next = self.host.mmio_rdata.val();
+        self.host.rx_idle.next = self.rx.rx_idle.val();
+        self.host.tx_idle.next = self.se.idle.val()
+            && self.rr.idle.val()
+            && self.arb.idle.val()
+            && self.ddp.idle.val()
+            && self.mux.idle.val()
+            && !self.mpa.llp_valid.val();
+
+        // The QP context commit, to every block that keeps per-QP state.
+        self.rx.qp_cfg_write.next = self.host.qpc_write.val();
+        self.rx.qp_cfg_qp.next = self.host.qpc_qp.val();
+        self.rx.qp_cfg_enable.next = self.host.qpc_enable.val();
+        self.rx.qp_cfg_pd.next = self.host.qpc_pd.val();
+        self.rx.qp_cfg_ird.next = self.host.qpc_ird.val();
+        self.rx.mpa_cfg_write.next = self.host.qpc_write.val();
+        self.rx.mpa_cfg_conn.next = self.host.qpc_qp.val();
+        self.rx.mpa_cfg_fpdu_mode.next = self.host.qpc_fpdu_mode.val();
+        self.rx.mpa_cfg_markers.next = self.host.qpc_rx_markers.val();
+        self.rx.mpa_cfg_crc.next = self.host.qpc_rx_crc.val();
+        self.rx.mpa_cfg_max_ulpdu.next = self.host.qpc_rx_max_ulpdu.val();
+        self.mpa.cfg_write.next = self.host.qpc_write.val();
+        self.mpa.cfg_conn.next = self.host.qpc_qp.val();
+        self.mpa.cfg_fpdu_mode.next = self.host.qpc_fpdu_mode.val();
+        self.mpa.cfg_markers.next = self.host.qpc_tx_markers.val();
+        self.mpa.cfg_crc.next = self.host.qpc_tx_crc.val();
+        self.ddp.qpc_write.next = self.host.qpc_write.val();
+        self.ddp.qpc_qp.next = self.host.qpc_qp.val();
+        self.ddp.qpc_tx_mulpdu.next = self.host.qpc_tx_mulpdu.val();
+        self.se.qpc_write.next = self.host.qpc_write.val();
+        self.se.qpc_qp.next = self.host.qpc_qp.val();
+        self.se.qpc_enable.next = self.host.qpc_enable.val();
+        self.se.qpc_pd.next = self.host.qpc_pd.val();
+        self.se.qpc_ord.next = self.host.qpc_ord.val();
+        self.se.qpc_sq_base.next = self.host.qpc_sq_base.val();
+        self.se.qpc_sq_log2.next = self.host.qpc_sq_log2.val();
+
+        // STag programming.
+        self.rx.prog_write.next = self.host.prog_write.val();
+        self.rx.prog_index.next = self.host.prog_index.val();
+        self.rx.prog_valid.next = self.host.prog_valid.val();
+        self.rx.prog_key.next = self.host.prog_key.val();
+        self.rx.prog_pd.next = self.host.prog_pd.val();
+        self.rx.prog_access.next = self.host.prog_access.val();
+        self.rx.prog_qp_bound.next = self.host.prog_qp_bound.val();
+        self.rx.prog_qp.next = self.host.prog_qp.val();
+        self.rx.prog_remote_inv.next = self.host.prog_remote_inv.val();
+        self.rx.prog_base_to.next = self.host.prog_base_to.val();
+        self.rx.prog_len.next = self.host.prog_len.val();
+        self.rx.prog_host_addr.next = self.host.prog_host_addr.val();
+
+        // SQ doorbells, QP errors, Read completions, send-side CQEs.
+        self.se.sq_db_valid.next = self.host.sq_db_valid.val();
+        self.se.sq_db_qp.next = self.host.sq_db_qp.val();
+        self.se.sq_db_pi.next = self.host.sq_db_pi.val();
+        self.se.qp_err_valid.next = self.host.qp_err_valid.val();
+        self.se.qp_err_qp.next = self.host.qp_err_qp.val();
+        self.se.rdc_valid.next = self.host.rdc_valid.val();
+        self.se.rdc_qp.next = self.host.rdc_qp.val();
+        self.se.rdc_status.next = self.host.rdc_status.val();
+        self.host.rdc_ready.next = self.se.rdc_ready.val();
+        self.host.scqe_valid.next = self.se.scqe_valid.val();
+        self.host.scqe_qp.next = self.se.scqe_qp.val();
+        self.host.scqe_opcode.next = self.se.scqe_opcode.val();
+        self.host.scqe_status.next = self.se.scqe_status.val();
+        self.host.scqe_byte_len.next = self.se.scqe_byte_len.val();
+        self.host.scqe_index.next = self.se.scqe_index.val();
+        self.se.scqe_ready.next = self.host.scqe_ready.val();
+
+        // Receive WQEs, receive CQEs and asynchronous events.
+        self.host.rq_req_valid.next = self.rx.rq_req_valid.val();
+        self.host.rq_req_qp.next = self.rx.rq_req_qp.val();
+        self.host.rq_req_pop.next = self.rx.rq_req_pop.val();
+        self.rx.rq_req_ready.next = self.host.rq_req_ready.val();
+        self.rx.rq_rsp_valid.next = self.host.rq_rsp_valid.val();
+        self.rx.rq_rsp_present.next = self.host.rq_rsp_present.val();
+        self.rx.rq_rsp_to.next = self.host.rq_rsp_to.val();
+        self.rx.rq_rsp_len.next = self.host.rq_rsp_len.val();
+        self.rx.rq_rsp_lkey.next = self.host.rq_rsp_lkey.val();
+        self.rx.rq_rsp_index.next = self.host.rq_rsp_index.val();
+        self.host.cqe_valid.next = self.rx.cqe_valid.val();
+        self.host.cqe_qp.next = self.rx.cqe_qp.val();
+        self.host.cqe_opcode.next = self.rx.cqe_opcode.val();
+        self.host.cqe_status.next = self.rx.cqe_status.val();
+        self.host.cqe_byte_len.next = self.rx.cqe_byte_len.val();
+        self.host.cqe_index.next = self.rx.cqe_index.val();
+        self.host.cqe_inv_stag.next = self.rx.cqe_inv_stag.val();
+        self.host.cqe_with_inv.next = self.rx.cqe_with_inv.val();
+        self.host.cqe_solicited.next = self.rx.cqe_solicited.val();
+        self.rx.cqe_ready.next = self.host.cqe_ready.val();
+        self.host.aev_valid.next = self.rx.aev_valid.val();
+        self.host.aev_qp.next = self.rx.aev_qp.val();
+        self.host.aev_kind.next = self.rx.aev_kind.val();
+        self.host.aev_layer.next = self.rx.aev_layer.val();
+        self.host.aev_etype.next = self.rx.aev_etype.val();
+        self.host.aev_code.next = self.rx.aev_code.val();
+        self.rx.aev_ready.next = self.host.aev_ready.val();
+
+        // DMA: the requesters into HostIf's arbiter, the arbiter to the core's port.
+        self.host.sq_rd_req_valid.next = self.se.sq_rd_req_valid.val();
+        self.host.sq_rd_req_addr.next = self.se.sq_rd_req_addr.val();
+        self.host.sq_rd_req_len.next = self.se.sq_rd_req_len.val();
+        self.host.sq_rd_req_tag.next = self.se.sq_rd_req_tag.val();
+        self.se.sq_rd_req_ready.next = self.host.sq_rd_req_ready.val();
+        self.se.sq_rd_cpl_valid.next = self.host.sq_rd_cpl_valid.val();
+        self.se.sq_rd_cpl_tag.next = self.host.sq_rd_cpl_tag.val();
+        self.se.sq_rd_cpl_data.next = self.host.sq_rd_cpl_data.val();
+        self.se.sq_rd_cpl_keep.next = self.host.sq_rd_cpl_keep.val();
+        self.se.sq_rd_cpl_last.next = self.host.sq_rd_cpl_last.val();
+        self.host.pay_rd_req_valid.next = self.ddp.pay_rd_req_valid.val();
+        self.host.pay_rd_req_addr.next = self.ddp.pay_rd_req_addr.val();
+        self.host.pay_rd_req_len.next = self.ddp.pay_rd_req_len.val();
+        self.host.pay_rd_req_tag.next = self.ddp.pay_rd_req_tag.val();
+        self.ddp.pay_rd_req_ready.next = self.host.pay_rd_req_ready.val();
+        self.ddp.pay_rd_cpl_valid.next = self.host.pay_rd_cpl_valid.val();
+        self.ddp.pay_rd_cpl_tag.next = self.host.pay_rd_cpl_tag.val();
+        self.ddp.pay_rd_cpl_data.next = self.host.pay_rd_cpl_data.val();
+        self.ddp.pay_rd_cpl_keep.next = self.host.pay_rd_cpl_keep.val();
+        self.ddp.pay_rd_cpl_last.next = self.host.pay_rd_cpl_last.val();
+        self.host.place_wr_valid.next = self.rx.dma_wr_valid.val();
+        self.host.place_wr_addr.next = self.rx.dma_wr_addr.val();
+        self.host.place_wr_data.next = self.rx.dma_wr_data.val();
+        self.host.place_wr_keep.next = self.rx.dma_wr_keep.val();
+        self.host.place_wr_last.next = self.rx.dma_wr_last.val();
+        self.rx.dma_wr_ready.next = self.host.place_wr_ready.val();
+        self.dma_rd_req_valid.next = self.host.dma_rd_req_valid.val();
+        self.dma_rd_req_addr.next = self.host.dma_rd_req_addr.val();
+        self.dma_rd_req_len.next = self.host.dma_rd_req_len.val();
+        self.dma_rd_req_tag.next = self.host.dma_rd_req_tag.val();
+        self.dma_wr_valid.next = self.host.dma_wr_valid.val();
+        self.dma_wr_addr.next = self.host.dma_wr_addr.val();
+        self.dma_wr_data.next = self.host.dma_wr_data.val();
+        self.dma_wr_keep.next = self.host.dma_wr_keep.val();
+        self.dma_wr_last.next = self.host.dma_wr_last.val();
+        self.host.dma_rd_req_ready.next = self.dma_rd_req_ready.val();
+        self.host.dma_rd_cpl_valid.next = self.dma_rd_cpl_valid.val();
+        self.host.dma_rd_cpl_tag.next = self.dma_rd_cpl_tag.val();
+        self.host.dma_rd_cpl_data.next = self.dma_rd_cpl_data.val();
+        self.host.dma_rd_cpl_keep.next = self.dma_rd_cpl_keep.val();
+        self.host.dma_rd_cpl_last.next = self.dma_rd_cpl_last.val();
+        self.host.dma_wr_ready.next = self.dma_wr_ready.val();
+        self.host.dma_wr_done.next = self.dma_wr_done.val();
+
+        // The send engine's local STag checks (RxPath's second StagCheck port), Reads out.
+        self.rx.lchk_valid.next = self.se.lchk_valid.val();
+        self.rx.lchk_stag.next = self.se.lchk_stag.val();
+        self.rx.lchk_to.next = self.se.lchk_to.val();
+        self.rx.lchk_len.next = self.se.lchk_len.val();
+        self.rx.lchk_pd.next = self.se.lchk_pd.val();
+        self.rx.lchk_qp.next = self.se.lchk_qp.val();
+        self.rx.lchk_access.next = self.se.lchk_access.val();
+        self.rx.orq_push.next = self.se.orq_push.val();
+        self.rx.orq_push_qp.next = self.se.orq_push_qp.val();
+        self.se.lchk_ready.next = self.rx.lchk_ready.val();
+        self.se.lrsp_valid.next = self.rx.lrsp_valid.val();
+        self.se.lrsp_status.next = self.rx.lrsp_status.val();
+        self.se.lrsp_host_addr.next = self.rx.lrsp_host_addr.val();
+
+        // Messages: SendEngine and ReadResponder into the TxArbiter, the TxArbiter into DdpTx.
+        self.arb.se_msg_valid.next = self.se.msg_valid.val();
+        self.arb.se_msg_conn.next = self.se.msg_conn.val();
+        self.arb.se_msg_opcode.next = self.se.msg_opcode.val();
+        self.arb.se_msg_stag.next = self.se.msg_stag.val();
+        self.arb.se_msg_to.next = self.se.msg_to.val();
+        self.arb.se_msg_inv_stag.next = self.se.msg_inv_stag.val();
+        self.arb.se_msg_src_to.next = self.se.msg_src_to.val();
+        self.arb.se_msg_msn.next = self.se.msg_msn.val();
+        self.arb.se_msg_addr.next = self.se.msg_addr.val();
+        self.arb.se_msg_len.next = self.se.msg_len.val();
+        self.se.msg_ready.next = self.arb.se_msg_ready.val();
+        self.se.msg_done.next = self.arb.se_msg_done.val();
+        self.rr.irq_valid.next = self.rx.irq_valid.val();
+        self.rr.irq_qp.next = self.rx.irq_qp.val();
+        self.rr.irq_sink_stag.next = self.rx.irq_sink_stag.val();
+        self.rr.irq_sink_to.next = self.rx.irq_sink_to.val();
+        self.rr.irq_size.next = self.rx.irq_size.val();
+        self.rr.irq_src_stag.next = self.rx.irq_src_stag.val();
+        self.rr.irq_src_to.next = self.rx.irq_src_to.val();
+        self.rr.irq_src_addr.next = self.rx.irq_src_addr.val();
+        self.rx.irq_ready.next = self.rr.irq_ready.val();
+        self.rx.irq_done.next = self.rr.irq_done.val();
+        self.rx.irq_done_qp.next = self.rr.irq_done_qp.val();
+        self.arb.rr_msg_valid.next = self.rr.rr_msg_valid.val();
+        self.arb.rr_msg_conn.next = self.rr.rr_msg_conn.val();
+        self.arb.rr_msg_opcode.next = self.rr.rr_msg_opcode.val();
+        self.arb.rr_msg_stag.next = self.rr.rr_msg_stag.val();
+        self.arb.rr_msg_to.next = self.rr.rr_msg_to.val();
+        self.arb.rr_msg_inv_stag.next = self.rr.rr_msg_inv_stag.val();
+        self.arb.rr_msg_src_to.next = self.rr.rr_msg_src_to.val();
+        self.arb.rr_msg_msn.next = self.rr.rr_msg_msn.val();
+        self.arb.rr_msg_addr.next = self.rr.rr_msg_addr.val();
+        self.arb.rr_msg_len.next = self.rr.rr_msg_len.val();
+        self.rr.rr_msg_ready.next = self.arb.rr_msg_ready.val();
+        self.rr.rr_msg_done.next = self.arb.rr_msg_done.val();
+        self.ddp.msg_valid.next = self.arb.msg_valid.val();
+        self.ddp.msg_conn.next = self.arb.msg_conn.val();
+        self.ddp.msg_opcode.next = self.arb.msg_opcode.val();
+        self.ddp.msg_stag.next = self.arb.msg_stag.val();
+        self.ddp.msg_to.next = self.arb.msg_to.val();
+        self.ddp.msg_inv_stag.next = self.arb.msg_inv_stag.val();
+        self.ddp.msg_src_to.next = self.arb.msg_src_to.val();
+        self.ddp.msg_msn.next = self.arb.msg_msn.val();
+        self.ddp.msg_addr.next = self.arb.msg_addr.val();
+        self.ddp.msg_len.next = self.arb.msg_len.val();
+        self.arb.msg_ready.next = self.ddp.msg_ready.val();
+        self.arb.msg_done.next = self.ddp.msg_done.val();
+
+        // ULPDUs: DdpTx's segments and RxPath's Terminates into MpaTx.
+        self.mux.ddp_data.next = self.ddp.ulpdu_data.val();
+        self.mux.ddp_keep.next = self.ddp.ulpdu_keep.val();
+        self.mux.ddp_last.next = self.ddp.ulpdu_last.val();
+        self.mux.ddp_valid.next = self.ddp.ulpdu_valid.val();
+        self.mux.ddp_conn.next = self.ddp.ulpdu_conn.val();
+        self.mux.ddp_len.next = self.ddp.ulpdu_len.val();
+        self.ddp.ulpdu_ready.next = self.mux.ddp_ready.val();
+        self.mux.term_data.next = self.rx.tx_data.val();
+        self.mux.term_keep.next = self.rx.tx_keep.val();
+        self.mux.term_last.next = self.rx.tx_last.val();
+        self.mux.term_valid.next = self.rx.tx_valid.val();
+        self.mux.term_conn.next = self.rx.tx_conn.val();
+        self.mux.term_len.next = self.rx.tx_len.val();
+        self.rx.tx_ready.next = self.mux.term_ready.val();
+        self.mpa.ulpdu_data.next = self.mux.ulpdu_data.val();
+        self.mpa.ulpdu_keep.next = self.mux.ulpdu_keep.val();
+        self.mpa.ulpdu_last.next = self.mux.ulpdu_last.val();
+        self.mpa.ulpdu_valid.next = self.mux.ulpdu_valid.val();
+        self.mpa.ulpdu_conn.next = self.mux.ulpdu_conn.val();
+        self.mpa.ulpdu_len.next = self.mux.ulpdu_len.val();
+        self.mux.ulpdu_ready.next = self.mpa.ulpdu_ready.val();
+
+        // LLP and raw ports.
+        self.mpa.raw_data.next = self.raw_tx_data.val();
+        self.mpa.raw_keep.next = self.raw_tx_keep.val();
+        self.mpa.raw_last.next = self.raw_tx_last.val();
+        self.mpa.raw_valid.next = self.raw_tx_valid.val();
+        self.mpa.raw_conn.next = self.raw_tx_conn.val();
+        self.raw_tx_ready.next = self.mpa.raw_ready.val();
+        self.llp_tx_data.next = self.mpa.llp_data.val();
+        self.llp_tx_keep.next = self.mpa.llp_keep.val();
+        self.llp_tx_last.next = self.mpa.llp_last.val();
+        self.llp_tx_valid.next = self.mpa.llp_valid.val();
+        self.llp_tx_conn.next = self.mpa.llp_conn.val();
+        self.mpa.llp_ready.next = self.llp_tx_ready.val();
+        self.rx.llp_data.next = self.llp_rx_data.val();
+        self.rx.llp_keep.next = self.llp_rx_keep.val();
+        self.rx.llp_last.next = self.llp_rx_last.val();
+        self.rx.llp_valid.next = self.llp_rx_valid.val();
+        self.rx.llp_conn.next = self.llp_rx_conn.val();
+        self.llp_rx_ready.next = self.rx.llp_ready.val();
+        self.raw_rx_data.next = self.rx.raw_data.val();
+        self.raw_rx_keep.next = self.rx.raw_keep.val();
+        self.raw_rx_last.next = self.rx.raw_last.val();
+        self.raw_rx_valid.next = self.rx.raw_valid.val();
+        self.raw_rx_conn.next = self.rx.raw_conn.val();
+        self.rx.raw_ready.next = self.raw_rx_ready.val();
     }
 }
 
