@@ -92,6 +92,8 @@ pub enum SeState {
     Load,
     /// Flushing the oldest outstanding Read (FIFO entry on the RAM output).
     FlushRead,
+    /// Computing the WQE address.
+    Addr,
     /// Presenting the WQE fetch request.
     FetchReq,
     /// Collecting the 8 WQE beats.
@@ -240,15 +242,26 @@ pub struct SendEngine {
     any: Signal<Local, Bit>,
     // Values of the QP `sel` (pick in Idle, else cur / rdc_qp).
     sel: Signal<Local, Bits<CONN_BITS>>,
-    s_err: Signal<Local, Bit>,
-    s_lst: Signal<Local, Bits<3>>,
-    s_lop: Signal<Local, Bits<2>>,
-    s_ci: Signal<Local, Bits<16>>,
-    s_pd: Signal<Local, Bits<PD_BITS>>,
-    s_ord: Signal<Local, Bits<4>>,
-    s_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     s_oh: Signal<Local, Bits<2>>,
     s_oc: Signal<Local, Bits<3>>,
+    // Values of the QP being served (`cur`).
+    k_err: Signal<Local, Bit>,
+    k_lst: Signal<Local, Bits<3>>,
+    k_lop: Signal<Local, Bits<2>>,
+    k_ci: Signal<Local, Bits<16>>,
+    k_pi: Signal<Local, Bits<16>>,
+    k_en: Signal<Local, Bit>,
+    k_blk: Signal<Local, Bit>,
+    k_pd: Signal<Local, Bits<PD_BITS>>,
+    k_ord: Signal<Local, Bits<4>>,
+    k_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    k_oh: Signal<Local, Bits<2>>,
+    k_oc: Signal<Local, Bits<3>>,
+    /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
+    pick_q: DFF<Bits<CONN_BITS>>,
+    any_q: DFF<Bit>,
+    foff: DFF<Bits<21>>,
+    faddr: DFF<Bits<32>>,
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
@@ -277,9 +290,9 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, rr, cur, msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len,
-            w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen,
-            rdc_st, c_qp, c_op, c_st, c_len, c_idx
+            self, clock, state, pick_q, any_q, foff, faddr, rr, cur, msn0, msn1, base, beat, w_op,
+            w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo,
+            host_addr, done_seen, rdc_st, c_qp, c_op, c_st, c_len, c_idx
         );
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
@@ -327,37 +340,51 @@ impl Logic for SendEngine {
         }
         self.pick.next = self.rr.q.val() + self.off.val() + 1;
         self.any.next = self.elig.val().any();
+        self.pick_q.d.next = self.pick.val();
+        self.any_q.d.next = self.any.val();
 
         // The QP whose registers the state looks at.
         if self.state.q.val() == SeState::Idle {
             if self.rdc_valid.val() {
                 self.sel.next = self.rdc_qp.val();
             } else {
-                self.sel.next = self.pick.val();
+                self.sel.next = self.pick_q.q.val();
             }
         } else {
             self.sel.next = self.cur.q.val();
         }
-        self.s_err.next = self.q_err[0].q.val();
-        self.s_lst.next = self.q_lst[0].q.val();
-        self.s_lop.next = self.q_lop[0].q.val();
-        self.s_ci.next = self.q_ci[0].q.val();
-        self.s_pd.next = self.q_pd[0].q.val();
-        self.s_ord.next = self.q_ord[0].q.val();
-        self.s_log2.next = self.q_log2[0].q.val();
         self.s_oh.next = self.q_oh[0].q.val();
         self.s_oc.next = self.q_oc[0].q.val();
+        self.k_err.next = self.q_err[0].q.val();
+        self.k_lst.next = self.q_lst[0].q.val();
+        self.k_lop.next = self.q_lop[0].q.val();
+        self.k_ci.next = self.q_ci[0].q.val();
+        self.k_pi.next = self.q_pi[0].q.val();
+        self.k_en.next = self.q_en[0].q.val();
+        self.k_blk.next = self.q_blk[0].q.val();
+        self.k_pd.next = self.q_pd[0].q.val();
+        self.k_ord.next = self.q_ord[0].q.val();
+        self.k_log2.next = self.q_log2[0].q.val();
+        self.k_oh.next = self.q_oh[0].q.val();
+        self.k_oc.next = self.q_oc[0].q.val();
         for i in 1..4 {
             if self.sel.val().index() == i {
-                self.s_err.next = self.q_err[i].q.val();
-                self.s_lst.next = self.q_lst[i].q.val();
-                self.s_lop.next = self.q_lop[i].q.val();
-                self.s_ci.next = self.q_ci[i].q.val();
-                self.s_pd.next = self.q_pd[i].q.val();
-                self.s_ord.next = self.q_ord[i].q.val();
-                self.s_log2.next = self.q_log2[i].q.val();
                 self.s_oh.next = self.q_oh[i].q.val();
                 self.s_oc.next = self.q_oc[i].q.val();
+            }
+            if self.cur.q.val().index() == i {
+                self.k_err.next = self.q_err[i].q.val();
+                self.k_lst.next = self.q_lst[i].q.val();
+                self.k_lop.next = self.q_lop[i].q.val();
+                self.k_ci.next = self.q_ci[i].q.val();
+                self.k_pi.next = self.q_pi[i].q.val();
+                self.k_en.next = self.q_en[i].q.val();
+                self.k_blk.next = self.q_blk[i].q.val();
+                self.k_pd.next = self.q_pd[i].q.val();
+                self.k_ord.next = self.q_ord[i].q.val();
+                self.k_log2.next = self.q_log2[i].q.val();
+                self.k_oh.next = self.q_oh[i].q.val();
+                self.k_oc.next = self.q_oc[i].q.val();
             }
         }
 
@@ -371,17 +398,17 @@ impl Logic for SendEngine {
             self.wc_op.next = 0.into();
         }
         // ORD capped at ORQ_DEPTH.
-        if self.s_ord.val() >= 4 {
-            self.ord_full.next = self.s_oc.val() >= 4;
+        if self.k_ord.val() >= 4 {
+            self.ord_full.next = self.k_oc.val() >= 4;
         } else {
-            self.ord_full.next = self.s_oc.val() >= bit_cast::<3, 4>(self.s_ord.val());
+            self.ord_full.next = self.k_oc.val() >= bit_cast::<3, 4>(self.k_ord.val());
         }
-        self.hold.next = (self.s_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
+        self.hold.next = (self.k_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
         self.sq_rd_req_valid.next = self.state.q.val() == SeState::FetchReq;
-        self.sq_rd_req_addr.next = self.base.q.val();
+        self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
@@ -389,7 +416,7 @@ impl Logic for SendEngine {
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = self.w_len.q.val();
-        self.lchk_pd.next = self.s_pd.val();
+        self.lchk_pd.next = self.k_pd.val();
         self.lchk_qp.next = self.cur.q.val();
         if self.is_read.val() {
             self.lchk_access.next = 2.into();
@@ -438,7 +465,7 @@ impl Logic for SendEngine {
             | bit_cast::<96, 32>(self.base.q.val());
         self.orq.write_enable.next = false;
         self.orq_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2)
-            | bit_cast::<4, 2>(self.s_oh.val() + self.s_oc.val().get_bits::<2>(0));
+            | bit_cast::<4, 2>(self.k_oh.val() + self.k_oc.val().get_bits::<2>(0));
         self.orq.write_addr.next = self.orq_waddr.val();
         self.sig1.next = 0.into();
         if self.w_sig.q.val() {
@@ -446,7 +473,7 @@ impl Logic for SendEngine {
         }
         self.orq.write_data.next = (bit_cast::<49, 1>(self.sig1.val()) << 48)
             | (bit_cast::<49, 32>(self.w_len.q.val()) << 16)
-            | bit_cast::<49, 16>(self.s_ci.val());
+            | bit_cast::<49, 16>(self.k_ci.val());
 
         self.pop.next = false;
         self.push.next = false;
@@ -467,9 +494,9 @@ impl Logic for SendEngine {
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
-                } else if self.any.val() {
-                    self.cur.d.next = self.pick.val();
-                    self.rr.d.next = self.pick.val();
+                } else if self.any_q.q.val() {
+                    self.cur.d.next = self.pick_q.q.val();
+                    self.rr.d.next = self.pick_q.q.val();
                     self.state.d.next = SeState::Load;
                 }
             }
@@ -496,32 +523,41 @@ impl Logic for SendEngine {
                 self.msn0.d.next = self.ctx.read_data.val().get_bits::<32>(32);
                 self.msn1.d.next = self.ctx.read_data.val().get_bits::<32>(64);
                 self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+                self.foff.d.next = bit_cast::<21, 16>(
+                    self.k_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+                ) << 5;
                 self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
                 self.c_st.d.next = 5.into();
-                if self.s_err.val() && self.s_oc.val().any() {
+                if !self.k_en.val() {
+                    // The pick is a cycle old: the QP may have no work any more.
+                    self.state.d.next = SeState::Idle;
+                } else if self.k_err.val() && self.k_oc.val().any() {
                     // Flush the oldest outstanding Read (its entry is on the RAM output).
                     self.state.d.next = SeState::FlushRead;
-                } else if self.s_err.val() {
+                } else if self.k_ci.val() == self.k_pi.val() {
+                    self.state.d.next = SeState::Idle;
+                } else if self.k_err.val() {
                     self.ci_inc.next = true;
                     self.clr_lst.next = true;
-                    self.c_idx.d.next = self.s_ci.val();
-                    if self.s_lst.val().any() {
-                        self.c_op.d.next = self.s_lop.val();
-                        self.c_st.d.next = bit_cast::<8, 3>(self.s_lst.val());
+                    self.c_idx.d.next = self.k_ci.val();
+                    if self.k_lst.val().any() {
+                        self.c_op.d.next = self.k_lop.val();
+                        self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
                     } else {
                         self.c_op.d.next = 0.into();
                     }
                     self.state.d.next = SeState::Cqe;
+                } else if self.k_blk.val() {
+                    self.state.d.next = SeState::Idle;
                 } else {
-                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0)
-                        + (bit_cast::<32, 16>(
-                            self.s_ci.val()
-                                & ((bits::<16>(1) << bit_cast::<16, 4>(self.s_log2.val())) - 1),
-                        ) << 5);
                     self.beat.d.next = 0.into();
-                    self.state.d.next = SeState::FetchReq;
+                    self.state.d.next = SeState::Addr;
                 }
+            }
+            SeState::Addr => {
+                self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+                self.state.d.next = SeState::FetchReq;
             }
             SeState::FlushRead => {
                 self.pop.next = true;
@@ -531,8 +567,6 @@ impl Logic for SendEngine {
             }
             SeState::FetchReq => {
                 if self.sq_rd_req_ready.val() {
-                    // `base` keeps the ring base: restore it for the write-back.
-                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
                     self.state.d.next = SeState::Fetch;
                 }
             }
@@ -571,13 +605,13 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Decide => {
-                self.c_idx.d.next = self.s_ci.val();
+                self.c_idx.d.next = self.k_ci.val();
                 self.c_len.d.next = self.w_len.q.val();
                 self.c_op.d.next = self.wc_op.val();
                 self.c_st.d.next = 0.into();
                 self.done_seen.d.next = false;
                 if self.w_op.q.val() > 5 {
-                    if self.s_oc.val().any() {
+                    if self.k_oc.val().any() {
                         self.set_blk.next = true;
                     } else {
                         self.set_err.next = true;
