@@ -257,6 +257,15 @@ pub struct SendEngine {
     k_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     k_oh: Signal<Local, Bits<2>>,
     k_oc: Signal<Local, Bits<3>>,
+    // The per-QP strobes, applied one cycle late (timing); `Idle` waits while one is pending.
+    r_pop: DFF<Bit>,
+    r_push: DFF<Bit>,
+    r_ci_inc: DFF<Bit>,
+    r_set_err: DFF<Bit>,
+    r_set_blk: DFF<Bit>,
+    r_clr_lst: DFF<Bit>,
+    r_unblock: DFF<Bit>,
+    hold_q: DFF<Bit>,
     /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
@@ -290,7 +299,8 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, pick_q, any_q, foff, faddr, rr, cur, msn0, msn1, base, beat, w_op,
+            self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
+            r_unblock, hold_q, pick_q, any_q, foff, faddr, rr, cur, msn0, msn1, base, beat, w_op,
             w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo,
             host_addr, done_seen, rdc_st, c_qp, c_op, c_st, c_len, c_idx
         );
@@ -485,8 +495,15 @@ impl Logic for SendEngine {
 
         match self.state.q.val() {
             SeState::Idle => {
-                if self.qpc_write.val() {
-                    // The context RAM is being written: no read this cycle.
+                if self.qpc_write.val()
+                    || self.r_pop.q.val()
+                    || self.r_ci_inc.q.val()
+                    || self.r_set_err.q.val()
+                    || self.r_set_blk.q.val()
+                    || self.r_clr_lst.q.val()
+                    || self.r_unblock.q.val()
+                {
+                    // The context RAM is being written, or a QP update is pending.
                 } else if self.rdc_valid.val() {
                     self.rdc_ready.next = true;
                     self.cur.d.next = self.rdc_qp.val();
@@ -617,7 +634,7 @@ impl Logic for SendEngine {
                         self.set_err.next = true;
                     }
                     self.state.d.next = SeState::Idle;
-                } else if self.hold.val() {
+                } else if self.hold_q.q.val() {
                     self.set_blk.next = true;
                     self.state.d.next = SeState::Idle;
                 } else if self.w_len.q.val().any() {
@@ -685,12 +702,21 @@ impl Logic for SendEngine {
             }
         }
 
+        self.r_pop.d.next = self.pop.val();
+        self.r_push.d.next = self.push.val();
+        self.r_ci_inc.d.next = self.ci_inc.val();
+        self.r_set_err.d.next = self.set_err.val();
+        self.r_set_blk.d.next = self.set_blk.val();
+        self.r_clr_lst.d.next = self.clr_lst.val();
+        self.r_unblock.d.next = self.unblock.val();
+        self.hold_q.d.next = self.hold.val();
+
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
         // while pushing, read another entry.
-        self.orq.write_enable.next = self.push.val();
+        self.orq.write_enable.next = self.r_push.q.val();
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
-        if self.push.val() {
+        if self.r_push.q.val() {
             self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
         } else {
             self.orq.read_addr.next = self.orq_raddr.val();
@@ -738,23 +764,23 @@ impl Logic for SendEngine {
             self.q_oc[i].clock.next = self.clock.val();
             self.q_oc[i].d.next = self.q_oc[i].q.val();
             if self.cur.q.val().index() == i {
-                if self.ci_inc.val() {
+                if self.r_ci_inc.q.val() {
                     self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
                 }
-                if self.pop.val() {
+                if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
                     self.q_oc[i].d.next = self.q_oc[i].q.val() - 1;
                 }
-                if self.push.val() {
+                if self.r_push.q.val() {
                     self.q_oc[i].d.next = self.q_oc[i].q.val() + 1;
                 }
-                if self.unblock.val() {
+                if self.r_unblock.q.val() {
                     self.q_blk[i].d.next = false;
                 }
-                if self.set_blk.val() {
+                if self.r_set_blk.q.val() {
                     self.q_blk[i].d.next = true;
                 }
-                if self.set_err.val() {
+                if self.r_set_err.q.val() {
                     self.q_err[i].d.next = true;
                     self.q_lop[i].d.next = self.wc_op.val();
                     if self.w_op.q.val() > 5 {
@@ -763,7 +789,7 @@ impl Logic for SendEngine {
                         self.q_lst[i].d.next = 4.into();
                     }
                 }
-                if self.clr_lst.val() {
+                if self.r_clr_lst.q.val() {
                     self.q_lst[i].d.next = 0.into();
                 }
             }
