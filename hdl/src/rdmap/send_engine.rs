@@ -88,8 +88,10 @@ const CTX_W: usize = 96;
 pub enum SeState {
     /// Waiting for work; takes an `rdc` or picks a QP.
     Idle,
-    /// Context and FIFO RAM read; decides flush or fetch.
+    /// Context and FIFO RAM read; the QP's flags registered.
     Load,
+    /// Decides flush or fetch.
+    Load2,
     /// Flushing the oldest outstanding Read (FIFO entry on the RAM output).
     FlushRead,
     /// Computing the WQE address.
@@ -266,6 +268,11 @@ pub struct SendEngine {
     r_clr_lst: DFF<Bit>,
     r_unblock: DFF<Bit>,
     hold_q: DFF<Bit>,
+    l_en: DFF<Bit>,
+    l_err: DFF<Bit>,
+    l_oc: DFF<Bit>,
+    l_ne: DFF<Bit>,
+    l_blk: DFF<Bit>,
     /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
@@ -300,9 +307,10 @@ impl Logic for SendEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, pick_q, any_q, foff, faddr, rr, cur, msn0, msn1, base, beat, w_op,
-            w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo,
-            host_addr, done_seen, rdc_st, c_qp, c_op, c_st, c_len, c_idx
+            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
+            msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
+            c_len, c_idx
         );
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
@@ -537,6 +545,15 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Load => {
+                // Register the served QP's flags: the decision is taken in `Load2`.
+                self.l_en.d.next = self.k_en.val();
+                self.l_err.d.next = self.k_err.val();
+                self.l_oc.d.next = self.k_oc.val().any();
+                self.l_ne.d.next = self.k_ci.val() != self.k_pi.val();
+                self.l_blk.d.next = self.k_blk.val();
+                self.state.d.next = SeState::Load2;
+            }
+            SeState::Load2 => {
                 self.msn0.d.next = self.ctx.read_data.val().get_bits::<32>(32);
                 self.msn1.d.next = self.ctx.read_data.val().get_bits::<32>(64);
                 self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
@@ -546,15 +563,15 @@ impl Logic for SendEngine {
                 self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
                 self.c_st.d.next = 5.into();
-                if !self.k_en.val() {
+                if !self.l_en.q.val() {
                     // The pick is a cycle old: the QP may have no work any more.
                     self.state.d.next = SeState::Idle;
-                } else if self.k_err.val() && self.k_oc.val().any() {
+                } else if self.l_err.q.val() && self.l_oc.q.val() {
                     // Flush the oldest outstanding Read (its entry is on the RAM output).
                     self.state.d.next = SeState::FlushRead;
-                } else if self.k_ci.val() == self.k_pi.val() {
+                } else if !self.l_ne.q.val() {
                     self.state.d.next = SeState::Idle;
-                } else if self.k_err.val() {
+                } else if self.l_err.q.val() {
                     self.ci_inc.next = true;
                     self.clr_lst.next = true;
                     self.c_idx.d.next = self.k_ci.val();
@@ -565,7 +582,7 @@ impl Logic for SendEngine {
                         self.c_op.d.next = 0.into();
                     }
                     self.state.d.next = SeState::Cqe;
-                } else if self.k_blk.val() {
+                } else if self.l_blk.q.val() {
                     self.state.d.next = SeState::Idle;
                 } else {
                     self.beat.d.next = 0.into();
