@@ -291,6 +291,7 @@ pub struct SendEngine {
     ctx_waddr: Signal<Local, Bits<CONN_BITS>>,
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
+    orq_slot: Signal<Local, Bits<2>>,
     sig1: Signal<Local, Bits<1>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
@@ -487,8 +488,11 @@ impl Logic for SendEngine {
             | (bit_cast::<96, 32>(self.msn0.q.val()) << 32)
             | bit_cast::<96, 32>(self.base.q.val());
         self.orq.write_enable.next = false;
-        self.orq_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2)
-            | bit_cast::<4, 2>(self.k_oh.val() + self.k_oc.val().get_bits::<2>(0));
+        // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
+        // into the QP bits.
+        self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
+        self.orq_waddr.next =
+            (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq.write_addr.next = self.orq_waddr.val();
         self.sig1.next = 0.into();
         if self.w_sig.q.val() {
