@@ -241,6 +241,9 @@ pub struct SendEngine {
     orq: RxContextRam<ORQ_W, 4>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
+    /// Per QP: ci != pi.
+    ne: [Signal<Local, Bit>; 4],
+    k_ne: Signal<Local, Bit>,
     elig: Signal<Local, Bits<4>>,
     elig2: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<8>>,
@@ -256,7 +259,6 @@ pub struct SendEngine {
     k_lst: Signal<Local, Bits<3>>,
     k_lop: Signal<Local, Bits<2>>,
     k_ci: Signal<Local, Bits<16>>,
-    k_pi: Signal<Local, Bits<16>>,
     k_en: Signal<Local, Bit>,
     k_blk: Signal<Local, Bit>,
     k_pd: Signal<Local, Bits<PD_BITS>>,
@@ -324,6 +326,7 @@ impl Logic for SendEngine {
         // Eligible QPs and the round-robin pick after `rr`.
         self.elig.next = 0.into();
         for i in 0..4 {
+            self.ne[i].next = self.q_ci[i].q.val() != self.q_pi[i].q.val();
             self.el[i].next = false;
             if self.q_en[i].q.val()
                 && ((self.q_err[i].q.val()
@@ -383,7 +386,7 @@ impl Logic for SendEngine {
         self.k_lst.next = self.q_lst[0].q.val();
         self.k_lop.next = self.q_lop[0].q.val();
         self.k_ci.next = self.q_ci[0].q.val();
-        self.k_pi.next = self.q_pi[0].q.val();
+        self.k_ne.next = self.ne[0].val();
         self.k_en.next = self.q_en[0].q.val();
         self.k_blk.next = self.q_blk[0].q.val();
         self.k_pd.next = self.q_pd[0].q.val();
@@ -401,7 +404,7 @@ impl Logic for SendEngine {
                 self.k_lst.next = self.q_lst[i].q.val();
                 self.k_lop.next = self.q_lop[i].q.val();
                 self.k_ci.next = self.q_ci[i].q.val();
-                self.k_pi.next = self.q_pi[i].q.val();
+                self.k_ne.next = self.ne[i].val();
                 self.k_en.next = self.q_en[i].q.val();
                 self.k_blk.next = self.q_blk[i].q.val();
                 self.k_pd.next = self.q_pd[i].q.val();
@@ -558,7 +561,7 @@ impl Logic for SendEngine {
                 self.l_en.d.next = self.k_en.val();
                 self.l_err.d.next = self.k_err.val();
                 self.l_oc.d.next = self.k_oc.val().any();
-                self.l_ne.d.next = self.k_ci.val() != self.k_pi.val();
+                self.l_ne.d.next = self.k_ne.val();
                 self.l_blk.d.next = self.k_blk.val();
                 self.state.d.next = SeState::Load2;
             }
