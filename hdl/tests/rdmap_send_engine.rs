@@ -13,13 +13,19 @@ use rnic_sim::testbench::{run_with_waveform_on_failure, BackendKind};
 fn runs(errors: bool, seeds: std::ops::Range<u64>) {
     for kind in BackendKind::ALL {
         let verilator = kind.name() == "verilator";
-        for seed in seeds.clone() {
+        // Verilator: more seeds, longer runs.
+        let seeds = if verilator {
+            seeds.start..seeds.end + 6
+        } else {
+            seeds.clone()
+        };
+        for seed in seeds {
             let cfg = RunCfg {
                 seed,
-                wqes_per_qp: if verilator { 80 } else { 12 },
+                wqes_per_qp: if verilator { 200 } else { 12 },
                 errors,
                 random: verilator,
-                max_cycles: if verilator { 400_000 } else { 40_000 },
+                max_cycles: if verilator { 1_000_000 } else { 40_000 },
             };
             run_with_waveform_on_failure(
                 "send_engine",

@@ -63,11 +63,16 @@
 //!
 //! # Timing
 //!
-//! WQE with a check: `Idle` 1, `Load` 1, request >= 1, 8 completion beats after the DMA
-//! latency, `Decide` 1, check request >= 1 + `STAG_CHECK_LATENCY`, hand-over >= 1, write-back
-//! 1, then `msg_done` and the CQE. Every output is a register or a mux of registers by state;
-//! no input reaches an output combinationally except `msg_ready`/`scqe_ready`/`lchk_ready`
-//! /`sq_rd_req_ready`, which only enable state changes.
+//! A WQE with a check takes `Idle` 1 (+1 while a per-QP update is pending), `Load` 1,
+//! `Load2` 1, `Addr` 1, the fetch request >= 1, the DMA latency + 8 beats, `Decide` 1, the
+//! check >= 1 + `STAG_CHECK_LATENCY`, the hand-over >= 1, the write-back 1, then the wait for
+//! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. For 100 MHz on
+//! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
+//! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
+//! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
+//! is registered while the WQE beats arrive. Every output is a register or a mux of
+//! registers by state, except the strobes `orq_push` and `rdc_ready`, and `lchk_*` / `msg_*`
+//! fields are registers.
 //!
 //! `idle`: in `Idle` with no QP to serve and no `rdc` waiting. Outstanding Reads alone do not
 //! count: they wait for the receive side.
@@ -88,10 +93,14 @@ const CTX_W: usize = 96;
 pub enum SeState {
     /// Waiting for work; takes an `rdc` or picks a QP.
     Idle,
-    /// Context and FIFO RAM read; decides flush or fetch.
+    /// Context and FIFO RAM read; the QP's flags registered.
     Load,
+    /// Decides flush or fetch.
+    Load2,
     /// Flushing the oldest outstanding Read (FIFO entry on the RAM output).
     FlushRead,
+    /// Computing the WQE address.
+    Addr,
     /// Presenting the WQE fetch request.
     FetchReq,
     /// Collecting the 8 WQE beats.
@@ -232,6 +241,9 @@ pub struct SendEngine {
     orq: RxContextRam<ORQ_W, 4>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
+    /// Per QP: ci != pi.
+    ne: [Signal<Local, Bit>; 4],
+    k_ne: Signal<Local, Bit>,
     elig: Signal<Local, Bits<4>>,
     elig2: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<8>>,
@@ -240,15 +252,39 @@ pub struct SendEngine {
     any: Signal<Local, Bit>,
     // Values of the QP `sel` (pick in Idle, else cur / rdc_qp).
     sel: Signal<Local, Bits<CONN_BITS>>,
-    s_err: Signal<Local, Bit>,
-    s_lst: Signal<Local, Bits<3>>,
-    s_lop: Signal<Local, Bits<2>>,
-    s_ci: Signal<Local, Bits<16>>,
-    s_pd: Signal<Local, Bits<PD_BITS>>,
-    s_ord: Signal<Local, Bits<4>>,
-    s_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     s_oh: Signal<Local, Bits<2>>,
     s_oc: Signal<Local, Bits<3>>,
+    // Values of the QP being served (`cur`).
+    k_err: Signal<Local, Bit>,
+    k_lst: Signal<Local, Bits<3>>,
+    k_lop: Signal<Local, Bits<2>>,
+    k_ci: Signal<Local, Bits<16>>,
+    k_en: Signal<Local, Bit>,
+    k_blk: Signal<Local, Bit>,
+    k_pd: Signal<Local, Bits<PD_BITS>>,
+    k_ord: Signal<Local, Bits<4>>,
+    k_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    k_oh: Signal<Local, Bits<2>>,
+    k_oc: Signal<Local, Bits<3>>,
+    // The per-QP strobes, applied one cycle late (timing); `Idle` waits while one is pending.
+    r_pop: DFF<Bit>,
+    r_push: DFF<Bit>,
+    r_ci_inc: DFF<Bit>,
+    r_set_err: DFF<Bit>,
+    r_set_blk: DFF<Bit>,
+    r_clr_lst: DFF<Bit>,
+    r_unblock: DFF<Bit>,
+    hold_q: DFF<Bit>,
+    l_en: DFF<Bit>,
+    l_err: DFF<Bit>,
+    l_oc: DFF<Bit>,
+    l_ne: DFF<Bit>,
+    l_blk: DFF<Bit>,
+    /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
+    pick_q: DFF<Bits<CONN_BITS>>,
+    any_q: DFF<Bit>,
+    foff: DFF<Bits<21>>,
+    faddr: DFF<Bits<32>>,
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
@@ -257,6 +293,7 @@ pub struct SendEngine {
     ctx_waddr: Signal<Local, Bits<CONN_BITS>>,
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
+    orq_slot: Signal<Local, Bits<2>>,
     sig1: Signal<Local, Bits<1>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
@@ -277,9 +314,11 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, rr, cur, msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len,
-            w_lkey, w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen,
-            rdc_st, c_qp, c_op, c_st, c_len, c_idx
+            self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
+            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
+            msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
+            c_len, c_idx
         );
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
@@ -287,6 +326,7 @@ impl Logic for SendEngine {
         // Eligible QPs and the round-robin pick after `rr`.
         self.elig.next = 0.into();
         for i in 0..4 {
+            self.ne[i].next = self.q_ci[i].q.val() != self.q_pi[i].q.val();
             self.el[i].next = false;
             if self.q_en[i].q.val()
                 && ((self.q_err[i].q.val()
@@ -327,37 +367,51 @@ impl Logic for SendEngine {
         }
         self.pick.next = self.rr.q.val() + self.off.val() + 1;
         self.any.next = self.elig.val().any();
+        self.pick_q.d.next = self.pick.val();
+        self.any_q.d.next = self.any.val();
 
         // The QP whose registers the state looks at.
         if self.state.q.val() == SeState::Idle {
             if self.rdc_valid.val() {
                 self.sel.next = self.rdc_qp.val();
             } else {
-                self.sel.next = self.pick.val();
+                self.sel.next = self.pick_q.q.val();
             }
         } else {
             self.sel.next = self.cur.q.val();
         }
-        self.s_err.next = self.q_err[0].q.val();
-        self.s_lst.next = self.q_lst[0].q.val();
-        self.s_lop.next = self.q_lop[0].q.val();
-        self.s_ci.next = self.q_ci[0].q.val();
-        self.s_pd.next = self.q_pd[0].q.val();
-        self.s_ord.next = self.q_ord[0].q.val();
-        self.s_log2.next = self.q_log2[0].q.val();
         self.s_oh.next = self.q_oh[0].q.val();
         self.s_oc.next = self.q_oc[0].q.val();
+        self.k_err.next = self.q_err[0].q.val();
+        self.k_lst.next = self.q_lst[0].q.val();
+        self.k_lop.next = self.q_lop[0].q.val();
+        self.k_ci.next = self.q_ci[0].q.val();
+        self.k_ne.next = self.ne[0].val();
+        self.k_en.next = self.q_en[0].q.val();
+        self.k_blk.next = self.q_blk[0].q.val();
+        self.k_pd.next = self.q_pd[0].q.val();
+        self.k_ord.next = self.q_ord[0].q.val();
+        self.k_log2.next = self.q_log2[0].q.val();
+        self.k_oh.next = self.q_oh[0].q.val();
+        self.k_oc.next = self.q_oc[0].q.val();
         for i in 1..4 {
             if self.sel.val().index() == i {
-                self.s_err.next = self.q_err[i].q.val();
-                self.s_lst.next = self.q_lst[i].q.val();
-                self.s_lop.next = self.q_lop[i].q.val();
-                self.s_ci.next = self.q_ci[i].q.val();
-                self.s_pd.next = self.q_pd[i].q.val();
-                self.s_ord.next = self.q_ord[i].q.val();
-                self.s_log2.next = self.q_log2[i].q.val();
                 self.s_oh.next = self.q_oh[i].q.val();
                 self.s_oc.next = self.q_oc[i].q.val();
+            }
+            if self.cur.q.val().index() == i {
+                self.k_err.next = self.q_err[i].q.val();
+                self.k_lst.next = self.q_lst[i].q.val();
+                self.k_lop.next = self.q_lop[i].q.val();
+                self.k_ci.next = self.q_ci[i].q.val();
+                self.k_ne.next = self.ne[i].val();
+                self.k_en.next = self.q_en[i].q.val();
+                self.k_blk.next = self.q_blk[i].q.val();
+                self.k_pd.next = self.q_pd[i].q.val();
+                self.k_ord.next = self.q_ord[i].q.val();
+                self.k_log2.next = self.q_log2[i].q.val();
+                self.k_oh.next = self.q_oh[i].q.val();
+                self.k_oc.next = self.q_oc[i].q.val();
             }
         }
 
@@ -371,17 +425,17 @@ impl Logic for SendEngine {
             self.wc_op.next = 0.into();
         }
         // ORD capped at ORQ_DEPTH.
-        if self.s_ord.val() >= 4 {
-            self.ord_full.next = self.s_oc.val() >= 4;
+        if self.k_ord.val() >= 4 {
+            self.ord_full.next = self.k_oc.val() >= 4;
         } else {
-            self.ord_full.next = self.s_oc.val() >= bit_cast::<3, 4>(self.s_ord.val());
+            self.ord_full.next = self.k_oc.val() >= bit_cast::<3, 4>(self.k_ord.val());
         }
-        self.hold.next = (self.s_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
+        self.hold.next = (self.k_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
         self.sq_rd_req_valid.next = self.state.q.val() == SeState::FetchReq;
-        self.sq_rd_req_addr.next = self.base.q.val();
+        self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
@@ -389,7 +443,7 @@ impl Logic for SendEngine {
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = self.w_len.q.val();
-        self.lchk_pd.next = self.s_pd.val();
+        self.lchk_pd.next = self.k_pd.val();
         self.lchk_qp.next = self.cur.q.val();
         if self.is_read.val() {
             self.lchk_access.next = 2.into();
@@ -437,8 +491,11 @@ impl Logic for SendEngine {
             | (bit_cast::<96, 32>(self.msn0.q.val()) << 32)
             | bit_cast::<96, 32>(self.base.q.val());
         self.orq.write_enable.next = false;
-        self.orq_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2)
-            | bit_cast::<4, 2>(self.s_oh.val() + self.s_oc.val().get_bits::<2>(0));
+        // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
+        // into the QP bits.
+        self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
+        self.orq_waddr.next =
+            (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq.write_addr.next = self.orq_waddr.val();
         self.sig1.next = 0.into();
         if self.w_sig.q.val() {
@@ -446,7 +503,7 @@ impl Logic for SendEngine {
         }
         self.orq.write_data.next = (bit_cast::<49, 1>(self.sig1.val()) << 48)
             | (bit_cast::<49, 32>(self.w_len.q.val()) << 16)
-            | bit_cast::<49, 16>(self.s_ci.val());
+            | bit_cast::<49, 16>(self.k_ci.val());
 
         self.pop.next = false;
         self.push.next = false;
@@ -458,8 +515,15 @@ impl Logic for SendEngine {
 
         match self.state.q.val() {
             SeState::Idle => {
-                if self.qpc_write.val() {
-                    // The context RAM is being written: no read this cycle.
+                if self.qpc_write.val()
+                    || self.r_pop.q.val()
+                    || self.r_ci_inc.q.val()
+                    || self.r_set_err.q.val()
+                    || self.r_set_blk.q.val()
+                    || self.r_clr_lst.q.val()
+                    || self.r_unblock.q.val()
+                {
+                    // The context RAM is being written, or a QP update is pending.
                 } else if self.rdc_valid.val() {
                     self.rdc_ready.next = true;
                     self.cur.d.next = self.rdc_qp.val();
@@ -467,9 +531,9 @@ impl Logic for SendEngine {
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
-                } else if self.any.val() {
-                    self.cur.d.next = self.pick.val();
-                    self.rr.d.next = self.pick.val();
+                } else if self.any_q.q.val() {
+                    self.cur.d.next = self.pick_q.q.val();
+                    self.rr.d.next = self.pick_q.q.val();
                     self.state.d.next = SeState::Load;
                 }
             }
@@ -493,35 +557,53 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Load => {
+                // Register the served QP's flags: the decision is taken in `Load2`.
+                self.l_en.d.next = self.k_en.val();
+                self.l_err.d.next = self.k_err.val();
+                self.l_oc.d.next = self.k_oc.val().any();
+                self.l_ne.d.next = self.k_ne.val();
+                self.l_blk.d.next = self.k_blk.val();
+                self.state.d.next = SeState::Load2;
+            }
+            SeState::Load2 => {
                 self.msn0.d.next = self.ctx.read_data.val().get_bits::<32>(32);
                 self.msn1.d.next = self.ctx.read_data.val().get_bits::<32>(64);
                 self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+                self.foff.d.next = bit_cast::<21, 16>(
+                    self.k_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+                ) << 5;
                 self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
                 self.c_st.d.next = 5.into();
-                if self.s_err.val() && self.s_oc.val().any() {
+                if !self.l_en.q.val() {
+                    // The pick is a cycle old: the QP may have no work any more.
+                    self.state.d.next = SeState::Idle;
+                } else if self.l_err.q.val() && self.l_oc.q.val() {
                     // Flush the oldest outstanding Read (its entry is on the RAM output).
                     self.state.d.next = SeState::FlushRead;
-                } else if self.s_err.val() {
+                } else if !self.l_ne.q.val() {
+                    self.state.d.next = SeState::Idle;
+                } else if self.l_err.q.val() {
                     self.ci_inc.next = true;
                     self.clr_lst.next = true;
-                    self.c_idx.d.next = self.s_ci.val();
-                    if self.s_lst.val().any() {
-                        self.c_op.d.next = self.s_lop.val();
-                        self.c_st.d.next = bit_cast::<8, 3>(self.s_lst.val());
+                    self.c_idx.d.next = self.k_ci.val();
+                    if self.k_lst.val().any() {
+                        self.c_op.d.next = self.k_lop.val();
+                        self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
                     } else {
                         self.c_op.d.next = 0.into();
                     }
                     self.state.d.next = SeState::Cqe;
+                } else if self.l_blk.q.val() {
+                    self.state.d.next = SeState::Idle;
                 } else {
-                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0)
-                        + (bit_cast::<32, 16>(
-                            self.s_ci.val()
-                                & ((bits::<16>(1) << bit_cast::<16, 4>(self.s_log2.val())) - 1),
-                        ) << 5);
                     self.beat.d.next = 0.into();
-                    self.state.d.next = SeState::FetchReq;
+                    self.state.d.next = SeState::Addr;
                 }
+            }
+            SeState::Addr => {
+                self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+                self.state.d.next = SeState::FetchReq;
             }
             SeState::FlushRead => {
                 self.pop.next = true;
@@ -531,8 +613,6 @@ impl Logic for SendEngine {
             }
             SeState::FetchReq => {
                 if self.sq_rd_req_ready.val() {
-                    // `base` keeps the ring base: restore it for the write-back.
-                    self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
                     self.state.d.next = SeState::Fetch;
                 }
             }
@@ -571,19 +651,19 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Decide => {
-                self.c_idx.d.next = self.s_ci.val();
+                self.c_idx.d.next = self.k_ci.val();
                 self.c_len.d.next = self.w_len.q.val();
                 self.c_op.d.next = self.wc_op.val();
                 self.c_st.d.next = 0.into();
                 self.done_seen.d.next = false;
                 if self.w_op.q.val() > 5 {
-                    if self.s_oc.val().any() {
+                    if self.k_oc.val().any() {
                         self.set_blk.next = true;
                     } else {
                         self.set_err.next = true;
                     }
                     self.state.d.next = SeState::Idle;
-                } else if self.hold.val() {
+                } else if self.hold_q.q.val() {
                     self.set_blk.next = true;
                     self.state.d.next = SeState::Idle;
                 } else if self.w_len.q.val().any() {
@@ -651,12 +731,21 @@ impl Logic for SendEngine {
             }
         }
 
+        self.r_pop.d.next = self.pop.val();
+        self.r_push.d.next = self.push.val();
+        self.r_ci_inc.d.next = self.ci_inc.val();
+        self.r_set_err.d.next = self.set_err.val();
+        self.r_set_blk.d.next = self.set_blk.val();
+        self.r_clr_lst.d.next = self.clr_lst.val();
+        self.r_unblock.d.next = self.unblock.val();
+        self.hold_q.d.next = self.hold.val();
+
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
         // while pushing, read another entry.
-        self.orq.write_enable.next = self.push.val();
+        self.orq.write_enable.next = self.r_push.q.val();
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
-        if self.push.val() {
+        if self.r_push.q.val() {
             self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
         } else {
             self.orq.read_addr.next = self.orq_raddr.val();
@@ -704,23 +793,23 @@ impl Logic for SendEngine {
             self.q_oc[i].clock.next = self.clock.val();
             self.q_oc[i].d.next = self.q_oc[i].q.val();
             if self.cur.q.val().index() == i {
-                if self.ci_inc.val() {
+                if self.r_ci_inc.q.val() {
                     self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
                 }
-                if self.pop.val() {
+                if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
                     self.q_oc[i].d.next = self.q_oc[i].q.val() - 1;
                 }
-                if self.push.val() {
+                if self.r_push.q.val() {
                     self.q_oc[i].d.next = self.q_oc[i].q.val() + 1;
                 }
-                if self.unblock.val() {
+                if self.r_unblock.q.val() {
                     self.q_blk[i].d.next = false;
                 }
-                if self.set_blk.val() {
+                if self.r_set_blk.q.val() {
                     self.q_blk[i].d.next = true;
                 }
-                if self.set_err.val() {
+                if self.r_set_err.q.val() {
                     self.q_err[i].d.next = true;
                     self.q_lop[i].d.next = self.wc_op.val();
                     if self.w_op.q.val() > 5 {
@@ -729,7 +818,7 @@ impl Logic for SendEngine {
                         self.q_lst[i].d.next = 4.into();
                     }
                 }
-                if self.clr_lst.val() {
+                if self.r_clr_lst.q.val() {
                     self.q_lst[i].d.next = 0.into();
                 }
             }
