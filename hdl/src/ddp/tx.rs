@@ -60,10 +60,16 @@
 use crate::config::{CONN_BITS, CONNECTIONS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
 
-/// Blocks of 256 octets in the payload buffer (= read tags in use).
+/// Blocks in the payload buffer (= read tags in use).
 pub const TX_BLOCKS: usize = 8;
+/// Bits of a word index within one block (a block is `4 << TX_BLK_WORD_BITS` octets).
+pub const TX_BLK_WORD_BITS: usize = 5;
+/// Bits of an octet offset within one block.
+pub const TX_BLK_OCT_BITS: usize = TX_BLK_WORD_BITS + 2;
 /// Address bits of the payload buffer (words of 32 bits).
-pub const TX_BUF_BITS: usize = 9;
+pub const TX_BUF_BITS: usize = DMA_SUB_TAG_BITS + TX_BLK_WORD_BITS;
+/// Octets of one block (one read request at most).
+pub const TX_BLK_OCTETS: u64 = 1 << TX_BLK_OCT_BITS;
 
 const _: () = assert!(TX_BLOCKS == 1 << DMA_SUB_TAG_BITS);
 
@@ -149,7 +155,7 @@ pub struct DdpTx {
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
     // ---- Completions.
-    wptr: [DFF<Bits<6>>; TX_BLOCKS],
+    wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
     pbuf: RAM<Bits<32>, TX_BUF_BITS>,
     // ---- Reader and realigner.
@@ -193,7 +199,7 @@ pub struct DdpTx {
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
-    blk_wptr: Signal<Local, Bits<6>>,
+    blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
     seg_take: Signal<Local, Bits<32>>,
     seg_fits: Signal<Local, Bit>,
@@ -201,11 +207,16 @@ pub struct DdpTx {
     rq_len: Signal<Local, Bits<32>>,
     rq_fire: Signal<Local, Bit>,
     rq_ahead: Signal<Local, Bits<4>>,
-    cpl_wptr: Signal<Local, Bits<6>>,
+    cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c256: Constant<Bits<32>>,
+    c_blk: Constant<Bits<32>>,
+    c_shift: Constant<Bits<4>>,
+    c_oshift: Constant<Bits<4>>,
+    rq_blk: Signal<Local, Bits<32>>,
+    rptr_blk: Signal<Local, Bits<TX_BUF_BITS>>,
+    c_last: Constant<Bits<TX_BLK_WORD_BITS>>,
 }
 
 impl Default for DdpTx {
@@ -307,7 +318,12 @@ impl Default for DdpTx {
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
-            c256: Constant::new(256.into()),
+            c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
+            c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
+            rq_blk: Default::default(),
+            rptr_blk: Default::default(),
+            c_last: Constant::new(((1u64 << TX_BLK_WORD_BITS) - 1).into()),
         }
     }
 }
@@ -534,7 +550,7 @@ impl Logic for DdpTx {
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
         self.room.next =
-            self.c256.val() - bit_cast::<32, 8>(self.rq_addr.q.val().get_bits::<8>(0));
+            self.c_blk.val() - bit_cast::<32, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
         self.rq_len.next = self.room.val();
         if self.rq_left.q.val() < self.room.val() {
             self.rq_len.next = self.rq_left.q.val();
@@ -545,7 +561,8 @@ impl Logic for DdpTx {
             && !self.rq_ahead.val().get_bit(3);
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_len.val().get_bits::<DMA_LEN_BITS>(0);
-        self.pay_rd_req_tag.next = self.rq_addr.q.val().get_bits::<DMA_SUB_TAG_BITS>(8);
+        self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
+        self.pay_rd_req_tag.next = self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
             self.rq_addr.d.next = self.rq_addr.q.val() + self.rq_len.val();
@@ -554,7 +571,7 @@ impl Logic for DdpTx {
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_req_tag.val().index() == i {
                     self.done[i].d.next = false;
-                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<6>(2);
+                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
         }
@@ -569,8 +586,8 @@ impl Logic for DdpTx {
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
         self.pbuf.write_address.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(
             self.pay_rd_cpl_tag.val(),
-        ) << 6)
-            | bit_cast::<TX_BUF_BITS, 6>(self.cpl_wptr.val());
+        ) << self.c_shift.val())
+            | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
         self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
@@ -585,10 +602,11 @@ impl Logic for DdpTx {
 
         // ---- Reader: buffer words in host order into the 3-word FIFO.
         self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
+        self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
         self.blk_done.next = false;
         self.blk_wptr.next = 0.into();
         for i in 0..TX_BLOCKS {
-            if self.rptr.q.val().get_bits::<DMA_SUB_TAG_BITS>(6).index() == i {
+            if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                 self.blk_done.next = self.done[i].q.val();
                 self.blk_wptr.next = self.wptr[i].q.val();
             }
@@ -598,7 +616,7 @@ impl Logic for DdpTx {
         self.word_ready.next = !self.inside.val()
             || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
                 && (self.blk_done.val()
-                    || (self.rptr.q.val().get_bits::<6>(0) < self.blk_wptr.val())));
+                    || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.word_ready.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
@@ -611,7 +629,7 @@ impl Logic for DdpTx {
             self.pre.d.next = false;
             if self.inside.val() {
                 self.words_left.d.next = self.words_left.q.val() - 1;
-                if (self.rptr.q.val().get_bits::<6>(0) == 63) || (self.words_left.q.val() == 1) {
+                if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val()) || (self.words_left.q.val() == 1) {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                 }
             }

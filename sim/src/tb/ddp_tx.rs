@@ -420,7 +420,6 @@ impl DdpTxTb {
             let done = sim.get(self.o[MSG_DONE]) == 1;
             let ready_out = sim.get(self.o[MSG_READY]) == 1;
             let mut took_last = false;
-            if std::env::var("DDPTX_DBG").is_ok() && sim.get(self.o[U_VALID]) == 0 { eprintln!("bubble {now} msg {next_msg} seg {seg_idx} cur {:?}", cur.as_ref().map(|c| c.bytes.len())); }
             if sim.get(self.o[U_VALID]) == 1 && u_ready {
                 report.beats += 1;
                 let data = sim.get(self.o[U_DATA]) as u32;
