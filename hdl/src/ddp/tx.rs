@@ -154,6 +154,13 @@ pub struct DdpTx {
     rq_left: DFF<Bits<32>>,
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
+    /// Length of the next request (registered), valid when `rq_ok`.
+    rq_lenr: DFF<Bits<16>>,
+    rq_ok: DFF<Bit>,
+    /// `msg_rem <= maxpay`, registered.
+    fits_r: DFF<Bit>,
+    /// The first segment's set-up cycle is still to come.
+    seg_wait: DFF<Bit>,
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
@@ -203,15 +210,15 @@ pub struct DdpTx {
     start_seg: Signal<Local, Bit>,
     seg_take: Signal<Local, Bits<32>>,
     seg_fits: Signal<Local, Bit>,
-    room: Signal<Local, Bits<32>>,
-    rq_len: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bits<16>>,
+    rq_len: Signal<Local, Bits<16>>,
     rq_fire: Signal<Local, Bit>,
     rq_ahead: Signal<Local, Bits<4>>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c_blk: Constant<Bits<32>>,
+    c_blk: Constant<Bits<16>>,
     c_shift: Constant<Bits<4>>,
     c_oshift: Constant<Bits<4>>,
     rq_blk: Signal<Local, Bits<32>>,
@@ -270,6 +277,10 @@ impl Default for DdpTx {
             rq_addr: Default::default(),
             rq_left: Default::default(),
             rq_cnt: Default::default(),
+            rq_lenr: Default::default(),
+            rq_ok: Default::default(),
+            fits_r: Default::default(),
+            seg_wait: Default::default(),
             wptr: Default::default(),
             done: Default::default(),
             pbuf: Default::default(),
@@ -333,7 +344,7 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb,
-            inpay, rq_addr, rq_left, rq_cnt, rd_cnt, rptr, pre, words_left, sh, inflight, f0, f1,
+            inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre, words_left, sh, inflight, f0, f1,
             f2, fn_
         );
         for i in 0..CONNECTIONS {
@@ -510,11 +521,18 @@ impl Logic for DdpTx {
         // ---- Segment bookkeeping.
         self.seg_fits.next = (self.msg_rem.q.val().get_bits::<16>(16) == 0)
             && (self.msg_rem.q.val().get_bits::<16>(0) <= self.maxpay.q.val());
+        // Registered (the compare and the subtraction below in separate cycles): `msg_rem`
+        // changes at most once per segment, segments are at least 4 beats long, and the
+        // first segment waits one cycle in `Seg`.
+        self.fits_r.d.next = self.seg_fits.val();
         self.seg_take.next = bit_cast::<32, 16>(self.maxpay.q.val());
-        if self.seg_fits.val() {
+        if self.fits_r.q.val() {
             self.seg_take.next = self.msg_rem.q.val();
         }
-        self.start_seg.next = (self.state.q.val() == DdpTxState::Seg)
+        if self.state.q.val() == DdpTxState::Seg {
+            self.seg_wait.d.next = false;
+        }
+        self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.ulpdu_last.val() && !self.seg_last.q.val());
         if self.fire.val() {
             if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
@@ -533,7 +551,7 @@ impl Logic for DdpTx {
         }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
-            self.seg_last.d.next = self.seg_fits.val();
+            self.seg_last.d.next = self.fits_r.q.val();
             self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
             if self.rreq.val() {
@@ -549,24 +567,34 @@ impl Logic for DdpTx {
         }
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
-        self.room.next =
-            self.c_blk.val() - bit_cast::<32, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+        // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
+        // cycle after the previous request, offered from the next one.
+        self.room.next = self.c_blk.val()
+            - bit_cast::<16, TX_BLK_OCT_BITS>(
+                self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0),
+            );
         self.rq_len.next = self.room.val();
-        if self.rq_left.q.val() < self.room.val() {
-            self.rq_len.next = self.rq_left.q.val();
+        if (self.rq_left.q.val().get_bits::<16>(16) == 0)
+            && (self.rq_left.q.val().get_bits::<16>(0) < self.room.val())
+        {
+            self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
         }
+        self.rq_lenr.d.next = self.rq_len.val();
+        self.rq_ok.d.next = self.state.q.val() != DdpTxState::Idle;
         self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
         self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle)
+            && self.rq_ok.q.val()
             && (self.rq_left.q.val() != 0)
             && !self.rq_ahead.val().get_bit(3);
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
-        self.pay_rd_req_len.next = self.rq_len.val().get_bits::<DMA_LEN_BITS>(0);
+        self.pay_rd_req_len.next = self.rq_lenr.q.val();
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
         self.pay_rd_req_tag.next = self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
-            self.rq_addr.d.next = self.rq_addr.q.val() + self.rq_len.val();
-            self.rq_left.d.next = self.rq_left.q.val() - self.rq_len.val();
+            self.rq_addr.d.next = self.rq_addr.q.val() + bit_cast::<32, 16>(self.rq_lenr.q.val());
+            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
+            self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_req_tag.val().index() == i {
@@ -655,6 +683,8 @@ impl Logic for DdpTx {
         // ---- Taking a message: latch what changes per segment, reset the payload path.
         if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
             self.state.d.next = DdpTxState::Seg;
+            self.seg_wait.d.next = true;
+            self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             self.seg_off.d.next = 0.into();
             self.to_r.d.next = self.msg_to.val();
