@@ -199,6 +199,10 @@ pub struct DdpTx {
     fire: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     pop_k: Signal<Local, Bit>,
+    rem_hi0: Signal<Local, Bit>,
+    rem_lo: Signal<Local, Bits<3>>,
+    rem_le2: Signal<Local, Bit>,
+    rem_le4: Signal<Local, Bit>,
     mul_raw: Signal<Local, Bits<16>>,
     push: Signal<Local, Bit>,
     np: Signal<Local, Bits<2>>,
@@ -310,6 +314,10 @@ impl Default for DdpTx {
             fire: Default::default(),
             pop: Default::default(),
             pop_k: Default::default(),
+            rem_hi0: Default::default(),
+            rem_lo: Default::default(),
+            rem_le2: Default::default(),
+            rem_le4: Default::default(),
             mul_raw: Default::default(),
             push: Default::default(),
             np: Default::default(),
@@ -416,6 +424,14 @@ impl Logic for DdpTx {
         }
 
         // ---- The beat on the ULPDU stream.
+        // `seg_rem <= 2` / `<= 4` without a carry chain (on the ready -> pop -> read path).
+        self.rem_hi0.next = self.seg_rem.q.val().get_bits::<13>(3) == 0;
+        self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
+        self.rem_le2.next = self.rem_hi0.val()
+            && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
+        self.rem_le4.next = self.rem_hi0.val() && !(self.rem_lo.val() == 5)
+            && !(self.rem_lo.val() == 6)
+            && !(self.rem_lo.val() == 7);
         self.kind_p0.next = !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
         self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body).
@@ -492,7 +508,7 @@ impl Logic for DdpTx {
                     self.ulpdu_keep.next = 0xE.into();
                 }
             }
-            self.ulpdu_last.next = self.seg_rem.q.val() <= 2;
+            self.ulpdu_last.next = self.rem_le2.val();
             self.pop_k.next = self.seg_rem.q.val() != 0;
         } else if self.kind_pay.val() {
             self.ulpdu_data.next = self.win.val();
@@ -506,7 +522,7 @@ impl Logic for DdpTx {
             if self.seg_rem.q.val() == 1 {
                 self.ulpdu_keep.next = 0x8.into();
             }
-            self.ulpdu_last.next = self.seg_rem.q.val() <= 4;
+            self.ulpdu_last.next = self.rem_le4.val();
             // A non-final segment's last beat leaves the window for the next segment.
             self.pop_k.next = !(self.ulpdu_last.val() && !self.seg_last.q.val());
         }
