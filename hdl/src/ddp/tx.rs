@@ -57,7 +57,7 @@
 //! latency of 50 (8 blocks of 64 words ahead). `idle` is 1 when no message is being worked on
 //! (then no request is outstanding: a message ends only after all its payload was read).
 
-use crate::config::{CONN_BITS, CONNECTIONS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
+use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
 
 /// Blocks in the payload buffer (= read tags in use).
@@ -351,9 +351,9 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb,
-            inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre, words_left, sh, inflight, f0, f1,
-            f2, fn_
+            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb, inpay,
+            rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre,
+            words_left, sh, inflight, f0, f1, f2, fn_
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -429,10 +429,12 @@ impl Logic for DdpTx {
         self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
         self.rem_le2.next = self.rem_hi0.val()
             && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
-        self.rem_le4.next = self.rem_hi0.val() && !(self.rem_lo.val() == 5)
-            && !(self.rem_lo.val() == 6)
-            && !(self.rem_lo.val() == 7);
-        self.kind_p0.next = !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
+        self.rem_le4.next = self.rem_hi0.val()
+            && (self.rem_lo.val() != 5)
+            && (self.rem_lo.val() != 6)
+            && (self.rem_lo.val() != 7);
+        self.kind_p0.next =
+            !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
         self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body).
         self.hdr_hi.next = 0.into();
@@ -488,8 +490,8 @@ impl Logic for DdpTx {
         if self.kind_p0.val() {
             self.hdr_lo.next = self.win.val().get_bits::<16>(0);
         }
-        self.ulpdu_data.next = (bit_cast::<32, 16>(self.hdr_hi.val()) << 16)
-            | bit_cast::<32, 16>(self.hdr_lo.val());
+        self.ulpdu_data.next =
+            (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
         self.ulpdu_keep.next = 0xF.into();
         self.ulpdu_last.next = false;
         self.ulpdu_valid.next = self.state.q.val() == DdpTxState::Emit;
@@ -503,7 +505,8 @@ impl Logic for DdpTx {
             if self.seg_rem.q.val() == 0 {
                 self.ulpdu_keep.next = 0xC.into();
             } else {
-                self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+                self.ulpdu_valid.next =
+                    (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
                 if self.seg_rem.q.val() == 1 {
                     self.ulpdu_keep.next = 0xE.into();
                 }
@@ -512,7 +515,8 @@ impl Logic for DdpTx {
             self.pop_k.next = self.seg_rem.q.val() != 0;
         } else if self.kind_pay.val() {
             self.ulpdu_data.next = self.win.val();
-            self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+            self.ulpdu_valid.next =
+                (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.seg_rem.q.val() == 3 {
                 self.ulpdu_keep.next = 0xE.into();
             }
@@ -524,7 +528,7 @@ impl Logic for DdpTx {
             }
             self.ulpdu_last.next = self.rem_le4.val();
             // A non-final segment's last beat leaves the window for the next segment.
-            self.pop_k.next = !(self.ulpdu_last.val() && !self.seg_last.q.val());
+            self.pop_k.next = !self.ulpdu_last.val() || self.seg_last.q.val();
         }
         self.ulpdu_conn.next = self.msg_conn.val();
         self.ulpdu_len.next = self.ulen.q.val();
@@ -577,7 +581,8 @@ impl Logic for DdpTx {
             self.inpay.d.next = false;
             self.state.d.next = DdpTxState::Emit;
             if self.state.q.val() == DdpTxState::Emit {
-                self.seg_off.d.next = self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
+                self.seg_off.d.next =
+                    self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
                 self.to_r.d.next = self.to_r.q.val() + bit_cast::<64, 16>(self.maxpay.q.val());
             }
         }
@@ -586,9 +591,7 @@ impl Logic for DdpTx {
         // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
         // cycle after the previous request, offered from the next one.
         self.room.next = self.c_blk.val()
-            - bit_cast::<16, TX_BLK_OCT_BITS>(
-                self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0),
-            );
+            - bit_cast::<16, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
         self.rq_len.next = self.room.val();
         if (self.rq_left.q.val().get_bits::<16>(16) == 0)
             && (self.rq_left.q.val().get_bits::<16>(0) < self.room.val())
@@ -628,10 +631,10 @@ impl Logic for DdpTx {
             }
         }
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
-        self.pbuf.write_address.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(
-            self.pay_rd_cpl_tag.val(),
-        ) << self.c_shift.val())
-            | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
+        self.pbuf.write_address.next =
+            (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_cpl_tag.val())
+                << self.c_shift.val())
+                | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
         self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
@@ -673,7 +676,9 @@ impl Logic for DdpTx {
             self.pre.d.next = false;
             if self.inside.val() {
                 self.words_left.d.next = self.words_left.q.val() - 1;
-                if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val()) || (self.words_left.q.val() == 1) {
+                if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
+                    || (self.words_left.q.val() == 1)
+                {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                 }
             }

@@ -29,7 +29,6 @@ use rnic_hdl::ddp::tx::DdpTx;
 use rnic_proto::ddp;
 use rnic_proto::rdmap::opcode::Opcode;
 use rnic_proto::rdmap::read_request;
-use std::collections::VecDeque;
 
 /// One message job (`docs/core.md` "The message job").
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -303,6 +302,7 @@ impl DdpTxTb {
 
     /// Runs `msgs` through the block with `mulpdu` per connection and checks everything (see
     /// the module documentation). `mem` holds the payloads. Returns an error on any mismatch.
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         sim: &mut dyn Backend,
@@ -444,7 +444,10 @@ impl DdpTxTb {
                     keep != 0 && u32::from(keep) == (0xF0u32 >> n) & 0xF,
                     "keep {keep:#x} not contiguous from the MSB lane"
                 );
-                ensure!(last || keep == 0xF, "partial beat {keep:#x} before the last");
+                ensure!(
+                    last || keep == 0xF,
+                    "partial beat {keep:#x} before the last"
+                );
                 for lane in 0..n {
                     s.bytes.push((data >> (8 * (3 - lane))) as u8);
                 }
