@@ -152,8 +152,12 @@ pub struct DdpTx {
     seg_last: DFF<Bit>,
     /// Message offset of the current segment's first payload octet (MO).
     seg_off: DFF<Bits<32>>,
-    /// TO of the current segment (`msg_to + seg_off`).
-    to_r: DFF<Bits<64>>,
+    /// TO of the current segment (`msg_to + seg_off`), lower and upper halves and the carry
+    /// still to add to the upper half.
+    to_lo: DFF<Bits<32>>,
+    to_hi: DFF<Bits<32>>,
+    to_c: DFF<Bit>,
+    to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
     /// Beat index within the segment's header part.
@@ -285,7 +289,10 @@ impl Default for DdpTx {
             seg_rem: Default::default(),
             seg_last: Default::default(),
             seg_off: Default::default(),
-            to_r: Default::default(),
+            to_lo: Default::default(),
+            to_hi: Default::default(),
+            to_c: Default::default(),
+            to_sum: Default::default(),
             ulen: Default::default(),
             hb: Default::default(),
             inpay: Default::default(),
@@ -362,9 +369,9 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb, inpay,
-            rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre,
-            words_left, sh, inflight, f0, f1, f2, fn_
+            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_lo, to_hi, to_c,
+            ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
+            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -456,12 +463,12 @@ impl Logic for DdpTx {
                 self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
             } else if self.hb.q.val() == 1 {
                 self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
-                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(48);
+                self.hdr_lo.next = self.to_hi.q.val().get_bits::<16>(16);
             } else if self.hb.q.val() == 2 {
-                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(32);
-                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(16);
+                self.hdr_hi.next = self.to_hi.q.val().get_bits::<16>(0);
+                self.hdr_lo.next = self.to_lo.q.val().get_bits::<16>(16);
             } else {
-                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(0);
+                self.hdr_hi.next = self.to_lo.q.val().get_bits::<16>(0);
             }
         } else if self.hb.q.val() == 0 {
             self.hdr_hi.next = self.ctrl16.val();
@@ -580,6 +587,13 @@ impl Logic for DdpTx {
                 self.state.d.next = DdpTxState::Idle;
             }
         }
+        // TO's upper half takes the carry one cycle later (read two cycles after the set-up
+        // at the earliest, in beat 1).
+        self.to_sum.next = 0.into();
+        if self.to_c.q.val() {
+            self.to_hi.d.next = self.to_hi.q.val() + 1;
+            self.to_c.d.next = false;
+        }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
             self.seg_last.d.next = self.fits_r.q.val();
@@ -594,7 +608,10 @@ impl Logic for DdpTx {
             if self.state.q.val() == DdpTxState::Emit {
                 self.seg_off.d.next =
                     self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
-                self.to_r.d.next = self.to_r.q.val() + bit_cast::<64, 16>(self.maxpay.q.val());
+                self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
+                    + bit_cast::<33, 16>(self.maxpay.q.val());
+                self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
+                self.to_c.d.next = self.to_sum.val().get_bit(32);
             }
         }
 
@@ -719,7 +736,9 @@ impl Logic for DdpTx {
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             self.seg_off.d.next = 0.into();
-            self.to_r.d.next = self.msg_to.val();
+            self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
+            self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
+            self.to_c.d.next = false;
             self.seg_last.d.next = false;
             self.rq_addr.d.next = self.msg_addr.val();
             self.rq_cnt.d.next = 0.into();
