@@ -27,7 +27,7 @@ fn run(sim: &mut dyn Backend, seed: u64, count: usize, max_len: u32, big: bool) 
             rng.gen_range(0..=9100)
         }
     });
-    let traffic = if seed % 4 == 0 {
+    let traffic = if seed.is_multiple_of(4) {
         TxTraffic::FULL_SPEED
     } else {
         TxTraffic::random(&mut rng)
@@ -46,14 +46,24 @@ fn run(sim: &mut dyn Backend, seed: u64, count: usize, max_len: u32, big: bool) 
         )
         .unwrap_or_else(|e| panic!("seed {seed} mulpdu {mulpdu:?} traffic {traffic:?}: {e:#}"));
     assert!(r.segments >= msgs.len(), "seed {seed}: too few segments");
-    println!("seed {seed}: {} messages, {} segments, {} beats, {} requests, {} cycles", msgs.len(), r.segments, r.beats, r.requests, r.cycles);
+    println!(
+        "seed {seed}: {} messages, {} segments, {} beats, {} requests, {} cycles",
+        msgs.len(),
+        r.segments,
+        r.beats,
+        r.requests,
+        r.cycles
+    );
 }
 
 /// A fixed set of short messages: every opcode, lengths 0..=9, both alignments, MULPDU 64.
 fn short(sim: &mut dyn Backend) {
     let mut msgs = Vec::new();
     let mut addr = 0x4000_0ffc_u32;
-    for (i, len) in [0u32, 1, 2, 3, 4, 5, 9, 47, 60, 130].into_iter().enumerate() {
+    for (i, len) in [0u32, 1, 2, 3, 4, 5, 9, 47, 60, 130]
+        .into_iter()
+        .enumerate()
+    {
         msgs.push(TxMsg {
             conn: i % 4,
             opcode: (i % 7) as u8,
@@ -73,8 +83,16 @@ fn short(sim: &mut dyn Backend) {
     let mut traffic = TxTraffic::FULL_SPEED;
     traffic.dma.read.latency = 5;
     traffic.ready = 0.7;
-    tb.run(sim, [64, 0, 100, 9000], &msgs, &mut mem, &traffic, 3, 20_000)
-        .unwrap_or_else(|e| panic!("{e:#}"));
+    tb.run(
+        sim,
+        [64, 0, 100, 9000],
+        &msgs,
+        &mut mem,
+        &traffic,
+        3,
+        20_000,
+    )
+    .unwrap_or_else(|e| panic!("{e:#}"));
 }
 
 #[test]
@@ -99,7 +117,7 @@ fn random_messages_verilator() {
         run_with_waveform_on_failure(
             "ddp_tx_random",
             || BackendKind::Verilator.build(DdpTx::default()),
-            |sim| run(sim, seed, 60, 5000, seed % 3 == 0),
+            |sim| run(sim, seed, 60, 5000, seed.is_multiple_of(3)),
         );
     }
 }
@@ -109,8 +127,8 @@ fn random_messages_verilator() {
 #[test]
 fn throughput_64k_writes_latency_50() {
     for (mulpdu, align) in [(1454u16, 0u32), (1454, 3), (9000, 1)] {
-        let r = measure_beats_per_cycle(BackendKind::Verilator, 65536, 4, mulpdu, align, 50)
-            .unwrap();
+        let r =
+            measure_beats_per_cycle(BackendKind::Verilator, 65536, 4, mulpdu, align, 50).unwrap();
         let bpc = r.beats_per_cycle();
         println!(
             "DdpTx 64 KiB Writes, MULPDU {mulpdu}, align {align}, latency 50: {} beats in {} \

@@ -89,6 +89,7 @@ pub fn measure_goodput(op: OpKind, size: u32, count: usize) -> Result<Goodput> {
         random_alignment: false,
         both_directions: false,
         seed: 3,
+        stall_cycles: 2_000_000,
     };
     s.run(&cfg, |_| {})?;
     let data_conn = if op == OpKind::Read { 1 } else { 0 };
@@ -151,6 +152,7 @@ pub fn measure_latency() -> Result<(u64, u64)> {
         random_alignment: false,
         both_directions: false,
         seed: 5,
+        stall_cycles: 2_000_000,
     };
     s.dev.sim_mut().reset_stats();
     s.run(&cfg, |_| {})?;

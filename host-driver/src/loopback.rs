@@ -77,6 +77,7 @@ pub fn run(a: &LoopbackArgs) -> Result<Summary> {
         random_alignment: false,
         both_directions: true,
         seed: a.seed,
+        stall_cycles: 2_000_000,
     };
     let tty = std::io::stderr().is_terminal();
     let count = a.count;

@@ -99,6 +99,8 @@ pub struct TrafficConfig {
     /// Post from both QPs of a pair (else only from the first).
     pub both_directions: bool,
     pub seed: u64,
+    /// Give up when no operation was posted or completed for this many cycles.
+    pub stall_cycles: u64,
 }
 
 impl Default for TrafficConfig {
@@ -112,6 +114,7 @@ impl Default for TrafficConfig {
             random_alignment: true,
             both_directions: true,
             seed: 1,
+            stall_cycles: 2_000_000,
         }
     }
 }
@@ -258,6 +261,7 @@ impl Session {
         let mut posted = 0usize;
         let mut done = 0usize;
         let mut wr_id = 1u64;
+        let mut last_progress = start;
         while done < cfg.count {
             // Post while there is room.
             let mut progressed = false;
@@ -345,11 +349,14 @@ impl Session {
                 }
                 progressed = true;
             }
-            if !progressed {
+            if progressed {
+                last_progress = self.dev.sim().cycles();
+            } else {
                 self.dev.run(16);
-                if self.dev.sim().cycles() - start > 200_000_000 {
+                if self.dev.sim().cycles() - last_progress > cfg.stall_cycles {
                     return Err(VerbsError::Device(format!(
-                        "no progress: {done} of {} operations done, {} in flight",
+                        "no progress for {} cycles: {done} of {} operations done, {} in flight",
+                        cfg.stall_cycles,
                         cfg.count,
                         pending.len()
                     )));

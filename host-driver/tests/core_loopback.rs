@@ -48,6 +48,7 @@ fn every_operation_every_size() {
                 random_alignment: true,
                 both_directions: true,
                 seed: (i * 10 + j) as u64,
+                stall_cycles: 2_000_000,
             };
             let sum = s
                 .run(&cfg, |_| {})
@@ -211,6 +212,7 @@ fn random_mixed_operations_four_qps() {
         random_alignment: true,
         both_directions: true,
         seed,
+        stall_cycles: 2_000_000,
     };
     let sum = s.run(&cfg, |_| {}).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(sum.ops, count);
@@ -236,6 +238,7 @@ fn smoke_each_operation_once() {
             random_alignment: false,
             both_directions: false,
             seed: j as u64,
+            stall_cycles: 20_000,
         };
         let sum = s
             .run(&cfg, |_| {})

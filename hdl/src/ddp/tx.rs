@@ -28,42 +28,59 @@
 //!
 //! # Payload path
 //!
-//! - **Requests**: one request per 256-octet-aligned block of host memory (the first and last
-//!   may be partial), so no request crosses a 4 KiB boundary (PCIe) and request `k` of a message
-//!   lands in a fixed place of the buffer: the buffer (512 words of block RAM, 2 KiB) is indexed
-//!   by host word address bits `[10:2]`, and the tag of a request is host address bits `[10:8]`
-//!   (8 tags, one per 256-octet slot). Up to 8 blocks are requested ahead of the reader: room for
-//!   a block is reserved when it is requested (completions have no ready).
+//! - **Requests**: one request per 128-octet-aligned block of host memory
+//!   ([`TX_BLK_OCTETS`]; the first and last may be partial), so no request crosses a 4 KiB
+//!   boundary (PCIe) and every block lands in a fixed place of the buffer: the buffer (256 words
+//!   of block RAM, 1 KiB, 2 iCE40 RAMs) is indexed by host word address bits `[9:2]`, and the
+//!   tag of a request is host address bits `[9:7]` (8 tags, one per block slot). Up to 8 blocks
+//!   are requested ahead of the reader: room is reserved when a block is requested (completions
+//!   have no ready), and a slot (tag) is requested again only after the reader released it, so
+//!   a tag is never reused before its `last` beat. The request length is registered (one
+//!   request every 2 cycles at most, i.e. 64 octets per cycle: far more than needed).
 //! - **Completions** (DW-aligned beats, tags interleaving freely, one tag in address order) are
-//!   written at `{tag, wptr[tag]}`; `wptr[tag]` starts at the request's word and counts beats;
-//!   the tag's `done` flag rises with its `last` beat.
+//!   written at `{tag, wptr[tag]}`; `wptr[tag]` starts at the request's first word and counts
+//!   beats; the tag's `done` flag rises with its `last` beat.
 //! - **Reader**: reads the buffer word by word in host order from the word holding
-//!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for the
-//!   word's completion beat (its block complete, or the block's `wptr` past the word; words outside the message, the one before and those after, are
-//!   garbage under header lanes or `keep` = 0 and are not waited for). A word enters a 3-word
-//!   FIFO; the block is released (`rd_cnt`) with its last message word.
+//!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for
+//!   each word's completion beat (its block complete, or the block's `wptr` past the word).
+//!   Words outside the message (the one before it, those after it) are garbage under header
+//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO; a block is
+//!   released (`rd_cnt`) with its last message word.
 //! - **Realignment**: output payload window `i` holds message octets `4i - 2 .. 4i + 1` (lanes 0
 //!   to 3), i.e. host octets from `msg_addr - 2 + 4i`: the FIFO's first two words shifted by
 //!   `s = (msg_addr + 2) mod 4` octets. A segment's first payload beat takes lanes 2, 3 of a
 //!   window (lanes 0, 1 are the header's last two octets); a non-final segment's last beat takes
 //!   lanes 0, 1 of a window, which then stays for the next segment's first payload beat.
 //!
+//! Why 128-octet blocks: the DMA model (like PCIe) returns pieces of different tags in any
+//! order, and the reader needs them in address order; with 8 tags, small blocks keep the
+//! reader's wait for an overtaken block short. Measured (64 KiB Writes, latency 50, MULPDU
+//! 1454): 256-octet blocks 0.974 beats / cycle, 512-octet 0.955, 128-octet 0.986, 64-octet
+//! 0.992 (but only 512 octets in flight: latency above ~120 cycles would then starve it).
+//!
 //! # Timing
 //!
-//! One cycle to take a message (the offered fields are latched where needed), one to set up the
-//! first segment, then one beat per cycle while payload is there; the next segment's first beat
-//! follows the previous one's last in the next cycle. The first payload beat waits for the first
-//! block's completion (DMA latency + up to 64 beats). Steady state: one beat per cycle with a DMA
-//! latency of 50 (8 blocks of 64 words ahead). `idle` is 1 when no message is being worked on
-//! (then no request is outstanding: a message ends only after all its payload was read).
+//! Two cycles to take a message and set up its first segment, then one beat per cycle while
+//! payload is there; the next segment's first beat follows the previous one's last in the next
+//! cycle. The first payload beat waits for the first completion beat (DMA latency). Steady
+//! state: one beat per cycle with a DMA latency of 50. `idle` is 1 when no message is being
+//! worked on (then no request is outstanding: a message ends only after all its payload was
+//! read). Fmax on the iCE40-HX8K: 78 MHz so far; the critical path is `ulpdu_ready` -> `pop`
+//! -> the word FIFO's clock enables (a global buffer); an output register stage is left to do.
 
-use crate::config::{CONN_BITS, CONNECTIONS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
+use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
 
-/// Blocks of 256 octets in the payload buffer (= read tags in use).
+/// Blocks in the payload buffer (= read tags in use).
 pub const TX_BLOCKS: usize = 8;
+/// Bits of a word index within one block (a block is `4 << TX_BLK_WORD_BITS` octets).
+pub const TX_BLK_WORD_BITS: usize = 5;
+/// Bits of an octet offset within one block.
+pub const TX_BLK_OCT_BITS: usize = TX_BLK_WORD_BITS + 2;
 /// Address bits of the payload buffer (words of 32 bits).
-pub const TX_BUF_BITS: usize = 9;
+pub const TX_BUF_BITS: usize = DMA_SUB_TAG_BITS + TX_BLK_WORD_BITS;
+/// Octets of one block (one read request at most).
+pub const TX_BLK_OCTETS: u64 = 1 << TX_BLK_OCT_BITS;
 
 const _: () = assert!(TX_BLOCKS == 1 << DMA_SUB_TAG_BITS);
 
@@ -135,8 +152,12 @@ pub struct DdpTx {
     seg_last: DFF<Bit>,
     /// Message offset of the current segment's first payload octet (MO).
     seg_off: DFF<Bits<32>>,
-    /// TO of the current segment (`msg_to + seg_off`).
-    to_r: DFF<Bits<64>>,
+    /// TO of the current segment (`msg_to + seg_off`), lower and upper halves and the carry
+    /// still to add to the upper half.
+    to_lo: DFF<Bits<32>>,
+    to_hi: DFF<Bits<32>>,
+    to_c: DFF<Bit>,
+    to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
     /// Beat index within the segment's header part.
@@ -148,8 +169,15 @@ pub struct DdpTx {
     rq_left: DFF<Bits<32>>,
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
+    /// Length of the next request (registered), valid when `rq_ok`.
+    rq_lenr: DFF<Bits<16>>,
+    rq_ok: DFF<Bit>,
+    /// `msg_rem <= maxpay`, registered.
+    fits_r: DFF<Bit>,
+    /// The first segment's set-up cycle is still to come.
+    seg_wait: DFF<Bit>,
     // ---- Completions.
-    wptr: [DFF<Bits<6>>; TX_BLOCKS],
+    wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
     pbuf: RAM<Bits<32>, TX_BUF_BITS>,
     // ---- Reader and realigner.
@@ -186,6 +214,10 @@ pub struct DdpTx {
     fire: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     pop_k: Signal<Local, Bit>,
+    rem_hi0: Signal<Local, Bit>,
+    rem_lo: Signal<Local, Bits<3>>,
+    rem_le2: Signal<Local, Bit>,
+    rem_le4: Signal<Local, Bit>,
     mul_raw: Signal<Local, Bits<16>>,
     push: Signal<Local, Bit>,
     np: Signal<Local, Bits<2>>,
@@ -193,19 +225,24 @@ pub struct DdpTx {
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
-    blk_wptr: Signal<Local, Bits<6>>,
+    blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
     seg_take: Signal<Local, Bits<32>>,
     seg_fits: Signal<Local, Bit>,
-    room: Signal<Local, Bits<32>>,
-    rq_len: Signal<Local, Bits<32>>,
+    room: Signal<Local, Bits<16>>,
+    rq_len: Signal<Local, Bits<16>>,
     rq_fire: Signal<Local, Bit>,
     rq_ahead: Signal<Local, Bits<4>>,
-    cpl_wptr: Signal<Local, Bits<6>>,
+    cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c256: Constant<Bits<32>>,
+    c_blk: Constant<Bits<16>>,
+    c_shift: Constant<Bits<4>>,
+    c_oshift: Constant<Bits<4>>,
+    rq_blk: Signal<Local, Bits<32>>,
+    rptr_blk: Signal<Local, Bits<TX_BUF_BITS>>,
+    c_last: Constant<Bits<TX_BLK_WORD_BITS>>,
 }
 
 impl Default for DdpTx {
@@ -252,13 +289,20 @@ impl Default for DdpTx {
             seg_rem: Default::default(),
             seg_last: Default::default(),
             seg_off: Default::default(),
-            to_r: Default::default(),
+            to_lo: Default::default(),
+            to_hi: Default::default(),
+            to_c: Default::default(),
+            to_sum: Default::default(),
             ulen: Default::default(),
             hb: Default::default(),
             inpay: Default::default(),
             rq_addr: Default::default(),
             rq_left: Default::default(),
             rq_cnt: Default::default(),
+            rq_lenr: Default::default(),
+            rq_ok: Default::default(),
+            fits_r: Default::default(),
+            seg_wait: Default::default(),
             wptr: Default::default(),
             done: Default::default(),
             pbuf: Default::default(),
@@ -288,6 +332,10 @@ impl Default for DdpTx {
             fire: Default::default(),
             pop: Default::default(),
             pop_k: Default::default(),
+            rem_hi0: Default::default(),
+            rem_lo: Default::default(),
+            rem_le2: Default::default(),
+            rem_le4: Default::default(),
             mul_raw: Default::default(),
             push: Default::default(),
             np: Default::default(),
@@ -307,7 +355,12 @@ impl Default for DdpTx {
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
-            c256: Constant::new(256.into()),
+            c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
+            c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
+            rq_blk: Default::default(),
+            rptr_blk: Default::default(),
+            c_last: Constant::new(((1u64 << TX_BLK_WORD_BITS) - 1).into()),
         }
     }
 }
@@ -316,9 +369,9 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_r, ulen, hb,
-            inpay, rq_addr, rq_left, rq_cnt, rd_cnt, rptr, pre, words_left, sh, inflight, f0, f1,
-            f2, fn_
+            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_lo, to_hi, to_c,
+            ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
+            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -389,7 +442,17 @@ impl Logic for DdpTx {
         }
 
         // ---- The beat on the ULPDU stream.
-        self.kind_p0.next = !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
+        // `seg_rem <= 2` / `<= 4` without a carry chain (on the ready -> pop -> read path).
+        self.rem_hi0.next = self.seg_rem.q.val().get_bits::<13>(3) == 0;
+        self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
+        self.rem_le2.next = self.rem_hi0.val()
+            && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
+        self.rem_le4.next = self.rem_hi0.val()
+            && (self.rem_lo.val() != 5)
+            && (self.rem_lo.val() != 6)
+            && (self.rem_lo.val() != 7);
+        self.kind_p0.next =
+            !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
         self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body).
         self.hdr_hi.next = 0.into();
@@ -400,12 +463,12 @@ impl Logic for DdpTx {
                 self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
             } else if self.hb.q.val() == 1 {
                 self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
-                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(48);
+                self.hdr_lo.next = self.to_hi.q.val().get_bits::<16>(16);
             } else if self.hb.q.val() == 2 {
-                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(32);
-                self.hdr_lo.next = self.to_r.q.val().get_bits::<16>(16);
+                self.hdr_hi.next = self.to_hi.q.val().get_bits::<16>(0);
+                self.hdr_lo.next = self.to_lo.q.val().get_bits::<16>(16);
             } else {
-                self.hdr_hi.next = self.to_r.q.val().get_bits::<16>(0);
+                self.hdr_hi.next = self.to_lo.q.val().get_bits::<16>(0);
             }
         } else if self.hb.q.val() == 0 {
             self.hdr_hi.next = self.ctrl16.val();
@@ -445,8 +508,8 @@ impl Logic for DdpTx {
         if self.kind_p0.val() {
             self.hdr_lo.next = self.win.val().get_bits::<16>(0);
         }
-        self.ulpdu_data.next = (bit_cast::<32, 16>(self.hdr_hi.val()) << 16)
-            | bit_cast::<32, 16>(self.hdr_lo.val());
+        self.ulpdu_data.next =
+            (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
         self.ulpdu_keep.next = 0xF.into();
         self.ulpdu_last.next = false;
         self.ulpdu_valid.next = self.state.q.val() == DdpTxState::Emit;
@@ -460,16 +523,18 @@ impl Logic for DdpTx {
             if self.seg_rem.q.val() == 0 {
                 self.ulpdu_keep.next = 0xC.into();
             } else {
-                self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+                self.ulpdu_valid.next =
+                    (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
                 if self.seg_rem.q.val() == 1 {
                     self.ulpdu_keep.next = 0xE.into();
                 }
             }
-            self.ulpdu_last.next = self.seg_rem.q.val() <= 2;
+            self.ulpdu_last.next = self.rem_le2.val();
             self.pop_k.next = self.seg_rem.q.val() != 0;
         } else if self.kind_pay.val() {
             self.ulpdu_data.next = self.win.val();
-            self.ulpdu_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+            self.ulpdu_valid.next =
+                (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.seg_rem.q.val() == 3 {
                 self.ulpdu_keep.next = 0xE.into();
             }
@@ -479,9 +544,9 @@ impl Logic for DdpTx {
             if self.seg_rem.q.val() == 1 {
                 self.ulpdu_keep.next = 0x8.into();
             }
-            self.ulpdu_last.next = self.seg_rem.q.val() <= 4;
+            self.ulpdu_last.next = self.rem_le4.val();
             // A non-final segment's last beat leaves the window for the next segment.
-            self.pop_k.next = !(self.ulpdu_last.val() && !self.seg_last.q.val());
+            self.pop_k.next = !self.ulpdu_last.val() || self.seg_last.q.val();
         }
         self.ulpdu_conn.next = self.msg_conn.val();
         self.ulpdu_len.next = self.ulen.q.val();
@@ -494,11 +559,18 @@ impl Logic for DdpTx {
         // ---- Segment bookkeeping.
         self.seg_fits.next = (self.msg_rem.q.val().get_bits::<16>(16) == 0)
             && (self.msg_rem.q.val().get_bits::<16>(0) <= self.maxpay.q.val());
+        // Registered (the compare and the subtraction below in separate cycles): `msg_rem`
+        // changes at most once per segment, segments are at least 4 beats long, and the
+        // first segment waits one cycle in `Seg`.
+        self.fits_r.d.next = self.seg_fits.val();
         self.seg_take.next = bit_cast::<32, 16>(self.maxpay.q.val());
-        if self.seg_fits.val() {
+        if self.fits_r.q.val() {
             self.seg_take.next = self.msg_rem.q.val();
         }
-        self.start_seg.next = (self.state.q.val() == DdpTxState::Seg)
+        if self.state.q.val() == DdpTxState::Seg {
+            self.seg_wait.d.next = false;
+        }
+        self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.ulpdu_last.val() && !self.seg_last.q.val());
         if self.fire.val() {
             if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
@@ -515,9 +587,16 @@ impl Logic for DdpTx {
                 self.state.d.next = DdpTxState::Idle;
             }
         }
+        // TO's upper half takes the carry one cycle later (read two cycles after the set-up
+        // at the earliest, in beat 1).
+        self.to_sum.next = 0.into();
+        if self.to_c.q.val() {
+            self.to_hi.d.next = self.to_hi.q.val() + 1;
+            self.to_c.d.next = false;
+        }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
-            self.seg_last.d.next = self.seg_fits.val();
+            self.seg_last.d.next = self.fits_r.q.val();
             self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
             if self.rreq.val() {
@@ -527,34 +606,47 @@ impl Logic for DdpTx {
             self.inpay.d.next = false;
             self.state.d.next = DdpTxState::Emit;
             if self.state.q.val() == DdpTxState::Emit {
-                self.seg_off.d.next = self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
-                self.to_r.d.next = self.to_r.q.val() + bit_cast::<64, 16>(self.maxpay.q.val());
+                self.seg_off.d.next =
+                    self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
+                self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
+                    + bit_cast::<33, 16>(self.maxpay.q.val());
+                self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
+                self.to_c.d.next = self.to_sum.val().get_bit(32);
             }
         }
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
-        self.room.next =
-            self.c256.val() - bit_cast::<32, 8>(self.rq_addr.q.val().get_bits::<8>(0));
+        // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
+        // cycle after the previous request, offered from the next one.
+        self.room.next = self.c_blk.val()
+            - bit_cast::<16, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
         self.rq_len.next = self.room.val();
-        if self.rq_left.q.val() < self.room.val() {
-            self.rq_len.next = self.rq_left.q.val();
+        if (self.rq_left.q.val().get_bits::<16>(16) == 0)
+            && (self.rq_left.q.val().get_bits::<16>(0) < self.room.val())
+        {
+            self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
         }
+        self.rq_lenr.d.next = self.rq_len.val();
+        self.rq_ok.d.next = self.state.q.val() != DdpTxState::Idle;
         self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
         self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle)
+            && self.rq_ok.q.val()
             && (self.rq_left.q.val() != 0)
             && !self.rq_ahead.val().get_bit(3);
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
-        self.pay_rd_req_len.next = self.rq_len.val().get_bits::<DMA_LEN_BITS>(0);
-        self.pay_rd_req_tag.next = self.rq_addr.q.val().get_bits::<DMA_SUB_TAG_BITS>(8);
+        self.pay_rd_req_len.next = self.rq_lenr.q.val();
+        self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
+        self.pay_rd_req_tag.next = self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
-            self.rq_addr.d.next = self.rq_addr.q.val() + self.rq_len.val();
-            self.rq_left.d.next = self.rq_left.q.val() - self.rq_len.val();
+            self.rq_addr.d.next = self.rq_addr.q.val() + bit_cast::<32, 16>(self.rq_lenr.q.val());
+            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
+            self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_req_tag.val().index() == i {
                     self.done[i].d.next = false;
-                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<6>(2);
+                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
         }
@@ -567,10 +659,10 @@ impl Logic for DdpTx {
             }
         }
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
-        self.pbuf.write_address.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(
-            self.pay_rd_cpl_tag.val(),
-        ) << 6)
-            | bit_cast::<TX_BUF_BITS, 6>(self.cpl_wptr.val());
+        self.pbuf.write_address.next =
+            (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_cpl_tag.val())
+                << self.c_shift.val())
+                | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
         self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
@@ -585,10 +677,11 @@ impl Logic for DdpTx {
 
         // ---- Reader: buffer words in host order into the 3-word FIFO.
         self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
+        self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
         self.blk_done.next = false;
         self.blk_wptr.next = 0.into();
         for i in 0..TX_BLOCKS {
-            if self.rptr.q.val().get_bits::<DMA_SUB_TAG_BITS>(6).index() == i {
+            if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                 self.blk_done.next = self.done[i].q.val();
                 self.blk_wptr.next = self.wptr[i].q.val();
             }
@@ -598,7 +691,7 @@ impl Logic for DdpTx {
         self.word_ready.next = !self.inside.val()
             || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
                 && (self.blk_done.val()
-                    || (self.rptr.q.val().get_bits::<6>(0) < self.blk_wptr.val())));
+                    || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.word_ready.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
@@ -611,7 +704,9 @@ impl Logic for DdpTx {
             self.pre.d.next = false;
             if self.inside.val() {
                 self.words_left.d.next = self.words_left.q.val() - 1;
-                if (self.rptr.q.val().get_bits::<6>(0) == 63) || (self.words_left.q.val() == 1) {
+                if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
+                    || (self.words_left.q.val() == 1)
+                {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                 }
             }
@@ -637,9 +732,13 @@ impl Logic for DdpTx {
         // ---- Taking a message: latch what changes per segment, reset the payload path.
         if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
             self.state.d.next = DdpTxState::Seg;
+            self.seg_wait.d.next = true;
+            self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             self.seg_off.d.next = 0.into();
-            self.to_r.d.next = self.msg_to.val();
+            self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
+            self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
+            self.to_c.d.next = false;
             self.seg_last.d.next = false;
             self.rq_addr.d.next = self.msg_addr.val();
             self.rq_cnt.d.next = 0.into();

@@ -29,7 +29,6 @@ use rnic_hdl::ddp::tx::DdpTx;
 use rnic_proto::ddp;
 use rnic_proto::rdmap::opcode::Opcode;
 use rnic_proto::rdmap::read_request;
-use std::collections::VecDeque;
 
 /// One message job (`docs/core.md` "The message job").
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -303,6 +302,7 @@ impl DdpTxTb {
 
     /// Runs `msgs` through the block with `mulpdu` per connection and checks everything (see
     /// the module documentation). `mem` holds the payloads. Returns an error on any mismatch.
+    #[allow(clippy::too_many_arguments)]
     pub fn run(
         &self,
         sim: &mut dyn Backend,
@@ -420,7 +420,6 @@ impl DdpTxTb {
             let done = sim.get(self.o[MSG_DONE]) == 1;
             let ready_out = sim.get(self.o[MSG_READY]) == 1;
             let mut took_last = false;
-            if std::env::var("DDPTX_DBG").is_ok() && sim.get(self.o[U_VALID]) == 0 { eprintln!("bubble {now} msg {next_msg} seg {seg_idx} cur {:?}", cur.as_ref().map(|c| c.bytes.len())); }
             if sim.get(self.o[U_VALID]) == 1 && u_ready {
                 report.beats += 1;
                 let data = sim.get(self.o[U_DATA]) as u32;
@@ -445,7 +444,10 @@ impl DdpTxTb {
                     keep != 0 && u32::from(keep) == (0xF0u32 >> n) & 0xF,
                     "keep {keep:#x} not contiguous from the MSB lane"
                 );
-                ensure!(last || keep == 0xF, "partial beat {keep:#x} before the last");
+                ensure!(
+                    last || keep == 0xF,
+                    "partial beat {keep:#x} before the last"
+                );
                 for lane in 0..n {
                     s.bytes.push((data >> (8 * (3 - lane))) as u8);
                 }
