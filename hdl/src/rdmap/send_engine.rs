@@ -690,6 +690,11 @@ impl Logic for SendEngine {
             }
             SeState::Msg => {
                 if self.msg_ready.val() {
+                    // DdpTx takes a message at its end: its `msg_done` may come in the
+                    // cycle of the hand-over (`docs/core.md`, "The message job").
+                    if self.msg_done.val() {
+                        self.done_seen.d.next = true;
+                    }
                     if self.is_read.val() {
                         self.orq_push.next = true;
                         self.push.next = true;
