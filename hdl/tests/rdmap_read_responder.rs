@@ -3,18 +3,18 @@
 //! does), a DdpTx model on `rr_msg_*` with random `rr_msg_ready`, a random number of messages
 //! taken ahead and random done delays.
 //!
-//! Checked every cycle: `rr_msg_*` is the Read Response of the request shown (opcode 2, sink
-//! STag / TO, source address, size, other fields 0), or nothing when the QP FIFO is full;
-//! `irq_ready` is the handshake; every request becomes exactly one response, in request order
+//! Checked every cycle: `rr_msg_*` is the Read Response of the oldest queued request (opcode
+//! 2, sink STag / TO, source address, size, other fields 0), never offered when the QP FIFO
+//! is full; `irq_ready` is 1 whenever the request queue has room (the receive path never waits
+//! for the transmit side); every request becomes exactly one response, in request order
 //! (`rfc5040-rdmap.md` §3, rule 20); `irq_done` strobes exactly at `rr_msg_done` with the QP of
-//! the oldest response in flight; no more than `RR_INFLIGHT` in flight; `idle` exactly when
-//! none is in flight. A third test puts the ReadResponder behind the TxArbiter, as in the core
+//! the oldest response in flight; no more than `RR_INFLIGHT` in flight; `idle` at the end. A third test puts the ReadResponder behind the TxArbiter, as in the core
 //! (SendEngine jobs on the other input): every `irq_done` and `se_msg_done` reaches its source.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::CONN_BITS;
-use rnic_hdl::rdmap::read_responder::{ReadResponder, RR_INFLIGHT};
+use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, RR_INFLIGHT};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
 use rnic_sim::tb::read_responder::{IrqIn, ReadReq};
 use rnic_sim::tb::tx_arbiter::{DdpTxSink, MsgIn, MsgJob, MsgOut, MsgSource};
@@ -45,7 +45,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut done_qps: Vec<u8> = Vec::new();
     let mut max_inflight = 0;
     let mut cycle = 0;
-    while !(queue.is_empty() && sink.inflight.is_empty()) {
+    // Requests taken into the block's queue, not yet offered and taken as a response.
+    let mut queued: VecDeque<ReadReq> = VecDeque::new();
+    let mut max_queued = 0;
+    while !(queue.is_empty() && queued.is_empty() && sink.inflight.is_empty()) {
         cycle += 1;
         assert!(cycle < p.reqs * 400, "seed {seed}: stuck");
         if !showing && !queue.is_empty() && rng.gen_bool(p.show) {
@@ -60,26 +63,38 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         let ready = sink.ready(&mut rng);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
-        assert_eq!(
-            sim.get(idle),
-            u128::from(sink.inflight.is_empty()),
-            "seed {seed} cycle {cycle}: idle"
-        );
         let full = sink.inflight.len() >= RR_INFLIGHT;
         let shown = out.read(sim);
-        let want = req.filter(|_| !full).map(|r| r.response());
-        assert_eq!(shown, want, "seed {seed} cycle {cycle}: rr_msg");
-        let taken = shown.is_some() && ready;
-        if req.is_some() {
+        if let Some(m) = &shown {
+            assert!(
+                !full,
+                "seed {seed} cycle {cycle}: offered with {RR_INFLIGHT} in flight"
+            );
+            let head = queued.front().copied();
             assert_eq!(
-                sim.get(irq.ready) == 1,
-                taken,
-                "seed {seed} cycle {cycle}: irq_ready"
+                Some(*m),
+                head.map(|r| r.response()),
+                "seed {seed} cycle {cycle}: rr_msg is the oldest queued request's response"
             );
         }
-        if taken {
-            let r = queue.pop_front().unwrap();
+        // The queue takes a request whenever it has room: the receive path never waits for
+        // the transmit side.
+        if req.is_some() && queued.len() + 1 < IRQ_DEPTH {
+            assert_eq!(
+                sim.get(irq.ready),
+                1,
+                "seed {seed} cycle {cycle}: irq_ready with {} queued",
+                queued.len()
+            );
+        }
+        if req.is_some() && sim.get(irq.ready) == 1 {
+            queued.push_back(queue.pop_front().unwrap());
             showing = false;
+            max_queued = max_queued.max(queued.len());
+            assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
+        }
+        if shown.is_some() && ready {
+            let r = queued.pop_front().unwrap();
             got.push(shown.unwrap());
             sink.take(&mut rng, r.qp);
             max_inflight = max_inflight.max(sink.inflight.len());
@@ -104,6 +119,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         }
         sim.tick();
     }
+    let _ = max_queued;
     let want: Vec<MsgJob> = reqs.iter().map(|r| r.response()).collect();
     assert_eq!(got, want, "seed {seed}: responses in request order");
     let want_qps: Vec<u8> = reqs.iter().map(|r| r.qp).collect();
@@ -291,7 +307,8 @@ fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
     let mut sink: DdpTxSink<Option<u8>> = DdpTxSink::new(0.7, TXA_INFLIGHT + 2, 25);
     let (mut got_se, mut got_rr, mut done_qps, mut se_dones) = (vec![], vec![], vec![], 0);
     let mut cycle = 0;
-    while !(queue.is_empty() && src.finished() && sink.inflight.is_empty()) {
+    let mut queued: VecDeque<ReadReq> = VecDeque::new();
+    while !(queue.is_empty() && queued.is_empty() && src.finished() && sink.inflight.is_empty()) {
         cycle += 1;
         assert!(cycle < n * 400, "seed {seed}: stuck");
         if !showing && !queue.is_empty() && rng.gen_bool(0.5) {
@@ -308,12 +325,15 @@ fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
         let ready = sink.ready(&mut rng);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
+        if req.is_some() && sim.get(irq.ready) == 1 {
+            queued.push_back(queue.pop_front().unwrap());
+            showing = false;
+        }
         if let Some(m) = out.read(sim) {
             if ready {
                 if m.opcode == 2 {
-                    assert_eq!(sim.get(irq.ready), 1, "seed {seed} cycle {cycle}");
-                    let r = queue.pop_front().unwrap();
-                    showing = false;
+                    let r = queued.pop_front().unwrap();
+                    assert_eq!(m, r.response(), "seed {seed} cycle {cycle}");
                     got_rr.push(m);
                     sink.take(&mut rng, Some(r.qp));
                 } else {

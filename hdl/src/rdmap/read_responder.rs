@@ -18,26 +18,26 @@
 //!   Requests): requests arrive in order, each becomes one job in arrival order, the arbiter
 //!   and DdpTx keep whole messages in order. `irq_done` strobes therefore come in request
 //!   order too.
-//! - **No storage for the request.** RxControl holds the pushed request in its own output
-//!   register until it is taken (its front FSM waits in Emit): that register is the queue's one
-//!   entry, and `rr_msg_*` is a combinational view of `irq_*` (`rr_msg_valid = irq_valid`,
-//!   `irq_ready = rr_msg_ready`). A second register here (162 flip-flops) would only let
-//!   RxControl go on one request earlier; a deeper queue would need several block RAMs for its
-//!   width on the iCE40. The cost is that RxControl's front waits while DdpTx is busy with an
-//!   earlier message (the TxArbiter lets DdpTx take up to
-//!   [`TXA_INFLIGHT`](super::tx_arbiter::TXA_INFLIGHT) messages ahead, so the wait is short
-//!   unless DdpTx itself stalls).
+//! - **A queue of [`IRQ_DEPTH`] requests** (a FIFO in block RAM, 162 bits an entry): the
+//!   receive path must never wait for the transmit side. A Read Response can take as long as
+//!   the peer needs to drain its receive side, and the peer may be waiting for this core's
+//!   receive side (two RNICs, or the two QPs of one core in loopback, each sending a long
+//!   Read Response): if RxControl waited in its Emit state for `irq_ready` until DdpTx took
+//!   the response, which DdpTx does at its end, neither receive side would move again. With
+//!   the queue, `irq_ready` is 1 whenever the queue has room, and RxControl's IRD credits
+//!   (rows 19, `irq_done`) bound the requests queued: the sum of the IRDs of the QPs must not
+//!   exceed [`IRQ_DEPTH`] (the driver limits IRD to [`IRD_MAX`] per QP, `docs/decisions.md`).
 //! - **Dones.** Each taken response's QP goes into a FIFO of [`RR_INFLIGHT`] entries; at
 //!   `rr_msg_done` (routed by the arbiter, in message order) the head is popped and
 //!   `irq_done` strobes in the same cycle with `irq_done_qp` = that QP. A done in the cycle of
-//!   its own handshake (FIFO empty) names `irq_qp`. With the FIFO full no job is offered.
-//! - `idle`: no response taken and not yet done (a request still waiting on `irq_*` is
-//!   RxControl's, counted in its `idle`).
+//!   its own handshake (FIFO empty) names the QP of the request queue's head. With the FIFO
+//!   full no job is offered.
+//! - `idle`: no request queued, no response taken and not yet done.
 //!
 //! # Timing
 //!
-//! No register between `irq_*` and `rr_msg_*` (wires and constants), one mux of the FIFO
-//! head for `irq_done_qp`. Latency: none added.
+//! `rr_msg_*` come from the request FIFO's output (registered RAM read), `irq_ready` from
+//! its `full` flag. Latency: a request is offered two cycles after it was taken.
 //!
 //! # Other responders (where they plug in)
 //!
@@ -57,6 +57,30 @@ use rust_hdl::prelude::*;
 
 /// Read Responses taken by the arbiter and not yet done that this block can remember.
 pub const RR_INFLIGHT: usize = 4;
+/// Bits of a request queue address.
+pub const IRQ_ADDR_BITS: usize = 4;
+/// Read Requests the queue holds: the sum of the QPs' IRDs must not exceed it.
+pub const IRQ_DEPTH: usize = 1 << IRQ_ADDR_BITS;
+/// The largest IRD a QP may have ([`IRQ_DEPTH`] shared by every QP).
+pub const IRD_MAX: usize = IRQ_DEPTH / crate::config::QPS;
+/// Bits of a queued request: QP, sink STag, sink TO, size, source host address.
+const IRQ_BITS: usize = CONN_BITS + 32 + 64 + 32 + DMA_ADDR_BITS;
+/// Where each field sits in a queued request (LSB first).
+const F_STAG: usize = CONN_BITS;
+const F_TO: usize = F_STAG + 32;
+const F_SIZE: usize = F_TO + 64;
+const F_ADDR: usize = F_SIZE + 32;
+// The generated Verilog needs literal bit positions: `update` reads the fields at 0 (QP, 2
+// bits), 2, 34, 98 and 130 (32 bits of address).
+const _: () = assert!(
+    CONN_BITS == 2
+        && F_STAG == 2
+        && F_TO == 34
+        && F_SIZE == 98
+        && F_ADDR == 130
+        && DMA_ADDR_BITS == 32
+        && F_ADDR + DMA_ADDR_BITS == IRQ_BITS
+);
 /// Bits of a QP FIFO pointer.
 const PTR_BITS: usize = 2;
 /// Bits of the QP FIFO count (0..=RR_INFLIGHT).
@@ -97,6 +121,9 @@ pub struct ReadResponder {
     /// No response taken and not yet done.
     pub idle: Signal<Out, Bit>,
 
+    /// The request queue.
+    irq: SynchronousFIFO<Bits<IRQ_BITS>, IRQ_ADDR_BITS, { IRQ_ADDR_BITS + 1 }, 1>,
+    head: Signal<Local, Bits<IRQ_BITS>>,
     /// QP FIFO: the QP of each response taken and not yet done.
     qps: [DFF<Bits<CONN_BITS>>; RR_INFLIGHT],
     q_wr: DFF<Bits<PTR_BITS>>,
@@ -105,6 +132,11 @@ pub struct ReadResponder {
     full: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     op_rresp: Constant<Bits<4>>,
+    // Field positions in a queued request, as shift amounts.
+    sh_stag: Constant<Bits<8>>,
+    sh_to: Constant<Bits<8>>,
+    sh_size: Constant<Bits<8>>,
+    sh_addr: Constant<Bits<8>>,
 }
 
 impl Default for ReadResponder {
@@ -135,6 +167,8 @@ impl Default for ReadResponder {
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
             idle: Default::default(),
+            irq: Default::default(),
+            head: Default::default(),
             qps: Default::default(),
             q_wr: Default::default(),
             q_rd: Default::default(),
@@ -142,6 +176,10 @@ impl Default for ReadResponder {
             full: Default::default(),
             take: Default::default(),
             op_rresp: Constant::new(u64::from(Opcode::RdmaReadResponse as u8).into()),
+            sh_stag: Constant::new((F_STAG as u64).into()),
+            sh_to: Constant::new((F_TO as u64).into()),
+            sh_size: Constant::new((F_SIZE as u64).into()),
+            sh_addr: Constant::new((F_ADDR as u64).into()),
         }
     }
 }
@@ -150,33 +188,44 @@ impl Logic for ReadResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, q_wr, q_rd, q_cnt);
+        self.irq.clock.next = self.clock.val();
         for i in 0..RR_INFLIGHT {
             self.qps[i].clock.next = self.clock.val();
             self.qps[i].d.next = self.qps[i].q.val();
         }
+        // Requests into the queue.
+        self.irq_ready.next = !self.irq.full.val();
+        self.irq.write.next = self.irq_valid.val() && !self.irq.full.val();
+        self.irq.data_in.next = bit_cast::<IRQ_BITS, CONN_BITS>(self.irq_qp.val())
+            | (bit_cast::<IRQ_BITS, 32>(self.irq_sink_stag.val()) << self.sh_stag.val())
+            | (bit_cast::<IRQ_BITS, 64>(self.irq_sink_to.val()) << self.sh_to.val())
+            | (bit_cast::<IRQ_BITS, 32>(self.irq_size.val()) << self.sh_size.val())
+            | (bit_cast::<IRQ_BITS, DMA_ADDR_BITS>(self.irq_src_addr.val()) << self.sh_addr.val());
+        // The head of the queue as a message job.
+        self.head.next = self.irq.data_out.val();
         self.full.next = self.q_cnt.q.val().get_bit(2);
-        self.rr_msg_valid.next = self.irq_valid.val() && !self.full.val();
-        self.irq_ready.next = self.rr_msg_ready.val() && !self.full.val();
-        self.rr_msg_conn.next = self.irq_qp.val();
+        self.rr_msg_valid.next = !self.irq.empty.val() && !self.full.val();
+        self.rr_msg_conn.next = self.head.val().get_bits::<2>(0);
         self.rr_msg_opcode.next = self.op_rresp.val();
-        self.rr_msg_stag.next = self.irq_sink_stag.val();
-        self.rr_msg_to.next = self.irq_sink_to.val();
+        self.rr_msg_stag.next = self.head.val().get_bits::<32>(2);
+        self.rr_msg_to.next = self.head.val().get_bits::<64>(34);
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
-        self.rr_msg_addr.next = self.irq_src_addr.val();
-        self.rr_msg_len.next = self.irq_size.val();
+        self.rr_msg_addr.next = self.head.val().get_bits::<32>(130);
+        self.rr_msg_len.next = self.head.val().get_bits::<32>(98);
         self.take.next = self.rr_msg_valid.val() && self.rr_msg_ready.val();
+        self.irq.read.next = self.take.val();
         if self.take.val() {
             self.q_wr.d.next = self.q_wr.q.val() + 1;
             for i in 0..RR_INFLIGHT {
                 if self.q_wr.q.val().index() == i {
-                    self.qps[i].d.next = self.irq_qp.val();
+                    self.qps[i].d.next = self.head.val().get_bits::<2>(0);
                 }
             }
         }
         self.irq_done.next = self.rr_msg_done.val();
-        self.irq_done_qp.next = self.irq_qp.val();
+        self.irq_done_qp.next = self.head.val().get_bits::<2>(0);
         for i in 0..RR_INFLIGHT {
             if (self.q_cnt.q.val() != 0) && (self.q_rd.q.val().index() == i) {
                 self.irq_done_qp.next = self.qps[i].q.val();
@@ -190,7 +239,7 @@ impl Logic for ReadResponder {
         } else if !self.take.val() && self.rr_msg_done.val() {
             self.q_cnt.d.next = self.q_cnt.q.val() - 1;
         }
-        self.idle.next = self.q_cnt.q.val() == 0;
+        self.idle.next = (self.q_cnt.q.val() == 0) && self.irq.empty.val();
     }
 }
 

@@ -109,7 +109,8 @@ pub struct ConnParams {
     /// Markers in received / sent FPDUs.
     pub rx_markers: bool,
     pub tx_markers: bool,
-    /// Inbound Read Requests queued at most (IRD) and outbound Reads outstanding (ORD), 0..=15.
+    /// Inbound Read Requests queued at most (IRD, 0..=4: the core queues 16 for its 4 QPs) and
+    /// outbound Reads outstanding (ORD, 0..=15; the send engine tracks 4 per QP).
     pub ird: u8,
     pub ord: u8,
     /// The largest ULPDU accepted and the peer's: DDP segments are cut to `tx_mulpdu`.
@@ -257,10 +258,14 @@ impl Device {
     /// ring indexes. The LLP connection must be set up (MPA exchanged) before.
     pub fn connect(&mut self, qp: Qp, p: ConnParams) -> Result<()> {
         let q = self.qp_ref(qp)?.clone();
-        if p.ird > 15 || p.ord > 15 {
+        let ird_max = rnic_hdl::rdmap::read_responder::IRD_MAX as u8;
+        if p.ird > ird_max || p.ord > 15 {
             return Err(VerbsError::InvalidArgument(format!(
-                "IRD {} / ORD {}: at most 15",
-                p.ird, p.ord
+                "IRD {} / ORD {}: IRD at most {ird_max} (the core queues {} inbound Read \
+                 Requests for all its QPs), ORD at most 15",
+                p.ird,
+                p.ord,
+                rnic_hdl::rdmap::read_responder::IRQ_DEPTH
             )));
         }
         if q.state != QpState::Idle {
