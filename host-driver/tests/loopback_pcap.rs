@@ -93,6 +93,10 @@ fn pcap_of_a_mixed_run_decodes_in_tshark() {
         let cap = r.capture.as_ref().expect("a capture");
         assert_eq!(cap.path, path);
         assert_eq!(cap.fpdus.len(), 1, "one connection (QP 0 <-> QP 1)");
+        assert_eq!(
+            cap.grid_end_fpdus, 0,
+            "no FPDU Wireshark 4.0 cannot dissect"
+        );
 
         let s = tshark_check(&path).unwrap();
         s.check()
@@ -145,6 +149,76 @@ fn pcap_of_a_mixed_run_decodes_in_tshark() {
             sum.cycles
         );
     }
+}
+
+/// Markers at the default MULPDU (1454): an FPDU with its markers is longer than 1460 octets,
+/// so the capture's MSS is raised to keep one FPDU per segment (what Wireshark's marker handling
+/// needs), and it decodes with every CRC good; a Read of 2000 octets is a Read Request and two
+/// Read Responses, one with three markers in it.
+#[test]
+fn markers_at_full_mulpdu_raise_the_mss() {
+    let path = scratch("reads-markers-1454.pcap");
+    let mut a = args(true, Some(path.clone()));
+    a.params.tx_mulpdu = ConnParams::default().tx_mulpdu;
+    a.mix = Mix::Only(OpKind::Read);
+    a.size = 2000;
+    a.count = 3;
+    let r = loopback::run(&a).unwrap();
+    let cap = r.capture.as_ref().unwrap();
+    assert!(cap.mss > 1460, "MSS {}", cap.mss);
+    assert_eq!(cap.grid_end_fpdus, 0);
+    let s = tshark_check(&path).unwrap();
+    s.check()
+        .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+    let want = expected_fpdus(&r.summary.per_kind, a.size, a.params.tx_mulpdu);
+    assert_eq!(want, BTreeMap::from([(1, 3), (2, 6)]));
+    let responses: Vec<_> = s.fpdus.iter().filter(|f| f.opcode == Some(2)).collect();
+    assert_eq!(responses.len(), 6);
+    assert!(responses.iter().all(|f| f.crc == CrcVerdict::Good));
+    assert!(responses.iter().any(|f| f.markers >= 3));
+    assert_eq!(s.fpdus.len(), 9);
+    assert_eq!(cap.total_fpdus(), 9);
+}
+
+/// Wireshark 4.0's limit (`ends_on_marker_grid`): Reads of 3000 octets with this seed make one
+/// FPDU that ends exactly on the 512-octet marker grid. The capture says so, and tshark indeed
+/// decodes fewer FPDUs than were written (the capture itself holds them all: `total_fpdus`).
+/// If a newer tshark fixes the dissector, this test says so.
+#[test]
+fn fpdu_ending_on_the_marker_grid_is_flagged() {
+    let path = scratch("reads-markers-grid-end.pcap");
+    let mut a = args(true, Some(path.clone()));
+    a.params.tx_mulpdu = ConnParams::default().tx_mulpdu;
+    a.mix = Mix::Only(OpKind::Read);
+    a.size = 3000;
+    a.count = 3;
+    let r = loopback::run(&a).unwrap();
+    let cap = r.capture.as_ref().unwrap();
+    assert_eq!(cap.total_fpdus(), 12);
+    assert_eq!(cap.grid_end_fpdus, 1);
+    let s = tshark_check(&path).unwrap();
+    assert!(
+        s.fpdus.len() < 12,
+        "tshark decodes all {} FPDUs: the grid-end limit is gone",
+        s.fpdus.len()
+    );
+    // What it does decode is right.
+    assert!(s.fpdus.iter().all(|f| f.crc == CrcVerdict::Good));
+    assert!(loopback::format_summary(&a, &r).contains("1 FPDU(s) end on the marker grid"));
+}
+
+/// The first marker position inside an FPDU and the grid-end condition.
+#[test]
+fn ends_on_marker_grid_cases() {
+    // Starts 68 octets past the grid: markers at 444 and 956 inside, the next at 1468, its end.
+    assert!(loopback::ends_on_marker_grid(3140, 1468));
+    // A leading marker, markers at 512 and 1024, ends at 1472.
+    assert!(!loopback::ends_on_marker_grid(0, 1472));
+    // A leading marker and an end on the next grid point.
+    assert!(loopback::ends_on_marker_grid(0, 512));
+    // No marker inside (the one at its end is the next FPDU's leading marker): counted right.
+    assert!(!loopback::ends_on_marker_grid(4, 508));
+    assert!(!loopback::ends_on_marker_grid(100, 300));
 }
 
 /// The capture can fail the check: one octet of the first FPDU's payload flipped in the file
