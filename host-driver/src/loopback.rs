@@ -152,7 +152,7 @@ pub fn mpa_frame(kind: FrameKind, p: &ConnParams) -> Vec<u8> {
 pub fn ends_on_marker_grid(offset: u32, len: usize) -> bool {
     let interval = rnic_proto::mpa::MARKER_INTERVAL as usize;
     let first = (interval - offset as usize % interval) % interval;
-    first < len && (len - first) % interval == 0
+    first < len && (len - first).is_multiple_of(interval)
 }
 
 /// FPDUs of one direction's FPDU-mode stream `bytes` (with markers) that end on the marker
