@@ -23,7 +23,8 @@
 //!
 //! Known limit of the decoder, not of the capture: with markers, Wireshark 4.0 miscounts the
 //! markers of an FPDU that ends exactly on the 512-octet grid ([`ends_on_marker_grid`]); the
-//! summary says how many FPDUs of the capture do ([`CaptureStats::grid_end_fpdus`]).
+//! summary says how many FPDUs of the capture do ([`CaptureStats::grid_end_fpdus`]) and
+//! which options confine the damage to them ([`WIRESHARK_MARKER_OPTIONS`]).
 
 use crate::traffic::{Mix, OpKind, Session, Sizes, Summary, TrafficConfig};
 use crate::verbs::{ConnParams, Device};
@@ -147,8 +148,10 @@ pub fn mpa_frame(kind: FrameKind, p: &ConnParams) -> Vec<u8> {
 /// `(len - first) / 512 + 1` markers from the first marker position `first`, one too many
 /// when the FPDU ends exactly on the 512-octet grid (RFC 5044 §5.3 puts the next marker there,
 /// the first octets of the *next* FPDU). It then wants four more octets than the segment has,
-/// reassembles it with the next one and loses the FPDU framing of that direction. The capture
-/// is right (the octets are the core's); the dissector is not, so this is reported, not hidden.
+/// and TCP's PDU tracking carries the misalignment into every later segment of that direction,
+/// so the rest of it shows as TCP data. With [`WIRESHARK_MARKER_OPTIONS`] (no TCP reassembly,
+/// no sequence analysis) only these FPDUs are lost. The capture is right (the octets are the
+/// core's); the dissector is not, so this is reported, not hidden.
 pub fn ends_on_marker_grid(offset: u32, len: usize) -> bool {
     let interval = rnic_proto::mpa::MARKER_INTERVAL as usize;
     let first = (interval - offset as usize % interval) % interval;
@@ -169,6 +172,15 @@ fn grid_end_fpdus(bytes: &[u8]) -> usize {
     }
     n
 }
+
+/// tshark / Wireshark options that confine the damage of FPDUs ending on the marker grid to
+/// those FPDUs ([`ends_on_marker_grid`]); harmless otherwise (one FPDU per segment).
+pub const WIRESHARK_MARKER_OPTIONS: [&str; 4] = [
+    "-o",
+    "tcp.analyze_sequence_numbers:FALSE",
+    "-o",
+    "tcp.desegment_tcp_streams:FALSE",
+];
 
 /// Writes the packets `lb` captured to the pcap file `path`: one TCP connection per connected
 /// pair that carried traffic (the lower connection index is the Initiator,
@@ -383,8 +395,9 @@ fn outputs(a: &LoopbackArgs, r: &Report) -> String {
         if c.grid_end_fpdus > 0 {
             out += &format!(
                 "\nnote            {} FPDU(s) end on the marker grid, which Wireshark 4.0 \
-                 misparses (rnic_driver::loopback::ends_on_marker_grid)",
-                c.grid_end_fpdus
+                 misparses: open with {} to lose only those",
+                c.grid_end_fpdus,
+                WIRESHARK_MARKER_OPTIONS.join(" ")
             );
         }
     }

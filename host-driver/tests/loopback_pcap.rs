@@ -182,8 +182,9 @@ fn markers_at_full_mulpdu_raise_the_mss() {
 
 /// Wireshark 4.0's limit (`ends_on_marker_grid`): Reads of 3000 octets with this seed make one
 /// FPDU that ends exactly on the 512-octet marker grid. The capture says so, and tshark indeed
-/// decodes fewer FPDUs than were written (the capture itself holds them all: `total_fpdus`).
-/// If a newer tshark fixes the dissector, this test says so.
+/// decodes fewer FPDUs than were written (the capture itself holds them all: `total_fpdus`);
+/// with `WIRESHARK_MARKER_OPTIONS` it decodes every FPDU but exactly that one, all with good
+/// CRCs. If a newer tshark fixes the dissector, this test says so.
 #[test]
 fn fpdu_ending_on_the_marker_grid_is_flagged() {
     let path = scratch("reads-markers-grid-end.pcap");
@@ -205,6 +206,20 @@ fn fpdu_ending_on_the_marker_grid_is_flagged() {
     // What it does decode is right.
     assert!(s.fpdus.iter().all(|f| f.crc == CrcVerdict::Good));
     assert!(loopback::format_summary(&a, &r).contains("1 FPDU(s) end on the marker grid"));
+
+    let out = Command::new(rnic_sim::pcap::tshark::TSHARK)
+        .arg("-r")
+        .arg(&path)
+        .args(rnic_sim::pcap::tshark::TSHARK_OPTIONS)
+        .args(loopback::WIRESHARK_MARKER_OPTIONS)
+        .arg("-V")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("(Good CRC32)").count(), 11);
+    assert_eq!(text.matches("Bad CRC32").count(), 0);
+    assert!(!text.contains("Malformed"));
 }
 
 /// The first marker position inside an FPDU and the grid-end condition.
