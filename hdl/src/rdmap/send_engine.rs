@@ -232,6 +232,15 @@ pub struct SendEngine {
     host_addr: DFF<Bits<32>>,
     done_seen: DFF<Bit>,
     rdc_st: DFF<Bits<8>>,
+    /// Read completions (`rdc_*`) waiting for the engine: {status, QP}.
+    rdcq: SynchronousFIFO<Bits<10>, 4, 5, 1>,
+    rdcq_valid: Signal<Local, Bit>,
+    rdcq_qp: Signal<Local, Bits<CONN_BITS>>,
+    rdcq_status: Signal<Local, Bits<8>>,
+    rdcq_take: Signal<Local, Bit>,
+    rdch_valid: DFF<Bit>,
+    rdch_qp: DFF<Bits<CONN_BITS>>,
+    rdch_status: DFF<Bits<8>>,
     c_qp: DFF<Bits<CONN_BITS>>,
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
@@ -320,6 +329,32 @@ impl Logic for SendEngine {
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
             c_len, c_idx
         );
+        // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
+        // QP, so it never fills): the receive side must never wait for the engine, which may
+        // itself wait for the transmit side (`docs/decisions.md`, "The whole core:
+        // integration").
+        self.rdcq.clock.next = self.clock.val();
+        self.rdc_ready.next = !self.rdcq.full.val();
+        self.rdcq.write.next = self.rdc_valid.val() && !self.rdcq.full.val();
+        self.rdcq.data_in.next =
+            (bit_cast::<10, 8>(self.rdc_status.val()) << 2) | bit_cast::<10, 2>(self.rdc_qp.val());
+        // The head moves into a register (`rdch_*`) so that the engine's take does not feed
+        // back into the FIFO's output in the same cycle.
+        self.rdch_valid.clock.next = self.clock.val();
+        self.rdch_qp.clock.next = self.clock.val();
+        self.rdch_status.clock.next = self.clock.val();
+        self.rdch_valid.d.next = self.rdch_valid.q.val();
+        self.rdch_qp.d.next = self.rdch_qp.q.val();
+        self.rdch_status.d.next = self.rdch_status.q.val();
+        self.rdcq.read.next = !self.rdch_valid.q.val() && !self.rdcq.empty.val();
+        if !self.rdch_valid.q.val() && !self.rdcq.empty.val() {
+            self.rdch_valid.d.next = true;
+            self.rdch_qp.d.next = self.rdcq.data_out.val().get_bits::<2>(0);
+            self.rdch_status.d.next = self.rdcq.data_out.val().get_bits::<8>(2);
+        }
+        self.rdcq_valid.next = self.rdch_valid.q.val();
+        self.rdcq_qp.next = self.rdch_qp.q.val();
+        self.rdcq_status.next = self.rdch_status.q.val();
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
 
@@ -372,8 +407,8 @@ impl Logic for SendEngine {
 
         // The QP whose registers the state looks at.
         if self.state.q.val() == SeState::Idle {
-            if self.rdc_valid.val() {
-                self.sel.next = self.rdc_qp.val();
+            if self.rdcq_valid.val() {
+                self.sel.next = self.rdcq_qp.val();
             } else {
                 self.sel.next = self.pick_q.q.val();
             }
@@ -474,7 +509,7 @@ impl Logic for SendEngine {
         self.msg_len.next = self.w_len.q.val();
         self.orq_push.next = false;
         self.orq_push_qp.next = self.cur.q.val();
-        self.rdc_ready.next = false;
+        self.rdcq_take.next = false;
         self.scqe_valid.next = self.state.q.val() == SeState::Cqe;
         self.scqe_qp.next = self.c_qp.q.val();
         self.scqe_opcode.next = bit_cast::<8, 2>(self.c_op.q.val());
@@ -482,7 +517,7 @@ impl Logic for SendEngine {
         self.scqe_byte_len.next = self.c_len.q.val();
         self.scqe_index.next = self.c_idx.q.val();
         self.idle.next =
-            (self.state.q.val() == SeState::Idle) && !self.any.val() && !self.rdc_valid.val();
+            (self.state.q.val() == SeState::Idle) && !self.any.val() && !self.rdcq_valid.val();
 
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
@@ -524,10 +559,10 @@ impl Logic for SendEngine {
                     || self.r_unblock.q.val()
                 {
                     // The context RAM is being written, or a QP update is pending.
-                } else if self.rdc_valid.val() {
-                    self.rdc_ready.next = true;
-                    self.cur.d.next = self.rdc_qp.val();
-                    self.rdc_st.d.next = self.rdc_status.val();
+                } else if self.rdcq_valid.val() {
+                    self.rdcq_take.next = true;
+                    self.cur.d.next = self.rdcq_qp.val();
+                    self.rdc_st.d.next = self.rdcq_status.val();
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
@@ -847,6 +882,10 @@ impl Logic for SendEngine {
                 self.q_oc[i].d.next = 0.into();
             }
         }
+        // The engine took the held read completion.
+        if self.rdcq_take.val() {
+            self.rdch_valid.d.next = false;
+        }
     }
 }
 
@@ -862,3 +901,6 @@ crate::sim_ports!(impl[] SendEngine {
         orq_push, orq_push_qp, rdc_ready, scqe_valid, scqe_qp, scqe_opcode, scqe_status,
         scqe_byte_len, scqe_index, idle;
 });
+
+// `rdcq` entries are {status[8], QP[2]}, read at literal bit positions.
+const _: () = assert!(CONN_BITS == 2);
