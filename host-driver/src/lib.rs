@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cm;
 pub mod core_bench;
 pub mod inject;
 pub mod loopback;

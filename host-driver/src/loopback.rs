@@ -1,9 +1,10 @@
 //! `rnic loopback`, the main job: two QPs of one simulated core connected to each other
-//! through the LLP loopback model, a chosen traffic mix run through the verbs API, every byte
+//! through the LLP loopback model (MPA set up through the firmware, [`crate::cm`]), a chosen traffic mix run through the verbs API, every byte
 //! verified, and a summary.
 
+use crate::cm;
 use crate::traffic::{Mix, OpKind, Session, Sizes, Summary, TrafficConfig};
-use crate::verbs::{ConnParams, Device};
+use crate::verbs::{ConnParams, Device, VerbsError};
 use anyhow::{bail, Context, Result};
 use rnic_sim::dma_port::DmaConfig;
 use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
@@ -67,7 +68,14 @@ pub fn run(a: &LoopbackArgs) -> Result<Summary> {
     let dev = Device::attach(sim, a.seed)?;
     let window = a.window.max(1);
     let slots = 2 * window;
-    let mut session = Session::new(dev, 1, slots, u64::from(a.size) + 128, a.params)?;
+    // MPA through the firmware on the raw ports, QP 0 the Initiator, QP 1 the Responder.
+    let cm = cm::configs_from_params(&a.params);
+    let mut session = Session::new_with(dev, 1, slots, u64::from(a.size) + 128, |dev, p| {
+        let probe = (p.cq[0], p.remote_mr[1].rkey, p.remote_mr[1].addr);
+        cm::connect_pair(dev, p.qp, cm.clone(), Some(probe))
+            .map_err(|e| VerbsError::Device(format!("MPA setup: {e}")))?;
+        Ok(())
+    })?;
     let traffic = TrafficConfig {
         mix: a.mix,
         sizes: Sizes::Fixed(a.size),

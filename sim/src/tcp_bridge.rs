@@ -529,4 +529,8 @@ impl Llp for TcpBridge {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+
+    fn hold_rx(&mut self, conn: usize, hold: bool) {
+        TcpBridge::hold_rx(self, conn % CONNS, hold);
+    }
 }

@@ -38,6 +38,10 @@ pub trait Llp {
     fn busy(&self) -> bool;
     /// The model itself, to reach its own API (a capture, a peer) after a run.
     fn as_any(&self) -> &dyn std::any::Any;
+    /// Holds (`true`) or releases `conn`'s RX at the LLP (no new octet of it is offered): the
+    /// connection manager's gate around the switch to FPDU mode. Models that cannot reorder
+    /// the driver's steps (the loopback, the software peer) ignore it.
+    fn hold_rx(&mut self, _conn: usize, _hold: bool) {}
 }
 
 /// How the device is built.
