@@ -111,12 +111,19 @@ impl fmt::Display for CmError {
         match self {
             CmError::Mpa(e) => write!(f, "MPA setup failed: {e:?}"),
             CmError::Rejected { private_data } => {
-                write!(f, "rejected ({} octets of private data)", private_data.len())
+                write!(
+                    f,
+                    "rejected ({} octets of private data)",
+                    private_data.len()
+                )
             }
             CmError::Verbs(e) => write!(f, "{e}"),
             CmError::Unsupported(s) => write!(f, "unsupported: {s}"),
             CmError::FpduOctetsInRawMode(n) => {
-                write!(f, "{n} FPDU octets reached the raw port before the QP commit")
+                write!(
+                    f,
+                    "{n} FPDU octets reached the raw port before the QP commit"
+                )
             }
         }
     }
@@ -177,12 +184,7 @@ pub struct Endpoint {
 
 impl Endpoint {
     /// Starts a setup of `qp` as `role` (sends the Request / starts listening).
-    pub fn start(
-        dev: &mut Device,
-        qp: Qp,
-        role: Role,
-        cfg: CmConfig,
-    ) -> Result<Endpoint, CmError> {
+    pub fn start(dev: &mut Device, qp: Qp, role: Role, cfg: CmConfig) -> Result<Endpoint, CmError> {
         if cfg.conn.peer_to_peer {
             return Err(CmError::Unsupported(
                 "the peer-to-peer model (RTR through the raw path, then the commit)",
@@ -339,7 +341,9 @@ impl Device {
         while !ep.poll(self) {
             self.run(every);
         }
-        ep.done.take().unwrap_or(Err(CmError::Unsupported("no result")))
+        ep.done
+            .take()
+            .unwrap_or(Err(CmError::Unsupported("no result")))
     }
 }
 

@@ -6,6 +6,7 @@ use rnic_driver::cm::{self, CmConfig, CmError, Established};
 use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
 use rnic_driver::verbs::{Device, QpCaps, QpState, VerbsError};
 use rnic_firmware::conn::{ConnError, RtrForm};
+use rnic_proto::crc32c::{crc32c, to_wire};
 use rnic_sim::dma_port::DmaConfig;
 use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
 use rnic_sim::tb::rnic::DeviceConfig;
@@ -17,11 +18,11 @@ fn open(seed: u64) -> Device {
         dma: DmaConfig::default(),
         seed,
     };
-    Device::open(
-        cfg,
-        Box::new(LlpLoopback::new(LoopbackConfig::full_speed(seed))),
-    )
-    .expect("open the simulated device")
+    let llp = LoopbackConfig {
+        capture: true,
+        ..LoopbackConfig::full_speed(seed)
+    };
+    Device::open(cfg, Box::new(LlpLoopback::new(llp))).expect("open the simulated device")
 }
 
 fn cfgs(f: impl Fn(&mut CmConfig, usize)) -> [CmConfig; 2] {
@@ -47,12 +48,32 @@ fn setup(seed: u64, cfg: [CmConfig; 2]) -> (Session, [Established; 2]) {
     .expect("MPA setup");
     let e = got.expect("connected");
     assert_eq!(e[0].remote_private_data, b"reply pd!");
-    assert_eq!(e[1].remote_private_data, b"request pd");
+    // A Rev 1 Responder hands the whole PD to its ULP (the enhanced octets included).
+    assert!(e[1].remote_private_data.ends_with(b"request pd"));
     assert!(!e[0].tx_fenced && !e[1].tx_fenced, "probe lifts the fence");
     for q in s.pairs[0].qp {
         assert_eq!(s.dev.qp_state(q).unwrap(), QpState::Rts);
     }
     (s, e)
+}
+
+/// The packets connection `conn` sent after its MPA frame (the first packet), as captured.
+fn fpdus(s: &Session, conn: usize) -> Vec<Vec<u8>> {
+    let lb = s
+        .dev
+        .sim()
+        .llp()
+        .as_any()
+        .downcast_ref::<LlpLoopback>()
+        .unwrap();
+    let mut v: Vec<Vec<u8>> = lb
+        .captured()
+        .iter()
+        .filter(|p| p.conn == conn)
+        .map(|p| p.bytes.clone())
+        .collect();
+    v.remove(0);
+    v
 }
 
 /// A verified Write, Read and Send each way of `len` bytes.
@@ -98,6 +119,10 @@ fn rev2_default_setup_then_traffic() {
         assert_eq!(m.tx_fpdu_octets, 0);
         assert_eq!((x.params.ird, x.params.ord), (4, 4));
     }
+    // The probe, the first FPDU: a zero-length tagged Write (ULPDU_Length 14), no marker.
+    let probe = &fpdus(&s, 0)[0];
+    assert_eq!(probe.len(), 20);
+    assert_eq!(probe[..2], [0, 14]);
     assert_eq!(e[0].mpa.remote_ird_ord, Some((4, 4)));
     let req = e[1].request.expect("the Responder saw the Request");
     assert_eq!((req.revision, req.crc, req.markers), (2, true, false));
@@ -124,12 +149,13 @@ fn rev1_setup_and_fallback() {
     for x in &e {
         assert_eq!((x.mpa.revision, x.mpa.enhanced), (1, false));
     }
+    // S=1 read as reserved: IRD 4 / ORD 4 (no A) ahead of the ULP's octets.
+    assert_eq!(e[1].remote_private_data, b"\x00\x04\x00\x04request pd");
     traffic(&mut s, 100);
 }
 
-/// LLP octets sent on connection 0 for one 100-byte Write from QP 0.
-fn write_octets(s: &mut Session) -> u64 {
-    s.dev.sim_mut().reset_stats();
+/// The last FPDU QP 0 sent for one 100-byte Write (captured by the loopback model).
+fn write_fpdu(s: &mut Session) -> Vec<u8> {
     let cfg = TrafficConfig {
         mix: Mix::Only(OpKind::Write),
         sizes: Sizes::Fixed(100),
@@ -142,11 +168,20 @@ fn write_octets(s: &mut Session) -> u64 {
         stall_cycles: 300_000,
     };
     s.run(&cfg, |_| {}).expect("one Write");
-    s.dev.sim().stats().llp_tx_bytes[0]
+    let lb = s
+        .dev
+        .sim()
+        .llp()
+        .as_any()
+        .downcast_ref::<LlpLoopback>()
+        .unwrap();
+    let pkt = lb.captured().iter().rev().find(|p| p.conn == 0).unwrap();
+    pkt.bytes.clone()
 }
 
-/// CRC off when neither side asks (C=0 both), on when only one does (§3.2: Req.C | Rep.C);
-/// the wire shows it: the same Write is 4 octets shorter without the CRC.
+/// CRC off when neither side asks (C=0 both), on when only one does (§3.2: Req.C | Rep.C).
+/// The wire shows it: the CRC field is present either way (RFC 5044 §4.1), 0 without CRC and
+/// the CRC-32C of the FPDU with it.
 #[test]
 fn crc_negotiation_on_and_off() {
     let (mut off, e) = setup(4, cfgs(|c, _| c.conn.crc = false));
@@ -166,9 +201,13 @@ fn crc_negotiation_on_and_off() {
         assert_eq!((x.params.rx_crc, x.params.tx_crc), (true, true));
     }
     traffic(&mut one, 64);
-    let with = write_octets(&mut one);
-    let without = write_octets(&mut off);
-    assert_eq!(with, without + 4, "one FPDU: the CRC word");
+    // MPA length 2 + DDP/RDMAP 14 + 100 + CRC 4.
+    let with = write_fpdu(&mut one);
+    let without = write_fpdu(&mut off);
+    assert_eq!((with.len(), without.len()), (120, 120));
+    assert_eq!(without[116..], [0; 4]);
+    assert_eq!(with[116..], to_wire(crc32c(&with[..116])));
+    assert_ne!(with[116..], [0; 4]);
 }
 
 /// IRD / ORD negotiated down (RFC 6581 §3.3): Initiator IRD 8 ORD 8, Responder IRD 2 ORD 3 give
@@ -200,6 +239,10 @@ fn markers_both_ways_then_traffic() {
         assert_eq!((x.params.rx_markers, x.params.tx_markers), (true, true));
         assert_eq!(x.mpa.tx_mulpdu, x.params.tx_mulpdu);
     }
+    // The first FPDU (the probe) starts on the grid: a marker with FPDUPTR 0, then the header.
+    let probe = &fpdus(&s, 0)[0];
+    assert_eq!(probe.len(), 24);
+    assert_eq!(probe[..6], [0, 0, 0, 0, 0, 14]);
     // Enough octets for several 512-octet marker intervals each way.
     traffic(&mut s, 1500);
 }
@@ -208,8 +251,14 @@ fn markers_both_ways_then_traffic() {
 #[test]
 fn markers_one_way_then_traffic() {
     let (mut s, e) = setup(8, cfgs(|c, i| c.conn.rx_markers = i == 1));
-    assert_eq!((e[0].params.rx_markers, e[0].params.tx_markers), (false, true));
-    assert_eq!((e[1].params.rx_markers, e[1].params.tx_markers), (true, false));
+    assert_eq!(
+        (e[0].params.rx_markers, e[0].params.tx_markers),
+        (false, true)
+    );
+    assert_eq!(
+        (e[1].params.rx_markers, e[1].params.tx_markers),
+        (true, false)
+    );
     traffic(&mut s, 1100);
 }
 
