@@ -57,6 +57,9 @@ pub struct CmConfig {
     pub accept: bool,
     /// Cycles run between two looks at the raw ports.
     pub poll_every: u64,
+    /// Responder: release the LLP RX hold at the commit (else the caller releases it with
+    /// `Llp::hold_rx(conn, false)`, e.g. after posting its first receives).
+    pub release_hold: bool,
 }
 
 impl Default for CmConfig {
@@ -71,6 +74,7 @@ impl Default for CmConfig {
             private_data: Vec::new(),
             accept: true,
             poll_every: 16,
+            release_hold: true,
         }
     }
 }
@@ -225,7 +229,9 @@ impl Endpoint {
     }
 
     fn finish(&mut self, dev: &mut Device, r: Result<Established, CmError>) {
-        self.hold(dev, false);
+        if self.cfg.release_hold || r.is_err() {
+            self.hold(dev, false);
+        }
         self.done = Some(r);
     }
 

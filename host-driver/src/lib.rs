@@ -10,5 +10,6 @@ pub mod cm;
 pub mod core_bench;
 pub mod inject;
 pub mod loopback;
+pub mod tcp;
 pub mod traffic;
 pub mod verbs;

@@ -42,6 +42,11 @@ pub trait Llp {
     /// connection manager's gate around the switch to FPDU mode. Models that cannot reorder
     /// the driver's steps (the loopback, the software peer) ignore it.
     fn hold_rx(&mut self, _conn: usize, _hold: bool) {}
+    /// The model itself, mutable, for models that have an API to drive during a run (the TCP
+    /// bridge's `finish`); `None` by default.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// How the device is built.
