@@ -3,6 +3,7 @@
 use crate::bench;
 use crate::inject;
 use crate::loopback;
+use crate::tcp;
 use crate::traffic::Mix;
 use crate::verbs::ConnParams;
 use anyhow::{anyhow, bail, Context, Result};
@@ -136,6 +137,59 @@ pub enum Command {
         #[arg(long)]
         pcap: Option<PathBuf>,
     },
+    /// Serve one `rnic connect` run over real TCP: a simulated core whose LLP connection 0 is
+    /// the accepted TCP connection, MPA set up through the firmware (Responder), its region
+    /// advertised in the Reply; prints `listening on ADDR` first and a summary at the end.
+    Serve {
+        /// Address to listen on (port 0: any free port, printed).
+        #[arg(long)]
+        listen: std::net::SocketAddr,
+        /// Bytes of each half of the served region (Write / Send sink, Read source).
+        #[arg(long, default_value_t = 1 << 20)]
+        max_bytes: u64,
+        /// Simulation back end: verilator or rust-hdl (slow: small runs only).
+        #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
+        backend: String,
+        /// Wall-clock limit of the whole run, in seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+    },
+    /// Connect to an `rnic serve` over real TCP, set up MPA through the firmware (Initiator)
+    /// and run RDMA Writes, Reads or Sends against it; both sides verify every byte against
+    /// data derived from the seed (passed in the MPA Request's private data).
+    Connect {
+        /// The serve side's address.
+        addr: std::net::SocketAddr,
+        /// write, read or send.
+        #[arg(long, default_value = "write", value_parser = tcp::TcpOp::parse)]
+        op: tcp::TcpOp,
+        /// Bytes per operation (1..=65536).
+        #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
+        size: u32,
+        /// Operations (1..=256).
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=256))]
+        count: u32,
+        /// Operations in flight at most.
+        #[arg(long, default_value_t = 4)]
+        window: usize,
+        /// Seed of the data.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Simulation back end: verilator or rust-hdl (slow: small runs only).
+        #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
+        backend: String,
+        /// Wall-clock limit of the whole run, in seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+    },
+}
+
+fn backend_kind(s: &str) -> rnic_sim::testbench::BackendKind {
+    if s == "rust-hdl" {
+        rnic_sim::testbench::BackendKind::RustHdl
+    } else {
+        rnic_sim::testbench::BackendKind::Verilator
+    }
 }
 
 fn parse_block(s: &str) -> Result<BlockKind, String> {
@@ -305,6 +359,44 @@ pub fn run(cli: Cli) -> Result<()> {
             };
             let summary = loopback::run(&args)?;
             println!("{}", loopback::format_summary(&args, &summary));
+            Ok(())
+        }
+        Command::Serve {
+            listen,
+            max_bytes,
+            backend,
+            timeout,
+        } => {
+            let a = tcp::TcpArgs {
+                backend: backend_kind(&backend),
+                timeout: std::time::Duration::from_secs(timeout),
+            };
+            let s = tcp::serve(listen, max_bytes, &a)?;
+            println!("{}", tcp::format_serve(&s));
+            Ok(())
+        }
+        Command::Connect {
+            addr,
+            op,
+            size,
+            count,
+            window,
+            seed,
+            backend,
+            timeout,
+        } => {
+            let a = tcp::TcpArgs {
+                backend: backend_kind(&backend),
+                timeout: std::time::Duration::from_secs(timeout),
+            };
+            let req = tcp::RequestPd {
+                seed,
+                op,
+                size,
+                count,
+            };
+            let s = tcp::connect(addr, req, window, &a)?;
+            println!("{}", tcp::format_connect(&req, &s));
             Ok(())
         }
     }

@@ -6,8 +6,10 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cm;
 pub mod core_bench;
 pub mod inject;
 pub mod loopback;
+pub mod tcp;
 pub mod traffic;
 pub mod verbs;

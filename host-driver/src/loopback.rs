@@ -1,5 +1,5 @@
 //! `rnic loopback`, the main job: two QPs of one simulated core connected to each other
-//! through the LLP loopback model, a chosen traffic mix run through the verbs API, every byte
+//! through the LLP loopback model (MPA set up through the firmware, [`crate::cm`]), a chosen traffic mix run through the verbs API, every byte
 //! verified, and a summary.
 //!
 //! Outputs on request:
@@ -12,9 +12,9 @@
 //!   TCP connection per connected QP pair, one MPA PDU per TCP segment
 //!   ([`rnic_sim::pcap::mpa::MpaCapture`]).
 //!
-//! **The MPA Request and Reply in the capture are synthesized.** The verbs layer puts the QPs
-//! in FPDU mode directly (MPA setup is the firmware's job, `docs/decisions.md`), so the core
-//! never sends them; but Wireshark needs them to recognise the stream as MPA and to learn
+//! **The MPA Request and Reply** are the ones the firmware exchanged through the core's raw
+//! ports ([`crate::cm`]), captured on the wire like every FPDU. A capture of QPs put in FPDU
+//! mode directly (`Device::connect`, no MPA exchange) gets them **synthesized**: Wireshark needs them to recognise the stream as MPA and to learn
 //! whether FPDUs carry markers and a CRC (RFC 5044 §7.1). [`mpa_frame`] builds them from the
 //! session's [`ConnParams`] with `rnic_proto::mpa` (Rev 2 with the RFC 6581 §1.2 enhanced
 //! IRD/ORD, client-server model) and [`write_pcap`] puts them before the FPDUs. FPDU mode, and
@@ -26,9 +26,11 @@
 //! summary says how many FPDUs of the capture do ([`CaptureStats::grid_end_fpdus`]) and
 //! which options confine the damage to them ([`WIRESHARK_MARKER_OPTIONS`]).
 
+use crate::cm;
 use crate::traffic::{Mix, OpKind, Session, Sizes, Summary, TrafficConfig};
-use crate::verbs::{ConnParams, Device};
+use crate::verbs::{ConnParams, Device, VerbsError};
 use anyhow::{anyhow, bail, Context, Result};
+use rnic_proto::mpa::frame::REQUEST_KEY;
 use rnic_proto::mpa::{EnhancedData, Frame, FrameKind, FrameRepr, MARKER_LEN};
 use rnic_sim::dma_port::DmaConfig;
 use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
@@ -99,6 +101,8 @@ pub struct CaptureStats {
     /// FPDUs that Wireshark 4.0 cannot dissect (see [`ends_on_marker_grid`]); 0 without
     /// markers. They and the FPDUs after them in their direction may show as TCP data.
     pub grid_end_fpdus: usize,
+    /// The MPA Request / Reply were synthesized (QPs put in FPDU mode without an exchange).
+    pub synthesized_frames: bool,
 }
 
 impl CaptureStats {
@@ -205,10 +209,19 @@ pub fn write_pcap(lb: &LlpLoopback, p: &ConnParams, path: &Path) -> Result<Captu
         DEFAULT_MSS
     };
     let mut w = PcapWriter::create(path).with_context(|| format!("creating {}", path.display()))?;
+    // The firmware's own MPA Request is the first packet when the connection was set up
+    // through the raw ports; else the frames are synthesized.
+    let real_frames = packets
+        .first()
+        .is_some_and(|pk| pk.bytes.starts_with(&REQUEST_KEY));
     let mut caps: Vec<(usize, MpaCapture)> = Vec::new();
     for &i in &initiators {
         let conn = u16::try_from(i).map_err(|_| anyhow!("connection {i} out of range"))?;
         let mut cap = MpaCapture::new(TcpConnection::simulated(conn).with_mss(mss));
+        if real_frames {
+            caps.push((i, cap));
+            continue;
+        }
         cap.push(
             &mut w,
             Direction::InitiatorToResponder,
@@ -254,9 +267,11 @@ pub fn write_pcap(lb: &LlpLoopback, p: &ConnParams, path: &Path) -> Result<Captu
         conns
             .iter()
             .map(|&c| {
+                // FPDU mode starts after the MPA frame (one raw packet) when it was sent.
                 let stream: Vec<u8> = packets
                     .iter()
                     .filter(|pk| pk.conn == c)
+                    .skip(usize::from(real_frames))
                     .flat_map(|pk| pk.bytes.iter().copied())
                     .collect();
                 grid_end_fpdus(&stream)
@@ -272,6 +287,7 @@ pub fn write_pcap(lb: &LlpLoopback, p: &ConnParams, path: &Path) -> Result<Captu
         fpdus,
         mss,
         grid_end_fpdus,
+        synthesized_frames: !real_frames,
     })
 }
 
@@ -299,7 +315,14 @@ pub fn run(a: &LoopbackArgs) -> Result<Report> {
     let dev = Device::attach(sim, a.seed)?;
     let window = a.window.max(1);
     let slots = 2 * window;
-    let mut session = Session::new(dev, 1, slots, u64::from(a.size) + 128, a.params)?;
+    // MPA through the firmware on the raw ports, QP 0 the Initiator, QP 1 the Responder.
+    let cm = cm::configs_from_params(&a.params);
+    let mut session = Session::new_with(dev, 1, slots, u64::from(a.size) + 128, |dev, p| {
+        let probe = (p.cq[0], p.remote_mr[1].rkey, p.remote_mr[1].addr);
+        cm::connect_pair(dev, p.qp, cm.clone(), Some(probe))
+            .map_err(|e| VerbsError::Device(format!("MPA setup: {e}")))?;
+        Ok(())
+    })?;
     let traffic = TrafficConfig {
         mix: a.mix,
         sizes: Sizes::Fixed(a.size),
@@ -387,10 +410,15 @@ fn outputs(a: &LoopbackArgs, r: &Report) -> String {
     }
     if let Some(c) = &r.capture {
         out += &format!(
-            "\npcap            {} ({} frames, {} FPDUs; MPA Request/Reply synthesized)",
+            "\npcap            {} ({} frames, {} FPDUs{})",
             c.path.display(),
             c.frames,
-            c.total_fpdus()
+            c.total_fpdus(),
+            if c.synthesized_frames {
+                "; MPA Request/Reply synthesized"
+            } else {
+                ""
+            }
         );
         if c.grid_end_fpdus > 0 {
             out += &format!(

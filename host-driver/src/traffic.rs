@@ -186,12 +186,21 @@ impl Session {
     /// Creates `pairs` pairs of QPs (QP 2k with QP 2k + 1, each its own CQ) on `dev`, with
     /// `slots` slots of `slot_bytes` in each region, and connects them with `params`.
     pub fn new(
-        mut dev: Device,
+        dev: Device,
         pairs: usize,
         slots: usize,
         slot_bytes: u64,
         params: ConnParams,
     ) -> Result<Session> {
+        Self::new_with(dev, pairs, slots, slot_bytes, |dev, p| {
+            dev.connect(p.qp[0], params)?;
+            dev.connect(p.qp[1], params)?;
+            Ok(())
+        })
+    }
+
+    /// The pairs, not connected.
+    fn build(mut dev: Device, pairs: usize, slots: usize, slot_bytes: u64) -> Result<Session> {
         let pd = dev.alloc_pd()?;
         let mut out = Vec::new();
         let region = slots as u64 * slot_bytes;
@@ -233,11 +242,23 @@ impl Session {
                 slot_bytes,
             });
         }
-        for p in &out {
-            dev.connect(p.qp[0], params)?;
-            dev.connect(p.qp[1], params)?;
-        }
         Ok(Session { dev, pairs: out })
+    }
+
+    /// As [`Session::new`], with each pair connected by `connect` (e.g. MPA through the
+    /// firmware, [`crate::cm::connect_pair`]) instead of a direct commit.
+    pub fn new_with(
+        dev: Device,
+        pairs: usize,
+        slots: usize,
+        slot_bytes: u64,
+        mut connect: impl FnMut(&mut Device, &Pair) -> Result<()>,
+    ) -> Result<Session> {
+        let mut s = Self::build(dev, pairs, slots, slot_bytes)?;
+        for p in &s.pairs {
+            connect(&mut s.dev, p)?;
+        }
+        Ok(s)
     }
 
     /// Runs `cfg` over every pair (operations spread at random) and checks everything;

@@ -529,4 +529,12 @@ impl Llp for TcpBridge {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+
+    fn hold_rx(&mut self, conn: usize, hold: bool) {
+        TcpBridge::hold_rx(self, conn % CONNS, hold);
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
 }

@@ -13,10 +13,11 @@
 
 use crate::dma_port::{DmaConfig, DmaPort};
 use crate::host_mem::HostMemory;
-use crate::stream::{beat_payload, Beat};
+use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{bail, Result};
 use rnic_hdl::top::rnic::Rnic;
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// Datapath width of the Cu build (bits).
@@ -37,6 +38,15 @@ pub trait Llp {
     fn busy(&self) -> bool;
     /// The model itself, to reach its own API (a capture, a peer) after a run.
     fn as_any(&self) -> &dyn std::any::Any;
+    /// Holds (`true`) or releases `conn`'s RX at the LLP (no new octet of it is offered): the
+    /// connection manager's gate around the switch to FPDU mode. Models that cannot reorder
+    /// the driver's steps (the loopback, the software peer) ignore it.
+    fn hold_rx(&mut self, _conn: usize, _hold: bool) {}
+    /// The model itself, mutable, for models that have an API to drive during a run (the TCP
+    /// bridge's `finish`); `None` by default.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// How the device is built.
@@ -93,7 +103,11 @@ struct Ports {
     llp_rx_conn: InputId,
     llp_tx_ready: InputId,
     raw_rx_ready: InputId,
+    raw_tx_data: InputId,
+    raw_tx_keep: InputId,
+    raw_tx_last: InputId,
     raw_tx_valid: InputId,
+    raw_tx_conn: InputId,
     mmio_valid: InputId,
     mmio_write: InputId,
     mmio_addr: InputId,
@@ -112,7 +126,12 @@ struct Ports {
     llp_tx_last: OutputId,
     llp_tx_valid: OutputId,
     llp_tx_conn: OutputId,
+    raw_rx_data: OutputId,
+    raw_rx_keep: OutputId,
+    raw_rx_last: OutputId,
     raw_rx_valid: OutputId,
+    raw_rx_conn: OutputId,
+    raw_tx_ready: OutputId,
     mmio_rvalid: OutputId,
     mmio_rdata: OutputId,
     dma_rd_req_valid: OutputId,
@@ -135,11 +154,13 @@ impl Ports {
         }
         Ok(ports!(
             in: llp_rx_data, llp_rx_keep, llp_rx_last, llp_rx_valid, llp_rx_conn, llp_tx_ready,
-                raw_rx_ready, raw_tx_valid, mmio_valid, mmio_write, mmio_addr, mmio_wdata,
+                raw_rx_ready, raw_tx_data, raw_tx_keep, raw_tx_last, raw_tx_valid, raw_tx_conn,
+                mmio_valid, mmio_write, mmio_addr, mmio_wdata,
                 dma_rd_req_ready, dma_rd_cpl_valid, dma_rd_cpl_tag, dma_rd_cpl_data,
                 dma_rd_cpl_keep, dma_rd_cpl_last, dma_wr_ready, dma_wr_done;
             out: llp_rx_ready, llp_tx_data, llp_tx_keep, llp_tx_last, llp_tx_valid, llp_tx_conn,
-                raw_rx_valid, mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr,
+                raw_rx_data, raw_rx_keep, raw_rx_last, raw_rx_valid, raw_rx_conn, raw_tx_ready,
+                mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr,
                 dma_rd_req_len, dma_rd_req_tag, dma_wr_valid, dma_wr_addr, dma_wr_data,
                 dma_wr_keep, dma_wr_last,
         ))
@@ -156,7 +177,18 @@ pub struct SimDevice {
     stats: DeviceStats,
     /// First address of the DMA write request in progress.
     wr_open: Option<u32>,
+    /// Raw (firmware) TX: whole packets waiting per connection, as beats; the front beat of
+    /// the connection in `raw_tx_cur` is on offer.
+    raw_tx: Vec<VecDeque<Beat>>,
+    /// Connection whose packet is being offered (a packet is never interleaved).
+    raw_tx_cur: Option<usize>,
+    /// Raw RX: bytes of the packet being received and whole packets, per connection.
+    raw_rx_open: Vec<Vec<u8>>,
+    raw_rx_done: Vec<Vec<Vec<u8>>>,
 }
+
+/// Connections of the core (`CONN_BITS` = 2).
+pub const RAW_CONNS: usize = 4;
 
 impl SimDevice {
     /// Builds the core on `cfg.backend` with its LLP port on `llp`.
@@ -195,6 +227,10 @@ impl SimDevice {
             llp,
             stats: DeviceStats::default(),
             wr_open: None,
+            raw_tx: vec![VecDeque::new(); RAW_CONNS],
+            raw_tx_cur: None,
+            raw_rx_open: vec![Vec::new(); RAW_CONNS],
+            raw_rx_done: vec![Vec::new(); RAW_CONNS],
         })
     }
 
@@ -238,9 +274,10 @@ impl SimDevice {
         self.stats = DeviceStats::default();
     }
 
-    /// Whether the models around the core hold work (DMA reads, write-dones, LLP bytes).
+    /// Whether the models around the core hold work (DMA reads, write-dones, LLP bytes, raw TX
+    /// packets).
     pub fn models_busy(&self) -> bool {
-        self.dma.busy() || self.llp.busy()
+        self.dma.busy() || self.llp.busy() || self.raw_tx.iter().any(|q| !q.is_empty())
     }
 
     /// One MMIO register write (takes one cycle).
@@ -339,7 +376,47 @@ impl SimDevice {
             None => self.sim.set(p.llp_rx_valid, 0),
         }
 
+        // Raw (firmware) TX: one packet at a time, connections in turn.
+        if self.raw_tx_cur.is_none() {
+            self.raw_tx_cur = (0..RAW_CONNS).find(|&c| !self.raw_tx[c].is_empty());
+        }
+        let raw_offer = self
+            .raw_tx_cur
+            .and_then(|c| self.raw_tx[c].front().map(|b| (c, *b)));
+        match raw_offer {
+            Some((conn, b)) => {
+                self.sim.set(p.raw_tx_valid, 1);
+                self.sim.set(p.raw_tx_data, b.data);
+                self.sim.set(p.raw_tx_keep, b.keep);
+                self.sim.set(p.raw_tx_last, u128::from(b.last));
+                self.sim.set(p.raw_tx_conn, conn as u128);
+            }
+            None => self.sim.set(p.raw_tx_valid, 0),
+        }
+
         // Handshakes at this edge.
+        if let Some((conn, b)) = raw_offer {
+            if self.sim.get(p.raw_tx_ready) == 1 {
+                self.raw_tx[conn].pop_front();
+                if b.last {
+                    self.raw_tx_cur = None;
+                }
+            }
+        }
+        if self.sim.get(p.raw_rx_valid) == 1 {
+            // raw_rx_ready is tied to 1: every offered beat is taken.
+            let conn = self.sim.get(p.raw_rx_conn) as usize % RAW_CONNS;
+            let beat = Beat {
+                data: self.sim.get(p.raw_rx_data),
+                keep: self.sim.get(p.raw_rx_keep),
+                last: self.sim.get(p.raw_rx_last) == 1,
+            };
+            self.raw_rx_open[conn].extend(beat_payload(&beat, WIDTH));
+            if beat.last {
+                let pkt = std::mem::take(&mut self.raw_rx_open[conn]);
+                self.raw_rx_done[conn].push(pkt);
+            }
+        }
         if let Some((conn, b)) = offer {
             if self.sim.get(p.llp_rx_ready) == 1 {
                 self.llp.rx_taken(now);
@@ -390,5 +467,29 @@ impl SimDevice {
     /// Whether the core offers raw (non-FPDU) bytes to the firmware now.
     pub fn raw_rx_pending(&mut self) -> bool {
         self.sim.get(self.p.raw_rx_valid) == 1
+    }
+
+    /// Queues one raw packet for connection `conn` on `raw_tx_*` (the firmware's path to the
+    /// LLP for a connection in raw mode: MPA Request / Reply, RTR, Terminate; `docs/core.md`
+    /// "The core's ports"). Byte 0 goes in the most significant lane; an empty packet is one
+    /// `last` beat with `keep` 0. Packets leave whole, in order per connection.
+    pub fn raw_send(&mut self, conn: usize, packet: &[u8]) {
+        self.raw_tx[conn % RAW_CONNS].extend(packet_beats(packet, WIDTH));
+    }
+
+    /// Beats of `conn` queued by [`SimDevice::raw_send`] and not yet taken by the core.
+    pub fn raw_tx_pending(&self, conn: usize) -> usize {
+        self.raw_tx[conn % RAW_CONNS].len()
+    }
+
+    /// The whole raw packets the core passed on `raw_rx_*` for `conn` since the last call
+    /// (a packet ends at `raw_rx_last`; a partial one stays for the next call).
+    pub fn raw_take(&mut self, conn: usize) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.raw_rx_done[conn % RAW_CONNS])
+    }
+
+    /// Octets of `conn` received on `raw_rx_*` in a packet not yet ended.
+    pub fn raw_rx_partial(&self, conn: usize) -> usize {
+        self.raw_rx_open[conn % RAW_CONNS].len()
     }
 }

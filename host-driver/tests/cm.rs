@@ -1,0 +1,333 @@
+//! MPA connection setup through the firmware (`rnic_driver::cm`) on the whole core's raw ports,
+//! rust-hdl back end: QP 0 the Initiator, QP 1 the Responder of one core over the LLP loopback,
+//! then verified traffic (`rnic_driver::traffic` checks every byte and completion).
+
+use rnic_driver::cm::{self, CmConfig, CmError, Established};
+use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
+use rnic_driver::verbs::{Device, QpCaps, QpState, VerbsError};
+use rnic_firmware::conn::{ConnError, RtrForm};
+use rnic_proto::crc32c::{crc32c, to_wire};
+use rnic_sim::dma_port::DmaConfig;
+use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
+use rnic_sim::tb::rnic::DeviceConfig;
+use rnic_sim::testbench::BackendKind;
+
+fn open(seed: u64) -> Device {
+    let cfg = DeviceConfig {
+        backend: BackendKind::RustHdl,
+        dma: DmaConfig::default(),
+        seed,
+    };
+    let llp = LoopbackConfig {
+        capture: true,
+        ..LoopbackConfig::full_speed(seed)
+    };
+    Device::open(cfg, Box::new(LlpLoopback::new(llp))).expect("open the simulated device")
+}
+
+fn cfgs(f: impl Fn(&mut CmConfig, usize)) -> [CmConfig; 2] {
+    let mut c = [CmConfig::default(), CmConfig::default()];
+    c[0].private_data = b"request pd".to_vec();
+    c[1].private_data = b"reply pd!".to_vec();
+    for (i, x) in c.iter_mut().enumerate() {
+        f(x, i);
+    }
+    c
+}
+
+/// Sets up a session's pair through MPA with `cfg` (probe on) and returns the two results.
+fn setup(seed: u64, cfg: [CmConfig; 2]) -> (Session, [Established; 2]) {
+    let mut got = None;
+    let s = Session::new_with(open(seed), 1, 2, 4096 + 128, |dev, p| {
+        let probe = (p.cq[0], p.remote_mr[1].rkey, p.remote_mr[1].addr);
+        let r = cm::connect_pair(dev, p.qp, cfg.clone(), Some(probe))
+            .map_err(|e| VerbsError::Device(e.to_string()))?;
+        got = Some(r);
+        Ok(())
+    })
+    .expect("MPA setup");
+    let e = got.expect("connected");
+    assert_eq!(e[0].remote_private_data, b"reply pd!");
+    // A Rev 1 Responder hands the whole PD to its ULP (the enhanced octets included).
+    assert!(e[1].remote_private_data.ends_with(b"request pd"));
+    assert!(!e[0].tx_fenced && !e[1].tx_fenced, "probe lifts the fence");
+    for q in s.pairs[0].qp {
+        assert_eq!(s.dev.qp_state(q).unwrap(), QpState::Rts);
+    }
+    (s, e)
+}
+
+/// The packets connection `conn` sent after its MPA frame (the first packet), as captured.
+fn fpdus(s: &Session, conn: usize) -> Vec<Vec<u8>> {
+    let lb = s
+        .dev
+        .sim()
+        .llp()
+        .as_any()
+        .downcast_ref::<LlpLoopback>()
+        .unwrap();
+    let mut v: Vec<Vec<u8>> = lb
+        .captured()
+        .iter()
+        .filter(|p| p.conn == conn)
+        .map(|p| p.bytes.clone())
+        .collect();
+    v.remove(0);
+    v
+}
+
+/// A verified Write, Read and Send each way of `len` bytes.
+fn traffic(s: &mut Session, len: u32) {
+    for (i, op) in [OpKind::Write, OpKind::Read, OpKind::Send]
+        .into_iter()
+        .enumerate()
+    {
+        let cfg = TrafficConfig {
+            mix: Mix::Only(op),
+            sizes: Sizes::Fixed(len),
+            count: 2,
+            window: 1,
+            slots: 2,
+            random_alignment: false,
+            both_directions: true,
+            seed: i as u64,
+            stall_cycles: 300_000,
+        };
+        let sum = s
+            .run(&cfg, |_| {})
+            .unwrap_or_else(|e| panic!("{op:?} of {len} bytes after MPA setup: {e}"));
+        assert_eq!(sum.ops, 2);
+        assert_eq!(sum.bytes, 2 * u64::from(len));
+    }
+    for q in s.pairs[0].qp {
+        assert_eq!(s.dev.query_async_event(q).unwrap(), None);
+    }
+}
+
+/// Rev 2 (RFC 6581) with the defaults: enhanced, CRC on both ways, no markers, IRD = ORD = 4,
+/// client-server (no RTR); then Write / Read / Send both ways.
+#[test]
+fn rev2_default_setup_then_traffic() {
+    let (mut s, e) = setup(1, cfgs(|_, _| {}));
+    for x in &e {
+        let m = x.mpa;
+        assert_eq!((m.revision, m.enhanced), (2, true));
+        assert_eq!((m.rx_crc, m.tx_crc), (true, true));
+        assert_eq!((m.rx_markers, m.tx_markers), (false, false));
+        assert_eq!((m.ird, m.ord), (4, 4));
+        assert_eq!(m.rtr, RtrForm::None);
+        assert_eq!(m.tx_fpdu_octets, 0);
+        assert_eq!((x.params.ird, x.params.ord), (4, 4));
+    }
+    // The probe, the first FPDU: a zero-length tagged Write (ULPDU_Length 14), no marker.
+    let probe = &fpdus(&s, 0)[0];
+    assert_eq!(probe.len(), 20);
+    assert_eq!(probe[..2], [0, 14]);
+    assert_eq!(e[0].mpa.remote_ird_ord, Some((4, 4)));
+    let req = e[1].request.expect("the Responder saw the Request");
+    assert_eq!((req.revision, req.crc, req.markers), (2, true, false));
+    traffic(&mut s, 300);
+}
+
+/// Rev 1 (RFC 5044) both sides, and a Rev 2 Initiator falling back to a Rev 1 Responder.
+#[test]
+fn rev1_setup_and_fallback() {
+    let (mut s, e) = setup(2, cfgs(|c, _| c.conn.max_revision = 1));
+    for x in &e {
+        assert_eq!((x.mpa.revision, x.mpa.enhanced), (1, false));
+        assert_eq!(x.mpa.remote_ird_ord, None);
+    }
+    traffic(&mut s, 100);
+    let (mut s, e) = setup(
+        3,
+        cfgs(|c, i| {
+            if i == 1 {
+                c.conn.max_revision = 1;
+            }
+        }),
+    );
+    for x in &e {
+        assert_eq!((x.mpa.revision, x.mpa.enhanced), (1, false));
+    }
+    // S=1 read as reserved: IRD 4 / ORD 4 (no A) ahead of the ULP's octets.
+    assert_eq!(e[1].remote_private_data, b"\x00\x04\x00\x04request pd");
+    traffic(&mut s, 100);
+}
+
+/// The last FPDU QP 0 sent for one 100-byte Write (captured by the loopback model).
+fn write_fpdu(s: &mut Session) -> Vec<u8> {
+    let cfg = TrafficConfig {
+        mix: Mix::Only(OpKind::Write),
+        sizes: Sizes::Fixed(100),
+        count: 1,
+        window: 1,
+        slots: 2,
+        random_alignment: false,
+        both_directions: false,
+        seed: 9,
+        stall_cycles: 300_000,
+    };
+    s.run(&cfg, |_| {}).expect("one Write");
+    let lb = s
+        .dev
+        .sim()
+        .llp()
+        .as_any()
+        .downcast_ref::<LlpLoopback>()
+        .unwrap();
+    let pkt = lb.captured().iter().rev().find(|p| p.conn == 0).unwrap();
+    pkt.bytes.clone()
+}
+
+/// CRC off when neither side asks (C=0 both), on when only one does (§3.2: Req.C | Rep.C).
+/// The wire shows it: the CRC field is present either way (RFC 5044 §4.1), 0 without CRC and
+/// the CRC-32C of the FPDU with it.
+#[test]
+fn crc_negotiation_on_and_off() {
+    let (mut off, e) = setup(4, cfgs(|c, _| c.conn.crc = false));
+    for x in &e {
+        assert_eq!((x.params.rx_crc, x.params.tx_crc), (false, false));
+    }
+    traffic(&mut off, 64);
+    let (mut one, e) = setup(
+        5,
+        cfgs(|c, i| {
+            if i == 0 {
+                c.conn.crc = false;
+            }
+        }),
+    );
+    for x in &e {
+        assert_eq!((x.params.rx_crc, x.params.tx_crc), (true, true));
+    }
+    traffic(&mut one, 64);
+    // MPA length 2 + DDP/RDMAP 14 + 100 + CRC 4.
+    let with = write_fpdu(&mut one);
+    let without = write_fpdu(&mut off);
+    assert_eq!((with.len(), without.len()), (120, 120));
+    assert_eq!(without[116..], [0; 4]);
+    assert_eq!(with[116..], to_wire(crc32c(&with[..116])));
+    assert_ne!(with[116..], [0; 4]);
+}
+
+/// IRD / ORD negotiated down (RFC 6581 §3.3): Initiator IRD 8 ORD 8, Responder IRD 2 ORD 3 give
+/// the Responder IRD 2 ORD 3 and the Initiator IRD 3 (= ORD_r) ORD 2 (= IRD_r).
+#[test]
+fn ird_ord_negotiated_down() {
+    let (mut s, e) = setup(
+        6,
+        cfgs(|c, i| {
+            let (ird, ord) = if i == 0 { (8, 8) } else { (2, 3) };
+            c.conn.ird = ird;
+            c.conn.ord = ord;
+        }),
+    );
+    assert_eq!((e[0].params.ird, e[0].params.ord), (3, 2));
+    assert_eq!((e[1].params.ird, e[1].params.ord), (2, 3));
+    assert_eq!(e[0].mpa.remote_ird_ord, Some((2, 3)));
+    assert_eq!(e[1].mpa.remote_ird_ord, Some((8, 8)));
+    traffic(&mut s, 128);
+}
+
+/// Markers (RFC 5044 §5): each side's M bit asks for markers on what it receives; MpaTx inserts
+/// them from the QP_CTRL commit (the grid starts at the first FPDU octet, as the commit resets
+/// the stream offset and nothing FPDU-mode went through the raw path).
+#[test]
+fn markers_both_ways_then_traffic() {
+    let (mut s, e) = setup(7, cfgs(|c, _| c.conn.rx_markers = true));
+    for x in &e {
+        assert_eq!((x.params.rx_markers, x.params.tx_markers), (true, true));
+        assert_eq!(x.mpa.tx_mulpdu, x.params.tx_mulpdu);
+    }
+    // The first FPDU (the probe) starts on the grid: a marker with FPDUPTR 0, then the header.
+    let probe = &fpdus(&s, 0)[0];
+    assert_eq!(probe.len(), 24);
+    assert_eq!(probe[..6], [0, 0, 0, 0, 0, 14]);
+    // Enough octets for several 512-octet marker intervals each way.
+    traffic(&mut s, 1500);
+}
+
+/// Markers one way only: the Responder asks (M=1 in the Reply), the Initiator does not.
+#[test]
+fn markers_one_way_then_traffic() {
+    let (mut s, e) = setup(8, cfgs(|c, i| c.conn.rx_markers = i == 1));
+    assert_eq!(
+        (e[0].params.rx_markers, e[0].params.tx_markers),
+        (false, true)
+    );
+    assert_eq!(
+        (e[1].params.rx_markers, e[1].params.tx_markers),
+        (true, false)
+    );
+    traffic(&mut s, 1100);
+}
+
+/// A Responder that rejects: both sides end with `Rejected` and the Responder's private data,
+/// and neither QP is committed.
+#[test]
+fn reject_leaves_both_qps_idle() {
+    let mut dev = open(9);
+    let pd = dev.alloc_pd().unwrap();
+    let cq = [dev.create_cq(4).unwrap(), dev.create_cq(4).unwrap()];
+    let qp = [
+        dev.create_qp(pd, cq[0], cq[0], QpCaps::default()).unwrap(),
+        dev.create_qp(pd, cq[1], cq[1], QpCaps::default()).unwrap(),
+    ];
+    let c = cfgs(|c, i| {
+        if i == 1 {
+            c.accept = false;
+            c.private_data = b"go away".to_vec();
+        }
+    });
+    let r = cm::connect_pair(&mut dev, qp, c, None);
+    assert_eq!(
+        r.unwrap_err(),
+        CmError::Rejected {
+            private_data: b"go away".to_vec()
+        }
+    );
+    for q in qp {
+        assert_eq!(dev.qp_state(q).unwrap(), QpState::Idle);
+    }
+}
+
+/// An Initiator whose QP cannot hold the Responder's ORD sends the Terminate 2/3/6 through the
+/// raw path and fails with `InsufficientIrd`; its QP stays idle.
+#[test]
+fn insufficient_ird_fails_the_initiator() {
+    let mut dev = open(10);
+    let pd = dev.alloc_pd().unwrap();
+    let cq = [dev.create_cq(4).unwrap(), dev.create_cq(4).unwrap()];
+    let qp = [
+        dev.create_qp(pd, cq[0], cq[0], QpCaps::default()).unwrap(),
+        dev.create_qp(pd, cq[1], cq[1], QpCaps::default()).unwrap(),
+    ];
+    let c = cfgs(|c, i| {
+        if i == 0 {
+            // Advertises IRD 8 but its QP holds only 1.
+            c.conn.max_ird = 1;
+            c.conn.ird = 8;
+        } else {
+            c.conn.ord = 4;
+        }
+    });
+    let r = cm::connect_pair(&mut dev, qp, c, None);
+    match r {
+        Err(CmError::Mpa(ConnError::InsufficientIrd { .. })) => {}
+        other => panic!("expected InsufficientIrd, got {other:?}"),
+    }
+    assert_eq!(dev.qp_state(qp[0]).unwrap(), QpState::Idle);
+}
+
+/// The peer-to-peer model is refused (no RTR support in the core's commit yet).
+#[test]
+fn peer_to_peer_is_unsupported() {
+    let mut dev = open(11);
+    let pd = dev.alloc_pd().unwrap();
+    let cq = dev.create_cq(4).unwrap();
+    let qp = dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap();
+    let mut c = CmConfig::default();
+    c.conn.peer_to_peer = true;
+    let r = dev.connect_cm(qp, rnic_firmware::conn::Role::Initiator, c);
+    assert!(matches!(r, Err(CmError::Unsupported(_))), "{r:?}");
+}
