@@ -356,6 +356,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 seed,
                 vcd,
                 pcap,
+                mpa_setup: true,
             };
             let summary = loopback::run(&args)?;
             println!("{}", loopback::format_summary(&args, &summary));

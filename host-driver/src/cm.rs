@@ -60,6 +60,9 @@ pub struct CmConfig {
     /// Responder: release the LLP RX hold at the commit (else the caller releases it with
     /// `Llp::hold_rx(conn, false)`, e.g. after posting its first receives).
     pub release_hold: bool,
+    /// The largest MULPDU to send with: the firmware derives the MULPDU from the EMSS (RFC
+    /// 5044 §4.1); a smaller one is a local choice (`rnic loopback --mulpdu`).
+    pub tx_mulpdu_cap: u16,
 }
 
 impl Default for CmConfig {
@@ -75,6 +78,7 @@ impl Default for CmConfig {
             accept: true,
             poll_every: 16,
             release_hold: true,
+            tx_mulpdu_cap: u16::MAX,
         }
     }
 }
@@ -171,6 +175,7 @@ pub fn configs_from_params(p: &ConnParams) -> [CmConfig; 2] {
             timeout: DEFAULT_TIMEOUT_CYCLES,
             ..ConnConfig::default()
         },
+        tx_mulpdu_cap: p.tx_mulpdu,
         ..CmConfig::default()
     };
     [side(p.rx_markers), side(p.tx_markers)]
@@ -303,7 +308,8 @@ impl Endpoint {
                 let Some(mpa) = self.conn.params() else {
                     return false;
                 };
-                let params = verbs_params(&mpa);
+                let mut params = verbs_params(&mpa);
+                params.tx_mulpdu = params.tx_mulpdu.min(self.cfg.tx_mulpdu_cap);
                 match dev.connect(self.qp, params) {
                     Ok(()) => Ok(Established {
                         mpa,

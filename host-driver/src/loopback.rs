@@ -64,6 +64,10 @@ pub struct LoopbackArgs {
     pub seed: u64,
     pub vcd: Option<PathBuf>,
     pub pcap: Option<PathBuf>,
+    /// Set the connection up with the MPA exchange through the firmware (the default of the
+    /// command); else put both QPs in FPDU mode directly (and synthesize the MPA frames of a
+    /// capture).
+    pub mpa_setup: bool,
 }
 
 /// Parses `--op`.
@@ -317,12 +321,17 @@ pub fn run(a: &LoopbackArgs) -> Result<Report> {
     let slots = 2 * window;
     // MPA through the firmware on the raw ports, QP 0 the Initiator, QP 1 the Responder.
     let cm = cm::configs_from_params(&a.params);
-    let mut session = Session::new_with(dev, 1, slots, u64::from(a.size) + 128, |dev, p| {
-        let probe = (p.cq[0], p.remote_mr[1].rkey, p.remote_mr[1].addr);
-        cm::connect_pair(dev, p.qp, cm.clone(), Some(probe))
-            .map_err(|e| VerbsError::Device(format!("MPA setup: {e}")))?;
-        Ok(())
-    })?;
+    let slot_bytes = u64::from(a.size) + 128;
+    let mut session = if a.mpa_setup {
+        Session::new_with(dev, 1, slots, slot_bytes, |dev, p| {
+            let probe = (p.cq[0], p.remote_mr[1].rkey, p.remote_mr[1].addr);
+            cm::connect_pair(dev, p.qp, cm.clone(), Some(probe))
+                .map_err(|e| VerbsError::Device(format!("MPA setup: {e}")))?;
+            Ok(())
+        })?
+    } else {
+        Session::new(dev, 1, slots, slot_bytes, a.params)?
+    };
     let traffic = TrafficConfig {
         mix: a.mix,
         sizes: Sizes::Fixed(a.size),

@@ -74,6 +74,36 @@ fn args(markers: bool, pcap: Option<PathBuf>) -> LoopbackArgs {
         seed: 12,
         vcd: None,
         pcap,
+        // The exact FPDU counts below are of the traffic alone: QPs put in FPDU mode directly,
+        // the MPA frames synthesized (`real_mpa_exchange_decodes` covers the firmware's).
+        mpa_setup: false,
+    }
+}
+
+/// With the MPA exchange through the firmware (the command's default), the capture holds the
+/// real Request and Reply the core sent in raw mode, and tshark decodes the whole stream:
+/// both frames, every FPDU with a good CRC, markers off and on.
+#[test]
+fn real_mpa_exchange_decodes() {
+    for markers in [false, true] {
+        let path = scratch(&format!("real-mpa-m{}.pcap", u8::from(markers)));
+        let mut a = args(markers, Some(path.clone()));
+        a.mpa_setup = true;
+        let r = loopback::run(&a).unwrap_or_else(|e| panic!("markers {markers}: {e:#}"));
+        let cap = r.capture.as_ref().unwrap();
+        assert!(
+            !cap.synthesized_frames,
+            "the firmware's frames are on the wire"
+        );
+        let s = tshark_check(&path).unwrap();
+        s.check()
+            .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+        assert_eq!(s.mpa_frames.len(), 2, "the MPA Request and Reply");
+        assert!(s.fpdus.iter().all(|f| f.crc == CrcVerdict::Good));
+        assert!(s.fpdus.len() >= a.count, "{} FPDUs", s.fpdus.len());
+        if cap.grid_end_fpdus == 0 {
+            assert_eq!(s.fpdus.len(), cap.total_fpdus());
+        }
     }
 }
 
@@ -121,7 +151,12 @@ fn pcap_of_a_mixed_run_decodes_in_tshark() {
                 .opcode
                 .unwrap_or_else(|| panic!("frame {}: no RDMAP", f.frame));
             assert_eq!(f.tagged, Some(op == 0 || op == 2), "frame {}", f.frame);
-            assert!(f.ulpdu_len <= a.params.tx_mulpdu, "frame {}", f.frame);
+            assert!(
+                f.ulpdu_len <= a.params.tx_mulpdu,
+                "frame {} {:?}",
+                f.frame,
+                f
+            );
             *got.entry(op).or_default() += 1;
         }
         assert_eq!(got, want, "FPDUs per RDMAP opcode, markers {markers}");
