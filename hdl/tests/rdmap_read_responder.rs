@@ -93,9 +93,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             max_queued = max_queued.max(queued.len());
             assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
         }
-        if shown.is_some() && ready {
+        if let (Some(m), true) = (shown, ready) {
             let r = queued.pop_front().unwrap();
-            got.push(shown.unwrap());
+            got.push(m);
             sink.take(&mut rng, r.qp);
             max_inflight = max_inflight.max(sink.inflight.len());
         }
