@@ -15,9 +15,11 @@
 //! gather element per work request, 32-bit DMA addresses, QP n is LLP connection n.
 
 mod error;
+mod hw;
 mod qp;
 
 pub use error::{Result, VerbsError};
+pub use hw::{HostDevice, NullDevice};
 pub use qp::{ConnParams, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, Wc};
 
 use rnic_proto::host::{regs, Cqe, CQE_LEN};
@@ -106,11 +108,16 @@ struct MrState {
     mr: Mr,
     /// Posted, uncompleted work requests naming this STag.
     in_flight: usize,
+    /// Not invalidated by a peer's Send with Invalidate.
+    valid: bool,
 }
 
-/// An open device.
-pub struct Device {
-    dev: SimDevice,
+/// An open device: the simulated core by default, any [`HostDevice`] in general.
+pub struct Device<D: HostDevice = SimDevice> {
+    dev: D,
+    /// Check SGEs against the registered regions before posting (see
+    /// [`Device::set_driver_checks`]).
+    checks: bool,
     caps: Caps,
     /// Live buffers by address.
     bufs: BTreeMap<u64, u64>,
@@ -125,7 +132,7 @@ pub struct Device {
     qps: Vec<Option<qp::QpEntry>>,
 }
 
-impl Device {
+impl Device<SimDevice> {
     /// Opens the simulated device built by `cfg` with its LLP port on `llp`, and checks that
     /// it is this core (ID, VERSION) and reads its capabilities.
     pub fn open(cfg: DeviceConfig, llp: Box<dyn Llp>) -> Result<Device> {
@@ -133,9 +140,27 @@ impl Device {
         Device::attach(dev, cfg.seed)
     }
 
-    /// Opens an already built simulated device (a traced one, say). `seed` seeds the STag
-    /// key generator (RFC 5040 §8.1 item 8: keys must not be predictable from outside).
-    pub fn attach(mut dev: SimDevice, seed: u64) -> Result<Device> {
+    /// The simulated device underneath (cycles, statistics, host memory, the LLP model).
+    pub fn sim(&self) -> &SimDevice {
+        &self.dev
+    }
+
+    /// The simulated device underneath, mutable.
+    pub fn sim_mut(&mut self) -> &mut SimDevice {
+        &mut self.dev
+    }
+
+    /// Host memory and its protection monitor.
+    pub fn mem(&self) -> &HostMemory {
+        self.dev.mem()
+    }
+}
+
+impl<D: HostDevice> Device<D> {
+    /// Opens an already built device (a traced simulated one, say, or a [`NullDevice`]).
+    /// `seed` seeds the STag key generator (RFC 5040 §8.1 item 8: keys must not be
+    /// predictable from outside).
+    pub fn attach(mut dev: D, seed: u64) -> Result<Device<D>> {
         let id = dev.mmio_read(regs::ID)?;
         let version = dev.mmio_read(regs::VERSION)?;
         if id != regs::ID_VALUE || version >> 16 != regs::VERSION_VALUE >> 16 {
@@ -150,6 +175,7 @@ impl Device {
         };
         Ok(Device {
             dev,
+            checks: true,
             caps,
             bufs: BTreeMap::new(),
             heap_top: HEAP_BASE,
@@ -168,14 +194,23 @@ impl Device {
         self.caps
     }
 
-    /// The simulated device underneath (cycles, statistics, host memory, the LLP model).
-    pub fn sim(&self) -> &SimDevice {
+    /// The device underneath.
+    pub fn device(&self) -> &D {
         &self.dev
     }
 
-    /// The simulated device underneath, mutable.
-    pub fn sim_mut(&mut self) -> &mut SimDevice {
+    /// The device underneath, mutable.
+    pub fn device_mut(&mut self) -> &mut D {
         &mut self.dev
+    }
+
+    /// Turns the driver's own checks of scatter / gather elements against the registered
+    /// regions on (the default) or off. Off, a wrong lkey or an out-of-bounds element is
+    /// posted as it is, and the core must catch it (RFC 5040 §5.4: the work request
+    /// completes with a local protection error, the QP goes to error and every later work
+    /// request is flushed): for tests of the hardware's protection path.
+    pub fn set_driver_checks(&mut self, on: bool) {
+        self.checks = on;
     }
 
     /// Lets `cycles` clock cycles pass.
@@ -199,9 +234,7 @@ impl Device {
         }
         self.heap_top = addr + len;
         self.bufs.insert(addr, len);
-        self.dev
-            .mem_mut()
-            .write(addr as u32, &vec![0; len as usize]);
+        self.dev.mem_write(addr, &vec![0; len as usize]);
         Ok(Buf { addr, len })
     }
 
@@ -241,17 +274,14 @@ impl Device {
 
     /// Writes `data` into host memory at `addr` (the host CPU's store).
     pub fn write_mem(&mut self, addr: u64, data: &[u8]) {
-        self.dev.mem_mut().write(addr as u32, data);
+        self.dev.mem_write(addr, data);
     }
 
     /// Reads `len` bytes of host memory at `addr`.
     pub fn read_mem(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.dev.mem().read(addr as u32, len)
-    }
-
-    /// Host memory and its protection monitor.
-    pub fn mem(&self) -> &HostMemory {
-        self.dev.mem()
+        let mut v = vec![0; len];
+        self.dev.mem_read(addr, &mut v);
+        v
     }
 
     // ---------------------------------------------------------------- PD and MR
@@ -363,7 +393,7 @@ impl Device {
             flags |= regs::STAG_FLAGS_REMOTE_INV;
         }
         self.program_stag(index as u32, flags, addr, len as u32, addr as u32);
-        self.dev.mem_mut().set_region(
+        self.dev.region_set(
             index as u32,
             Region {
                 host_addr: addr as u32,
@@ -373,7 +403,11 @@ impl Device {
                 valid: true,
             },
         );
-        self.mrs[index] = Some(MrState { mr, in_flight: 0 });
+        self.mrs[index] = Some(MrState {
+            mr,
+            in_flight: 0,
+            valid: true,
+        });
         self.pd_users[usize::from(pd.0)] += 1;
         Ok(mr)
     }
@@ -405,7 +439,7 @@ impl Device {
             _ => return Err(VerbsError::BadHandle("MR")),
         }
         self.program_stag(index as u32, 0, 0, 0, 0);
-        self.dev.mem_mut().invalidate_region(index as u32);
+        self.dev.region_invalidated(index as u32);
         self.mrs[index] = None;
         self.pd_users[usize::from(mr.pd.0)] -= 1;
         Ok(())
@@ -414,11 +448,11 @@ impl Device {
     /// Whether the STag of `mr` is still valid in this driver's view (a peer's Send with
     /// Invalidate clears it; the receive completion reports it).
     pub fn mr_valid(&self, mr: &Mr) -> bool {
-        self.mem()
-            .regions()
-            .get(&stag_index(mr.lkey))
-            .is_some_and(|r| r.valid)
-            && self.mrs[stag_index(mr.lkey) as usize].is_some_and(|s| s.mr == *mr)
+        self.mrs
+            .get(stag_index(mr.lkey) as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.mr == *mr && s.valid)
     }
 
     fn check_pd(&self, pd: Pd) -> Result<()> {
@@ -448,9 +482,7 @@ impl Device {
             })?;
         let bytes = (CQE_LEN as u64) << log2;
         let ring = self.alloc_buf(bytes, 64)?;
-        self.dev
-            .mem_mut()
-            .allow_device(ring.addr as u32, bytes as u32, false, true);
+        self.dev.grant_device(ring.addr, bytes, false, true);
         self.dev
             .mmio_write(regs::cq_reg(i, regs::CQ_BASE), ring.addr as u32);
         self.dev.mmio_write(regs::cq_reg(i, regs::CQ_LOG2), log2);
@@ -485,7 +517,8 @@ impl Device {
         let mut out = Vec::new();
         while out.len() < max {
             let at = base + (u64::from(ci) % (1 << log2)) * CQE_LEN as u64;
-            let raw = self.dev.mem().read(at as u32, CQE_LEN);
+            let mut raw = [0u8; CQE_LEN];
+            self.dev.mem_read(at, &mut raw);
             let cqe = Cqe::parse(&raw).map_err(|e| VerbsError::Device(format!("{e:?}")))?;
             if cqe.owner != rnic_proto::host::cqe_owner(ci, log2) {
                 break;
@@ -560,7 +593,13 @@ impl Device {
         let invalidated = (recv && cqe.flags & rnic_proto::host::cqe_flags::WITH_INV != 0)
             .then_some(cqe.inv_stag);
         if let Some(stag) = invalidated {
-            self.dev.mem_mut().invalidate_region(stag_index(stag));
+            let index = stag_index(stag);
+            if let Some(Some(m)) = self.mrs.get_mut(index as usize) {
+                if m.mr.rkey == stag {
+                    m.valid = false;
+                }
+            }
+            self.dev.region_invalidated(index);
         }
         Ok(Wc {
             wr_id: posted.wr_id,

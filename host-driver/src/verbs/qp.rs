@@ -1,6 +1,6 @@
 //! Queue pairs: creation, connection, work requests and completions.
 
-use super::{Cq, Device, Pd, Qp, Result, VerbsError};
+use super::{Cq, Device, HostDevice, Pd, Qp, Result, VerbsError};
 use rnic_proto::host::{regs, wqe_flags, RqWqe, SqWqe, WqeOpcode, RQ_WQE_LEN, SQ_WQE_LEN};
 use rnic_proto::verbs::{stag_index, WcOpcode, WcStatus};
 use std::collections::VecDeque;
@@ -192,7 +192,7 @@ impl QpEntry {
     }
 }
 
-impl Device {
+impl<D: HostDevice> Device<D> {
     pub(super) fn qp_ref(&self, qp: Qp) -> Result<&QpEntry> {
         self.qps
             .get(qp.0)
@@ -225,9 +225,8 @@ impl Device {
         let rq_bytes = (RQ_WQE_LEN as u64) << caps.rq_log2;
         let sq = self.alloc_buf(sq_bytes, 64)?;
         let rq = self.alloc_buf(rq_bytes, 64)?;
-        let mem = self.dev.mem_mut();
-        mem.allow_device(sq.addr as u32, sq_bytes as u32, true, false);
-        mem.allow_device(rq.addr as u32, rq_bytes as u32, true, false);
+        self.dev.grant_device(sq.addr, sq_bytes, true, false);
+        self.dev.grant_device(rq.addr, rq_bytes, true, false);
         self.cq_state(send_cq)?.users += 1;
         self.cq_state(recv_cq)?.users += 1;
         self.pd_users[usize::from(pd.0)] += 1;
@@ -245,6 +244,23 @@ impl Device {
             state: QpState::Idle,
         });
         Ok(Qp(n))
+    }
+
+    /// Waits (at most 100 000 cycles) for the receive path to drain: a QP's context must
+    /// not change while a segment of it is in flight (`rdmap::rx_path`).
+    fn wait_rx_idle(&mut self, why: &str) -> Result<()> {
+        let start = self.dev.cycles();
+        loop {
+            if self.dev.mmio_read(regs::STATUS)? & regs::STATUS_RX_IDLE != 0 {
+                return Ok(());
+            }
+            if self.dev.cycles() - start >= 100_000 {
+                return Err(VerbsError::Device(format!(
+                    "receive path not idle {why} within 100000 cycles"
+                )));
+            }
+            self.dev.run(4);
+        }
     }
 
     /// The driver's view of the QP's state.
@@ -270,11 +286,7 @@ impl Device {
             });
         }
         // The receive path must be drained before a QP's context changes (rdmap::rx_path).
-        self.dev
-            .run_until("receive path idle before QP commit", 100_000, 4, |d| {
-                d.mmio_read(regs::STATUS)
-                    .is_ok_and(|s| s & regs::STATUS_RX_IDLE != 0)
-            })?;
+        self.wait_rx_idle("before the QP commit")?;
         let n = qp.0;
         self.dev.mmio_write(
             regs::qp_reg(n, regs::QP_ULPDU),
@@ -306,7 +318,7 @@ impl Device {
             }
         }
         self.dev.mmio_write(regs::qp_reg(n, regs::QP_CTRL), ctrl);
-        self.dev.mem_mut().set_qp_pd(n, Some(q.pd.0));
+        self.dev.qp_pd_set(n, Some(q.pd.0));
         if let Some(s) = self.qps[n].as_mut() {
             s.state = QpState::Rts;
         }
@@ -357,6 +369,17 @@ impl Device {
         Ok(())
     }
 
+    /// Counts a posted work request naming `stag` against its region (released at its
+    /// completion). Only the region the STag is (index and key) counts: with the driver's
+    /// checks off, a wrong key must not pin the region that happens to share its index.
+    fn hold_stag(&mut self, stag: u32) {
+        if let Some(Some(m)) = self.mrs.get_mut(stag_index(stag) as usize) {
+            if m.mr.lkey == stag {
+                m.in_flight += 1;
+            }
+        }
+    }
+
     /// Posts a send work request: writes the WQE into the SQ ring and rings the doorbell.
     pub fn post_send(&mut self, qp: Qp, wr: &SendWr) -> Result<()> {
         let q = self.qp_ref(qp)?;
@@ -375,7 +398,7 @@ impl Device {
             });
         }
         let sge = Self::one_sge(qp, &wr.sg_list, "send", true)?;
-        if let Some(s) = &sge {
+        if let (Some(s), true) = (&sge, self.checks) {
             self.check_sge(qp, s)?;
         }
         let (opcode, rkey, remote_addr) = wr.op.wqe();
@@ -402,12 +425,10 @@ impl Device {
         };
         let (base, pi) = (q.sq_base, q.sq_pi);
         let at = base + (u64::from(pi) % depth as u64) * SQ_WQE_LEN as u64;
-        self.dev.mem_mut().write(at as u32, &wqe.emit());
+        self.dev.mem_write(at, &wqe.emit());
         let stags = if s.length > 0 { vec![s.lkey] } else { vec![] };
         for st in &stags {
-            if let Some(Some(m)) = self.mrs.get_mut(stag_index(*st) as usize) {
-                m.in_flight += 1;
-            }
+            self.hold_stag(*st);
         }
         let q = self.qps[qp.0].as_mut().expect("checked");
         q.sq.push_back((
@@ -442,7 +463,9 @@ impl Device {
             });
         }
         let s = Self::one_sge(qp, &wr.sg_list, "receive", false)?.expect("one element");
-        self.check_sge(qp, &s)?;
+        if self.checks {
+            self.check_sge(qp, &s)?;
+        }
         let wqe = RqWqe {
             length: s.length,
             lkey: s.lkey,
@@ -450,10 +473,8 @@ impl Device {
         };
         let (base, pi) = (q.rq_base, q.rq_pi);
         let at = base + (u64::from(pi) % depth as u64) * RQ_WQE_LEN as u64;
-        self.dev.mem_mut().write(at as u32, &wqe.emit());
-        if let Some(Some(m)) = self.mrs.get_mut(stag_index(s.lkey) as usize) {
-            m.in_flight += 1;
-        }
+        self.dev.mem_write(at, &wqe.emit());
+        self.hold_stag(s.lkey);
         let q = self.qps[qp.0].as_mut().expect("checked");
         q.rq.push_back((
             pi,
