@@ -228,8 +228,8 @@ impl<D: HostDevice> Device<D> {
                 "buffer of {len} bytes aligned to {align}: need len > 0 and a power-of-two alignment"
             )));
         }
-        let addr = self.heap_top.div_ceil(align) * align;
-        if addr + len > HEAP_END {
+        let addr = self.heap_top.div_ceil(align).saturating_mul(align);
+        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
             return Err(VerbsError::AddressNotDmaable { addr, len });
         }
         self.heap_top = addr + len;
@@ -241,7 +241,11 @@ impl<D: HostDevice> Device<D> {
     /// Allocates a buffer at `offset` bytes past an `align`-aligned address: a buffer at a
     /// chosen alignment, for tests of unaligned transfers.
     pub fn alloc_buf_at_offset(&mut self, len: u64, align: u64, offset: u64) -> Result<Buf> {
-        let b = self.alloc_buf(len + offset, align)?;
+        let total = len.checked_add(offset).ok_or(VerbsError::AddressNotDmaable {
+            addr: offset,
+            len,
+        })?;
+        let b = self.alloc_buf(total, align)?;
         self.bufs.remove(&b.addr);
         let buf = Buf {
             addr: b.addr + offset,
@@ -266,6 +270,18 @@ impl<D: HostDevice> Device<D> {
             return Err(VerbsError::Busy(format!(
                 "buffer {:#x}+{} is registered as STag {:#010x}",
                 buf.addr, buf.len, m.mr.lkey
+            )));
+        }
+        let ring = self.cqs.iter().flatten().any(|c| c.base == buf.addr)
+            || self
+                .qps
+                .iter()
+                .flatten()
+                .any(|q| q.sq_base == buf.addr || q.rq_base == buf.addr);
+        if ring {
+            return Err(VerbsError::Busy(format!(
+                "buffer {:#x}+{} is the ring of a live CQ or QP",
+                buf.addr, buf.len
             )));
         }
         self.bufs.remove(&buf.addr);
@@ -354,7 +370,7 @@ impl<D: HostDevice> Device<D> {
                 "region length {len}: must be 1..=2^32-1"
             )));
         }
-        if addr + len > HEAP_END {
+        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
             return Err(VerbsError::AddressNotDmaable { addr, len });
         }
         let inside = self
@@ -493,6 +509,22 @@ impl<D: HostDevice> Device<D> {
             users: 0,
         });
         Ok(Cq(i))
+    }
+
+    /// Destroys a completion queue no QP uses any more (destroy the QPs first): its handle is
+    /// stale from now on, and its ring is given back.
+    pub fn destroy_cq(&mut self, cq: Cq) -> Result<()> {
+        let s = self.cq_state(cq)?;
+        if s.users > 0 {
+            return Err(VerbsError::Busy(format!(
+                "CQ {} takes the completions of {} QP queues",
+                cq.0, s.users
+            )));
+        }
+        let base = s.base;
+        self.cqs[cq.0] = None;
+        self.bufs.remove(&base);
+        Ok(())
     }
 
     /// Whether the CQ overflowed (RFC 5040 §8.1 item 10): it then drops every completion.

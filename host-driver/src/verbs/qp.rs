@@ -263,6 +263,36 @@ impl<D: HostDevice> Device<D> {
         }
     }
 
+    /// Destroys a QP with no outstanding work request (poll its completions first; a QP in
+    /// error has its work requests flushed by the core): the core's QP is disabled (its
+    /// QP_CTRL written 0 once the receive path is idle), its rings are given back, its CQs
+    /// and PD lose a user, and its handle is stale from now on.
+    pub fn destroy_qp(&mut self, qp: Qp) -> Result<()> {
+        let q = self.qp_ref(qp)?;
+        if !q.sq.is_empty() || !q.rq.is_empty() {
+            return Err(VerbsError::Busy(format!(
+                "QP {} has {} send and {} receive work requests outstanding",
+                qp.0,
+                q.sq.len(),
+                q.rq.len()
+            )));
+        }
+        let q = q.clone();
+        if q.state != QpState::Idle {
+            self.wait_rx_idle("before the QP is disabled")?;
+            self.dev.mmio_write(regs::qp_reg(qp.0, regs::QP_CTRL), 0);
+            self.dev.qp_pd_set(qp.0, None);
+        }
+        for cq in [q.send_cq, q.recv_cq] {
+            self.cq_state(cq)?.users -= 1;
+        }
+        self.pd_users[usize::from(q.pd.0)] -= 1;
+        self.bufs.remove(&q.sq_base);
+        self.bufs.remove(&q.rq_base);
+        self.qps[qp.0] = None;
+        Ok(())
+    }
+
     /// The driver's view of the QP's state.
     pub fn qp_state(&self, qp: Qp) -> Result<QpState> {
         Ok(self.qp_ref(qp)?.state)
@@ -347,26 +377,28 @@ impl<D: HostDevice> Device<D> {
     /// (unknown lkey, out of bounds) is a typed error here, before the hardware would
     /// complete it with a local protection error.
     fn check_sge(&self, qp: Qp, s: &Sge) -> Result<()> {
-        let m = self
+        let inside = self
             .mrs
             .get(stag_index(s.lkey) as usize)
             .copied()
             .flatten()
             .filter(|m| m.mr.lkey == s.lkey)
-            .ok_or_else(|| {
-                VerbsError::InvalidArgument(format!(
-                    "QP {}: lkey {:#010x} is not a registered region",
-                    qp.0, s.lkey
-                ))
-            })?;
-        let end = s.addr.checked_add(u64::from(s.length));
-        if s.addr < m.mr.addr || end.is_none_or(|e| e > m.mr.addr + m.mr.len) {
-            return Err(VerbsError::InvalidArgument(format!(
-                "QP {}: {} bytes at {:#x} are outside lkey {:#010x} ({:#x}+{})",
-                qp.0, s.length, s.addr, s.lkey, m.mr.addr, m.mr.len
-            )));
+            .is_some_and(|m| {
+                s.addr >= m.mr.addr
+                    && s.addr
+                        .checked_add(u64::from(s.length))
+                        .is_some_and(|e| e <= m.mr.addr + m.mr.len)
+            });
+        if inside {
+            Ok(())
+        } else {
+            Err(VerbsError::LocalProtection {
+                qp: qp.0,
+                lkey: s.lkey,
+                addr: s.addr,
+                length: s.length,
+            })
         }
-        Ok(())
     }
 
     /// Counts a posted work request naming `stag` against its region (released at its
