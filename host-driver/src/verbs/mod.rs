@@ -241,10 +241,9 @@ impl<D: HostDevice> Device<D> {
     /// Allocates a buffer at `offset` bytes past an `align`-aligned address: a buffer at a
     /// chosen alignment, for tests of unaligned transfers.
     pub fn alloc_buf_at_offset(&mut self, len: u64, align: u64, offset: u64) -> Result<Buf> {
-        let total = len.checked_add(offset).ok_or(VerbsError::AddressNotDmaable {
-            addr: offset,
-            len,
-        })?;
+        let total = len
+            .checked_add(offset)
+            .ok_or(VerbsError::AddressNotDmaable { addr: offset, len })?;
         let b = self.alloc_buf(total, align)?;
         self.bufs.remove(&b.addr);
         let buf = Buf {
@@ -633,6 +632,13 @@ impl<D: HostDevice> Device<D> {
             }
             self.dev.region_invalidated(index);
         }
+        // A flushed work request was never fetched: its CQE's opcode is a placeholder, the
+        // driver knows what was posted (rdma-core leaves it undefined; this is more useful).
+        let opcode = if status == WcStatus::WrFlushErr {
+            posted.opcode
+        } else {
+            opcode
+        };
         Ok(Wc {
             wr_id: posted.wr_id,
             qp: qpn,

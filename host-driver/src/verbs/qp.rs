@@ -31,6 +31,15 @@ pub enum SendOp {
 }
 
 impl SendOp {
+    /// The opcode of this operation's work completion.
+    pub fn wc_opcode(self) -> WcOpcode {
+        match self {
+            SendOp::RdmaWrite { .. } => WcOpcode::RdmaWrite,
+            SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
+            _ => WcOpcode::Send,
+        }
+    }
+
     fn wqe(self) -> (WqeOpcode, u32, u64) {
         match self {
             SendOp::RdmaWrite { remote_addr, rkey } => (WqeOpcode::RdmaWrite, rkey, remote_addr),
@@ -160,6 +169,10 @@ impl QpState {
 #[derive(Debug, Clone)]
 pub(super) struct Posted {
     pub wr_id: u64,
+    /// What its work completion reports as the opcode when the core does not know it: a
+    /// flushed send work request is never fetched, and its CQE says Send
+    /// (`rdmap::send_engine`).
+    pub opcode: WcOpcode,
     /// STags it names (released at completion).
     pub stags: Vec<u32>,
 }
@@ -467,6 +480,7 @@ impl<D: HostDevice> Device<D> {
             pi,
             Posted {
                 wr_id: wr.wr_id,
+                opcode: wr.op.wc_opcode(),
                 stags,
             },
         ));
@@ -512,6 +526,7 @@ impl<D: HostDevice> Device<D> {
             pi,
             Posted {
                 wr_id: wr.wr_id,
+                opcode: WcOpcode::Recv,
                 stags: vec![s.lkey],
             },
         ));
