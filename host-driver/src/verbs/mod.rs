@@ -7,9 +7,17 @@
 //!
 //! The driver reaches the core only as a host would reach a PCIe device: MMIO register
 //! accesses (`rnic_proto::host::regs`) and descriptors in host memory (SQ / RQ WQEs it writes,
-//! CQEs the core writes, polled by their owner bit). The back end is the simulated device
-//! ([`rnic_sim::tb::rnic::SimDevice`]): time passes while the driver waits ([`Device::run`],
-//! [`Device::wait_cq`]).
+//! CQEs the core writes, polled by their owner bit), through the [`HostDevice`] trait. The
+//! back end is the simulated device ([`rnic_sim::tb::rnic::SimDevice`], the default type
+//! parameter of [`Device`]): time passes while the driver waits ([`Device::run`],
+//! [`Device::wait_cq`]). [`NullDevice`] is a register-level stand-in that completes sends at
+//! their doorbell, to measure the driver's own cost (`benches/verbs.rs`).
+//!
+//! Misuse ends in a typed [`VerbsError`] or an error completion, never a panic or an unbounded
+//! wait (`tests/verbs_misuse.rs`): the driver checks what it can see (lkeys and bounds,
+//! element count, 32-bit addresses, queue depth, QP state, objects in use, stale handles,
+//! exhaustion); [`Device::set_driver_checks`] turns the element checks off to show the core's
+//! own protection path.
 //!
 //! Limits of this version of the core (`docs/decisions.md`, "The whole core"): one scatter /
 //! gather element per work request, 32-bit DMA addresses, QP n is LLP connection n.
@@ -612,9 +620,8 @@ impl<D: HostDevice> Device<D> {
         if status != WcStatus::Success {
             q.state = QpState::Error;
         }
-        let mut released = posted.stags;
-        released.retain(|s| *s != 0);
-        for stag in released {
+        // Exactly what post_send / post_recv held (STag 0 is a valid STag: index 0, key 0).
+        if let Some(stag) = posted.stag {
             if let Some(Some(m)) = self.mrs.get_mut(stag_index(stag) as usize) {
                 if m.mr.lkey == stag {
                     m.in_flight = m.in_flight.saturating_sub(1);

@@ -173,8 +173,9 @@ pub(super) struct Posted {
     /// flushed send work request is never fetched, and its CQE says Send
     /// (`rdmap::send_engine`).
     pub opcode: WcOpcode,
-    /// STags it names (released at completion).
-    pub stags: Vec<u32>,
+    /// The STag it names, if any (released at completion; one element per work request in
+    /// this core, so no allocation per post).
+    pub stag: Option<u32>,
 }
 
 /// The driver's state of one QP.
@@ -471,9 +472,9 @@ impl<D: HostDevice> Device<D> {
         let (base, pi) = (q.sq_base, q.sq_pi);
         let at = base + (u64::from(pi) % depth as u64) * SQ_WQE_LEN as u64;
         self.dev.mem_write(at, &wqe.emit());
-        let stags = if s.length > 0 { vec![s.lkey] } else { vec![] };
-        for st in &stags {
-            self.hold_stag(*st);
+        let stag = (s.length > 0).then_some(s.lkey);
+        if let Some(st) = stag {
+            self.hold_stag(st);
         }
         let q = self.qps[qp.0].as_mut().expect("checked");
         q.sq.push_back((
@@ -481,7 +482,7 @@ impl<D: HostDevice> Device<D> {
             Posted {
                 wr_id: wr.wr_id,
                 opcode: wr.op.wc_opcode(),
-                stags,
+                stag,
             },
         ));
         q.sq_pi = pi.wrapping_add(1);
@@ -527,7 +528,7 @@ impl<D: HostDevice> Device<D> {
             Posted {
                 wr_id: wr.wr_id,
                 opcode: WcOpcode::Recv,
-                stags: vec![s.lkey],
+                stag: Some(s.lkey),
             },
         ));
         q.rq_pi = pi.wrapping_add(1);
