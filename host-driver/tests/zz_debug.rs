@@ -8,47 +8,16 @@ use rnic_sim::testbench::BackendKind;
 
 #[test]
 fn debug_one_write() {
-    let cfg = DeviceConfig {
-        backend: BackendKind::RustHdl,
-        dma: DmaConfig {
-            read: rnic_sim::dma_read::DmaReadConfig {
-                latency: 10,
-                ..Default::default()
-            },
-            ..Default::default()
-        },
-        seed: 1,
-    };
+    let cfg = DeviceConfig { backend: BackendKind::RustHdl, dma: DmaConfig { read: rnic_sim::dma_read::DmaReadConfig { latency: 10, ..Default::default() }, ..Default::default() }, seed: 1 };
     let t = std::time::Instant::now();
-    let sim = SimDevice::new(
-        cfg,
-        Box::new(LlpLoopback::new(LoopbackConfig::full_speed(1))),
-    )
-    .unwrap();
+    let sim = SimDevice::new(cfg, Box::new(LlpLoopback::new(LoopbackConfig::full_speed(1)))).unwrap();
     eprintln!("built in {:?}", t.elapsed());
     let dev = Device::attach(sim, 1).unwrap();
     let mut s = Session::new(dev, 1, 2, 4096, ConnParams::default()).unwrap();
-    eprintln!(
-        "session at cycle {} ({:?})",
-        s.dev.sim().cycles(),
-        t.elapsed()
-    );
+    eprintln!("session at cycle {} ({:?})", s.dev.sim().cycles(), t.elapsed());
     let p = s.pairs[0].clone();
     s.dev.write_mem(p.local_mr[0].addr, &[0xAB; 64]);
-    let wr = SendWr {
-        wr_id: 1,
-        op: SendOp::RdmaWrite {
-            remote_addr: p.remote_mr[1].addr,
-            rkey: p.remote_mr[1].rkey,
-        },
-        sg_list: vec![Sge {
-            addr: p.local_mr[0].addr,
-            length: 64,
-            lkey: p.local_mr[0].lkey,
-        }],
-        signaled: true,
-        fence: false,
-    };
+    let wr = SendWr { wr_id: 1, op: SendOp::RdmaWrite { remote_addr: p.remote_mr[1].addr, rkey: p.remote_mr[1].rkey }, sg_list: vec![Sge { addr: p.local_mr[0].addr, length: 64, lkey: p.local_mr[0].lkey }], signaled: true, fence: false };
     s.dev.post_send(p.qp[0], &wr).unwrap();
     for i in 0..12 {
         s.dev.run(100);
