@@ -11,6 +11,15 @@ pub enum VerbsError {
     NoResources { what: &'static str, max: usize },
     /// An argument is out of range; the text names it.
     InvalidArgument(String),
+    /// A scatter / gather element is not inside the registered region its lkey names (an
+    /// unknown, stale or foreign lkey, or bytes out of the region's bounds): the core would
+    /// complete the work request with a local protection error (RFC 5040 §5.4).
+    LocalProtection {
+        qp: usize,
+        lkey: u32,
+        addr: u64,
+        length: u32,
+    },
     /// Host memory above what the core can address (32-bit DMA on the Cu build).
     AddressNotDmaable { addr: u64, len: u64 },
     /// The work queue is full (`depth` entries outstanding).
@@ -40,6 +49,15 @@ impl fmt::Display for VerbsError {
                 write!(f, "no free {what}: all {max} are in use")
             }
             VerbsError::InvalidArgument(s) => write!(f, "invalid argument: {s}"),
+            VerbsError::LocalProtection {
+                qp,
+                lkey,
+                addr,
+                length,
+            } => write!(
+                f,
+                "QP {qp}: {length} bytes at {addr:#x} are not inside a registered region of lkey {lkey:#010x}"
+            ),
             VerbsError::AddressNotDmaable { addr, len } => write!(
                 f,
                 "{len} bytes at {addr:#x} are not addressable by the core (32-bit DMA)"

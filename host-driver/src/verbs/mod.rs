@@ -7,17 +7,27 @@
 //!
 //! The driver reaches the core only as a host would reach a PCIe device: MMIO register
 //! accesses (`rnic_proto::host::regs`) and descriptors in host memory (SQ / RQ WQEs it writes,
-//! CQEs the core writes, polled by their owner bit). The back end is the simulated device
-//! ([`rnic_sim::tb::rnic::SimDevice`]): time passes while the driver waits ([`Device::run`],
-//! [`Device::wait_cq`]).
+//! CQEs the core writes, polled by their owner bit), through the [`HostDevice`] trait. The
+//! back end is the simulated device ([`rnic_sim::tb::rnic::SimDevice`], the default type
+//! parameter of [`Device`]): time passes while the driver waits ([`Device::run`],
+//! [`Device::wait_cq`]). [`NullDevice`] is a register-level stand-in that completes sends at
+//! their doorbell, to measure the driver's own cost (`benches/verbs.rs`).
+//!
+//! Misuse ends in a typed [`VerbsError`] or an error completion, never a panic or an unbounded
+//! wait (`tests/verbs_misuse.rs`): the driver checks what it can see (lkeys and bounds,
+//! element count, 32-bit addresses, queue depth, QP state, objects in use, stale handles,
+//! exhaustion); [`Device::set_driver_checks`] turns the element checks off to show the core's
+//! own protection path.
 //!
 //! Limits of this version of the core (`docs/decisions.md`, "The whole core"): one scatter /
 //! gather element per work request, 32-bit DMA addresses, QP n is LLP connection n.
 
 mod error;
+mod hw;
 mod qp;
 
 pub use error::{Result, VerbsError};
+pub use hw::{HostDevice, NullDevice};
 pub use qp::{ConnParams, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, Wc};
 
 use rnic_proto::host::{regs, Cqe, CQE_LEN};
@@ -106,11 +116,16 @@ struct MrState {
     mr: Mr,
     /// Posted, uncompleted work requests naming this STag.
     in_flight: usize,
+    /// Not invalidated by a peer's Send with Invalidate.
+    valid: bool,
 }
 
-/// An open device.
-pub struct Device {
-    dev: SimDevice,
+/// An open device: the simulated core by default, any [`HostDevice`] in general.
+pub struct Device<D: HostDevice = SimDevice> {
+    dev: D,
+    /// Check SGEs against the registered regions before posting (see
+    /// [`Device::set_driver_checks`]).
+    checks: bool,
     caps: Caps,
     /// Live buffers by address.
     bufs: BTreeMap<u64, u64>,
@@ -125,7 +140,7 @@ pub struct Device {
     qps: Vec<Option<qp::QpEntry>>,
 }
 
-impl Device {
+impl Device<SimDevice> {
     /// Opens the simulated device built by `cfg` with its LLP port on `llp`, and checks that
     /// it is this core (ID, VERSION) and reads its capabilities.
     pub fn open(cfg: DeviceConfig, llp: Box<dyn Llp>) -> Result<Device> {
@@ -133,9 +148,27 @@ impl Device {
         Device::attach(dev, cfg.seed)
     }
 
-    /// Opens an already built simulated device (a traced one, say). `seed` seeds the STag
-    /// key generator (RFC 5040 §8.1 item 8: keys must not be predictable from outside).
-    pub fn attach(mut dev: SimDevice, seed: u64) -> Result<Device> {
+    /// The simulated device underneath (cycles, statistics, host memory, the LLP model).
+    pub fn sim(&self) -> &SimDevice {
+        &self.dev
+    }
+
+    /// The simulated device underneath, mutable.
+    pub fn sim_mut(&mut self) -> &mut SimDevice {
+        &mut self.dev
+    }
+
+    /// Host memory and its protection monitor.
+    pub fn mem(&self) -> &HostMemory {
+        self.dev.mem()
+    }
+}
+
+impl<D: HostDevice> Device<D> {
+    /// Opens an already built device (a traced simulated one, say, or a [`NullDevice`]).
+    /// `seed` seeds the STag key generator (RFC 5040 §8.1 item 8: keys must not be
+    /// predictable from outside).
+    pub fn attach(mut dev: D, seed: u64) -> Result<Device<D>> {
         let id = dev.mmio_read(regs::ID)?;
         let version = dev.mmio_read(regs::VERSION)?;
         if id != regs::ID_VALUE || version >> 16 != regs::VERSION_VALUE >> 16 {
@@ -150,6 +183,7 @@ impl Device {
         };
         Ok(Device {
             dev,
+            checks: true,
             caps,
             bufs: BTreeMap::new(),
             heap_top: HEAP_BASE,
@@ -168,14 +202,23 @@ impl Device {
         self.caps
     }
 
-    /// The simulated device underneath (cycles, statistics, host memory, the LLP model).
-    pub fn sim(&self) -> &SimDevice {
+    /// The device underneath.
+    pub fn device(&self) -> &D {
         &self.dev
     }
 
-    /// The simulated device underneath, mutable.
-    pub fn sim_mut(&mut self) -> &mut SimDevice {
+    /// The device underneath, mutable.
+    pub fn device_mut(&mut self) -> &mut D {
         &mut self.dev
+    }
+
+    /// Turns the driver's own checks of scatter / gather elements against the registered
+    /// regions on (the default) or off. Off, a wrong lkey or an out-of-bounds element is
+    /// posted as it is, and the core must catch it (RFC 5040 §5.4: the work request
+    /// completes with a local protection error, the QP goes to error and every later work
+    /// request is flushed): for tests of the hardware's protection path.
+    pub fn set_driver_checks(&mut self, on: bool) {
+        self.checks = on;
     }
 
     /// Lets `cycles` clock cycles pass.
@@ -193,22 +236,23 @@ impl Device {
                 "buffer of {len} bytes aligned to {align}: need len > 0 and a power-of-two alignment"
             )));
         }
-        let addr = self.heap_top.div_ceil(align) * align;
-        if addr + len > HEAP_END {
+        let addr = self.heap_top.div_ceil(align).saturating_mul(align);
+        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
             return Err(VerbsError::AddressNotDmaable { addr, len });
         }
         self.heap_top = addr + len;
         self.bufs.insert(addr, len);
-        self.dev
-            .mem_mut()
-            .write(addr as u32, &vec![0; len as usize]);
+        self.dev.mem_write(addr, &vec![0; len as usize]);
         Ok(Buf { addr, len })
     }
 
     /// Allocates a buffer at `offset` bytes past an `align`-aligned address: a buffer at a
     /// chosen alignment, for tests of unaligned transfers.
     pub fn alloc_buf_at_offset(&mut self, len: u64, align: u64, offset: u64) -> Result<Buf> {
-        let b = self.alloc_buf(len + offset, align)?;
+        let total = len
+            .checked_add(offset)
+            .ok_or(VerbsError::AddressNotDmaable { addr: offset, len })?;
+        let b = self.alloc_buf(total, align)?;
         self.bufs.remove(&b.addr);
         let buf = Buf {
             addr: b.addr + offset,
@@ -235,23 +279,32 @@ impl Device {
                 buf.addr, buf.len, m.mr.lkey
             )));
         }
+        let ring = self.cqs.iter().flatten().any(|c| c.base == buf.addr)
+            || self
+                .qps
+                .iter()
+                .flatten()
+                .any(|q| q.sq_base == buf.addr || q.rq_base == buf.addr);
+        if ring {
+            return Err(VerbsError::Busy(format!(
+                "buffer {:#x}+{} is the ring of a live CQ or QP",
+                buf.addr, buf.len
+            )));
+        }
         self.bufs.remove(&buf.addr);
         Ok(())
     }
 
     /// Writes `data` into host memory at `addr` (the host CPU's store).
     pub fn write_mem(&mut self, addr: u64, data: &[u8]) {
-        self.dev.mem_mut().write(addr as u32, data);
+        self.dev.mem_write(addr, data);
     }
 
     /// Reads `len` bytes of host memory at `addr`.
     pub fn read_mem(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.dev.mem().read(addr as u32, len)
-    }
-
-    /// Host memory and its protection monitor.
-    pub fn mem(&self) -> &HostMemory {
-        self.dev.mem()
+        let mut v = vec![0; len];
+        self.dev.mem_read(addr, &mut v);
+        v
     }
 
     // ---------------------------------------------------------------- PD and MR
@@ -324,7 +377,7 @@ impl Device {
                 "region length {len}: must be 1..=2^32-1"
             )));
         }
-        if addr + len > HEAP_END {
+        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
             return Err(VerbsError::AddressNotDmaable { addr, len });
         }
         let inside = self
@@ -363,7 +416,7 @@ impl Device {
             flags |= regs::STAG_FLAGS_REMOTE_INV;
         }
         self.program_stag(index as u32, flags, addr, len as u32, addr as u32);
-        self.dev.mem_mut().set_region(
+        self.dev.region_set(
             index as u32,
             Region {
                 host_addr: addr as u32,
@@ -373,7 +426,11 @@ impl Device {
                 valid: true,
             },
         );
-        self.mrs[index] = Some(MrState { mr, in_flight: 0 });
+        self.mrs[index] = Some(MrState {
+            mr,
+            in_flight: 0,
+            valid: true,
+        });
         self.pd_users[usize::from(pd.0)] += 1;
         Ok(mr)
     }
@@ -405,7 +462,7 @@ impl Device {
             _ => return Err(VerbsError::BadHandle("MR")),
         }
         self.program_stag(index as u32, 0, 0, 0, 0);
-        self.dev.mem_mut().invalidate_region(index as u32);
+        self.dev.region_invalidated(index as u32);
         self.mrs[index] = None;
         self.pd_users[usize::from(mr.pd.0)] -= 1;
         Ok(())
@@ -414,11 +471,11 @@ impl Device {
     /// Whether the STag of `mr` is still valid in this driver's view (a peer's Send with
     /// Invalidate clears it; the receive completion reports it).
     pub fn mr_valid(&self, mr: &Mr) -> bool {
-        self.mem()
-            .regions()
-            .get(&stag_index(mr.lkey))
-            .is_some_and(|r| r.valid)
-            && self.mrs[stag_index(mr.lkey) as usize].is_some_and(|s| s.mr == *mr)
+        self.mrs
+            .get(stag_index(mr.lkey) as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.mr == *mr && s.valid)
     }
 
     fn check_pd(&self, pd: Pd) -> Result<()> {
@@ -448,9 +505,7 @@ impl Device {
             })?;
         let bytes = (CQE_LEN as u64) << log2;
         let ring = self.alloc_buf(bytes, 64)?;
-        self.dev
-            .mem_mut()
-            .allow_device(ring.addr as u32, bytes as u32, false, true);
+        self.dev.grant_device(ring.addr, bytes, false, true);
         self.dev
             .mmio_write(regs::cq_reg(i, regs::CQ_BASE), ring.addr as u32);
         self.dev.mmio_write(regs::cq_reg(i, regs::CQ_LOG2), log2);
@@ -461,6 +516,22 @@ impl Device {
             users: 0,
         });
         Ok(Cq(i))
+    }
+
+    /// Destroys a completion queue no QP uses any more (destroy the QPs first): its handle is
+    /// stale from now on, and its ring is given back.
+    pub fn destroy_cq(&mut self, cq: Cq) -> Result<()> {
+        let s = self.cq_state(cq)?;
+        if s.users > 0 {
+            return Err(VerbsError::Busy(format!(
+                "CQ {} takes the completions of {} QP queues",
+                cq.0, s.users
+            )));
+        }
+        let base = s.base;
+        self.cqs[cq.0] = None;
+        self.bufs.remove(&base);
+        Ok(())
     }
 
     /// Whether the CQ overflowed (RFC 5040 §8.1 item 10): it then drops every completion.
@@ -485,7 +556,8 @@ impl Device {
         let mut out = Vec::new();
         while out.len() < max {
             let at = base + (u64::from(ci) % (1 << log2)) * CQE_LEN as u64;
-            let raw = self.dev.mem().read(at as u32, CQE_LEN);
+            let mut raw = [0u8; CQE_LEN];
+            self.dev.mem_read(at, &mut raw);
             let cqe = Cqe::parse(&raw).map_err(|e| VerbsError::Device(format!("{e:?}")))?;
             if cqe.owner != rnic_proto::host::cqe_owner(ci, log2) {
                 break;
@@ -548,9 +620,8 @@ impl Device {
         if status != WcStatus::Success {
             q.state = QpState::Error;
         }
-        let mut released = posted.stags;
-        released.retain(|s| *s != 0);
-        for stag in released {
+        // Exactly what post_send / post_recv held (STag 0 is a valid STag: index 0, key 0).
+        if let Some(stag) = posted.stag {
             if let Some(Some(m)) = self.mrs.get_mut(stag_index(stag) as usize) {
                 if m.mr.lkey == stag {
                     m.in_flight = m.in_flight.saturating_sub(1);
@@ -560,8 +631,21 @@ impl Device {
         let invalidated = (recv && cqe.flags & rnic_proto::host::cqe_flags::WITH_INV != 0)
             .then_some(cqe.inv_stag);
         if let Some(stag) = invalidated {
-            self.dev.mem_mut().invalidate_region(stag_index(stag));
+            let index = stag_index(stag);
+            if let Some(Some(m)) = self.mrs.get_mut(index as usize) {
+                if m.mr.rkey == stag {
+                    m.valid = false;
+                }
+            }
+            self.dev.region_invalidated(index);
         }
+        // A flushed work request was never fetched: its CQE's opcode is a placeholder, the
+        // driver knows what was posted (rdma-core leaves it undefined; this is more useful).
+        let opcode = if status == WcStatus::WrFlushErr {
+            posted.opcode
+        } else {
+            opcode
+        };
         Ok(Wc {
             wr_id: posted.wr_id,
             qp: qpn,

@@ -1,6 +1,6 @@
 //! Queue pairs: creation, connection, work requests and completions.
 
-use super::{Cq, Device, Pd, Qp, Result, VerbsError};
+use super::{Cq, Device, HostDevice, Pd, Qp, Result, VerbsError};
 use rnic_proto::host::{regs, wqe_flags, RqWqe, SqWqe, WqeOpcode, RQ_WQE_LEN, SQ_WQE_LEN};
 use rnic_proto::verbs::{stag_index, WcOpcode, WcStatus};
 use std::collections::VecDeque;
@@ -31,6 +31,15 @@ pub enum SendOp {
 }
 
 impl SendOp {
+    /// The opcode of this operation's work completion.
+    pub fn wc_opcode(self) -> WcOpcode {
+        match self {
+            SendOp::RdmaWrite { .. } => WcOpcode::RdmaWrite,
+            SendOp::RdmaRead { .. } => WcOpcode::RdmaRead,
+            _ => WcOpcode::Send,
+        }
+    }
+
     fn wqe(self) -> (WqeOpcode, u32, u64) {
         match self {
             SendOp::RdmaWrite { remote_addr, rkey } => (WqeOpcode::RdmaWrite, rkey, remote_addr),
@@ -161,8 +170,13 @@ impl QpState {
 #[derive(Debug, Clone)]
 pub(super) struct Posted {
     pub wr_id: u64,
-    /// STags it names (released at completion).
-    pub stags: Vec<u32>,
+    /// What its work completion reports as the opcode when the core does not know it: a
+    /// flushed send work request is never fetched, and its CQE says Send
+    /// (`rdmap::send_engine`).
+    pub opcode: WcOpcode,
+    /// The STag it names, if any (released at completion; one element per work request in
+    /// this core, so no allocation per post).
+    pub stag: Option<u32>,
 }
 
 /// The driver's state of one QP.
@@ -193,7 +207,7 @@ impl QpEntry {
     }
 }
 
-impl Device {
+impl<D: HostDevice> Device<D> {
     pub(super) fn qp_ref(&self, qp: Qp) -> Result<&QpEntry> {
         self.qps
             .get(qp.0)
@@ -226,9 +240,8 @@ impl Device {
         let rq_bytes = (RQ_WQE_LEN as u64) << caps.rq_log2;
         let sq = self.alloc_buf(sq_bytes, 64)?;
         let rq = self.alloc_buf(rq_bytes, 64)?;
-        let mem = self.dev.mem_mut();
-        mem.allow_device(sq.addr as u32, sq_bytes as u32, true, false);
-        mem.allow_device(rq.addr as u32, rq_bytes as u32, true, false);
+        self.dev.grant_device(sq.addr, sq_bytes, true, false);
+        self.dev.grant_device(rq.addr, rq_bytes, true, false);
         self.cq_state(send_cq)?.users += 1;
         self.cq_state(recv_cq)?.users += 1;
         self.pd_users[usize::from(pd.0)] += 1;
@@ -246,6 +259,53 @@ impl Device {
             state: QpState::Idle,
         });
         Ok(Qp(n))
+    }
+
+    /// Waits (at most 100 000 cycles) for the receive path to drain: a QP's context must
+    /// not change while a segment of it is in flight (`rdmap::rx_path`).
+    fn wait_rx_idle(&mut self, why: &str) -> Result<()> {
+        let start = self.dev.cycles();
+        loop {
+            if self.dev.mmio_read(regs::STATUS)? & regs::STATUS_RX_IDLE != 0 {
+                return Ok(());
+            }
+            if self.dev.cycles() - start >= 100_000 {
+                return Err(VerbsError::Device(format!(
+                    "receive path not idle {why} within 100000 cycles"
+                )));
+            }
+            self.dev.run(4);
+        }
+    }
+
+    /// Destroys a QP with no outstanding work request (poll its completions first; a QP in
+    /// error has its work requests flushed by the core): the core's QP is disabled (its
+    /// QP_CTRL written 0 once the receive path is idle), its rings are given back, its CQs
+    /// and PD lose a user, and its handle is stale from now on.
+    pub fn destroy_qp(&mut self, qp: Qp) -> Result<()> {
+        let q = self.qp_ref(qp)?;
+        if !q.sq.is_empty() || !q.rq.is_empty() {
+            return Err(VerbsError::Busy(format!(
+                "QP {} has {} send and {} receive work requests outstanding",
+                qp.0,
+                q.sq.len(),
+                q.rq.len()
+            )));
+        }
+        let q = q.clone();
+        if q.state != QpState::Idle {
+            self.wait_rx_idle("before the QP is disabled")?;
+            self.dev.mmio_write(regs::qp_reg(qp.0, regs::QP_CTRL), 0);
+            self.dev.qp_pd_set(qp.0, None);
+        }
+        for cq in [q.send_cq, q.recv_cq] {
+            self.cq_state(cq)?.users -= 1;
+        }
+        self.pd_users[usize::from(q.pd.0)] -= 1;
+        self.bufs.remove(&q.sq_base);
+        self.bufs.remove(&q.rq_base);
+        self.qps[qp.0] = None;
+        Ok(())
     }
 
     /// The driver's view of the QP's state.
@@ -275,11 +335,7 @@ impl Device {
             });
         }
         // The receive path must be drained before a QP's context changes (rdmap::rx_path).
-        self.dev
-            .run_until("receive path idle before QP commit", 100_000, 4, |d| {
-                d.mmio_read(regs::STATUS)
-                    .is_ok_and(|s| s & regs::STATUS_RX_IDLE != 0)
-            })?;
+        self.wait_rx_idle("before the QP commit")?;
         let n = qp.0;
         self.dev.mmio_write(
             regs::qp_reg(n, regs::QP_ULPDU),
@@ -311,7 +367,7 @@ impl Device {
             }
         }
         self.dev.mmio_write(regs::qp_reg(n, regs::QP_CTRL), ctrl);
-        self.dev.mem_mut().set_qp_pd(n, Some(q.pd.0));
+        self.dev.qp_pd_set(n, Some(q.pd.0));
         if let Some(s) = self.qps[n].as_mut() {
             s.state = QpState::Rts;
         }
@@ -340,26 +396,39 @@ impl Device {
     /// (unknown lkey, out of bounds) is a typed error here, before the hardware would
     /// complete it with a local protection error.
     fn check_sge(&self, qp: Qp, s: &Sge) -> Result<()> {
-        let m = self
+        let inside = self
             .mrs
             .get(stag_index(s.lkey) as usize)
             .copied()
             .flatten()
             .filter(|m| m.mr.lkey == s.lkey)
-            .ok_or_else(|| {
-                VerbsError::InvalidArgument(format!(
-                    "QP {}: lkey {:#010x} is not a registered region",
-                    qp.0, s.lkey
-                ))
-            })?;
-        let end = s.addr.checked_add(u64::from(s.length));
-        if s.addr < m.mr.addr || end.is_none_or(|e| e > m.mr.addr + m.mr.len) {
-            return Err(VerbsError::InvalidArgument(format!(
-                "QP {}: {} bytes at {:#x} are outside lkey {:#010x} ({:#x}+{})",
-                qp.0, s.length, s.addr, s.lkey, m.mr.addr, m.mr.len
-            )));
+            .is_some_and(|m| {
+                s.addr >= m.mr.addr
+                    && s.addr
+                        .checked_add(u64::from(s.length))
+                        .is_some_and(|e| e <= m.mr.addr + m.mr.len)
+            });
+        if inside {
+            Ok(())
+        } else {
+            Err(VerbsError::LocalProtection {
+                qp: qp.0,
+                lkey: s.lkey,
+                addr: s.addr,
+                length: s.length,
+            })
         }
-        Ok(())
+    }
+
+    /// Counts a posted work request naming `stag` against its region (released at its
+    /// completion). Only the region the STag is (index and key) counts: with the driver's
+    /// checks off, a wrong key must not pin the region that happens to share its index.
+    fn hold_stag(&mut self, stag: u32) {
+        if let Some(Some(m)) = self.mrs.get_mut(stag_index(stag) as usize) {
+            if m.mr.lkey == stag {
+                m.in_flight += 1;
+            }
+        }
     }
 
     /// Posts a send work request: writes the WQE into the SQ ring and rings the doorbell.
@@ -380,7 +449,7 @@ impl Device {
             });
         }
         let sge = Self::one_sge(qp, &wr.sg_list, "send", true)?;
-        if let Some(s) = &sge {
+        if let (Some(s), true) = (&sge, self.checks) {
             self.check_sge(qp, s)?;
         }
         let (opcode, rkey, remote_addr) = wr.op.wqe();
@@ -407,19 +476,18 @@ impl Device {
         };
         let (base, pi) = (q.sq_base, q.sq_pi);
         let at = base + (u64::from(pi) % depth as u64) * SQ_WQE_LEN as u64;
-        self.dev.mem_mut().write(at as u32, &wqe.emit());
-        let stags = if s.length > 0 { vec![s.lkey] } else { vec![] };
-        for st in &stags {
-            if let Some(Some(m)) = self.mrs.get_mut(stag_index(*st) as usize) {
-                m.in_flight += 1;
-            }
+        self.dev.mem_write(at, &wqe.emit());
+        let stag = (s.length > 0).then_some(s.lkey);
+        if let Some(st) = stag {
+            self.hold_stag(st);
         }
         let q = self.qps[qp.0].as_mut().expect("checked");
         q.sq.push_back((
             pi,
             Posted {
                 wr_id: wr.wr_id,
-                stags,
+                opcode: wr.op.wc_opcode(),
+                stag,
             },
         ));
         q.sq_pi = pi.wrapping_add(1);
@@ -447,7 +515,9 @@ impl Device {
             });
         }
         let s = Self::one_sge(qp, &wr.sg_list, "receive", false)?.expect("one element");
-        self.check_sge(qp, &s)?;
+        if self.checks {
+            self.check_sge(qp, &s)?;
+        }
         let wqe = RqWqe {
             length: s.length,
             lkey: s.lkey,
@@ -455,16 +525,15 @@ impl Device {
         };
         let (base, pi) = (q.rq_base, q.rq_pi);
         let at = base + (u64::from(pi) % depth as u64) * RQ_WQE_LEN as u64;
-        self.dev.mem_mut().write(at as u32, &wqe.emit());
-        if let Some(Some(m)) = self.mrs.get_mut(stag_index(s.lkey) as usize) {
-            m.in_flight += 1;
-        }
+        self.dev.mem_write(at, &wqe.emit());
+        self.hold_stag(s.lkey);
         let q = self.qps[qp.0].as_mut().expect("checked");
         q.rq.push_back((
             pi,
             Posted {
                 wr_id: wr.wr_id,
-                stags: vec![s.lkey],
+                opcode: WcOpcode::Recv,
+                stag: Some(s.lkey),
             },
         ));
         q.rq_pi = pi.wrapping_add(1);
