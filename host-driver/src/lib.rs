@@ -2,7 +2,7 @@
 //!
 //! - [`verbs`]: the verbs-style API (device, PD, MR, CQ, QP, work requests, completions) over
 //!   the simulated device, reaching the core through MMIO and host memory only.
-//! - [`cli`]: the `rnic` command-line tool's commands; [`bench`] and [`inject`] behind them.
+//! - [`cli`]: the `rnic` command-line tool's commands; [`mod@bench`], [`core_bench`], [`loopback`], [`inject`] behind them.
 
 pub mod bench;
 pub mod cli;
