@@ -318,6 +318,13 @@ fn peer_requests_to_the_core() {
         assert_eq!(pc[0].status, WcStatus::Success);
         assert_eq!(pc[0].opcode, WcOpcode::RdmaWrite);
         r.dev.run(3000 + u64::from(len) / 2);
+        r.no_violations();
+        let ev = r.peer.borrow_mut().events();
+        let core_ev = r.dev.query_async_event(r.qp).unwrap();
+        assert!(
+            ev.is_empty() && core_ev.is_none(),
+            "peer Write of {len}: peer events {ev:?}, core event {core_ev:?}"
+        );
         assert_eq!(
             r.dev.read_mem(r.core_remote.addr + ro, len as usize),
             d,

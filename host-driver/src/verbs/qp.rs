@@ -5,6 +5,9 @@ use rnic_proto::host::{regs, wqe_flags, RqWqe, SqWqe, WqeOpcode, RQ_WQE_LEN, SQ_
 use rnic_proto::verbs::{stag_index, WcOpcode, WcStatus};
 use std::collections::VecDeque;
 
+/// Cycles from the QP_CTRL write until the new context is in force in every block.
+const COMMIT_CYCLES: u64 = 4;
+
 /// A scatter / gather element: `length` bytes at `addr` (a tagged offset of `lkey`'s region).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sge {
@@ -367,6 +370,11 @@ impl<D: HostDevice> Device<D> {
             }
         }
         self.dev.mmio_write(regs::qp_reg(n, regs::QP_CTRL), ctrl);
+        // The commit reaches the blocks one cycle after the write (HostIf's registered strobe)
+        // and MpaRx restarts the connection one cycle later: bytes the peer sends before that
+        // would be cut by the restart (`docs/decisions.md`, "MPA receive"). Return once the
+        // context is in force.
+        self.dev.run(COMMIT_CYCLES);
         self.dev.qp_pd_set(n, Some(q.pd.0));
         if let Some(s) = self.qps[n].as_mut() {
             s.state = QpState::Rts;
