@@ -375,11 +375,27 @@ impl Session {
             } else {
                 self.dev.run(16);
                 if self.dev.sim().cycles() - last_progress > cfg.stall_cycles {
+                    let mut waiting: Vec<String> = pending
+                        .values()
+                        .map(|p| {
+                            format!(
+                                "{:?} pair {} side {} of {} bytes, waiting for {:?}",
+                                p.kind,
+                                p.pair,
+                                p.side,
+                                p.check.1.len(),
+                                p.wcs.iter().map(|(s, w)| (s, w.opcode)).collect::<Vec<_>>()
+                            )
+                        })
+                        .collect();
+                    waiting.sort();
                     return Err(VerbsError::Device(format!(
-                        "no progress for {} cycles: {done} of {} operations done, {} in flight",
+                        "no progress for {} cycles: {done} of {} operations done, {} in flight: \
+                         {}",
                         cfg.stall_cycles,
                         cfg.count,
-                        pending.len()
+                        pending.len(),
+                        waiting.join("; ")
                     )));
                 }
             }

@@ -2,5 +2,6 @@
 //! the receive path ([`crate::rdmap::rx_path`]) and the transmit side (send engine, read
 //! responder, TX arbiter, DDP TX, MPA TX). Contract: `docs/core.md`.
 
+pub mod cqe_queue;
 pub mod rnic;
 pub mod ulpdu_mux;

@@ -23,6 +23,7 @@ use crate::rdmap::read_responder::ReadResponder;
 use crate::rdmap::rx_path::RxPath;
 use crate::rdmap::send_engine::SendEngine;
 use crate::rdmap::tx_arbiter::TxArbiter;
+use crate::top::cqe_queue::CqeQueue;
 use crate::top::ulpdu_mux::UlpduMux;
 use rnic_proto::host::regs::MMIO_ADDR_BITS;
 use rust_hdl::prelude::*;
@@ -94,6 +95,7 @@ pub struct Rnic {
     arb: TxArbiter,
     ddp: DdpTx,
     mux: UlpduMux,
+    cq: CqeQueue,
     mpa: MpaTx,
 }
 
@@ -116,7 +118,7 @@ impl Logic for Rnic {
         self.host.mmio_wdata.next = self.mmio_wdata.val();
         self.mmio_rvalid.next = self.host.mmio_rvalid.val();
         self.mmio_rdata.next = self.host.mmio_rdata.val();
-        self.host.rx_idle.next = self.rx.rx_idle.val();
+        self.host.rx_idle.next = self.rx.rx_idle.val() && self.cq.idle.val();
         self.host.tx_idle.next = self.se.idle.val()
             && self.rr.idle.val()
             && self.arb.idle.val()
@@ -195,16 +197,29 @@ impl Logic for Rnic {
         self.rx.rq_rsp_len.next = self.host.rq_rsp_len.val();
         self.rx.rq_rsp_lkey.next = self.host.rq_rsp_lkey.val();
         self.rx.rq_rsp_index.next = self.host.rq_rsp_index.val();
-        self.host.cqe_valid.next = self.rx.cqe_valid.val();
-        self.host.cqe_qp.next = self.rx.cqe_qp.val();
-        self.host.cqe_opcode.next = self.rx.cqe_opcode.val();
-        self.host.cqe_status.next = self.rx.cqe_status.val();
-        self.host.cqe_byte_len.next = self.rx.cqe_byte_len.val();
-        self.host.cqe_index.next = self.rx.cqe_index.val();
-        self.host.cqe_inv_stag.next = self.rx.cqe_inv_stag.val();
-        self.host.cqe_with_inv.next = self.rx.cqe_with_inv.val();
-        self.host.cqe_solicited.next = self.rx.cqe_solicited.val();
-        self.rx.cqe_ready.next = self.host.cqe_ready.val();
+        // Receive completions through the CqeQueue (`top/cqe_queue.rs`: RxControl never waits
+        // for the DMA write port).
+        self.cq.clock.next = self.clock.val();
+        self.cq.in_valid.next = self.rx.cqe_valid.val();
+        self.cq.in_qp.next = self.rx.cqe_qp.val();
+        self.cq.in_opcode.next = self.rx.cqe_opcode.val();
+        self.cq.in_status.next = self.rx.cqe_status.val();
+        self.cq.in_byte_len.next = self.rx.cqe_byte_len.val();
+        self.cq.in_index.next = self.rx.cqe_index.val();
+        self.cq.in_inv_stag.next = self.rx.cqe_inv_stag.val();
+        self.cq.in_with_inv.next = self.rx.cqe_with_inv.val();
+        self.cq.in_solicited.next = self.rx.cqe_solicited.val();
+        self.rx.cqe_ready.next = self.cq.in_ready.val();
+        self.host.cqe_valid.next = self.cq.out_valid.val();
+        self.host.cqe_qp.next = self.cq.out_qp.val();
+        self.host.cqe_opcode.next = self.cq.out_opcode.val();
+        self.host.cqe_status.next = self.cq.out_status.val();
+        self.host.cqe_byte_len.next = self.cq.out_byte_len.val();
+        self.host.cqe_index.next = self.cq.out_index.val();
+        self.host.cqe_inv_stag.next = self.cq.out_inv_stag.val();
+        self.host.cqe_with_inv.next = self.cq.out_with_inv.val();
+        self.host.cqe_solicited.next = self.cq.out_solicited.val();
+        self.cq.out_ready.next = self.host.cqe_ready.val();
         self.host.aev_valid.next = self.rx.aev_valid.val();
         self.host.aev_qp.next = self.rx.aev_qp.val();
         self.host.aev_kind.next = self.rx.aev_kind.val();

@@ -234,6 +234,12 @@ impl SimDevice {
         })
     }
 
+    /// Writes a VCD waveform of every cycle from now on to `path` (to look at a state reached
+    /// after a long untraced run; the rust-hdl back end, or a Verilator model built traced).
+    pub fn trace_to(&mut self, path: &Path) -> Result<()> {
+        self.sim.trace_to(path)
+    }
+
     /// The back end's name.
     pub fn backend_name(&self) -> &'static str {
         self.sim.name()
