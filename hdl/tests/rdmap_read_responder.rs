@@ -47,7 +47,6 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut cycle = 0;
     // Requests taken into the block's queue, not yet offered and taken as a response.
     let mut queued: VecDeque<ReadReq> = VecDeque::new();
-    let mut max_queued = 0;
     while !(queue.is_empty() && queued.is_empty() && sink.inflight.is_empty()) {
         cycle += 1;
         assert!(cycle < p.reqs * 400, "seed {seed}: stuck");
@@ -90,7 +89,6 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if req.is_some() && sim.get(irq.ready) == 1 {
             queued.push_back(queue.pop_front().unwrap());
             showing = false;
-            max_queued = max_queued.max(queued.len());
             assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
         }
         if let (Some(m), true) = (shown, ready) {
@@ -119,7 +117,6 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         }
         sim.tick();
     }
-    let _ = max_queued;
     let want: Vec<MsgJob> = reqs.iter().map(|r| r.response()).collect();
     assert_eq!(got, want, "seed {seed}: responses in request order");
     let want_qps: Vec<u8> = reqs.iter().map(|r| r.qp).collect();

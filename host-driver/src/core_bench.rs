@@ -8,6 +8,7 @@ use crate::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
 use crate::verbs::{ConnParams, Device, SendOp, SendWr, Sge};
 use anyhow::Result;
 use rnic_proto::ddp::{TAGGED_HEADER_LEN, UNTAGGED_HEADER_LEN};
+use rnic_proto::mpa::fpdu_wire_len;
 use rnic_sim::dma_port::DmaConfig;
 use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
 use rnic_sim::tb::rnic::{DeviceConfig, SimDevice};
@@ -27,9 +28,9 @@ pub fn wire_octets(size: u32, header: u32) -> u64 {
     let mut total = 0;
     for k in 0..segments {
         let payload = per.min(size - k * per.min(size));
-        let ulpdu = u64::from(header) + payload;
-        // ULPDU_Length (2) + ULPDU + PAD to 4 + CRC (4).
-        total += (2 + ulpdu).div_ceil(4) * 4 + 4;
+        let ulpdu = u16::try_from(u64::from(header) + payload).expect("a segment fits MULPDU");
+        // ULPDU_Length + ULPDU + PAD + CRC, markers off (RFC 5044 §4).
+        total += fpdu_wire_len(ulpdu, false, 0) as u64;
     }
     total
 }

@@ -30,6 +30,7 @@ pub use error::{Result, VerbsError};
 pub use hw::{HostDevice, NullDevice};
 pub use qp::{ConnParams, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, Wc};
 
+use rnic_firmware::resources::XorShift64;
 use rnic_proto::host::{regs, Cqe, CQE_LEN};
 use rnic_proto::verbs::{access, make_stag, stag_index, AsyncEventKind, WcOpcode, WcStatus};
 use rnic_sim::host_mem::{HostMemory, Region};
@@ -135,7 +136,8 @@ pub struct Device<D: HostDevice = SimDevice> {
     mrs: Vec<Option<MrState>>,
     /// The last key each STag index carried (a new registration never repeats it).
     last_key: Vec<u8>,
-    key_rng: u64,
+    /// The firmware's key generator (RFC 5040 §8.1 item 8, `rnic_firmware::resources`).
+    key_rng: XorShift64,
     cqs: Vec<Option<CqState>>,
     qps: Vec<Option<qp::QpEntry>>,
 }
@@ -191,7 +193,7 @@ impl<D: HostDevice> Device<D> {
             pd_users: [0; MAX_PDS],
             mrs: vec![None; caps.stags],
             last_key: vec![0; caps.stags],
-            key_rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            key_rng: XorShift64::new(seed),
             cqs: vec![None; caps.cqs],
             qps: (0..caps.qps).map(|_| None).collect(),
         })
@@ -341,11 +343,7 @@ impl<D: HostDevice> Device<D> {
 
     fn next_key(&mut self, index: usize) -> u8 {
         loop {
-            // xorshift64*: keys the peer cannot guess from the ones it has seen.
-            self.key_rng ^= self.key_rng >> 12;
-            self.key_rng ^= self.key_rng << 25;
-            self.key_rng ^= self.key_rng >> 27;
-            let k = (self.key_rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 56) as u8;
+            let k = self.key_rng.next_u8();
             if k != self.last_key[index] {
                 self.last_key[index] = k;
                 return k;

@@ -8,12 +8,10 @@ use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::tb::rnic::Llp;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::DATA_WIDTH;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
-
-/// Datapath width of the Cu build (bits).
-const WIDTH: usize = 32;
 
 /// One core connection wired to a software peer.
 pub struct PeerLink {
@@ -54,7 +52,7 @@ impl Llp for PeerLink {
     }
 
     fn tx_beat(&mut self, _now: u64, conn: usize, beat: Beat) {
-        let bytes = beat_payload(&beat, WIDTH);
+        let bytes = beat_payload(&beat, DATA_WIDTH);
         if conn == self.conn {
             self.peer.borrow_mut().feed(&bytes);
         } else {
@@ -75,7 +73,7 @@ impl Llp for PeerLink {
                 .gen_range(1..=self.max_segment.max(1))
                 .min(self.out.len());
             let bytes: Vec<u8> = self.out.drain(..n).collect();
-            self.seg = packet_beats(&bytes, WIDTH).into();
+            self.seg = packet_beats(&bytes, DATA_WIDTH).into();
         }
         self.seg.front().map(|b| (self.conn, *b))
     }

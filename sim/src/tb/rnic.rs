@@ -16,12 +16,10 @@ use crate::host_mem::HostMemory;
 use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{bail, Result};
+use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
 use rnic_hdl::top::rnic::Rnic;
 use std::collections::VecDeque;
 use std::path::Path;
-
-/// Datapath width of the Cu build (bits).
-const WIDTH: usize = 32;
 
 /// The network side of the core's LLP port: an in-order byte stream per connection.
 pub trait Llp {
@@ -75,15 +73,15 @@ impl Default for DeviceConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeviceStats {
     /// LLP TX beats and bytes (kept octets) per connection.
-    pub llp_tx_beats: [u64; 4],
-    pub llp_tx_bytes: [u64; 4],
+    pub llp_tx_beats: [u64; CONNECTIONS],
+    pub llp_tx_bytes: [u64; CONNECTIONS],
     /// Cycle of the first and last LLP TX beat per connection.
-    pub llp_tx_first: [Option<u64>; 4],
-    pub llp_tx_last: [Option<u64>; 4],
+    pub llp_tx_first: [Option<u64>; CONNECTIONS],
+    pub llp_tx_last: [Option<u64>; CONNECTIONS],
     /// LLP RX beats and bytes per connection, and the cycle of the last RX beat.
-    pub llp_rx_beats: [u64; 4],
-    pub llp_rx_bytes: [u64; 4],
-    pub llp_rx_last: [Option<u64>; 4],
+    pub llp_rx_beats: [u64; CONNECTIONS],
+    pub llp_rx_bytes: [u64; CONNECTIONS],
+    pub llp_rx_last: [Option<u64>; CONNECTIONS],
     /// DMA read requests, completion beats; write beats and bytes.
     pub dma_rd_requests: u64,
     pub dma_rd_beats: u64,
@@ -187,9 +185,6 @@ pub struct SimDevice {
     raw_rx_done: Vec<Vec<Vec<u8>>>,
 }
 
-/// Connections of the core (`CONN_BITS` = 2).
-pub const RAW_CONNS: usize = 4;
-
 impl SimDevice {
     /// Builds the core on `cfg.backend` with its LLP port on `llp`.
     pub fn new(cfg: DeviceConfig, llp: Box<dyn Llp>) -> Result<Self> {
@@ -227,10 +222,10 @@ impl SimDevice {
             llp,
             stats: DeviceStats::default(),
             wr_open: None,
-            raw_tx: vec![VecDeque::new(); RAW_CONNS],
+            raw_tx: vec![VecDeque::new(); CONNECTIONS],
             raw_tx_cur: None,
-            raw_rx_open: vec![Vec::new(); RAW_CONNS],
-            raw_rx_done: vec![Vec::new(); RAW_CONNS],
+            raw_rx_open: vec![Vec::new(); CONNECTIONS],
+            raw_rx_done: vec![Vec::new(); CONNECTIONS],
         })
     }
 
@@ -384,7 +379,7 @@ impl SimDevice {
 
         // Raw (firmware) TX: one packet at a time, connections in turn.
         if self.raw_tx_cur.is_none() {
-            self.raw_tx_cur = (0..RAW_CONNS).find(|&c| !self.raw_tx[c].is_empty());
+            self.raw_tx_cur = (0..CONNECTIONS).find(|&c| !self.raw_tx[c].is_empty());
         }
         let raw_offer = self
             .raw_tx_cur
@@ -411,13 +406,13 @@ impl SimDevice {
         }
         if self.sim.get(p.raw_rx_valid) == 1 {
             // raw_rx_ready is tied to 1: every offered beat is taken.
-            let conn = self.sim.get(p.raw_rx_conn) as usize % RAW_CONNS;
+            let conn = self.sim.get(p.raw_rx_conn) as usize % CONNECTIONS;
             let beat = Beat {
                 data: self.sim.get(p.raw_rx_data),
                 keep: self.sim.get(p.raw_rx_keep),
                 last: self.sim.get(p.raw_rx_last) == 1,
             };
-            self.raw_rx_open[conn].extend(beat_payload(&beat, WIDTH));
+            self.raw_rx_open[conn].extend(beat_payload(&beat, DATA_WIDTH));
             if beat.last {
                 let pkt = std::mem::take(&mut self.raw_rx_open[conn]);
                 self.raw_rx_done[conn].push(pkt);
@@ -426,7 +421,7 @@ impl SimDevice {
         if let Some((conn, b)) = offer {
             if self.sim.get(p.llp_rx_ready) == 1 {
                 self.llp.rx_taken(now);
-                let c = conn % 4;
+                let c = conn % CONNECTIONS;
                 self.stats.llp_rx_beats[c] += 1;
                 self.stats.llp_rx_bytes[c] += u64::from((b.keep as u8).count_ones());
                 self.stats.llp_rx_last[c] = Some(now);
@@ -439,9 +434,9 @@ impl SimDevice {
                 keep: self.sim.get(p.llp_tx_keep),
                 last: self.sim.get(p.llp_tx_last) == 1,
             };
-            let c = conn % 4;
+            let c = conn % CONNECTIONS;
             self.stats.llp_tx_beats[c] += 1;
-            self.stats.llp_tx_bytes[c] += beat_payload(&beat, WIDTH).len() as u64;
+            self.stats.llp_tx_bytes[c] += beat_payload(&beat, DATA_WIDTH).len() as u64;
             self.stats.llp_tx_first[c].get_or_insert(now);
             self.stats.llp_tx_last[c] = Some(now);
             self.llp.tx_beat(now, conn, beat);
@@ -480,22 +475,22 @@ impl SimDevice {
     /// "The core's ports"). Byte 0 goes in the most significant lane; an empty packet is one
     /// `last` beat with `keep` 0. Packets leave whole, in order per connection.
     pub fn raw_send(&mut self, conn: usize, packet: &[u8]) {
-        self.raw_tx[conn % RAW_CONNS].extend(packet_beats(packet, WIDTH));
+        self.raw_tx[conn % CONNECTIONS].extend(packet_beats(packet, DATA_WIDTH));
     }
 
     /// Beats of `conn` queued by [`SimDevice::raw_send`] and not yet taken by the core.
     pub fn raw_tx_pending(&self, conn: usize) -> usize {
-        self.raw_tx[conn % RAW_CONNS].len()
+        self.raw_tx[conn % CONNECTIONS].len()
     }
 
     /// The whole raw packets the core passed on `raw_rx_*` for `conn` since the last call
     /// (a packet ends at `raw_rx_last`; a partial one stays for the next call).
     pub fn raw_take(&mut self, conn: usize) -> Vec<Vec<u8>> {
-        std::mem::take(&mut self.raw_rx_done[conn % RAW_CONNS])
+        std::mem::take(&mut self.raw_rx_done[conn % CONNECTIONS])
     }
 
     /// Octets of `conn` received on `raw_rx_*` in a packet not yet ended.
     pub fn raw_rx_partial(&self, conn: usize) -> usize {
-        self.raw_rx_open[conn % RAW_CONNS].len()
+        self.raw_rx_open[conn % CONNECTIONS].len()
     }
 }
