@@ -195,6 +195,43 @@ fn registers(sim: &mut dyn Backend) {
     sim.tick();
     assert_eq!((get(sim, "sq_db_valid"), get(sim, "qpc_write")), (0, 0));
 
+    // QP_STATUS_FPDU_RECEIVED (the Responder's send fence, RFC 5044 §7.1.2): set by RxPath's
+    // strobe for its connection only, kept, cleared by that QP's QP_CTRL write.
+    set(sim, "fpdu_good_valid", 1);
+    set(sim, "fpdu_good_conn", 2);
+    sim.tick();
+    set(sim, "fpdu_good_valid", 0);
+    set(sim, "fpdu_good_conn", 0);
+    sim.tick();
+    for qp in 0..4usize {
+        let want = if qp == 2 {
+            regs::QP_STATUS_FPDU_RECEIVED
+        } else {
+            0
+        };
+        assert_eq!(
+            Mmio::read(sim, regs::qp_reg(qp, regs::QP_STATUS)),
+            want,
+            "QP {qp}"
+        );
+    }
+    // A strobe of another connection in the cycle of QP 2's commit: QP 2 clears, QP 0 sets.
+    set(sim, "fpdu_good_valid", 1);
+    Mmio::write(sim, regs::qp_reg(2, regs::QP_CTRL), 0);
+    set(sim, "fpdu_good_valid", 0);
+    sim.tick();
+    assert_eq!(Mmio::read(sim, regs::qp_reg(2, regs::QP_STATUS)), 0);
+    assert_eq!(
+        Mmio::read(sim, regs::qp_reg(0, regs::QP_STATUS)),
+        regs::QP_STATUS_FPDU_RECEIVED
+    );
+    // The same connection's strobe in the cycle of its commit belongs to the old context.
+    set(sim, "fpdu_good_valid", 1);
+    Mmio::write(sim, regs::qp_reg(0, regs::QP_CTRL), 0);
+    set(sim, "fpdu_good_valid", 0);
+    sim.tick();
+    assert_eq!(Mmio::read(sim, regs::qp_reg(0, regs::QP_STATUS)), 0);
+
     // CQ registers.
     for cq in 0..4usize {
         let c = cq as u32;

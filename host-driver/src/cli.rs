@@ -153,6 +153,9 @@ pub enum Command {
         /// Wall-clock limit of the whole run, in seconds.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Write the connection's traffic as a pcap file for Wireshark.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
     },
     /// Connect to an `rnic serve` over real TCP, set up MPA through the firmware (Initiator)
     /// and run RDMA Writes, Reads or Sends against it; both sides verify every byte against
@@ -181,6 +184,9 @@ pub enum Command {
         /// Wall-clock limit of the whole run, in seconds.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
+        /// Write the connection's traffic as a pcap file for Wireshark.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
     },
 }
 
@@ -367,10 +373,12 @@ pub fn run(cli: Cli) -> Result<()> {
             max_bytes,
             backend,
             timeout,
+            pcap,
         } => {
             let a = tcp::TcpArgs {
                 backend: backend_kind(&backend),
                 timeout: std::time::Duration::from_secs(timeout),
+                pcap,
             };
             let s = tcp::serve(listen, max_bytes, &a)?;
             println!("{}", tcp::format_serve(&s));
@@ -385,10 +393,12 @@ pub fn run(cli: Cli) -> Result<()> {
             seed,
             backend,
             timeout,
+            pcap,
         } => {
             let a = tcp::TcpArgs {
                 backend: backend_kind(&backend),
                 timeout: std::time::Duration::from_secs(timeout),
+                pcap,
             };
             let req = tcp::RequestPd {
                 seed,

@@ -11,10 +11,22 @@
 //!
 //! Decisions (`docs/decisions.md`, "Connection setup through the core"):
 //!
-//! - **Client-server model only** (A=0, no RTR; `ConnConfig::peer_to_peer` must be false). The
-//!   core has no way yet to send an RTR through the raw path and then start its marker grid and
-//!   MSNs after it (decisions "Firmware"), so the peer-to-peer model is refused with
-//!   [`CmError::Unsupported`]. Markers off and CRC on are the defaults (DESIGN.md).
+//! - **The peer-to-peer model's RTR goes through the send queue** (`mpa-peer-connect.md` §2.3,
+//!   §2.5). The firmware builds the RTR into its raw output ([`MpaParams::tx_fpdu_octets`]);
+//!   the driver drops those octets and, right after the commit, posts the same message as an
+//!   unsignaled work request: the zero-length RDMA Write (C) to STag
+//!   [`rnic_firmware::conn::RTR_STAG`], TO 0, or the zero-length RDMA Read (D) from that STag
+//!   into it (sink STag 1, TO 0, as the catalog's V3). So the RTR is the first FPDU of the
+//!   core's stream: the marker grid starts at it (RFC 5044 §5.1), the Read RTR takes
+//!   read-request MSN 1 and one ORD slot, and its zero-length Read Response retires the WR
+//!   without a CQE (ENH-SM-4). The ULP sees [`Established`] only once the RTR is queued
+//!   (ENH-SM-3). The empty FPDU (B) is refused ([`CmError::Unsupported`]): the core's receive
+//!   path takes it as a DDP short segment, and no deployed stack sends it (catalog §2.5).
+//! - **A peer-to-peer Responder waits for the RTR** after its commit, within the setup
+//!   deadline: its result comes when `QP_STATUS_FPDU_RECEIVED` is set (the RTR passed MPA's
+//!   checks) with no asynchronous event on the QP (a Terminate or a bad RTR fails the setup).
+//!   Its LLP hold is released at the commit whatever [`CmConfig::release_hold`] says (the RTR
+//!   must come in). Markers off and CRC on are the defaults (DESIGN.md).
 //! - **When each side commits.** The Initiator commits as soon as the Reply is in (it sends
 //!   nothing itself before the commit). The Responder commits once its Reply has been taken by
 //!   the core (`raw_tx_pending` 0: a `QP_CTRL` write affects only packets that start after it,
@@ -23,16 +35,20 @@
 //!   no FPDU octet of the Initiator reaches the core while the connection is still in raw mode.
 //!   On one core with the loopback model the driver runs both sides in turn, and the Initiator
 //!   cannot send before it has committed, so the order alone guarantees it.
-//! - **The Responder's send fence** (MPA-ST-4: no FPDU before the first valid one from the
-//!   Initiator) is the ULP's: [`Established::tx_fenced`] tells it. The core does not report the
-//!   first FPDU, so the driver cannot lift it by itself; [`connect_pair`] lifts it with a probe
-//!   (a zero-length RDMA Write from the Initiator; once it has completed, the receive path is
-//!   idle and the Responder's QP raised no asynchronous event, the FPDU passed MPA's checks).
-//!   A passive server that never posts sends (`rnic serve`) needs nothing.
+//! - **The client-server Responder's send fence** (MPA-ST-4: no FPDU before the first valid
+//!   one from the Initiator) is the ULP's: [`Established::tx_fenced`] tells it, and
+//!   [`Device::fpdu_received`] (`QP_STATUS_FPDU_RECEIVED`) says when it may lift
+//!   ([`Endpoint::first_fpdu_received`]). The client may stay silent as long as it likes, so the
+//!   setup does not wait for it; [`connect_pair`] can make the Initiator send a probe (a
+//!   zero-length RDMA Write) and lift the fence when the bit is set. A passive server that never
+//!   posts sends (`rnic serve`) needs nothing.
 //! - **Time** is counted in core cycles: `ConnConfig::timeout` is a number of cycles.
 
+use crate::verbs::{AsyncEvent, Sge};
 use crate::verbs::{ConnParams, Cq, Device, Qp, SendOp, SendWr, VerbsError};
-use rnic_firmware::conn::{ConnConfig, ConnError, ConnState, Connection, RequestInfo, Role};
+use rnic_firmware::conn::{
+    ConnConfig, ConnError, ConnState, Connection, RequestInfo, Role, RtrForm, RTR_STAG,
+};
 use rnic_proto::host::regs;
 use rnic_proto::verbs::WcStatus;
 use std::fmt;
@@ -112,6 +128,9 @@ pub enum CmError {
     Unsupported(&'static str),
     /// Octets after the handshake reached the raw port: they belonged to the FPDU engine.
     FpduOctetsInRawMode(usize),
+    /// The QP raised an asynchronous event before the setup ended (a peer-to-peer Responder
+    /// received a Terminate or a bad RTR).
+    QpError(AsyncEvent),
 }
 
 impl fmt::Display for CmError {
@@ -127,6 +146,7 @@ impl fmt::Display for CmError {
             }
             CmError::Verbs(e) => write!(f, "{e}"),
             CmError::Unsupported(s) => write!(f, "unsupported: {s}"),
+            CmError::QpError(ev) => write!(f, "the QP raised {ev:?} during setup"),
             CmError::FpduOctetsInRawMode(n) => {
                 write!(
                     f,
@@ -188,15 +208,48 @@ pub struct Endpoint {
     cfg: CmConfig,
     conn: Connection,
     held: bool,
+    /// A peer-to-peer Responder committed and waiting for the RTR.
+    awaiting_rtr: Option<Established>,
     done: Option<Result<Established, CmError>>,
+}
+
+/// `wr_id` of the RTR work request (unsignaled: it never shows in a CQ, ENH-SM-4).
+pub const RTR_WR_ID: u64 = u64::MAX - 0x5254; // "RT"
+
+/// The RTR as a send work request: a zero-length RDMA Write to STag [`RTR_STAG`], TO 0 (C), or
+/// a zero-length RDMA Read from it into it (D); `None` for the forms that are not a work
+/// request (no RTR, the ULP's Send).
+pub fn rtr_work_request(form: RtrForm) -> Option<SendWr> {
+    let op = match form {
+        RtrForm::ZeroLengthWrite => SendOp::RdmaWrite {
+            remote_addr: 0,
+            rkey: RTR_STAG,
+        },
+        RtrForm::ZeroLengthRead => SendOp::RdmaRead {
+            remote_addr: 0,
+            rkey: RTR_STAG,
+        },
+        RtrForm::None | RtrForm::UlpSend | RtrForm::ZeroLengthFpdu => return None,
+    };
+    Some(SendWr {
+        wr_id: RTR_WR_ID,
+        op,
+        sg_list: vec![Sge {
+            addr: 0,
+            length: 0,
+            lkey: RTR_STAG,
+        }],
+        signaled: false,
+        fence: false,
+    })
 }
 
 impl Endpoint {
     /// Starts a setup of `qp` as `role` (sends the Request / starts listening).
     pub fn start(dev: &mut Device, qp: Qp, role: Role, cfg: CmConfig) -> Result<Endpoint, CmError> {
-        if cfg.conn.peer_to_peer {
+        if cfg.conn.rtr.zero_length_fpdu {
             return Err(CmError::Unsupported(
-                "the peer-to-peer model (RTR through the raw path, then the commit)",
+                "the empty-FPDU RTR (B): the core's receive path takes it as a DDP short segment",
             ));
         }
         dev.qp_state(qp)?;
@@ -212,6 +265,7 @@ impl Endpoint {
             cfg,
             conn,
             held: false,
+            awaiting_rtr: None,
             done: None,
         })
     }
@@ -250,6 +304,9 @@ impl Endpoint {
         let n = self.qp.0;
         let now = dev.sim().cycles();
         self.conn.tick(now);
+        if self.awaiting_rtr.is_some() {
+            return self.poll_rtr(dev);
+        }
         for pkt in dev.sim_mut().raw_take(n) {
             if !self.conn.rx_raw_mode() {
                 // After the handshake nothing may come in raw mode (the peer is fenced or we
@@ -284,11 +341,25 @@ impl Endpoint {
                 return true;
             }
         }
-        // Output (a frame, or a Terminate after a failed negotiation) leaves whole.
-        let out = self.conn.output().to_vec();
+        // Output (a frame, or a Terminate after a failed negotiation) leaves whole; an RTR
+        // (the FPDU-mode octets at its end) goes through the SQ after the commit instead.
+        let mut out = self.conn.output().to_vec();
+        let taken = out.len();
+        let rtr = match self.conn.params() {
+            Some(p) if self.conn.state() == ConnState::Established && p.role == Role::Initiator => {
+                let wr = rtr_work_request(p.rtr);
+                if wr.is_some() && p.tx_fpdu_octets <= out.len() {
+                    out.truncate(out.len() - p.tx_fpdu_octets);
+                }
+                wr
+            }
+            _ => None,
+        };
         if !out.is_empty() {
             dev.sim_mut().raw_send(n, &out);
-            self.conn.consume_output(out.len());
+        }
+        if taken > 0 {
+            self.conn.consume_output(taken);
         }
         if dev.sim().raw_tx_pending(n) > 0 {
             return false;
@@ -310,15 +381,27 @@ impl Endpoint {
                 };
                 let mut params = verbs_params(&mpa);
                 params.tx_mulpdu = params.tx_mulpdu.min(self.cfg.tx_mulpdu_cap);
-                match dev.connect(self.qp, params) {
-                    Ok(()) => Ok(Established {
-                        mpa,
-                        params,
-                        remote_private_data: self.conn.remote_private_data().to_vec(),
-                        request: self.conn.request_info(),
-                        tx_fenced: self.conn.tx_fenced(),
-                    }),
+                let est = Established {
+                    mpa,
+                    params,
+                    remote_private_data: self.conn.remote_private_data().to_vec(),
+                    request: self.conn.request_info(),
+                    tx_fenced: self.conn.tx_fenced(),
+                };
+                let committed = dev.connect(self.qp, params).and_then(|()| match &rtr {
+                    // The first FPDU of the stream, before any WR of the ULP (ENH-SM-3).
+                    Some(wr) => dev.post_send(self.qp, wr),
+                    None => Ok(()),
+                });
+                match committed {
                     Err(e) => Err(CmError::Verbs(e)),
+                    Ok(()) if est.tx_fenced && mpa.rtr != RtrForm::None => {
+                        // Peer-to-peer Responder: the RTR must come in before it is established.
+                        self.hold(dev, false);
+                        self.awaiting_rtr = Some(est);
+                        return self.poll_rtr(dev);
+                    }
+                    Ok(()) => Ok(est),
                 }
             }
             _ => return false,
@@ -327,8 +410,37 @@ impl Endpoint {
         true
     }
 
+    /// A peer-to-peer Responder after its commit: done when the RTR has passed MPA's checks
+    /// (`QP_STATUS_FPDU_RECEIVED`) and the QP raised no event, failed at the deadline.
+    fn poll_rtr(&mut self, dev: &mut Device) -> bool {
+        let r = match dev.query_async_event(self.qp) {
+            Err(e) => Err(CmError::Verbs(e)),
+            Ok(Some(ev)) => Err(CmError::QpError(ev)),
+            Ok(None) => match dev.fpdu_received(self.qp) {
+                Err(e) => Err(CmError::Verbs(e)),
+                Ok(true) => match self.conn.first_fpdu_received() {
+                    Ok(()) => {
+                        let mut est = self.awaiting_rtr.take().expect("awaiting the RTR");
+                        est.tx_fenced = false;
+                        Ok(est)
+                    }
+                    Err(e) => Err(CmError::Mpa(e)),
+                },
+                Ok(false) if self.conn.state() == ConnState::Failed => Err(CmError::Mpa(
+                    self.conn
+                        .error()
+                        .unwrap_or(ConnError::BadState(ConnState::Failed)),
+                )),
+                Ok(false) => return false,
+            },
+        };
+        self.awaiting_rtr = None;
+        self.finish(dev, r);
+        true
+    }
+
     /// The Responder's fence is lifted: the first FPDU of the Initiator arrived and passed
-    /// MPA's checks (the ULP knows it, or [`connect_pair`]'s probe showed it).
+    /// MPA's checks ([`Device::fpdu_received`] says so).
     pub fn first_fpdu_received(&mut self) -> Result<(), CmError> {
         self.conn.first_fpdu_received().map_err(CmError::Mpa)?;
         if let Some(Ok(e)) = self.done.as_mut() {
@@ -362,8 +474,9 @@ impl Device {
 /// Both ends of a connection between two QPs of one device (LLP loopback: `qp[0]`'s
 /// connection is paired with `qp[1]`'s): `qp[0]` the Initiator, `qp[1]` the Responder, run in
 /// turn. With `probe` (the Initiator's CQ and an rkey / address of a region of the Responder
-/// that allows remote writes), the Responder's send fence is lifted by a zero-length RDMA Write
-/// (see the module documentation); otherwise it stays in [`Established::tx_fenced`].
+/// that allows remote writes), a client-server Responder's send fence is lifted by a
+/// zero-length RDMA Write (see the module documentation); otherwise it stays in
+/// [`Established::tx_fenced`]. A peer-to-peer Responder is unfenced by the RTR.
 pub fn connect_pair(
     dev: &mut Device,
     qp: [Qp; 2],
@@ -412,7 +525,8 @@ pub fn connect_pair(
         (Ok(i), Ok(r)) => (i, r),
         (Err(e), _) | (_, Err(e)) => return Err(e),
     };
-    if let Some((cq, rkey, addr)) = probe {
+    // A peer-to-peer Responder is unfenced by the RTR already.
+    if let (Some((cq, rkey, addr)), true) = (probe, r.tx_fenced) {
         unfence_probe(dev, qp, cq, rkey, addr)?;
         eps[1].done = Some(Ok(r.clone()));
         eps[1].first_fpdu_received()?;
@@ -421,8 +535,9 @@ pub fn connect_pair(
     Ok([i, r])
 }
 
-/// Posts a zero-length RDMA Write on `qp[0]` to (`rkey`, `addr`), waits for its completion and
-/// for the receive path to be idle, and checks that `qp[1]` raised no asynchronous event.
+/// Posts a zero-length RDMA Write on `qp[0]` to (`rkey`, `addr`), waits for its completion,
+/// for `qp[1]`'s `QP_STATUS_FPDU_RECEIVED` and for the receive path to be idle, and checks that
+/// `qp[1]` raised no asynchronous event.
 fn unfence_probe(
     dev: &mut Device,
     qp: [Qp; 2],
@@ -453,11 +568,13 @@ fn unfence_probe(
             ))))
         }
     }
-    // The Write is complete at the sender once it has left; give the loopback time to
-    // deliver it, then wait for the receive path.
+    // The Write is complete at the sender once it has left; wait for the Responder's core to
+    // report it (QP_STATUS_FPDU_RECEIVED) and for its receive path to be done with it.
+    let n = qp[1].0;
     dev.sim_mut()
-        .run_until("probe delivered", 200_000, 8, |d| {
-            !d.models_busy()
+        .run_until("probe received", 200_000, 8, |d| {
+            d.mmio_read(regs::qp_reg(n, regs::QP_STATUS))
+                .is_ok_and(|s| s & regs::QP_STATUS_FPDU_RECEIVED != 0)
                 && d.mmio_read(regs::STATUS)
                     .is_ok_and(|s| s & regs::STATUS_RX_IDLE != 0)
         })

@@ -18,6 +18,10 @@
 //!   waits for its LLP to drain and closes its write side; the serve side sees EOF, waits for
 //!   its receive path to be idle, and checks the sink half (Writes) or every receive completion
 //!   and its bytes (Sends). Either side exits non-zero on any mismatch.
+//!
+//! With `--pcap FILE` each side writes what crossed its socket ([`write_pcap`]): the octets as
+//! the kernel took and gave them, cut into one MPA frame or FPDU per TCP segment, with the real
+//! addresses and ports, for Wireshark.
 
 use crate::cm::{CmConfig, Established};
 use crate::verbs::{Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
@@ -26,11 +30,14 @@ use rnic_firmware::conn::Role;
 use rnic_proto::host::regs;
 use rnic_proto::verbs::{access, WcOpcode, WcStatus};
 use rnic_sim::dma_port::DmaConfig;
+use rnic_sim::pcap::mpa::MpaCapture;
+use rnic_sim::pcap::{Direction, Endpoint, PcapWriter, TcpConnection};
 use rnic_sim::tb::rnic::{DeviceConfig, SimDevice};
-use rnic_sim::tcp_bridge::{BridgeConfig, CloseReason, TcpBridge};
+use rnic_sim::tcp_bridge::{BridgeConfig, Capture, CloseReason, TcpBridge, Way};
 use rnic_sim::testbench::BackendKind;
 use std::io::Write;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The operation the connect side runs.
@@ -161,6 +168,91 @@ pub struct TcpArgs {
     pub backend: BackendKind,
     /// Wall-clock limit of the whole run.
     pub timeout: Duration,
+    /// Write the connection's traffic to this pcap file ([`write_pcap`]).
+    pub pcap: Option<PathBuf>,
+}
+
+fn bridge_config(a: &TcpArgs) -> BridgeConfig {
+    BridgeConfig {
+        capture: a.pcap.is_some(),
+        ..BridgeConfig::default()
+    }
+}
+
+/// A pcap endpoint for a socket address (IPv6 is shown as 10.0.0.x: the writer is IPv4 only).
+fn pcap_endpoint(addr: SocketAddr, host: u8) -> Endpoint {
+    Endpoint {
+        mac: [0x02, 0, 0, 0, 0, host],
+        ip: match addr.ip() {
+            IpAddr::V4(ip) => ip,
+            IpAddr::V6(_) => Ipv4Addr::new(10, 0, 0, host),
+        },
+        port: addr.port(),
+    }
+}
+
+/// Writes what crossed connection 0's socket (`cap`, [`BridgeConfig::capture`]) to the pcap
+/// file `path` as one TCP connection from `initiator` to `responder`, this side being `role`:
+/// every chunk the kernel took or gave, in order, at [`crate::loopback::PCAP_START_US`] plus
+/// 10 ns per cycle, cut into one MPA frame or FPDU per segment ([`MpaCapture`]); then the
+/// connection is closed. Returns the FPDUs written each way (Initiator to Responder first).
+pub fn write_pcap(
+    cap: &Capture,
+    role: Role,
+    initiator: SocketAddr,
+    responder: SocketAddr,
+    path: &Path,
+) -> Result<[usize; 2]> {
+    let conn = TcpConnection::new(pcap_endpoint(initiator, 1), pcap_endpoint(responder, 2));
+    let mut mc = MpaCapture::new(conn);
+    let mut w = PcapWriter::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut t = crate::loopback::PCAP_START_US;
+    for c in cap.chunks.iter().filter(|c| c.conn == 0) {
+        t = t.max(crate::loopback::PCAP_START_US + 1 + c.cycle / 100);
+        let sent_by_initiator = (c.way == Way::ToSocket) == (role == Role::Initiator);
+        let dir = if sent_by_initiator {
+            Direction::InitiatorToResponder
+        } else {
+            Direction::ResponderToInitiator
+        };
+        mc.push(&mut w, dir, &c.bytes, t)?;
+    }
+    mc.finish(&mut w, t + 1)?;
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok([
+        mc.fpdus(Direction::InitiatorToResponder),
+        mc.fpdus(Direction::ResponderToInitiator),
+    ])
+}
+
+/// Writes the capture of `dev`'s bridge when `--pcap` asked for one.
+fn save_pcap(
+    dev: &mut Device,
+    a: &TcpArgs,
+    role: Role,
+    initiator: SocketAddr,
+    responder: SocketAddr,
+) -> Result<Option<(PathBuf, [usize; 2])>> {
+    let Some(path) = &a.pcap else {
+        return Ok(None);
+    };
+    let cap = bridge(dev)?
+        .take_capture()
+        .ok_or_else(|| anyhow!("the bridge kept no capture"))?;
+    let n = write_pcap(&cap, role, initiator, responder, path)?;
+    Ok(Some((path.clone(), n)))
+}
+
+/// The summary line about the pcap file (empty without `--pcap`).
+fn pcap_line(p: &Option<(PathBuf, [usize; 2])>) -> String {
+    match p {
+        Some((path, [i, r])) => format!(
+            "\npcap            {} ({i} FPDUs Initiator to Responder, {r} back)",
+            path.display()
+        ),
+        None => String::new(),
+    }
 }
 
 fn open(a: &TcpArgs, bridge: TcpBridge) -> Result<Device> {
@@ -218,13 +310,15 @@ pub struct ServeSummary {
     /// Of them, bytes checked here (Write and Send; Reads are checked by the connect side).
     pub verified_bytes: u64,
     pub cycles: u64,
+    /// With `--pcap`: the file and the FPDUs written each way (Initiator to Responder first).
+    pub pcap: Option<(PathBuf, [usize; 2])>,
 }
 
 /// `rnic serve`: listens on `listen`, prints `listening on ADDR` (stdout, flushed), accepts
 /// one connection, sets up MPA as the Responder and serves one `rnic connect` run.
 pub fn serve(listen: SocketAddr, max_bytes: u64, a: &TcpArgs) -> Result<ServeSummary> {
     let start = Instant::now();
-    let mut br = TcpBridge::new(BridgeConfig::default());
+    let mut br = TcpBridge::new(bridge_config(a));
     let local = br.listen(listen).context("listen")?;
     println!("listening on {local}");
     std::io::stdout().flush()?;
@@ -346,6 +440,7 @@ pub fn serve(listen: SocketAddr, max_bytes: u64, a: &TcpArgs) -> Result<ServeSum
     }
     bridge(&mut dev)?.finish(0);
     dev.run(64);
+    let pcap = save_pcap(&mut dev, a, Role::Responder, peer, local)?;
     Ok(ServeSummary {
         peer,
         request: req,
@@ -353,6 +448,7 @@ pub fn serve(listen: SocketAddr, max_bytes: u64, a: &TcpArgs) -> Result<ServeSum
         bytes: total,
         verified_bytes: verified,
         cycles: dev.sim().cycles(),
+        pcap,
     })
 }
 
@@ -371,6 +467,8 @@ pub struct ConnectSummary {
     pub ops: u32,
     pub bytes: u64,
     pub cycles: u64,
+    /// With `--pcap`: the file and the FPDUs written each way (Initiator to Responder first).
+    pub pcap: Option<(PathBuf, [usize; 2])>,
 }
 
 /// `rnic connect`: connects to `addr`, sets up MPA as the Initiator and runs `req` against the
@@ -388,8 +486,9 @@ pub fn connect(
         "--count must be 1..=256 (got {})",
         req.count
     );
-    let mut br = TcpBridge::new(BridgeConfig::default());
-    br.connect(0, addr, a.timeout)
+    let mut br = TcpBridge::new(bridge_config(a));
+    let local = br
+        .connect(0, addr, a.timeout)
         .with_context(|| format!("connect to {addr}"))?;
     let mut dev = open(a, br)?;
     let pd = dev.alloc_pd()?;
@@ -491,11 +590,13 @@ pub fn connect(
         check_deadline(start, a, "the serve side's close")?;
         dev.run(256);
     }
+    let pcap = save_pcap(&mut dev, a, Role::Initiator, local, addr)?;
     Ok(ConnectSummary {
         established: est,
         ops: req.count,
         bytes: total,
         cycles: dev.sim().cycles(),
+        pcap,
     })
 }
 
@@ -508,7 +609,7 @@ pub fn format_serve(s: &ServeSummary) -> String {
          bytes           {}\n\
          verified bytes  {}\n\
          cycles          {}\n\
-         errors          0",
+         errors          0{}",
         op_name(s.request.op),
         s.peer,
         m.revision,
@@ -520,7 +621,8 @@ pub fn format_serve(s: &ServeSummary) -> String {
         s.request.size,
         s.bytes,
         s.verified_bytes,
-        s.cycles
+        s.cycles,
+        pcap_line(&s.pcap)
     )
 }
 
@@ -532,7 +634,7 @@ pub fn format_connect(req: &RequestPd, s: &ConnectSummary) -> String {
          operations      {} x {} bytes\n\
          bytes           {}\n\
          cycles          {}\n\
-         errors          0 (every completion and every byte verified against seed {})",
+         errors          0 (every completion and every byte verified against seed {}){}",
         op_name(req.op),
         m.revision,
         on_off(m.rx_crc),
@@ -543,7 +645,8 @@ pub fn format_connect(req: &RequestPd, s: &ConnectSummary) -> String {
         req.size,
         s.bytes,
         s.cycles,
-        req.seed
+        req.seed,
+        pcap_line(&s.pcap)
     )
 }
 

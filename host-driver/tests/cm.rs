@@ -319,15 +319,139 @@ fn insufficient_ird_fails_the_initiator() {
     assert_eq!(dev.qp_state(qp[0]).unwrap(), QpState::Idle);
 }
 
-/// The peer-to-peer model is refused (no RTR support in the core's commit yet).
+/// Golden vectors of `mpa-peer-connect.md` §7 (no markers, CRC on).
+const V2_WRITE_RTR: [u8; 20] = [
+    0x00, 0x0e, 0xc1, 0x40, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0xeb, 0xd3, 0x4c, 0x5f,
+];
+const V3_READ_RTR: [u8; 52] = [
+    0x00, 0x2e, 0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x27, 0xdb, 0xd7, 0xe7,
+];
+const V4_READ_RTR_RESPONSE: [u8; 20] = [
+    0x00, 0x0e, 0xc1, 0x42, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0x21, 0xa3, 0xe8, 0x3e,
+];
+
+/// Peer-to-peer configurations (A=1) with the Initiator offering `rtr` (C, D).
+fn p2p_cfgs(write: bool, read: bool, markers: bool) -> [CmConfig; 2] {
+    cfgs(|c, i| {
+        c.conn.peer_to_peer = i == 0;
+        c.conn.rx_markers = markers;
+        if i == 0 {
+            c.conn.rtr.zero_length_write = write;
+            c.conn.rtr.zero_length_read = read;
+        }
+    })
+}
+
+/// No CQE on either side of a fresh connection (the RTR and its Read Response are not
+/// completions, ENH-SM-4).
+fn no_completions(s: &mut Session) {
+    let p = &s.pairs[0];
+    let cqs = p.cq;
+    for cq in cqs {
+        assert_eq!(s.dev.poll_cq(cq, 8).unwrap(), vec![], "no CQE for the RTR");
+    }
+}
+
+/// Peer-to-peer with the zero-length RDMA Write RTR (C, §2.5): the RTR is the Initiator's first
+/// FPDU, byte for byte the catalog's V2; it lifts the Responder's fence
+/// (`QP_STATUS_FPDU_RECEIVED`) with no CQE and no event; then traffic both ways.
 #[test]
-fn peer_to_peer_is_unsupported() {
+fn p2p_write_rtr_then_traffic() {
+    let (mut s, e) = setup(12, p2p_cfgs(true, true, false));
+    // The Responder knows the model, not the form: the core reports that an FPDU arrived,
+    // not what it was (its firmware keeps `UlpSend`, "refined by the first FPDU" on the raw
+    // path only).
+    assert_eq!(e[1].mpa.rtr, RtrForm::UlpSend);
+    assert_eq!(e[0].mpa.rtr, RtrForm::ZeroLengthWrite);
+    assert!(!e[1].tx_fenced, "the RTR lifted the Responder's fence");
+    assert_eq!(fpdus(&s, 0)[0], V2_WRITE_RTR);
+    no_completions(&mut s);
+    traffic(&mut s, 200);
+}
+
+/// Peer-to-peer with the zero-length RDMA Read RTR (D): the Initiator's first FPDU is V3 (QN 1,
+/// MSN 1, sink and source STag 1), the Responder's core answers with V4 as its first FPDU, no
+/// CQE on either side; the ULP's first Read then carries read-request MSN 2.
+#[test]
+fn p2p_read_rtr_then_traffic() {
+    let (mut s, e) = setup(13, p2p_cfgs(false, true, false));
+    // The Responder knows the model, not the form: the core reports that an FPDU arrived,
+    // not what it was (its firmware keeps `UlpSend`, "refined by the first FPDU" on the raw
+    // path only).
+    assert_eq!(e[1].mpa.rtr, RtrForm::UlpSend);
+    assert_eq!(e[0].mpa.rtr, RtrForm::ZeroLengthRead);
+    for x in &e {
+        assert!(x.params.ord >= 1 && x.params.ird >= 1);
+    }
+    assert_eq!(fpdus(&s, 0)[0], V3_READ_RTR);
+    // The Responder is established at the RTR's arrival; its Read Response follows.
+    s.dev.run(5_000);
+    assert_eq!(fpdus(&s, 1)[0], V4_READ_RTR_RESPONSE);
+    no_completions(&mut s);
+    traffic(&mut s, 200);
+    // The Initiator's next Read Request (opcode 1, QN 1): MSN 2.
+    let rreq = fpdus(&s, 0)
+        .into_iter()
+        .skip(1)
+        .find(|f| f[3] & 0x0F == 1 && f[2] & 0x80 == 0)
+        .expect("a Read Request from the Initiator");
+    assert_eq!(rreq[8..16], [0, 0, 0, 1, 0, 0, 0, 2], "QN 1, MSN 2");
+}
+
+/// Peer-to-peer with markers both ways: the RTR is the first FPDU of the marker grid (a marker
+/// `00 00 00 00` at stream offset 0, RFC 5044 §5.1), then traffic crosses later markers.
+#[test]
+fn p2p_rtr_with_markers() {
+    let (mut s, e) = setup(14, p2p_cfgs(true, false, true));
+    assert_eq!(e[0].mpa.rtr, RtrForm::ZeroLengthWrite);
+    let rtr = &fpdus(&s, 0)[0];
+    assert_eq!(rtr.len(), 24);
+    assert_eq!(rtr[..8], [0, 0, 0, 0, 0x00, 0x0e, 0xc1, 0x40]);
+    traffic(&mut s, 1500);
+}
+
+/// A peer-to-peer Responder whose Initiator never sends the RTR fails at its deadline
+/// (`Timeout` in `AwaitFirstFpdu`), never hangs. The Initiator is the firmware alone on QP 0's
+/// raw port: it sends the Request and never commits, so no RTR leaves.
+#[test]
+fn p2p_responder_times_out_without_rtr() {
+    use rnic_firmware::conn::{ConnState, Connection, Role};
+    let mut dev = open(15);
+    let pd = dev.alloc_pd().unwrap();
+    let cq = dev.create_cq(4).unwrap();
+    let qp = [
+        dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap(),
+        dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap(),
+    ];
+    let c = p2p_cfgs(true, true, false);
+    let mut init = Connection::new(Role::Initiator, c[0].conn);
+    init.connect(0, &c[0].private_data).unwrap();
+    let req = init.output().to_vec();
+    dev.sim_mut().raw_send(qp[0].0, &req);
+    let mut rc = c[1].clone();
+    rc.conn.timeout = 20_000;
+    let r = dev.connect_cm(qp[1], Role::Responder, rc);
+    match r {
+        Err(CmError::Mpa(ConnError::Timeout { state, .. })) => {
+            assert_eq!(state, ConnState::AwaitFirstFpdu)
+        }
+        other => panic!("expected a timeout awaiting the RTR, got {other:?}"),
+    }
+    assert!(dev.sim().cycles() < 40_000);
+}
+
+/// The empty-FPDU RTR (B) is refused: the core's receive path takes an empty FPDU as a DDP
+/// short segment (decisions, "Connection setup through the core").
+#[test]
+fn empty_fpdu_rtr_is_unsupported() {
     let mut dev = open(11);
     let pd = dev.alloc_pd().unwrap();
     let cq = dev.create_cq(4).unwrap();
     let qp = dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap();
     let mut c = CmConfig::default();
     c.conn.peer_to_peer = true;
+    c.conn.rtr.zero_length_fpdu = true;
     let r = dev.connect_cm(qp, rnic_firmware::conn::Role::Initiator, c);
     assert!(matches!(r, Err(CmError::Unsupported(_))), "{r:?}");
 }

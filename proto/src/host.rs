@@ -125,8 +125,14 @@ pub mod regs {
     pub const QP_AEV: u16 = 0x24;
     /// Valid bit of `QP_AEV`.
     pub const QP_AEV_VALID: u32 = 1 << 31;
-    /// Read: `[0]` the QP is in error (an asynchronous event was raised).
+    /// Read: bit [`QP_STATUS_ERROR`], bit [`QP_STATUS_FPDU_RECEIVED`].
     pub const QP_STATUS: u16 = 0x28;
+    /// `QP_STATUS[0]`: the QP is in error (an asynchronous event was raised).
+    pub const QP_STATUS_ERROR: u32 = 1 << 0;
+    /// `QP_STATUS[1]`: an FPDU of the QP's connection passed MPA's checks (its CRC, when on)
+    /// since the `QP_CTRL` write: the Responder's send fence may lift (RFC 5044 §7.1.2,
+    /// `mpa-peer-connect.md` MPA-ST-4), and a peer-to-peer Responder has its RTR (§2.4).
+    pub const QP_STATUS_FPDU_RECEIVED: u32 = 1 << 1;
 
     /// Per-CQ registers: `CQ_REGS + cq * CQ_STRIDE + offset`.
     pub const CQ_REGS: u16 = 0x200;

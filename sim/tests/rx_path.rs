@@ -24,6 +24,10 @@ fn random_valid_traffic_matches_the_model_verilator() {
             "no completion at all"
         );
         assert!(bench.stats().dma_bytes > 0, "nothing placed");
+        // Every FPDU had a good CRC: one `fpdu_good_valid` strobe each, on its connection.
+        let st = bench.stats();
+        assert_eq!(st.fpdu_good, st.ulpdus_sent);
+        assert!(st.fpdu_good.iter().all(|&n| n > 0));
     }
 }
 

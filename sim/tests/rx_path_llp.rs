@@ -103,4 +103,7 @@ fn bad_crc_never_completes_and_ends_the_stream_with_an_llp_terminate() {
     assert!(b.terms[1].is_empty() && b.aevs[1].is_empty());
     assert_eq!(b.mem.read(0x20_0800, 16), vec![7; 16]);
     b.mem.assert_no_violations();
+    // `fpdu_good_valid` (QP_STATUS_FPDU_RECEIVED, the send fence): QP 0's first FPDU only,
+    // both of QP 1's.
+    assert_eq!(b.stats().fpdu_good[..2], [1, 2]);
 }

@@ -124,6 +124,9 @@ pub struct HostIf {
     pub mmio_rdata: Signal<Out, Bits<32>>,
     pub rx_idle: Signal<In, Bit>,
     pub tx_idle: Signal<In, Bit>,
+    /// RxPath's strobe: a good FPDU of connection `fpdu_good_conn` arrived (`QP_STATUS[1]`).
+    pub fpdu_good_valid: Signal<In, Bit>,
+    pub fpdu_good_conn: Signal<In, Bits<CONN_BITS>>,
     // QP context commit.
     pub qpc_write: Signal<Out, Bit>,
     pub qpc_qp: Signal<Out, Bits<CONN_BITS>>,
@@ -292,6 +295,8 @@ pub struct HostIf {
     q_rq_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
+    /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
+    q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
     qpc_qp_q: DFF<Bits<CONN_BITS>>,
     db_q: DFF<Bit>,
@@ -360,6 +365,7 @@ pub struct HostIf {
     m_rq_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     m_rq_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     m_aev_v: Signal<Local, Bit>,
+    m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
     m_c_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     m_c_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
@@ -410,6 +416,8 @@ impl Default for HostIf {
             mmio_rdata: Default::default(),
             rx_idle: Default::default(),
             tx_idle: Default::default(),
+            fpdu_good_valid: Default::default(),
+            fpdu_good_conn: Default::default(),
             qpc_write: Default::default(),
             qpc_qp: Default::default(),
             qpc_enable: Default::default(),
@@ -556,6 +564,7 @@ impl Default for HostIf {
             q_rq_ci: Default::default(),
             q_aev_v: Default::default(),
             q_aev: Default::default(),
+            q_fpdu: Default::default(),
             qpc_q: Default::default(),
             qpc_qp_q: Default::default(),
             db_q: Default::default(),
@@ -615,6 +624,7 @@ impl Default for HostIf {
             m_rq_ci: Default::default(),
             m_aev_v: Default::default(),
             m_aev: Default::default(),
+            m_fpdu: Default::default(),
             m_c_log2: Default::default(),
             m_c_pi: Default::default(),
             m_c_ci: Default::default(),
@@ -660,6 +670,7 @@ const _: () = {
     assert!(regs::QP_SQ_LOG2 == 0xC && regs::QP_SQ_PI == 0x10 && regs::QP_RQ_BASE == 0x14);
     assert!(regs::QP_RQ_LOG2 == 0x18 && regs::QP_RQ_PI == 0x1C && regs::QP_RQ_CI == 0x20);
     assert!(regs::QP_AEV == 0x24 && regs::QP_STATUS == 0x28);
+    assert!(regs::QP_STATUS_ERROR == 1 && regs::QP_STATUS_FPDU_RECEIVED == 2);
     assert!(regs::CQ_BASE == 0 && regs::CQ_LOG2 == 4 && regs::CQ_PI == 8);
     assert!(regs::CQ_CI == 0xC && regs::CQ_STATUS == 0x10);
     assert!(regs::STAG_FLAGS_PD_SHIFT == 8 && regs::STAG_FLAGS_ACCESS_SHIFT == 12);
@@ -746,6 +757,11 @@ impl Logic for HostIf {
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
             self.q_aev[i].clock.next = self.clock.val();
             self.q_aev[i].d.next = self.q_aev[i].q.val();
+            self.q_fpdu[i].clock.next = self.clock.val();
+            self.q_fpdu[i].d.next = self.q_fpdu[i].q.val();
+            if self.fpdu_good_valid.val() && (self.fpdu_good_conn.val().index() == i) {
+                self.q_fpdu[i].d.next = true;
+            }
         }
         for i in 0..CQN {
             self.c_log2[i].clock.next = self.clock.val();
@@ -802,6 +818,7 @@ impl Logic for HostIf {
         self.m_rq_ci.next = self.q_rq_ci[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
+        self.m_fpdu.next = self.q_fpdu[0].q.val();
         self.k_ctrl.next = self.q_ctrl[0].q.val();
         self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
@@ -821,6 +838,7 @@ impl Logic for HostIf {
                 self.m_rq_ci.next = self.q_rq_ci[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
+                self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
                 self.k_ctrl.next = self.q_ctrl[i].q.val();
@@ -964,7 +982,8 @@ impl Logic for HostIf {
                     | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
             }
             if self.a_qoff.val() == 0x28 {
-                self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into());
+                self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into())
+                    | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
             }
         }
         if self.a_cq.val() {
@@ -1355,6 +1374,7 @@ impl Logic for HostIf {
                             self.q_rq_ci[i].d.next = 0.into();
                             self.q_aev_v[i].d.next = false;
                             self.q_aev[i].d.next = 0.into();
+                            self.q_fpdu[i].d.next = false;
                         }
                         if self.a_qoff.val() == 0x04 {
                             self.q_ulpdu[i].d.next = self.mmio_wdata.val();
@@ -1412,7 +1432,8 @@ impl Logic for HostIf {
 }
 
 crate::sim_ports!(impl[] HostIf {
-    inputs: mmio_valid, mmio_write, mmio_addr, mmio_wdata, rx_idle, tx_idle, rq_req_valid,
+    inputs: mmio_valid, mmio_write, mmio_addr, mmio_wdata, rx_idle, tx_idle, fpdu_good_valid,
+        fpdu_good_conn, rq_req_valid,
         rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len,
         cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, rdc_ready, scqe_valid, scqe_qp,
         scqe_opcode, scqe_status, scqe_byte_len, scqe_index, aev_valid, aev_qp, aev_kind,

@@ -123,6 +123,8 @@ pub mod tx_arbiter;
 //        tx_len (the Terminate ULPDUs, for MpaTx); rx_idle (nothing in flight anywhere in the
 //        path: the firmware waits for it before a qp_cfg / mpa_cfg write of a connection that
 //        has received traffic; MpaRx, DdpRxParse and RxControl each have an `idle` output for it)
+//        fpdu_good_valid fpdu_good_conn (a strobe per FPDU that passed MPA's checks, for the
+//        host interface's QP_STATUS_FPDU_RECEIVED)
 //   and the send engine's local checks (`docs/core.md`, "RxPath additions"): in lchk_valid
 //        lchk_stag lchk_to lchk_len lchk_pd lchk_qp lchk_access; out lchk_ready lrsp_valid
 //        lrsp_status lrsp_host_addr

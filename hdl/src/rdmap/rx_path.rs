@@ -148,6 +148,11 @@ pub struct RxPath {
     /// Drained: no byte, job, check, verdict, done, event or Terminate in flight in any block
     /// (see the module docs). A register.
     pub rx_idle: Signal<Out, Bit>,
+    /// Strobe: the last beat of an FPDU that passed MPA's checks (CRC good or off) went to
+    /// DdpRxParse; the connection in `fpdu_good_conn`. A register. For the host interface's
+    /// `QP_STATUS_FPDU_RECEIVED` (the Responder's send fence, RFC 5044 §7.1.2).
+    pub fpdu_good_valid: Signal<Out, Bit>,
+    pub fpdu_good_conn: Signal<Out, Bits<CONN_BITS>>,
     // The send engine's local STag checks (a second StagCheck port, `docs/core.md`).
     pub lchk_valid: Signal<In, Bit>,
     pub lchk_ready: Signal<Out, Bit>,
@@ -162,6 +167,8 @@ pub struct RxPath {
     pub lrsp_host_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
 
     idle_q: DFF<Bit>,
+    fpdu_good_q: DFF<Bit>,
+    fpdu_conn_q: DFF<Bits<CONN_BITS>>,
     /// `lchk_own[i]`: the StagCheck request of `i + 1` cycles ago was a local check.
     lchk_own: [DFF<Bit>; STAG_CHECK_LATENCY],
     mpa: MpaRx,
@@ -401,6 +408,17 @@ impl Logic for RxPath {
             && !self.placer.done_valid.val()
             && !(self.llp_valid.val() && self.mpa.llp_ready.val());
         self.rx_idle.next = self.idle_q.q.val();
+
+        // A good FPDU's last ULPDU beat taken by DdpRxParse.
+        self.fpdu_good_q.clock.next = self.clock.val();
+        self.fpdu_conn_q.clock.next = self.clock.val();
+        self.fpdu_good_q.d.next = self.mpa.ulpdu_valid.val()
+            && self.parse.ulpdu_ready.val()
+            && self.mpa.ulpdu_last.val()
+            && self.mpa.ulpdu_good.val();
+        self.fpdu_conn_q.d.next = self.mpa.ulpdu_conn.val();
+        self.fpdu_good_valid.next = self.fpdu_good_q.q.val();
+        self.fpdu_good_conn.next = self.fpdu_conn_q.q.val();
     }
 }
 
@@ -424,5 +442,5 @@ crate::sim_ports!(impl[] RxPath {
         irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
         cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer,
         aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle,
-        lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr;
+        fpdu_good_valid, fpdu_good_conn, lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr;
 });

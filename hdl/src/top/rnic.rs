@@ -119,6 +119,8 @@ impl Logic for Rnic {
         self.mmio_rvalid.next = self.host.mmio_rvalid.val();
         self.mmio_rdata.next = self.host.mmio_rdata.val();
         self.host.rx_idle.next = self.rx.rx_idle.val() && self.cq.idle.val();
+        self.host.fpdu_good_valid.next = self.rx.fpdu_good_valid.val();
+        self.host.fpdu_good_conn.next = self.rx.fpdu_good_conn.val();
         self.host.tx_idle.next = self.se.idle.val()
             && self.rr.idle.val()
             && self.arb.idle.val()

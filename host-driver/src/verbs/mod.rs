@@ -675,4 +675,13 @@ impl<D: HostDevice> Device<D> {
             code: v as u8,
         }))
     }
+
+    /// Whether an FPDU of the QP's connection has passed MPA's checks since the QP was
+    /// connected (`QP_STATUS_FPDU_RECEIVED`): the Responder's send fence (RFC 5044 §7.1.2,
+    /// MPA-ST-4) may lift, and a peer-to-peer Responder has its RTR.
+    pub fn fpdu_received(&mut self, qp: Qp) -> Result<bool> {
+        self.qp_ref(qp)?;
+        let v = self.dev.mmio_read(regs::qp_reg(qp.0, regs::QP_STATUS))?;
+        Ok(v & regs::QP_STATUS_FPDU_RECEIVED != 0)
+    }
 }

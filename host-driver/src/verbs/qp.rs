@@ -457,8 +457,12 @@ impl<D: HostDevice> Device<D> {
             });
         }
         let sge = Self::one_sge(qp, &wr.sg_list, "send", true)?;
+        // A zero-length element accesses nothing: like the send engine, its lkey is not
+        // checked (the peer-to-peer Read RTR names STag 1, `crate::cm`).
         if let (Some(s), true) = (&sge, self.checks) {
-            self.check_sge(qp, s)?;
+            if s.length > 0 {
+                self.check_sge(qp, s)?;
+            }
         }
         let (opcode, rkey, remote_addr) = wr.op.wqe();
         let mut flags = 0;

@@ -110,6 +110,10 @@ pub struct Stats {
     pub last_dma_cycle: Option<u64>,
     /// Cycle of the last output handshake of any kind.
     pub last_output_cycle: Option<u64>,
+    /// Per connection: FPDUs queued by [`RxPathBench::send_ulpdus`], and `fpdu_good_valid`
+    /// strobes seen (FPDUs that passed MPA's checks).
+    pub ulpdus_sent: [u64; QPS],
+    pub fpdu_good: [u64; QPS],
 }
 
 impl Stats {
@@ -214,6 +218,8 @@ struct Ports {
     tx_conn: OutputId,
     tx_len: OutputId,
     rx_idle: OutputId,
+    fpdu_good_valid: OutputId,
+    fpdu_good_conn: OutputId,
 }
 
 impl Ports {
@@ -238,7 +244,7 @@ impl Ports {
                 irq_src_to, irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status,
                 cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid,
                 aev_qp, aev_kind, aev_layer, aev_etype, aev_code, tx_data, tx_keep, tx_last,
-                tx_valid, tx_conn, tx_len, rx_idle,
+                tx_valid, tx_conn, tx_len, rx_idle, fpdu_good_valid, fpdu_good_conn,
         ))
     }
 }
@@ -697,6 +703,7 @@ impl RxPathBench {
     /// Frames ULPDUs (CRC on, markers off) and queues them on `conn`.
     pub fn send_ulpdus(&mut self, conn: usize, ulpdus: &[Vec<u8>]) {
         let stream = frame(ulpdus, false, true);
+        self.stats.ulpdus_sent[conn] += ulpdus.len() as u64;
         self.send_llp(conn, &stream);
     }
 
@@ -922,6 +929,9 @@ impl RxPathBench {
             };
             self.raw[c].extend(beat_payload(&beat, WIDTH));
             active = true;
+        }
+        if self.sim.get(p.fpdu_good_valid) == 1 {
+            self.stats.fpdu_good[self.sim.get(p.fpdu_good_conn) as usize % QPS] += 1;
         }
         if active {
             self.stats.last_output_cycle = Some(cycle);
