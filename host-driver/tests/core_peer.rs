@@ -2,14 +2,19 @@
 //! mistake made the same way in the core's transmit and receive paths passes the loopback
 //! tests but not these. The core is driven through the verbs API (MMIO, rings in host
 //! memory); the peer sits on LLP connection 0 ([`PeerLink`]) and checks every FPDU it
-//! receives in strict mode.
+//! receives in strict mode. The connection is set up by MPA in raw mode first: the core's side
+//! through the driver's connection manager (`rnic_driver::cm`), the peer's by the firmware's
+//! ([`PeerLink::with_mpa`]), client-server or peer-to-peer with either RTR form, the core
+//! either Initiator or Responder.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::verbs::{ConnParams, Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
+use rnic_driver::cm::{self, CmConfig};
+use rnic_driver::verbs::{Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
+use rnic_firmware::conn::{ConnConfig, Role, RtrForm};
 use rnic_proto::verbs::{access, WcOpcode, WcStatus};
 use rnic_sim::peer::{Completion, Peer, PeerConfig, Queue, SendKind};
-use rnic_sim::tb::peer_link::PeerLink;
+use rnic_sim::tb::peer_link::{PeerLink, RTR_WR_ID};
 use rnic_sim::tb::rnic::DeviceConfig;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -31,22 +36,61 @@ struct Rig {
     rng: StdRng,
 }
 
-fn rig(seed: u64, params: ConnParams) -> Rig {
+/// How the connection is set up: the core's MPA role and the RTR (peer-to-peer when not
+/// `None`; the Initiator offers that form only).
+#[derive(Clone, Copy, Debug)]
+struct Setup {
+    core: Role,
+    rtr: RtrForm,
+}
+
+const CLIENT: Setup = Setup {
+    core: Role::Initiator,
+    rtr: RtrForm::None,
+};
+
+/// MPA's defaults both sides (Rev 2, CRC on, markers off, IRD = ORD = 4, EMSS 1460), with the
+/// RTR of `s`; the peer's FPDU configuration is what they negotiate (checked after the setup).
+fn rig(seed: u64, s: Setup) -> Rig {
+    let mut core_cfg = CmConfig {
+        private_data: b"core".to_vec(),
+        ..CmConfig::default()
+    };
+    let mut peer_conn = ConnConfig {
+        timeout: cm::DEFAULT_TIMEOUT_CYCLES,
+        ..ConnConfig::default()
+    };
+    let initiator = match s.core {
+        Role::Initiator => &mut core_cfg.conn,
+        Role::Responder => &mut peer_conn,
+    };
+    if s.rtr != RtrForm::None {
+        initiator.peer_to_peer = true;
+        initiator.rtr.zero_length_write = s.rtr == RtrForm::ZeroLengthWrite;
+        initiator.rtr.zero_length_read = s.rtr == RtrForm::ZeroLengthRead;
+    }
+    // EMSS 1460 without markers: MULPDU 1454 each way (RFC 5044 §4.1).
+    let mulpdu = 1454;
     let pcfg = PeerConfig {
-        tx_crc: params.rx_crc,
-        rx_crc: params.tx_crc,
-        tx_markers: params.rx_markers,
-        rx_markers: params.tx_markers,
-        mulpdu: 1460,
-        max_rx_ulpdu: params.tx_mulpdu,
-        ird: u32::from(params.ord),
-        ord: u32::from(params.ird),
+        tx_crc: true,
+        rx_crc: true,
+        tx_markers: false,
+        rx_markers: false,
+        mulpdu,
+        max_rx_ulpdu: mulpdu,
+        ird: 4,
+        ord: 4,
         pd: 1,
         memory_size: 1 << 20,
         strict: true,
     };
     let peer = Rc::new(RefCell::new(Peer::new(pcfg)));
-    let link = PeerLink::new(0, peer.clone(), seed);
+    let peer_role = match s.core {
+        Role::Initiator => Role::Responder,
+        Role::Responder => Role::Initiator,
+    };
+    let link = PeerLink::with_mpa(0, peer.clone(), seed, peer_role, peer_conn, b"peer")
+        .expect("the peer's MPA side starts");
     let cfg = DeviceConfig {
         seed,
         ..DeviceConfig::default()
@@ -76,7 +120,36 @@ fn rig(seed: u64, params: ConnParams) -> Rig {
             false,
         )
         .unwrap();
-    dev.connect(qp, params).unwrap();
+    let est = dev
+        .connect_cm(qp, s.core, core_cfg)
+        .unwrap_or_else(|e| panic!("MPA setup {s:?}: {e}"));
+    assert_eq!(est.remote_private_data, b"peer");
+    // Both sides negotiated what the peer was built with.
+    let link = dev.sim().llp().as_any().downcast_ref::<PeerLink>().unwrap();
+    let m = link.mpa_params().expect("the peer's side negotiated");
+    assert_eq!((m.rx_crc, m.tx_crc), (pcfg.rx_crc, pcfg.tx_crc));
+    assert_eq!((m.rx_markers, m.tx_markers), (false, false));
+    assert_eq!((u32::from(m.ird), u32::from(m.ord)), (pcfg.ird, pcfg.ord));
+    assert_eq!(m.tx_mulpdu, pcfg.mulpdu);
+    assert_eq!(est.params.tx_mulpdu, pcfg.max_rx_ulpdu);
+    assert_eq!((est.params.ird, est.params.ord), (4, 4));
+    assert_eq!(
+        est.tx_fenced,
+        s.core == Role::Responder && s.rtr == RtrForm::None
+    );
+    if s.core == Role::Responder && s.rtr != RtrForm::None {
+        // The peer's RTR completes (a Read RTR once its zero-length Read Response is in).
+        let mut pc = Vec::new();
+        for _ in 0..10_000 {
+            pc.extend(peer.borrow_mut().poll());
+            if !pc.is_empty() {
+                break;
+            }
+            dev.run(16);
+        }
+        assert_eq!(pc.len(), 1, "the peer's RTR completion");
+        assert_eq!((pc[0].wr_id, pc[0].status), (RTR_WR_ID, WcStatus::Success));
+    }
     let (peer_remote, peer_local) = {
         let mut p = peer.borrow_mut();
         let r = p
@@ -167,7 +240,7 @@ impl Rig {
 /// alignments; the peer's memory and completions and the core's completions checked.
 #[test]
 fn core_requests_to_the_peer() {
-    let mut r = rig(3, ConnParams::default());
+    let mut r = rig(3, CLIENT);
     let mut wr_id = 1;
     for &len in &SIZES {
         let (so, ro) = (r.rng.gen_range(0..64u64), r.rng.gen_range(0..64u64));
@@ -294,7 +367,14 @@ fn core_requests_to_the_peer() {
 /// alignments; the core's memory and completions and the peer's completions checked.
 #[test]
 fn peer_requests_to_the_core() {
-    let mut r = rig(4, ConnParams::default());
+    // The core is the Responder: the peer's first FPDU lifts its fence.
+    let mut r = rig(
+        4,
+        Setup {
+            core: Role::Responder,
+            rtr: RtrForm::None,
+        },
+    );
     let mut wr_id = 100;
     for &len in &SIZES {
         let (so, ro) = (r.rng.gen_range(0..64u64), r.rng.gen_range(0..64u64));
@@ -431,5 +511,97 @@ fn peer_requests_to_the_core() {
             wr_id += 1;
         }
         r.no_violations();
+    }
+}
+
+/// Peer-to-peer setups with the independent peer, each RTR form, the core Initiator (its RTR
+/// through its send queue) and Responder (the peer's RTR lifts its fence); then a Write and a
+/// Read each way, every byte checked, the Reads after a Read RTR carrying MSN 2 (the strict
+/// peer and the core both check it), no violation and no asynchronous event.
+#[test]
+fn p2p_setups_with_the_peer() {
+    let mut seed = 20;
+    for core in [Role::Initiator, Role::Responder] {
+        for rtr in [RtrForm::ZeroLengthWrite, RtrForm::ZeroLengthRead] {
+            seed += 1;
+            let mut r = rig(seed, Setup { core, rtr });
+            let what = format!("{core:?} / {rtr:?}");
+            // The core writes to and reads from the peer.
+            let d = r.data(300);
+            r.dev.write_mem(r.core_local.addr, &d);
+            for (i, op) in [
+                SendOp::RdmaWrite {
+                    remote_addr: r.peer_remote.1,
+                    rkey: r.peer_remote.0,
+                },
+                SendOp::RdmaRead {
+                    remote_addr: r.peer_remote.1,
+                    rkey: r.peer_remote.0,
+                },
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let off = 512 * i as u64;
+                let wr = SendWr {
+                    wr_id: i as u64,
+                    op,
+                    sg_list: Rig::sg(&r.core_local, off, 300),
+                    signaled: true,
+                    fence: false,
+                };
+                r.dev.post_send(r.qp, &wr).unwrap();
+                let wc = r.dev.wait_cq(r.cq, 1, 5_000_000).unwrap();
+                // The RTR (an unsignaled WR before it) never shows.
+                assert_eq!(
+                    (wc[0].wr_id, wc[0].status),
+                    (i as u64, WcStatus::Success),
+                    "{what}"
+                );
+            }
+            assert_eq!(
+                r.dev.read_mem(r.core_local.addr + 512, 300),
+                d,
+                "{what}: Read"
+            );
+            // The peer writes to and reads from the core.
+            let d = r.data(200);
+            r.peer.borrow_mut().memory_mut().write(r.peer_local.1, &d);
+            r.peer
+                .borrow_mut()
+                .post_write(
+                    7,
+                    r.peer_local.1,
+                    200,
+                    r.core_remote.rkey,
+                    r.core_remote.addr,
+                )
+                .unwrap();
+            let read = r.peer.borrow_mut().post_read(
+                8,
+                r.peer_local.0,
+                r.peer_local.1 + 1024,
+                200,
+                r.core_remote.rkey,
+                r.core_remote.addr,
+            );
+            read.unwrap();
+            let pc = r.peer_completions(2);
+            assert!(
+                pc.iter().all(|c| c.status == WcStatus::Success),
+                "{what}: {pc:?}"
+            );
+            assert_eq!(r.dev.read_mem(r.core_remote.addr, 200), d, "{what}: Write");
+            let back = r
+                .peer
+                .borrow()
+                .memory()
+                .read(r.peer_local.1 + 1024, 200)
+                .unwrap()
+                .to_vec();
+            assert_eq!(back, d, "{what}: the peer's Read");
+            r.no_violations();
+            assert_eq!(r.dev.query_async_event(r.qp).unwrap(), None, "{what}");
+        }
     }
 }

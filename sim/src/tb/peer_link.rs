@@ -2,12 +2,24 @@
 //! what the core sends on that connection is fed to the peer, what the peer sends comes back
 //! as LLP RX beats, cut into random segments. The peer is shared (`Rc<RefCell<Peer>>`) so a
 //! test posts work requests to it and polls it while the device runs.
+//!
+//! With [`PeerLink::with_mpa`] the connection starts in raw mode and the peer's side of MPA
+//! is the firmware's connection manager ([`Connection`]): the core's octets go to it until it
+//! leaves raw mode (the rest to the peer), its frames go out before anything of the peer's,
+//! and the peer's output waits while the firmware says the send fence is up (a Responder
+//! before the first FPDU, MPA-ST-4). A peer-to-peer Initiator's RTR is posted to the peer as
+//! its first work request ([`RTR_WR_ID`]: a zero-length RDMA Write to STag 1, TO 0, or a
+//! zero-length RDMA Read from it), so the peer's MSNs and ORD count it, as the driver does for
+//! the core (`host-driver/src/cm.rs`).
 
 use crate::peer::Peer;
 use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::tb::rnic::Llp;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_firmware::conn::{
+    ConnConfig, ConnError, ConnParams, ConnState, Connection, Role, RtrForm, RTR_STAG,
+};
 use rnic_hdl::config::DATA_WIDTH;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -28,7 +40,16 @@ pub struct PeerLink {
     pub tx_stall: f64,
     /// Bytes the core sent on other connections (nobody listens there).
     pub stray_bytes: u64,
+    /// The peer's MPA connection manager, with [`PeerLink::with_mpa`].
+    mpa: Option<Connection>,
+    /// A Responder's private data: it accepts every valid Request with it.
+    accept_pd: Vec<u8>,
+    /// `Llp::hold_rx` of the peer's connection.
+    held: bool,
 }
+
+/// `wr_id` of the RTR a peer-to-peer Initiator peer posts to itself.
+pub const RTR_WR_ID: u64 = u64::MAX - 0x5254;
 
 impl PeerLink {
     /// Connection `conn` of the core talks to `peer`.
@@ -42,7 +63,86 @@ impl PeerLink {
             max_segment: 1460,
             tx_stall: 0.0,
             stray_bytes: 0,
+            mpa: None,
+            accept_pd: Vec::new(),
+            held: false,
         }
+    }
+
+    /// The same, with MPA set up first in raw mode by the firmware's connection manager as
+    /// `role` with `cfg` and the ULP's `private_data` (the Request's, or the Reply's: a
+    /// Responder accepts every valid Request) (see the module documentation). The peer's
+    /// [`crate::peer::PeerConfig`] must be what the negotiation gives ([`PeerLink::mpa_params`]
+    /// tells).
+    pub fn with_mpa(
+        conn: usize,
+        peer: Rc<RefCell<Peer>>,
+        seed: u64,
+        role: Role,
+        cfg: ConnConfig,
+        private_data: &[u8],
+    ) -> Result<Self, ConnError> {
+        let mut c = Connection::new(role, cfg);
+        match role {
+            Role::Initiator => c.connect(0, private_data)?,
+            Role::Responder => c.listen(0)?,
+        }
+        let mut link = PeerLink::new(conn, peer, seed);
+        link.mpa = Some(c);
+        link.accept_pd = private_data.to_vec();
+        Ok(link)
+    }
+
+    /// The firmware's state of the peer's side of MPA (`None` without [`PeerLink::with_mpa`]).
+    pub fn mpa_state(&self) -> Option<ConnState> {
+        self.mpa.as_ref().map(Connection::state)
+    }
+
+    /// What the peer's side negotiated, once it has.
+    pub fn mpa_params(&self) -> Option<ConnParams> {
+        self.mpa.as_ref().and_then(Connection::params)
+    }
+
+    /// Why the peer's side of MPA failed, if it did.
+    pub fn mpa_error(&self) -> Option<ConnError> {
+        self.mpa.as_ref().and_then(Connection::error)
+    }
+
+    /// Moves the firmware's output to the wire; a peer-to-peer Initiator's RTR octets become
+    /// the peer's first work request instead.
+    fn mpa_output(&mut self) {
+        let Some(c) = self.mpa.as_mut() else {
+            return;
+        };
+        let mut out = c.output().to_vec();
+        if out.is_empty() {
+            return;
+        }
+        c.consume_output(out.len());
+        if let Some(p) = c.params() {
+            if c.state() == ConnState::Established && p.role == Role::Initiator {
+                let mut peer = self.peer.borrow_mut();
+                let posted = match p.rtr {
+                    RtrForm::ZeroLengthWrite => Some(peer.post_write(RTR_WR_ID, 0, 0, RTR_STAG, 0)),
+                    RtrForm::ZeroLengthRead => {
+                        Some(peer.post_read(RTR_WR_ID, RTR_STAG, 0, 0, RTR_STAG, 0))
+                    }
+                    _ => None,
+                };
+                if let Some(r) = posted {
+                    r.expect("the peer takes its RTR work request");
+                    out.truncate(out.len().saturating_sub(p.tx_fpdu_octets));
+                }
+            }
+        }
+        self.out.extend(out);
+    }
+
+    /// The peer may send FPDUs: no MPA phase, or the firmware established and unfenced.
+    fn peer_may_send(&self) -> bool {
+        self.mpa
+            .as_ref()
+            .is_none_or(|c| c.state() == ConnState::Established && !c.tx_fenced())
     }
 }
 
@@ -54,15 +154,37 @@ impl Llp for PeerLink {
     fn tx_beat(&mut self, _now: u64, conn: usize, beat: Beat) {
         let bytes = beat_payload(&beat, DATA_WIDTH);
         if conn == self.conn {
-            self.peer.borrow_mut().feed(&bytes);
+            let mut rest = &bytes[..];
+            if let Some(c) = self.mpa.as_mut() {
+                if c.rx_raw_mode() || c.state() == ConnState::AwaitFirstFpdu {
+                    // Handshake octets; a Responder awaiting its first FPDU only inspects them.
+                    let used = c.on_raw_bytes(rest).unwrap_or(rest.len());
+                    rest = &rest[used.min(rest.len())..];
+                }
+                if c.state() == ConnState::RequestReceived {
+                    // The peer's ULP accepts; a failure leaves the state Failed.
+                    let _ = c.accept(&self.accept_pd);
+                }
+                if c.state() == ConnState::Failed {
+                    rest = &[];
+                }
+            }
+            self.peer.borrow_mut().feed(rest);
         } else {
             self.stray_bytes += bytes.len() as u64;
         }
     }
 
-    fn rx_offer(&mut self, _now: u64) -> Option<(usize, Beat)> {
+    fn rx_offer(&mut self, now: u64) -> Option<(usize, Beat)> {
+        if self.held {
+            return None;
+        }
+        if let Some(c) = self.mpa.as_mut() {
+            c.tick(now);
+        }
+        self.mpa_output();
         if self.seg.is_empty() {
-            if self.out.is_empty() {
+            if self.out.is_empty() && self.peer_may_send() {
                 self.out.extend(self.peer.borrow_mut().take_output());
             }
             if self.out.is_empty() {
@@ -88,5 +210,15 @@ impl Llp for PeerLink {
 
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
+
+    fn hold_rx(&mut self, conn: usize, hold: bool) {
+        if conn == self.conn {
+            self.held = hold;
+        }
     }
 }
