@@ -110,6 +110,9 @@ const OUTPUTS: &[&str] = &[
     "tx_conn",
     "tx_len",
     "rx_idle",
+    // Not modelled (always 0): the fake has no MPA verdict.
+    "fpdu_good_valid",
+    "fpdu_good_conn",
 ];
 
 /// Where the segment at the head of the work queue stands with the RQ.
