@@ -42,7 +42,9 @@
 //! it was taken when consumer = producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
 //! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
-//! last beat.
+//! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
+//! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
+//! Send after its first cost no DMA read (RxControl asks for the head WQE per segment).
 //!
 //! # CQE writer
 //!
@@ -317,6 +319,8 @@ pub struct HostIf {
     rq_addr: DFF<Bits<32>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
+    /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
+    rq_hit: DFF<Bit>,
     rsp_v: DFF<Bit>,
     rsp_present: DFF<Bit>,
     rsp_index: DFF<Bits<RING_INDEX_BITS>>,
@@ -581,6 +585,7 @@ impl Default for HostIf {
             rq_addr: Default::default(),
             rq_beat: Default::default(),
             rq_empty: Default::default(),
+            rq_hit: Default::default(),
             rsp_v: Default::default(),
             rsp_present: Default::default(),
             rsp_index: Default::default(),
@@ -716,6 +721,7 @@ impl Logic for HostIf {
             rq_addr,
             rq_beat,
             rq_empty,
+            rq_hit,
             rsp_v,
             rsp_present,
             rsp_index,
@@ -1068,7 +1074,12 @@ impl Logic for HostIf {
                                 self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val() + 1;
                             }
                         }
+                        self.rq_hit.d.next = false;
+                    } else if self.rq_hit.q.val() && (self.rq_req_qp.val() == self.rq_qp.q.val()) {
+                        // The head WQE is still in the answer registers.
+                        self.rsp_v.d.next = true;
                     } else {
+                        self.rq_hit.d.next = false;
                         self.rq_qp.d.next = self.rq_req_qp.val();
                         self.rq_state.d.next = RqState::Check;
                     }
@@ -1125,6 +1136,7 @@ impl Logic for HostIf {
                     if self.dma_rd_cpl_last.val() {
                         self.rsp_v.d.next = true;
                         self.rsp_present.d.next = true;
+                        self.rq_hit.d.next = true;
                         self.rq_state.d.next = RqState::Idle;
                     }
                 }
@@ -1395,6 +1407,7 @@ impl Logic for HostIf {
                 if self.a_qoff.val() == 0x00 {
                     self.qpc_q.d.next = true;
                     self.qpc_qp_q.d.next = self.a_q.val();
+                    self.rq_hit.d.next = false;
                 }
                 if self.a_qoff.val() == 0x10 {
                     self.db_q.d.next = true;
