@@ -977,7 +977,9 @@ impl Logic for HostIf {
             if self.a_qoff.val() == 0x20 {
                 self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
             }
-            if self.a_qoff.val() == 0x24 {
+            if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
+                // The event word is kept only while latched (the QP_CTRL write clears the
+                // latch, not the word: fewer loads on the MMIO write decode).
                 self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
                     | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
             }
@@ -1373,7 +1375,6 @@ impl Logic for HostIf {
                             self.q_rq_pi[i].d.next = 0.into();
                             self.q_rq_ci[i].d.next = 0.into();
                             self.q_aev_v[i].d.next = false;
-                            self.q_aev[i].d.next = 0.into();
                             self.q_fpdu[i].d.next = false;
                         }
                         if self.a_qoff.val() == 0x04 {
