@@ -476,6 +476,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         Mmio::clear(sim);
 
         let mut mmio_busy = false;
+        let mut read_now: Option<(usize, bool)> = None;
         if rng.gen_bool(0.05) {
             let qp = rng.gen_range(0..4);
             let room = rq_size - (rq_pi[qp].wrapping_sub(rq_ci[qp]));
@@ -509,12 +510,14 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         }
         if !mmio_busy && !sources_busy && rq_wait.is_none() && rng.gen_bool(0.1) {
             let qp = rng.gen_range(0..4);
+            // The value is taken below, after this cycle's updates: HostIf muxes a read's
+            // register in the cycle after the read.
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));
-                mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
+                read_now = Some((qp, true));
             } else {
                 Mmio::set_read(sim, regs::cq_reg(qp, regs::CQ_PI));
-                mmio_reads.push_back((regs::cq_reg(qp, regs::CQ_PI), u32::from(cq_pi[qp])));
+                read_now = Some((qp, false));
             }
         }
 
@@ -729,6 +732,15 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 rq_wait = Some((qp, rq_ci[qp], rq_ci[qp] != rq_pi[qp], cyc));
             }
         }
+        match read_now {
+            Some((qp, true)) => {
+                mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
+            }
+            Some((cq, false)) => {
+                mmio_reads.push_back((regs::cq_reg(cq, regs::CQ_PI), u32::from(cq_pi[cq])));
+            }
+            None => {}
+        }
 
         sim.tick();
 
@@ -741,7 +753,8 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             // The strobe comes the cycle after the event.
             assert!(qp_errs.is_empty(), "missing qp_err for {qp_errs:?}");
         }
-        if let Some((r, v)) = mmio_reads.pop_front() {
+        if get(sim, "mmio_rvalid") == 1 {
+            let (r, v) = mmio_reads.pop_front().expect("mmio_rvalid without a read");
             assert_eq!(Mmio::rdata(sim), v, "MMIO read of {r:#x}");
             read_checks += 1;
         }
