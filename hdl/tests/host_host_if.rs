@@ -476,7 +476,6 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         Mmio::clear(sim);
 
         let mut mmio_busy = false;
-        let mut read_now: Option<(usize, bool)> = None;
         if rng.gen_bool(0.05) {
             let qp = rng.gen_range(0..4);
             let room = rq_size - (rq_pi[qp].wrapping_sub(rq_ci[qp]));
@@ -510,14 +509,12 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         }
         if !mmio_busy && !sources_busy && rq_wait.is_none() && rng.gen_bool(0.1) {
             let qp = rng.gen_range(0..4);
-            // The value is taken below, after this cycle's updates: HostIf muxes a read's
-            // register in the cycle after the read.
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));
-                read_now = Some((qp, true));
+                mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
             } else {
                 Mmio::set_read(sim, regs::cq_reg(qp, regs::CQ_PI));
-                read_now = Some((qp, false));
+                mmio_reads.push_back((regs::cq_reg(qp, regs::CQ_PI), u32::from(cq_pi[qp])));
             }
         }
 
@@ -732,15 +729,6 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 rq_wait = Some((qp, rq_ci[qp], rq_ci[qp] != rq_pi[qp], cyc));
             }
         }
-        match read_now {
-            Some((qp, true)) => {
-                mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
-            }
-            Some((cq, false)) => {
-                mmio_reads.push_back((regs::cq_reg(cq, regs::CQ_PI), u32::from(cq_pi[cq])));
-            }
-            None => {}
-        }
 
         sim.tick();
 
@@ -753,8 +741,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             // The strobe comes the cycle after the event.
             assert!(qp_errs.is_empty(), "missing qp_err for {qp_errs:?}");
         }
-        if get(sim, "mmio_rvalid") == 1 {
-            let (r, v) = mmio_reads.pop_front().expect("mmio_rvalid without a read");
+        if let Some((r, v)) = mmio_reads.pop_front() {
             assert_eq!(Mmio::rdata(sim), v, "MMIO read of {r:#x}");
             read_checks += 1;
         }

@@ -270,11 +270,6 @@ pub struct HostIf {
     rvalid_q: DFF<Bit>,
     rdata_q: DFF<Bits<32>>,
     rram_q: DFF<Bit>,
-    /// Read stage 1 (the cycle after the read): valid, one-hot register select, QP and CQ.
-    rd1_q: DFF<Bit>,
-    rsel_q: DFF<Bits<24>>,
-    rqp_q: DFF<Bits<CONN_BITS>>,
-    rcq_q: DFF<Bits<CQ_BITS>>,
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
@@ -363,7 +358,6 @@ pub struct HostIf {
     a_ram: Signal<Local, Bit>,
     a_ram_addr: Signal<Local, Bits<4>>,
     rv: Signal<Local, Bits<32>>,
-    rsel: Signal<Local, Bits<24>>,
     m_ctrl: Signal<Local, Bits<24>>,
     m_ulpdu: Signal<Local, Bits<32>>,
     m_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
@@ -549,10 +543,6 @@ impl Default for HostIf {
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             rram_q: Default::default(),
-            rd1_q: Default::default(),
-            rsel_q: Default::default(),
-            rqp_q: Default::default(),
-            rcq_q: Default::default(),
             st_index: Default::default(),
             st_key: Default::default(),
             st_pd: Default::default(),
@@ -626,7 +616,6 @@ impl Default for HostIf {
             a_ram: Default::default(),
             a_ram_addr: Default::default(),
             rv: Default::default(),
-            rsel: Default::default(),
             m_ctrl: Default::default(),
             m_ulpdu: Default::default(),
             m_sq_log2: Default::default(),
@@ -702,10 +691,6 @@ impl Logic for HostIf {
             rvalid_q,
             rdata_q,
             rram_q,
-            rd1_q,
-            rsel_q,
-            rqp_q,
-            rcq_q,
             st_index,
             st_key,
             st_pd,
@@ -795,7 +780,6 @@ impl Logic for HostIf {
         self.qe_q.d.next = false;
         self.rsp_v.d.next = false;
         self.rvalid_q.d.next = false;
-        self.rd1_q.d.next = false;
 
         // ---- Address decode.
         self.rd.next = self.mmio_valid.val() && !self.mmio_write.val();
@@ -845,7 +829,7 @@ impl Logic for HostIf {
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
         for i in 1..QPS {
-            if self.rqp_q.q.val().index() == i {
+            if self.a_q.val().index() == i {
                 self.m_ctrl.next = self.q_ctrl[i].q.val();
                 self.m_ulpdu.next = self.q_ulpdu[i].q.val();
                 self.m_sq_log2.next = self.q_sq_log2[i].q.val();
@@ -880,7 +864,7 @@ impl Logic for HostIf {
         self.w_ci.next = self.c_ci[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
         for i in 1..CQN {
-            if self.rcq_q.q.val().index() == i {
+            if self.a_c.val().index() == i {
                 self.m_c_log2.next = self.c_log2[i].q.val();
                 self.m_c_pi.next = self.c_pi[i].q.val();
                 self.m_c_ci.next = self.c_ci[i].q.val();
@@ -933,183 +917,102 @@ impl Logic for HostIf {
         self.base.write_addr.next = self.a_ram_addr.val();
         self.base.write_data.next = self.mmio_wdata.val();
 
-        // ---- MMIO reads, in two stages: the read's cycle decodes the address into a one-hot
-        // register select (`rsel_q`, with the QP / CQ number; the base RAM's read port is
-        // addressed in this cycle too), the next cycle muxes the registers (their values in
-        // that cycle) into `rdata_q`, on `mmio_rdata` with `mmio_rvalid` in the cycle after.
-        self.rsel.next = 0.into();
+        // ---- MMIO reads.
+        self.rv.next = 0.into();
         if self.a_glob.val() {
             if self.a_goff.val() == 0x00 {
-                self.rsel.next = 0x00_0001.into();
+                self.rv.next = self.c_id.val();
             }
             if self.a_goff.val() == 0x04 {
-                self.rsel.next = 0x00_0002.into();
+                self.rv.next = self.c_version.val();
             }
             if self.a_goff.val() == 0x08 {
-                self.rsel.next = 0x00_0004.into();
+                self.rv.next = self.c_caps.val();
             }
             if self.a_goff.val() == 0x0C {
-                self.rsel.next = 0x00_0008.into();
+                self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
+                    | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
             }
             if self.a_goff.val() == 0x40 {
-                self.rsel.next = 0x00_0010.into();
+                self.rv.next = bit_cast::<32, STAG_INDEX_BITS>(self.st_index.q.val());
             }
             if self.a_goff.val() == 0x44 {
-                self.rsel.next = 0x00_0020.into();
+                self.rv.next = bit_cast::<32, 8>(self.st_key.q.val())
+                    | (bit_cast::<32, PD_BITS>(self.st_pd.q.val()) << 8)
+                    | (bit_cast::<32, 4>(self.st_access.q.val()) << 12)
+                    | (bit_cast::<32, 1>(self.st_valid.q.val().into()) << 16)
+                    | (bit_cast::<32, 1>(self.st_bound.q.val().into()) << 17)
+                    | (bit_cast::<32, 1>(self.st_rinv.q.val().into()) << 18)
+                    | (bit_cast::<32, CONN_BITS>(self.st_qp.q.val()) << 24);
             }
             if self.a_goff.val() == 0x48 {
-                self.rsel.next = 0x00_0040.into();
+                self.rv.next = self.st_to_lo.q.val();
             }
             if self.a_goff.val() == 0x4C {
-                self.rsel.next = 0x00_0080.into();
+                self.rv.next = self.st_to_hi.q.val();
             }
             if self.a_goff.val() == 0x50 {
-                self.rsel.next = 0x00_0100.into();
+                self.rv.next = self.st_len.q.val();
             }
             if self.a_goff.val() == 0x54 {
-                self.rsel.next = 0x00_0200.into();
+                self.rv.next = self.st_addr.q.val();
             }
         }
         if self.a_qp.val() {
             if self.a_qoff.val() == 0x00 {
-                self.rsel.next = 0x00_0400.into();
+                self.rv.next = bit_cast::<32, 24>(self.m_ctrl.val());
             }
             if self.a_qoff.val() == 0x04 {
-                self.rsel.next = 0x00_0800.into();
+                self.rv.next = self.m_ulpdu.val();
             }
             if self.a_qoff.val() == 0x0C {
-                self.rsel.next = 0x00_1000.into();
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_sq_log2.val());
             }
             if self.a_qoff.val() == 0x18 {
-                self.rsel.next = 0x00_2000.into();
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_rq_log2.val());
             }
             if self.a_qoff.val() == 0x1C {
-                self.rsel.next = 0x00_4000.into();
+                self.rv.next = bit_cast::<32, 16>(self.m_rq_pi.val());
             }
             if self.a_qoff.val() == 0x20 {
-                self.rsel.next = 0x00_8000.into();
+                self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
             }
-            if self.a_qoff.val() == 0x24 {
-                self.rsel.next = 0x01_0000.into();
+            if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
+                // The event word is kept only while latched (the QP_CTRL write clears the
+                // latch, not the word: fewer loads on the MMIO write decode).
+                self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
+                    | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
             }
             if self.a_qoff.val() == 0x28 {
-                self.rsel.next = 0x02_0000.into();
+                self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into())
+                    | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
             }
         }
         if self.a_cq.val() {
             if self.a_coff.val() == 0x04 {
-                self.rsel.next = 0x04_0000.into();
+                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_c_log2.val());
             }
             if self.a_coff.val() == 0x08 {
-                self.rsel.next = 0x08_0000.into();
+                self.rv.next = bit_cast::<32, 16>(self.m_c_pi.val());
             }
             if self.a_coff.val() == 0x0C {
-                self.rsel.next = 0x10_0000.into();
+                self.rv.next = bit_cast::<32, 16>(self.m_c_ci.val());
             }
             if self.a_coff.val() == 0x10 {
-                self.rsel.next = 0x20_0000.into();
+                self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
             }
         }
-        self.rsel_q.d.next = self.rsel.val();
-        self.rqp_q.d.next = self.a_q.val();
-        self.rcq_q.d.next = self.a_c.val();
         if self.rd.val() {
-            self.rd1_q.d.next = true;
+            self.rvalid_q.d.next = true;
+            self.rdata_q.d.next = self.rv.val();
             self.rram_q.d.next = self.a_ram.val();
         }
-        // Stage 2: an OR of the selected register (the select is one-hot or 0).
-        self.rv.next = 0.into();
-        if self.rsel_q.q.val().get_bit(0) {
-            self.rv.next = self.rv.val() | self.c_id.val();
-        }
-        if self.rsel_q.q.val().get_bit(1) {
-            self.rv.next = self.rv.val() | self.c_version.val();
-        }
-        if self.rsel_q.q.val().get_bit(2) {
-            self.rv.next = self.rv.val() | self.c_caps.val();
-        }
-        if self.rsel_q.q.val().get_bit(3) {
-            self.rv.next = self.rv.val()
-                | bit_cast::<32, 1>(self.rx_idle.val().into())
-                | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
-        }
-        if self.rsel_q.q.val().get_bit(4) {
-            self.rv.next = self.rv.val() | bit_cast::<32, STAG_INDEX_BITS>(self.st_index.q.val());
-        }
-        if self.rsel_q.q.val().get_bit(5) {
-            self.rv.next = self.rv.val()
-                | bit_cast::<32, 8>(self.st_key.q.val())
-                | (bit_cast::<32, PD_BITS>(self.st_pd.q.val()) << 8)
-                | (bit_cast::<32, 4>(self.st_access.q.val()) << 12)
-                | (bit_cast::<32, 1>(self.st_valid.q.val().into()) << 16)
-                | (bit_cast::<32, 1>(self.st_bound.q.val().into()) << 17)
-                | (bit_cast::<32, 1>(self.st_rinv.q.val().into()) << 18)
-                | (bit_cast::<32, CONN_BITS>(self.st_qp.q.val()) << 24);
-        }
-        if self.rsel_q.q.val().get_bit(6) {
-            self.rv.next = self.rv.val() | self.st_to_lo.q.val();
-        }
-        if self.rsel_q.q.val().get_bit(7) {
-            self.rv.next = self.rv.val() | self.st_to_hi.q.val();
-        }
-        if self.rsel_q.q.val().get_bit(8) {
-            self.rv.next = self.rv.val() | self.st_len.q.val();
-        }
-        if self.rsel_q.q.val().get_bit(9) {
-            self.rv.next = self.rv.val() | self.st_addr.q.val();
-        }
-        if self.rsel_q.q.val().get_bit(10) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 24>(self.m_ctrl.val());
-        }
-        if self.rsel_q.q.val().get_bit(11) {
-            self.rv.next = self.rv.val() | self.m_ulpdu.val();
-        }
-        if self.rsel_q.q.val().get_bit(12) {
-            self.rv.next = self.rv.val() | bit_cast::<32, RING_LOG2_BITS>(self.m_sq_log2.val());
-        }
-        if self.rsel_q.q.val().get_bit(13) {
-            self.rv.next = self.rv.val() | bit_cast::<32, RING_LOG2_BITS>(self.m_rq_log2.val());
-        }
-        if self.rsel_q.q.val().get_bit(14) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 16>(self.m_rq_pi.val());
-        }
-        if self.rsel_q.q.val().get_bit(15) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 16>(self.m_rq_ci.val());
-        }
-        if self.rsel_q.q.val().get_bit(16) && self.m_aev_v.val() {
-            // The event word is kept only while latched (the QP_CTRL write clears the latch,
-            // not the word: fewer loads on the MMIO write decode).
-            self.rv.next = self.rv.val()
-                | bit_cast::<32, 24>(self.m_aev.val())
-                | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
-        }
-        if self.rsel_q.q.val().get_bit(17) {
-            self.rv.next = self.rv.val()
-                | bit_cast::<32, 1>(self.m_aev_v.val().into())
-                | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
-        }
-        if self.rsel_q.q.val().get_bit(18) {
-            self.rv.next = self.rv.val() | bit_cast::<32, RING_LOG2_BITS>(self.m_c_log2.val());
-        }
-        if self.rsel_q.q.val().get_bit(19) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 16>(self.m_c_pi.val());
-        }
-        if self.rsel_q.q.val().get_bit(20) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 16>(self.m_c_ci.val());
-        }
-        if self.rsel_q.q.val().get_bit(21) {
-            self.rv.next = self.rv.val() | bit_cast::<32, 1>(self.m_c_ovf.val().into());
-        }
-        if self.rd1_q.q.val() {
-            self.rvalid_q.d.next = true;
-            if self.rram_q.q.val() {
-                self.rdata_q.d.next = self.base.read_data.val();
-            } else {
-                self.rdata_q.d.next = self.rv.val();
-            }
-        }
         self.mmio_rvalid.next = self.rvalid_q.q.val();
-        self.mmio_rdata.next = self.rdata_q.q.val();
+        if self.rram_q.q.val() {
+            self.mmio_rdata.next = self.base.read_data.val();
+        } else {
+            self.mmio_rdata.next = self.rdata_q.q.val();
+        }
 
         // ---- STag programming.
         self.prog_write.next = self.prog_q.q.val();

@@ -18,8 +18,7 @@ fn get(sim: &mut dyn Backend, name: &str) -> u128 {
 }
 
 /// The MMIO port: one access per cycle, never stalled. Writes take effect at the end of their
-/// cycle; a read's data comes with `mmio_rvalid` two cycles after it (HostIf's latency; the
-/// helpers wait for `mmio_rvalid`, up to [`Mmio::MAX_LATENCY`] cycles).
+/// cycle; a read's data comes with `mmio_rvalid` in the next cycle.
 pub struct Mmio;
 
 impl Mmio {
@@ -31,11 +30,7 @@ impl Mmio {
         set(sim, "mmio_wdata", u128::from(data));
     }
 
-    /// A read's data comes at most this many cycles after it.
-    pub const MAX_LATENCY: usize = 4;
-
-    /// Presents a read for the coming edge (the caller ticks, then takes [`Mmio::rdata`] when
-    /// `mmio_rvalid` comes).
+    /// Presents a read for the coming edge (the caller ticks, then takes [`Mmio::rdata`]).
     pub fn set_read(sim: &mut dyn Backend, addr: u16) {
         set(sim, "mmio_valid", 1);
         set(sim, "mmio_write", 0);
@@ -47,7 +42,8 @@ impl Mmio {
         set(sim, "mmio_valid", 0);
     }
 
-    /// The read data on the port now; panics unless `mmio_rvalid`.
+    /// The read data of the access presented before the last tick; panics unless
+    /// `mmio_rvalid`.
     pub fn rdata(sim: &mut dyn Backend) -> u32 {
         assert_eq!(get(sim, "mmio_rvalid"), 1, "mmio_rvalid after a read");
         get(sim, "mmio_rdata") as u32
@@ -60,18 +56,11 @@ impl Mmio {
         Self::clear(sim);
     }
 
-    /// One read: ticks until `mmio_rvalid` (at most [`Mmio::MAX_LATENCY`] times); returns the
-    /// data.
+    /// One read (ticks once); returns the data.
     pub fn read(sim: &mut dyn Backend, addr: u16) -> u32 {
         Self::set_read(sim, addr);
         sim.tick();
         Self::clear(sim);
-        for _ in 1..Self::MAX_LATENCY {
-            if get(sim, "mmio_rvalid") == 1 {
-                break;
-            }
-            sim.tick();
-        }
         Self::rdata(sim)
     }
 }
