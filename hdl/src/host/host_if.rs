@@ -64,12 +64,14 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 2711 logic cells for the block (2153 LUT4, 1142 DFF, 209 carry) and 2 block RAMs; 87.3 MHz
-//! (93.9 MHz in the build before the RQ empty compare was registered: placement noise), not
-//! yet 100. The path left is the MMIO read mux: the address decode from the inputs, through
-//! the per-QP / per-CQ muxes and a priority chain of register compares, into `rdata_q`; a
-//! parallel (case) decode is the next step. The CQ fill check and the ring offsets are
-//! already registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
+//! 2626 logic cells for the block (2068 LUT4, 1146 DFF, 209 carry) and 2 block RAMs; 93.2 MHz,
+//! not yet 100 (85.4 before the QP_CTRL write stopped clearing the 24-bit event words: the
+//! write decode fed 96 more flops; QP_AEV now reads its word masked by the latch). The path
+//! left is the MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes and the register
+//! compares → `rdata_q`, 5 LUTs, ~8 ns of it routing). A two-stage read (registered one-hot
+//! select, then the mux; read latency 2) was tried: 90.5 MHz, the mux from the registered QP
+//! number still 5 LUTs deep, so not kept. The CQ fill check and the ring offsets are already
+//! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
 //! strobe pending.
