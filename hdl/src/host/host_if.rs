@@ -66,12 +66,14 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 2711 logic cells for the block (2153 LUT4, 1142 DFF, 209 carry) and 2 block RAMs; 87.3 MHz
-//! (93.9 MHz in the build before the RQ empty compare was registered: placement noise), not
-//! yet 100. The path left is the MMIO read mux: the address decode from the inputs, through
-//! the per-QP / per-CQ muxes and a priority chain of register compares, into `rdata_q`; a
-//! parallel (case) decode is the next step. The CQ fill check and the ring offsets are
-//! already registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
+//! 2626 logic cells for the block (2068 LUT4, 1146 DFF, 209 carry) and 2 block RAMs; 93.2 MHz,
+//! not yet 100 (85.4 before the QP_CTRL write stopped clearing the 24-bit event words: the
+//! write decode fed 96 more flops; QP_AEV now reads its word masked by the latch). The path
+//! left is the MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes and the register
+//! compares → `rdata_q`, 5 LUTs, ~8 ns of it routing). A two-stage read (registered one-hot
+//! select, then the mux; read latency 2) was tried: 90.5 MHz, the mux from the registered QP
+//! number still 5 LUTs deep, so not kept. The CQ fill check and the ring offsets are already
+//! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
 //! strobe pending.
@@ -983,7 +985,9 @@ impl Logic for HostIf {
             if self.a_qoff.val() == 0x20 {
                 self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
             }
-            if self.a_qoff.val() == 0x24 {
+            if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
+                // The event word is kept only while latched (the QP_CTRL write clears the
+                // latch, not the word: fewer loads on the MMIO write decode).
                 self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
                     | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
             }
@@ -1385,7 +1389,6 @@ impl Logic for HostIf {
                             self.q_rq_pi[i].d.next = 0.into();
                             self.q_rq_ci[i].d.next = 0.into();
                             self.q_aev_v[i].d.next = false;
-                            self.q_aev[i].d.next = 0.into();
                             self.q_fpdu[i].d.next = false;
                         }
                         if self.a_qoff.val() == 0x04 {
