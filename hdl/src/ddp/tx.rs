@@ -93,6 +93,9 @@ pub enum DdpTxState {
     Seg,
     /// Emitting a segment's beats.
     Emit,
+    /// The message's last beat is in the output stage: waiting for it to be taken (the message
+    /// is still offered until then).
+    Drain,
 }
 
 /// The DDP / RDMAP transmit segmenter.
@@ -196,6 +199,31 @@ pub struct DdpTx {
     f1: DFF<Bits<32>>,
     f2: DFF<Bits<32>>,
     fn_: DFF<Bits<2>>,
+    // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
+    // accepted while the output stalled. `o_fin` / `s_fin`: the message's final beat.
+    o_valid: DFF<Bit>,
+    o_data: DFF<Bits<32>>,
+    o_keep: DFF<Bits<4>>,
+    o_last: DFF<Bit>,
+    o_fin: DFF<Bit>,
+    o_conn: DFF<Bits<CONN_BITS>>,
+    o_len: DFF<Bits<16>>,
+    s_valid: DFF<Bit>,
+    s_data: DFF<Bits<32>>,
+    s_keep: DFF<Bits<4>>,
+    s_last: DFF<Bit>,
+    s_fin: DFF<Bit>,
+    s_conn: DFF<Bits<CONN_BITS>>,
+    s_len: DFF<Bits<16>>,
+    /// The beat produced inside (into the output stage).
+    b_data: Signal<Local, Bits<32>>,
+    b_keep: Signal<Local, Bits<4>>,
+    b_last: Signal<Local, Bit>,
+    b_valid: Signal<Local, Bit>,
+    /// The message's final beat enters the output stage.
+    fin: Signal<Local, Bit>,
+    /// The output register is free this cycle (empty or being taken).
+    out_free: Signal<Local, Bit>,
 
     // ---- Combinational.
     tagged: Signal<Local, Bit>,
@@ -316,6 +344,26 @@ impl Default for DdpTx {
             f1: Default::default(),
             f2: Default::default(),
             fn_: Default::default(),
+            o_valid: Default::default(),
+            o_data: Default::default(),
+            o_keep: Default::default(),
+            o_last: Default::default(),
+            o_fin: Default::default(),
+            o_conn: Default::default(),
+            o_len: Default::default(),
+            s_valid: Default::default(),
+            s_data: Default::default(),
+            s_keep: Default::default(),
+            s_last: Default::default(),
+            s_fin: Default::default(),
+            s_conn: Default::default(),
+            s_len: Default::default(),
+            b_data: Default::default(),
+            b_keep: Default::default(),
+            b_last: Default::default(),
+            b_valid: Default::default(),
+            fin: Default::default(),
+            out_free: Default::default(),
             tagged: Default::default(),
             rreq: Default::default(),
             hlen: Default::default(),
@@ -371,7 +419,8 @@ impl Logic for DdpTx {
         dff_setup!(
             self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_lo, to_hi, to_c,
             ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
-            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_
+            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -508,51 +557,93 @@ impl Logic for DdpTx {
         if self.kind_p0.val() {
             self.hdr_lo.next = self.win.val().get_bits::<16>(0);
         }
-        self.ulpdu_data.next =
+        self.b_data.next =
             (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
-        self.ulpdu_keep.next = 0xF.into();
-        self.ulpdu_last.next = false;
-        self.ulpdu_valid.next = self.state.q.val() == DdpTxState::Emit;
+        self.b_keep.next = 0xF.into();
+        self.b_last.next = false;
+        self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
         self.pop_k.next = false;
         if self.rreq.val() {
             if self.hb.q.val() == 11 {
-                self.ulpdu_keep.next = 0xC.into();
-                self.ulpdu_last.next = true;
+                self.b_keep.next = 0xC.into();
+                self.b_last.next = true;
             }
         } else if self.kind_p0.val() {
             if self.seg_rem.q.val() == 0 {
-                self.ulpdu_keep.next = 0xC.into();
+                self.b_keep.next = 0xC.into();
             } else {
-                self.ulpdu_valid.next =
+                self.b_valid.next =
                     (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
                 if self.seg_rem.q.val() == 1 {
-                    self.ulpdu_keep.next = 0xE.into();
+                    self.b_keep.next = 0xE.into();
                 }
             }
-            self.ulpdu_last.next = self.rem_le2.val();
+            self.b_last.next = self.rem_le2.val();
             self.pop_k.next = self.seg_rem.q.val() != 0;
         } else if self.kind_pay.val() {
-            self.ulpdu_data.next = self.win.val();
-            self.ulpdu_valid.next =
+            self.b_data.next = self.win.val();
+            self.b_valid.next =
                 (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.seg_rem.q.val() == 3 {
-                self.ulpdu_keep.next = 0xE.into();
+                self.b_keep.next = 0xE.into();
             }
             if self.seg_rem.q.val() == 2 {
-                self.ulpdu_keep.next = 0xC.into();
+                self.b_keep.next = 0xC.into();
             }
             if self.seg_rem.q.val() == 1 {
-                self.ulpdu_keep.next = 0x8.into();
+                self.b_keep.next = 0x8.into();
             }
-            self.ulpdu_last.next = self.rem_le4.val();
+            self.b_last.next = self.rem_le4.val();
             // A non-final segment's last beat leaves the window for the next segment.
-            self.pop_k.next = !self.ulpdu_last.val() || self.seg_last.q.val();
+            self.pop_k.next = !self.b_last.val() || self.seg_last.q.val();
         }
-        self.ulpdu_conn.next = self.msg_conn.val();
-        self.ulpdu_len.next = self.ulen.q.val();
-        self.fire.next = self.ulpdu_valid.val() && self.ulpdu_ready.val();
+        // The beat enters the output stage when the skid register is empty (registered: no
+        // path from `ulpdu_ready` to the FIFO and the segmenter).
+        self.fire.next = self.b_valid.val() && !self.s_valid.q.val();
         self.pop.next = self.pop_k.val() && self.fire.val();
-        self.msg_done.next = self.fire.val() && self.ulpdu_last.val() && self.seg_last.q.val();
+        self.fin.next = self.fire.val() && self.b_last.val() && self.seg_last.q.val();
+
+        // ---- Output stage: a 2-entry skid buffer; `ulpdu_ready` only loads its registers.
+        self.ulpdu_data.next = self.o_data.q.val();
+        self.ulpdu_keep.next = self.o_keep.q.val();
+        self.ulpdu_last.next = self.o_last.q.val();
+        self.ulpdu_valid.next = self.o_valid.q.val();
+        self.ulpdu_conn.next = self.o_conn.q.val();
+        self.ulpdu_len.next = self.o_len.q.val();
+        self.out_free.next = !self.o_valid.q.val() || self.ulpdu_ready.val();
+        if self.out_free.val() {
+            if self.s_valid.q.val() {
+                self.o_valid.d.next = true;
+                self.o_data.d.next = self.s_data.q.val();
+                self.o_keep.d.next = self.s_keep.q.val();
+                self.o_last.d.next = self.s_last.q.val();
+                self.o_fin.d.next = self.s_fin.q.val();
+                self.o_conn.d.next = self.s_conn.q.val();
+                self.o_len.d.next = self.s_len.q.val();
+                self.s_valid.d.next = false;
+            } else {
+                self.o_valid.d.next = self.fire.val();
+                self.o_data.d.next = self.b_data.val();
+                self.o_keep.d.next = self.b_keep.val();
+                self.o_last.d.next = self.b_last.val();
+                self.o_fin.d.next = self.seg_last.q.val();
+                self.o_conn.d.next = self.msg_conn.val();
+                self.o_len.d.next = self.ulen.q.val();
+            }
+        } else if self.fire.val() {
+            self.s_valid.d.next = true;
+            self.s_data.d.next = self.b_data.val();
+            self.s_keep.d.next = self.b_keep.val();
+            self.s_last.d.next = self.b_last.val();
+            self.s_fin.d.next = self.seg_last.q.val();
+            self.s_conn.d.next = self.msg_conn.val();
+            self.s_len.d.next = self.ulen.q.val();
+        }
+        // The message is done when its final beat leaves the output stage.
+        self.msg_done.next = self.o_valid.q.val()
+            && self.ulpdu_ready.val()
+            && self.o_last.q.val()
+            && self.o_fin.q.val();
         self.msg_ready.next = self.msg_done.val();
         self.idle.next = self.state.q.val() == DdpTxState::Idle;
 
@@ -571,7 +662,7 @@ impl Logic for DdpTx {
             self.seg_wait.d.next = false;
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
-            || (self.fire.val() && self.ulpdu_last.val() && !self.seg_last.q.val());
+            || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
         if self.fire.val() {
             if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
@@ -583,8 +674,8 @@ impl Logic for DdpTx {
             if self.kind_pay.val() {
                 self.seg_rem.d.next = self.seg_rem.q.val() - 4;
             }
-            if self.msg_done.val() {
-                self.state.d.next = DdpTxState::Idle;
+            if self.fin.val() {
+                self.state.d.next = DdpTxState::Drain;
             }
         }
         // TO's upper half takes the carry one cycle later (read two cycles after the set-up
@@ -728,6 +819,10 @@ impl Logic for DdpTx {
             }
         }
         self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
+
+        if (self.state.q.val() == DdpTxState::Drain) && self.msg_done.val() {
+            self.state.d.next = DdpTxState::Idle;
+        }
 
         // ---- Taking a message: latch what changes per segment, reset the payload path.
         if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
