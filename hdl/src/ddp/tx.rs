@@ -151,6 +151,11 @@ pub struct DdpTx {
     msg_rem: DFF<Bits<32>>,
     /// Payload octets of the current segment not yet emitted.
     seg_rem: DFF<Bits<16>>,
+    /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
+    /// beat's decodes of `seg_rem` are one LUT deep.
+    rem_big: DFF<Bit>,
+    rem_m2: Signal<Local, Bits<16>>,
+    rem_m4: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// Message offset of the current segment's first payload octet (MO).
@@ -315,6 +320,9 @@ impl Default for DdpTx {
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
+            rem_big: Default::default(),
+            rem_m2: Default::default(),
+            rem_m4: Default::default(),
             seg_last: Default::default(),
             seg_off: Default::default(),
             to_lo: Default::default(),
@@ -417,7 +425,7 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_lo, to_hi, to_c,
+            self, clock, state, maxpay, msg_rem, seg_rem, rem_big, seg_last, seg_off, to_lo, to_hi, to_c,
             ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
             rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
@@ -492,7 +500,7 @@ impl Logic for DdpTx {
 
         // ---- The beat on the ULPDU stream.
         // `seg_rem <= 2` / `<= 4` without a carry chain (on the ready -> pop -> read path).
-        self.rem_hi0.next = self.seg_rem.q.val().get_bits::<13>(3) == 0;
+        self.rem_hi0.next = !self.rem_big.q.val();
         self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
         self.rem_le2.next = self.rem_hi0.val()
             && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
@@ -569,28 +577,28 @@ impl Logic for DdpTx {
                 self.b_last.next = true;
             }
         } else if self.kind_p0.val() {
-            if self.seg_rem.q.val() == 0 {
+            if self.rem_hi0.val() && (self.rem_lo.val() == 0) {
                 self.b_keep.next = 0xC.into();
             } else {
                 self.b_valid.next =
                     (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
-                if self.seg_rem.q.val() == 1 {
+                if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
                     self.b_keep.next = 0xE.into();
                 }
             }
             self.b_last.next = self.rem_le2.val();
-            self.pop_k.next = self.seg_rem.q.val() != 0;
+            self.pop_k.next = !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
         } else if self.kind_pay.val() {
             self.b_data.next = self.win.val();
             self.b_valid.next =
                 (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
-            if self.seg_rem.q.val() == 3 {
+            if self.rem_hi0.val() && (self.rem_lo.val() == 3) {
                 self.b_keep.next = 0xE.into();
             }
-            if self.seg_rem.q.val() == 2 {
+            if self.rem_hi0.val() && (self.rem_lo.val() == 2) {
                 self.b_keep.next = 0xC.into();
             }
-            if self.seg_rem.q.val() == 1 {
+            if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
                 self.b_keep.next = 0x8.into();
             }
             self.b_last.next = self.rem_le4.val();
@@ -663,16 +671,20 @@ impl Logic for DdpTx {
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
+        self.rem_m2.next = self.seg_rem.q.val() - 2;
+        self.rem_m4.next = self.seg_rem.q.val() - 4;
         if self.fire.val() {
             if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
-                self.seg_rem.d.next = self.seg_rem.q.val() - 2;
+                self.seg_rem.d.next = self.rem_m2.val();
+                self.rem_big.d.next = self.rem_m2.val().get_bits::<13>(3) != 0;
             }
             if self.kind_pay.val() {
-                self.seg_rem.d.next = self.seg_rem.q.val() - 4;
+                self.seg_rem.d.next = self.rem_m4.val();
+                self.rem_big.d.next = self.rem_m4.val().get_bits::<13>(3) != 0;
             }
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
@@ -687,6 +699,7 @@ impl Logic for DdpTx {
         }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
+            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
             self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
