@@ -257,6 +257,19 @@ pub struct DdpTx {
     issue: Signal<Local, Bit>,
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
+    /// `word_ready` of the word `rptr` points at, registered (from the previous cycle's
+    /// state: conservative, see the reader).
+    wr: DFF<Bit>,
+    /// The reader's state after an issue: `rptr + 1`, its block, `words_left`, `inside`,
+    /// `rd_cnt`, and whether that word is ready.
+    rptr1: Signal<Local, Bits<TX_BUF_BITS>>,
+    rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
+    wl1: Signal<Local, Bits<32>>,
+    inside1: Signal<Local, Bit>,
+    rd_cnt1: Signal<Local, Bits<4>>,
+    blk_done1: Signal<Local, Bit>,
+    blk_wptr1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
+    word_ready1: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
@@ -398,6 +411,15 @@ impl Default for DdpTx {
             issue: Default::default(),
             inside: Default::default(),
             word_ready: Default::default(),
+            wr: Default::default(),
+            rptr1: Default::default(),
+            rptr1_blk: Default::default(),
+            wl1: Default::default(),
+            inside1: Default::default(),
+            rd_cnt1: Default::default(),
+            blk_done1: Default::default(),
+            blk_wptr1: Default::default(),
+            word_ready1: Default::default(),
             blk_done: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
@@ -427,7 +449,7 @@ impl Logic for DdpTx {
         dff_setup!(
             self, clock, state, maxpay, msg_rem, seg_rem, rem_big, seg_last, seg_off, to_lo, to_hi, to_c,
             ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
-            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
+            rptr, pre, words_left, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
         );
         for i in 0..CONNECTIONS {
@@ -796,8 +818,40 @@ impl Logic for DdpTx {
             || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
+        // The same for the word after it, the reader's state after an issue of this word.
+        self.rptr1.next = self.rptr.q.val() + 1;
+        self.wl1.next = self.words_left.q.val();
+        self.rd_cnt1.next = self.rd_cnt.q.val();
+        if self.inside.val() {
+            self.wl1.next = self.words_left.q.val() - 1;
+            if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
+                || (self.words_left.q.val() == 1)
+            {
+                self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
+            }
+        }
+        self.inside1.next = self.wl1.val() != 0;
+        self.rptr1_blk.next = self.rptr1.val() >> self.c_shift.val();
+        self.blk_done1.next = false;
+        self.blk_wptr1.next = 0.into();
+        for i in 0..TX_BLOCKS {
+            if self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
+                self.blk_done1.next = self.done[i].q.val();
+                self.blk_wptr1.next = self.wptr[i].q.val();
+            }
+        }
+        self.word_ready1.next = !self.inside1.val()
+            || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
+                && (self.blk_done1.val()
+                    || (self.rptr1.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr1.val())));
+        // Issue on `wr`, the readiness computed in the previous cycle (for this word, or for
+        // it as the next word when the previous one was issued): it can only be stale towards
+        // "not ready" (`done`, `wptr`, `rq_cnt` only grow while a block is the reader's; a tag
+        // is requested again only after the reader left its block), and it keeps the block
+        // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
+        self.wr.d.next = self.word_ready.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
-            && self.word_ready.val()
+            && self.wr.q.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
                 + bit_cast::<3, 1>(self.inflight.q.val().into()))
                 < 3)
@@ -814,6 +868,9 @@ impl Logic for DdpTx {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                 }
             }
+        }
+        if self.issue.val() {
+            self.wr.d.next = self.word_ready1.val();
         }
         self.inflight.d.next = self.issue.val();
         self.push.next = self.inflight.q.val();
@@ -852,6 +909,7 @@ impl Logic for DdpTx {
             self.rq_cnt.d.next = 0.into();
             self.rd_cnt.d.next = 0.into();
             self.inflight.d.next = false;
+            self.wr.d.next = false;
             self.fn_.d.next = 0.into();
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
