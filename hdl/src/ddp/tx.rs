@@ -753,12 +753,15 @@ impl Logic for DdpTx {
             self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
         }
         self.rq_lenr.d.next = self.rq_len.val();
-        self.rq_ok.d.next = self.state.q.val() != DdpTxState::Idle;
+        // `rq_ok` also registers "octets left" and "fewer than 8 blocks ahead": a request
+        // leaves `rq_ok` 0 in the next cycle, so they are fresh when used, and `rd_cnt` only
+        // grows (stale towards "no room"). Keeps the `pay_rd_req_ready` -> enables path short.
         self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
-        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle)
-            && self.rq_ok.q.val()
+        self.rq_ok.d.next = (self.state.q.val() != DdpTxState::Idle)
             && (self.rq_left.q.val() != 0)
             && !self.rq_ahead.val().get_bit(3);
+        self.pay_rd_req_valid.next =
+            (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_lenr.q.val();
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
