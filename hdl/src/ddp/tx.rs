@@ -466,10 +466,14 @@ impl Logic for DdpTx {
         self.pbuf.write_clock.next = self.clock.val();
 
         // ---- MULPDU per connection.
+        // Kept already clamped to 64 (off the message set-up path).
         if self.qpc_write.val() {
             for i in 0..CONNECTIONS {
                 if self.qpc_qp.val().index() == i {
                     self.mulpdu[i].d.next = self.qpc_tx_mulpdu.val();
+                    if self.qpc_tx_mulpdu.val() < 64 {
+                        self.mulpdu[i].d.next = 64.into();
+                    }
                 }
             }
         }
@@ -491,9 +495,6 @@ impl Logic for DdpTx {
             }
         }
         self.mul_sel.next = self.mul_raw.val();
-        if self.mul_raw.val() < 64 {
-            self.mul_sel.next = 64.into();
-        }
         // DDP control `T << 7 | L << 6 | DV`, RDMAP control `RV << 6 | opcode`.
         self.ctrl16.next = bit_cast::<16, 4>(self.msg_opcode.val())
             | self.c_ctrl.val()
