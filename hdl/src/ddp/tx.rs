@@ -144,6 +144,12 @@ pub struct DdpTx {
     // ---- Per-connection MULPDU.
     mulpdu: [DFF<Bits<16>>; CONNECTIONS],
     // ---- Segmenter.
+    /// The message's kind, registered when it is taken (`msg_opcode` is stable while
+    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request, and
+    /// the header beat holding the first payload octets.
+    k_tagged: DFF<Bit>,
+    k_rreq: DFF<Bit>,
+    k_pstart: DFF<Bits<4>>,
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
@@ -330,6 +336,9 @@ impl Default for DdpTx {
             idle: Default::default(),
             mulpdu: Default::default(),
             state: Default::default(),
+            k_tagged: Default::default(),
+            k_rreq: Default::default(),
+            k_pstart: Default::default(),
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
@@ -447,10 +456,11 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, rem_big, seg_last, seg_off, to_lo, to_hi, to_c,
-            ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
-            rptr, pre, words_left, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
+            self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
+            seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
+            rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre, words_left, wr, sh, inflight, f0,
+            f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len, s_valid, s_data,
+            s_keep, s_last, s_fin, s_conn, s_len
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -531,13 +541,14 @@ impl Logic for DdpTx {
             && (self.rem_lo.val() != 5)
             && (self.rem_lo.val() != 6)
             && (self.rem_lo.val() != 7);
-        self.kind_p0.next =
-            !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
-        self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
+        self.kind_p0.next = !self.k_rreq.q.val()
+            && !self.inpay.q.val()
+            && (self.hb.q.val() == self.k_pstart.q.val());
+        self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body).
         self.hdr_hi.next = 0.into();
         self.hdr_lo.next = 0.into();
-        if self.tagged.val() {
+        if self.k_tagged.q.val() {
             if self.hb.q.val() == 0 {
                 self.hdr_hi.next = self.ctrl16.val();
                 self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
@@ -556,7 +567,7 @@ impl Logic for DdpTx {
         } else if self.hb.q.val() == 1 {
             self.hdr_hi.next = self.inv.val().get_bits::<16>(0);
         } else if self.hb.q.val() == 2 {
-            self.hdr_hi.next = bit_cast::<16, 1>(self.rreq.val().into());
+            self.hdr_hi.next = bit_cast::<16, 1>(self.k_rreq.q.val().into());
             self.hdr_lo.next = self.msg_msn.val().get_bits::<16>(16);
         } else if self.hb.q.val() == 3 {
             self.hdr_hi.next = self.msg_msn.val().get_bits::<16>(0);
@@ -594,7 +605,7 @@ impl Logic for DdpTx {
         self.b_last.next = false;
         self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
         self.pop_k.next = false;
-        if self.rreq.val() {
+        if self.k_rreq.q.val() {
             if self.hb.q.val() == 11 {
                 self.b_keep.next = 0xC.into();
                 self.b_last.next = true;
@@ -613,8 +624,7 @@ impl Logic for DdpTx {
             self.pop_k.next = !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
         } else if self.kind_pay.val() {
             self.b_data.next = self.win.val();
-            self.b_valid.next =
-                (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+            self.b_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.rem_hi0.val() && (self.rem_lo.val() == 3) {
                 self.b_keep.next = 0xE.into();
             }
@@ -697,7 +707,7 @@ impl Logic for DdpTx {
         self.rem_m2.next = self.seg_rem.q.val() - 2;
         self.rem_m4.next = self.seg_rem.q.val() - 4;
         if self.fire.val() {
-            if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
+            if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
             }
             if self.kind_p0.val() {
@@ -726,7 +736,7 @@ impl Logic for DdpTx {
             self.seg_last.d.next = self.fits_r.q.val();
             self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
-            if self.rreq.val() {
+            if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
             self.hb.d.next = 0.into();
@@ -761,8 +771,7 @@ impl Logic for DdpTx {
         self.rq_ok.d.next = (self.state.q.val() != DdpTxState::Idle)
             && (self.rq_left.q.val() != 0)
             && !self.rq_ahead.val().get_bit(3);
-        self.pay_rd_req_valid.next =
-            (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
+        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_lenr.q.val();
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
@@ -902,6 +911,9 @@ impl Logic for DdpTx {
         if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
             self.state.d.next = DdpTxState::Seg;
             self.seg_wait.d.next = true;
+            self.k_tagged.d.next = self.tagged.val();
+            self.k_rreq.d.next = self.rreq.val();
+            self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             self.seg_off.d.next = 0.into();
