@@ -268,7 +268,7 @@ pub struct DdpTx {
     wr: DFF<Bit>,
     /// The reader's state after an issue: `rptr + 1`, its block, `words_left`, `inside`,
     /// `rd_cnt`, and whether that word is ready.
-    rptr1: Signal<Local, Bits<TX_BUF_BITS>>,
+    rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
     wl1: Signal<Local, Bits<32>>,
     inside1: Signal<Local, Bit>,
@@ -458,9 +458,9 @@ impl Logic for DdpTx {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
             seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
-            rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, pre, words_left, wr, sh, inflight, f0,
-            f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len, s_valid, s_data,
-            s_keep, s_last, s_fin, s_conn, s_len
+            rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -832,7 +832,6 @@ impl Logic for DdpTx {
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         // The same for the word after it, the reader's state after an issue of this word.
-        self.rptr1.next = self.rptr.q.val() + 1;
         self.wl1.next = self.words_left.q.val();
         self.rd_cnt1.next = self.rd_cnt.q.val();
         if self.inside.val() {
@@ -844,7 +843,7 @@ impl Logic for DdpTx {
             }
         }
         self.inside1.next = self.wl1.val() != 0;
-        self.rptr1_blk.next = self.rptr1.val() >> self.c_shift.val();
+        self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
         self.blk_done1.next = false;
         self.blk_wptr1.next = 0.into();
         for i in 0..TX_BLOCKS {
@@ -856,7 +855,8 @@ impl Logic for DdpTx {
         self.word_ready1.next = !self.inside1.val()
             || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
                 && (self.blk_done1.val()
-                    || (self.rptr1.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr1.val())));
+                    || (self.rptr1.q.val().get_bits::<TX_BLK_WORD_BITS>(0)
+                        < self.blk_wptr1.val())));
         // Issue on `wr`, the readiness computed in the previous cycle (for this word, or for
         // it as the next word when the previous one was issued): it can only be stale towards
         // "not ready" (`done`, `wptr`, `rq_cnt` only grow while a block is the reader's; a tag
@@ -871,7 +871,8 @@ impl Logic for DdpTx {
                 || self.pop.val());
         self.pbuf.read_address.next = self.rptr.q.val();
         if self.issue.val() {
-            self.rptr.d.next = self.rptr.q.val() + 1;
+            self.rptr.d.next = self.rptr1.q.val();
+            self.rptr1.d.next = self.rptr1.q.val() + 1;
             self.pre.d.next = false;
             if self.inside.val() {
                 self.words_left.d.next = self.words_left.q.val() - 1;
@@ -930,8 +931,10 @@ impl Logic for DdpTx {
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
             self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
+            self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) + 1;
             if self.msg_addr.val().get_bits::<2>(0) < 2 {
                 self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) - 1;
+                self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
