@@ -65,8 +65,19 @@
 //! cycle. The first payload beat waits for the first completion beat (DMA latency). Steady
 //! state: one beat per cycle with a DMA latency of 50. `idle` is 1 when no message is being
 //! worked on (then no request is outstanding: a message ends only after all its payload was
-//! read). Fmax on the iCE40-HX8K: 78 MHz so far; the critical path is `ulpdu_ready` -> `pop`
-//! -> the word FIFO's clock enables (a global buffer); an output register stage is left to do.
+//! read).
+//!
+//! **Output stage**: a 2-entry skid buffer (`o_*` drive `ulpdu_*`, `s_*` take the beat made
+//! while the output stalls); the inside sees "ready" as `!s_valid` (a register), so
+//! `ulpdu_ready` only loads registers and one cycle of latency is added to `ulpdu_*`. The
+//! message is done (`msg_done` = `msg_ready`) when its final beat leaves the stage, as before
+//! on the wire; meanwhile the FSM waits in `Drain` (the message is still offered).
+//!
+//! Fmax on the iCE40-HX8K: 87 MHz (78 before the output stage and the registered decodes:
+//! `rem_big`, the message kind `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the
+//! clamped MULPDU). The remaining critical path is the reader's look-ahead: `rptr1` -> the
+//! block's `done` / `wptr` (8:1) -> `rptr1[4:0] < wptr` -> `issue` mux -> `wr`; next to it
+//! `seg_rem`/`hb` -> the beat's `keep` / `last` -> `pop` -> the word FIFO's enables.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
@@ -93,6 +104,9 @@ pub enum DdpTxState {
     Seg,
     /// Emitting a segment's beats.
     Emit,
+    /// The message's last beat is in the output stage: waiting for it to be taken (the message
+    /// is still offered until then).
+    Drain,
 }
 
 /// The DDP / RDMAP transmit segmenter.
@@ -141,6 +155,12 @@ pub struct DdpTx {
     // ---- Per-connection MULPDU.
     mulpdu: [DFF<Bits<16>>; CONNECTIONS],
     // ---- Segmenter.
+    /// The message's kind, registered when it is taken (`msg_opcode` is stable while
+    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request, and
+    /// the header beat holding the first payload octets.
+    k_tagged: DFF<Bit>,
+    k_rreq: DFF<Bit>,
+    k_pstart: DFF<Bits<4>>,
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
@@ -148,6 +168,11 @@ pub struct DdpTx {
     msg_rem: DFF<Bits<32>>,
     /// Payload octets of the current segment not yet emitted.
     seg_rem: DFF<Bits<16>>,
+    /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
+    /// beat's decodes of `seg_rem` are one LUT deep.
+    rem_big: DFF<Bit>,
+    rem_m2: Signal<Local, Bits<16>>,
+    rem_m4: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// Message offset of the current segment's first payload octet (MO).
@@ -196,6 +221,31 @@ pub struct DdpTx {
     f1: DFF<Bits<32>>,
     f2: DFF<Bits<32>>,
     fn_: DFF<Bits<2>>,
+    // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
+    // accepted while the output stalled. `o_fin` / `s_fin`: the message's final beat.
+    o_valid: DFF<Bit>,
+    o_data: DFF<Bits<32>>,
+    o_keep: DFF<Bits<4>>,
+    o_last: DFF<Bit>,
+    o_fin: DFF<Bit>,
+    o_conn: DFF<Bits<CONN_BITS>>,
+    o_len: DFF<Bits<16>>,
+    s_valid: DFF<Bit>,
+    s_data: DFF<Bits<32>>,
+    s_keep: DFF<Bits<4>>,
+    s_last: DFF<Bit>,
+    s_fin: DFF<Bit>,
+    s_conn: DFF<Bits<CONN_BITS>>,
+    s_len: DFF<Bits<16>>,
+    /// The beat produced inside (into the output stage).
+    b_data: Signal<Local, Bits<32>>,
+    b_keep: Signal<Local, Bits<4>>,
+    b_last: Signal<Local, Bit>,
+    b_valid: Signal<Local, Bit>,
+    /// The message's final beat enters the output stage.
+    fin: Signal<Local, Bit>,
+    /// The output register is free this cycle (empty or being taken).
+    out_free: Signal<Local, Bit>,
 
     // ---- Combinational.
     tagged: Signal<Local, Bit>,
@@ -224,6 +274,19 @@ pub struct DdpTx {
     issue: Signal<Local, Bit>,
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
+    /// `word_ready` of the word `rptr` points at, registered (from the previous cycle's
+    /// state: conservative, see the reader).
+    wr: DFF<Bit>,
+    /// The reader's state after an issue: `rptr + 1`, its block, `words_left`, `inside`,
+    /// `rd_cnt`, and whether that word is ready.
+    rptr1: DFF<Bits<TX_BUF_BITS>>,
+    rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
+    wl1: Signal<Local, Bits<32>>,
+    inside1: Signal<Local, Bit>,
+    rd_cnt1: Signal<Local, Bits<4>>,
+    blk_done1: Signal<Local, Bit>,
+    blk_wptr1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
+    word_ready1: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
@@ -284,9 +347,15 @@ impl Default for DdpTx {
             idle: Default::default(),
             mulpdu: Default::default(),
             state: Default::default(),
+            k_tagged: Default::default(),
+            k_rreq: Default::default(),
+            k_pstart: Default::default(),
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
+            rem_big: Default::default(),
+            rem_m2: Default::default(),
+            rem_m4: Default::default(),
             seg_last: Default::default(),
             seg_off: Default::default(),
             to_lo: Default::default(),
@@ -316,6 +385,26 @@ impl Default for DdpTx {
             f1: Default::default(),
             f2: Default::default(),
             fn_: Default::default(),
+            o_valid: Default::default(),
+            o_data: Default::default(),
+            o_keep: Default::default(),
+            o_last: Default::default(),
+            o_fin: Default::default(),
+            o_conn: Default::default(),
+            o_len: Default::default(),
+            s_valid: Default::default(),
+            s_data: Default::default(),
+            s_keep: Default::default(),
+            s_last: Default::default(),
+            s_fin: Default::default(),
+            s_conn: Default::default(),
+            s_len: Default::default(),
+            b_data: Default::default(),
+            b_keep: Default::default(),
+            b_last: Default::default(),
+            b_valid: Default::default(),
+            fin: Default::default(),
+            out_free: Default::default(),
             tagged: Default::default(),
             rreq: Default::default(),
             hlen: Default::default(),
@@ -342,6 +431,15 @@ impl Default for DdpTx {
             issue: Default::default(),
             inside: Default::default(),
             word_ready: Default::default(),
+            wr: Default::default(),
+            rptr1: Default::default(),
+            rptr1_blk: Default::default(),
+            wl1: Default::default(),
+            inside1: Default::default(),
+            rd_cnt1: Default::default(),
+            blk_done1: Default::default(),
+            blk_wptr1: Default::default(),
+            word_ready1: Default::default(),
             blk_done: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
@@ -369,9 +467,11 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, maxpay, msg_rem, seg_rem, seg_last, seg_off, to_lo, to_hi, to_c,
-            ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt,
-            rptr, pre, words_left, sh, inflight, f0, f1, f2, fn_
+            self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
+            seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
+            rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -387,10 +487,14 @@ impl Logic for DdpTx {
         self.pbuf.write_clock.next = self.clock.val();
 
         // ---- MULPDU per connection.
+        // Kept already clamped to 64 (off the message set-up path).
         if self.qpc_write.val() {
             for i in 0..CONNECTIONS {
                 if self.qpc_qp.val().index() == i {
                     self.mulpdu[i].d.next = self.qpc_tx_mulpdu.val();
+                    if self.qpc_tx_mulpdu.val() < 64 {
+                        self.mulpdu[i].d.next = 64.into();
+                    }
                 }
             }
         }
@@ -412,9 +516,6 @@ impl Logic for DdpTx {
             }
         }
         self.mul_sel.next = self.mul_raw.val();
-        if self.mul_raw.val() < 64 {
-            self.mul_sel.next = 64.into();
-        }
         // DDP control `T << 7 | L << 6 | DV`, RDMAP control `RV << 6 | opcode`.
         self.ctrl16.next = bit_cast::<16, 4>(self.msg_opcode.val())
             | self.c_ctrl.val()
@@ -443,7 +544,7 @@ impl Logic for DdpTx {
 
         // ---- The beat on the ULPDU stream.
         // `seg_rem <= 2` / `<= 4` without a carry chain (on the ready -> pop -> read path).
-        self.rem_hi0.next = self.seg_rem.q.val().get_bits::<13>(3) == 0;
+        self.rem_hi0.next = !self.rem_big.q.val();
         self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
         self.rem_le2.next = self.rem_hi0.val()
             && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
@@ -451,13 +552,14 @@ impl Logic for DdpTx {
             && (self.rem_lo.val() != 5)
             && (self.rem_lo.val() != 6)
             && (self.rem_lo.val() != 7);
-        self.kind_p0.next =
-            !self.rreq.val() && !self.inpay.q.val() && (self.hb.q.val() == self.pstart.val());
-        self.kind_pay.next = !self.rreq.val() && self.inpay.q.val();
+        self.kind_p0.next = !self.k_rreq.q.val()
+            && !self.inpay.q.val()
+            && (self.hb.q.val() == self.k_pstart.q.val());
+        self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body).
         self.hdr_hi.next = 0.into();
         self.hdr_lo.next = 0.into();
-        if self.tagged.val() {
+        if self.k_tagged.q.val() {
             if self.hb.q.val() == 0 {
                 self.hdr_hi.next = self.ctrl16.val();
                 self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
@@ -476,7 +578,7 @@ impl Logic for DdpTx {
         } else if self.hb.q.val() == 1 {
             self.hdr_hi.next = self.inv.val().get_bits::<16>(0);
         } else if self.hb.q.val() == 2 {
-            self.hdr_hi.next = bit_cast::<16, 1>(self.rreq.val().into());
+            self.hdr_hi.next = bit_cast::<16, 1>(self.k_rreq.q.val().into());
             self.hdr_lo.next = self.msg_msn.val().get_bits::<16>(16);
         } else if self.hb.q.val() == 3 {
             self.hdr_hi.next = self.msg_msn.val().get_bits::<16>(0);
@@ -508,51 +610,92 @@ impl Logic for DdpTx {
         if self.kind_p0.val() {
             self.hdr_lo.next = self.win.val().get_bits::<16>(0);
         }
-        self.ulpdu_data.next =
+        self.b_data.next =
             (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
-        self.ulpdu_keep.next = 0xF.into();
-        self.ulpdu_last.next = false;
-        self.ulpdu_valid.next = self.state.q.val() == DdpTxState::Emit;
+        self.b_keep.next = 0xF.into();
+        self.b_last.next = false;
+        self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
         self.pop_k.next = false;
-        if self.rreq.val() {
+        if self.k_rreq.q.val() {
             if self.hb.q.val() == 11 {
-                self.ulpdu_keep.next = 0xC.into();
-                self.ulpdu_last.next = true;
+                self.b_keep.next = 0xC.into();
+                self.b_last.next = true;
             }
         } else if self.kind_p0.val() {
-            if self.seg_rem.q.val() == 0 {
-                self.ulpdu_keep.next = 0xC.into();
+            if self.rem_hi0.val() && (self.rem_lo.val() == 0) {
+                self.b_keep.next = 0xC.into();
             } else {
-                self.ulpdu_valid.next =
+                self.b_valid.next =
                     (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
-                if self.seg_rem.q.val() == 1 {
-                    self.ulpdu_keep.next = 0xE.into();
+                if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
+                    self.b_keep.next = 0xE.into();
                 }
             }
-            self.ulpdu_last.next = self.rem_le2.val();
-            self.pop_k.next = self.seg_rem.q.val() != 0;
+            self.b_last.next = self.rem_le2.val();
+            self.pop_k.next = !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
         } else if self.kind_pay.val() {
-            self.ulpdu_data.next = self.win.val();
-            self.ulpdu_valid.next =
-                (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
-            if self.seg_rem.q.val() == 3 {
-                self.ulpdu_keep.next = 0xE.into();
+            self.b_data.next = self.win.val();
+            self.b_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
+            if self.rem_hi0.val() && (self.rem_lo.val() == 3) {
+                self.b_keep.next = 0xE.into();
             }
-            if self.seg_rem.q.val() == 2 {
-                self.ulpdu_keep.next = 0xC.into();
+            if self.rem_hi0.val() && (self.rem_lo.val() == 2) {
+                self.b_keep.next = 0xC.into();
             }
-            if self.seg_rem.q.val() == 1 {
-                self.ulpdu_keep.next = 0x8.into();
+            if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
+                self.b_keep.next = 0x8.into();
             }
-            self.ulpdu_last.next = self.rem_le4.val();
+            self.b_last.next = self.rem_le4.val();
             // A non-final segment's last beat leaves the window for the next segment.
-            self.pop_k.next = !self.ulpdu_last.val() || self.seg_last.q.val();
+            self.pop_k.next = !self.b_last.val() || self.seg_last.q.val();
         }
-        self.ulpdu_conn.next = self.msg_conn.val();
-        self.ulpdu_len.next = self.ulen.q.val();
-        self.fire.next = self.ulpdu_valid.val() && self.ulpdu_ready.val();
+        // The beat enters the output stage when the skid register is empty (registered: no
+        // path from `ulpdu_ready` to the FIFO and the segmenter).
+        self.fire.next = self.b_valid.val() && !self.s_valid.q.val();
         self.pop.next = self.pop_k.val() && self.fire.val();
-        self.msg_done.next = self.fire.val() && self.ulpdu_last.val() && self.seg_last.q.val();
+        self.fin.next = self.fire.val() && self.b_last.val() && self.seg_last.q.val();
+
+        // ---- Output stage: a 2-entry skid buffer; `ulpdu_ready` only loads its registers.
+        self.ulpdu_data.next = self.o_data.q.val();
+        self.ulpdu_keep.next = self.o_keep.q.val();
+        self.ulpdu_last.next = self.o_last.q.val();
+        self.ulpdu_valid.next = self.o_valid.q.val();
+        self.ulpdu_conn.next = self.o_conn.q.val();
+        self.ulpdu_len.next = self.o_len.q.val();
+        self.out_free.next = !self.o_valid.q.val() || self.ulpdu_ready.val();
+        if self.out_free.val() {
+            if self.s_valid.q.val() {
+                self.o_valid.d.next = true;
+                self.o_data.d.next = self.s_data.q.val();
+                self.o_keep.d.next = self.s_keep.q.val();
+                self.o_last.d.next = self.s_last.q.val();
+                self.o_fin.d.next = self.s_fin.q.val();
+                self.o_conn.d.next = self.s_conn.q.val();
+                self.o_len.d.next = self.s_len.q.val();
+                self.s_valid.d.next = false;
+            } else {
+                self.o_valid.d.next = self.fire.val();
+                self.o_data.d.next = self.b_data.val();
+                self.o_keep.d.next = self.b_keep.val();
+                self.o_last.d.next = self.b_last.val();
+                self.o_fin.d.next = self.seg_last.q.val();
+                self.o_conn.d.next = self.msg_conn.val();
+                self.o_len.d.next = self.ulen.q.val();
+            }
+        } else if self.fire.val() {
+            self.s_valid.d.next = true;
+            self.s_data.d.next = self.b_data.val();
+            self.s_keep.d.next = self.b_keep.val();
+            self.s_last.d.next = self.b_last.val();
+            self.s_fin.d.next = self.seg_last.q.val();
+            self.s_conn.d.next = self.msg_conn.val();
+            self.s_len.d.next = self.ulen.q.val();
+        }
+        // The message is done when its final beat leaves the output stage.
+        self.msg_done.next = self.o_valid.q.val()
+            && self.ulpdu_ready.val()
+            && self.o_last.q.val()
+            && self.o_fin.q.val();
         self.msg_ready.next = self.msg_done.val();
         self.idle.next = self.state.q.val() == DdpTxState::Idle;
 
@@ -571,20 +714,24 @@ impl Logic for DdpTx {
             self.seg_wait.d.next = false;
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
-            || (self.fire.val() && self.ulpdu_last.val() && !self.seg_last.q.val());
+            || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
+        self.rem_m2.next = self.seg_rem.q.val() - 2;
+        self.rem_m4.next = self.seg_rem.q.val() - 4;
         if self.fire.val() {
-            if self.rreq.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
+            if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
-                self.seg_rem.d.next = self.seg_rem.q.val() - 2;
+                self.seg_rem.d.next = self.rem_m2.val();
+                self.rem_big.d.next = self.rem_m2.val().get_bits::<13>(3) != 0;
             }
             if self.kind_pay.val() {
-                self.seg_rem.d.next = self.seg_rem.q.val() - 4;
+                self.seg_rem.d.next = self.rem_m4.val();
+                self.rem_big.d.next = self.rem_m4.val().get_bits::<13>(3) != 0;
             }
-            if self.msg_done.val() {
-                self.state.d.next = DdpTxState::Idle;
+            if self.fin.val() {
+                self.state.d.next = DdpTxState::Drain;
             }
         }
         // TO's upper half takes the carry one cycle later (read two cycles after the set-up
@@ -596,10 +743,11 @@ impl Logic for DdpTx {
         }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
+            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
             self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
-            if self.rreq.val() {
+            if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
             self.hb.d.next = 0.into();
@@ -627,12 +775,14 @@ impl Logic for DdpTx {
             self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
         }
         self.rq_lenr.d.next = self.rq_len.val();
-        self.rq_ok.d.next = self.state.q.val() != DdpTxState::Idle;
+        // `rq_ok` also registers "octets left" and "fewer than 8 blocks ahead": a request
+        // leaves `rq_ok` 0 in the next cycle, so they are fresh when used, and `rd_cnt` only
+        // grows (stale towards "no room"). Keeps the `pay_rd_req_ready` -> enables path short.
         self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
-        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle)
-            && self.rq_ok.q.val()
+        self.rq_ok.d.next = (self.state.q.val() != DdpTxState::Idle)
             && (self.rq_left.q.val() != 0)
             && !self.rq_ahead.val().get_bit(3);
+        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_lenr.q.val();
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
@@ -692,15 +842,48 @@ impl Logic for DdpTx {
             || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
+        // The same for the word after it, the reader's state after an issue of this word.
+        self.wl1.next = self.words_left.q.val();
+        self.rd_cnt1.next = self.rd_cnt.q.val();
+        if self.inside.val() {
+            self.wl1.next = self.words_left.q.val() - 1;
+            if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
+                || (self.words_left.q.val() == 1)
+            {
+                self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
+            }
+        }
+        self.inside1.next = self.wl1.val() != 0;
+        self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
+        self.blk_done1.next = false;
+        self.blk_wptr1.next = 0.into();
+        for i in 0..TX_BLOCKS {
+            if self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
+                self.blk_done1.next = self.done[i].q.val();
+                self.blk_wptr1.next = self.wptr[i].q.val();
+            }
+        }
+        self.word_ready1.next = !self.inside1.val()
+            || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
+                && (self.blk_done1.val()
+                    || (self.rptr1.q.val().get_bits::<TX_BLK_WORD_BITS>(0)
+                        < self.blk_wptr1.val())));
+        // Issue on `wr`, the readiness computed in the previous cycle (for this word, or for
+        // it as the next word when the previous one was issued): it can only be stale towards
+        // "not ready" (`done`, `wptr`, `rq_cnt` only grow while a block is the reader's; a tag
+        // is requested again only after the reader left its block), and it keeps the block
+        // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
+        self.wr.d.next = self.word_ready.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
-            && self.word_ready.val()
+            && self.wr.q.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
                 + bit_cast::<3, 1>(self.inflight.q.val().into()))
                 < 3)
                 || self.pop.val());
         self.pbuf.read_address.next = self.rptr.q.val();
         if self.issue.val() {
-            self.rptr.d.next = self.rptr.q.val() + 1;
+            self.rptr.d.next = self.rptr1.q.val();
+            self.rptr1.d.next = self.rptr1.q.val() + 1;
             self.pre.d.next = false;
             if self.inside.val() {
                 self.words_left.d.next = self.words_left.q.val() - 1;
@@ -710,6 +893,9 @@ impl Logic for DdpTx {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                 }
             }
+        }
+        if self.issue.val() {
+            self.wr.d.next = self.word_ready1.val();
         }
         self.inflight.d.next = self.issue.val();
         self.push.next = self.inflight.q.val();
@@ -729,10 +915,17 @@ impl Logic for DdpTx {
         }
         self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
 
+        if (self.state.q.val() == DdpTxState::Drain) && self.msg_done.val() {
+            self.state.d.next = DdpTxState::Idle;
+        }
+
         // ---- Taking a message: latch what changes per segment, reset the payload path.
         if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
             self.state.d.next = DdpTxState::Seg;
             self.seg_wait.d.next = true;
+            self.k_tagged.d.next = self.tagged.val();
+            self.k_rreq.d.next = self.rreq.val();
+            self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             self.seg_off.d.next = 0.into();
@@ -744,12 +937,15 @@ impl Logic for DdpTx {
             self.rq_cnt.d.next = 0.into();
             self.rd_cnt.d.next = 0.into();
             self.inflight.d.next = false;
+            self.wr.d.next = false;
             self.fn_.d.next = 0.into();
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
             self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
+            self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) + 1;
             if self.msg_addr.val().get_bits::<2>(0) < 2 {
                 self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) - 1;
+                self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
