@@ -62,7 +62,7 @@ fn args(markers: bool, pcap: Option<PathBuf>) -> LoopbackArgs {
     LoopbackArgs {
         mix: Mix::Mixed,
         size: 300,
-        count: 18,
+        count: 24,
         window: 3,
         params: ConnParams {
             tx_markers: markers,
