@@ -54,6 +54,9 @@ pub const OUTPUT_CAP: usize = MAX_FRAME_LEN + 96;
 pub const PEEK_MAX_ULPDU: usize = 256;
 /// STag put on the wire by the RTR forms: never 0 (DESIGN.md; siw uses 1, §2.5).
 pub const RTR_STAG: u32 = 1;
+/// `wr_id` of the RTR when it is sent as a work request ([`ConnConfig::rtr_in_output`] off):
+/// unsignaled, it never shows in a CQ (ENH-SM-4). The octets spell "RT".
+pub const RTR_WR_ID: u64 = u64::MAX - 0x5254;
 /// IRD/ORD the QP context can hold (`QP_CTRL` has 4-bit fields).
 pub const HW_MAX_IRD_ORD: u16 = 15;
 
@@ -110,6 +113,12 @@ pub struct ConnConfig {
     pub peer_to_peer: bool,
     /// Initiator: RTR forms it can send. Responder: forms it accepts as RTR.
     pub rtr: RtrOptions,
+    /// Initiator: put the RTR's FPDU octets in [`Connection::output`] (raw path). Off when the
+    /// caller sends the zero-length Write or Read RTR as the first work request of the FPDU
+    /// engine's send queue instead ([`ConnParams::rtr`] says which), so that the engine's
+    /// marker grid, MSNs and ORD count it (the core: `host-driver/src/cm.rs`). The empty-FPDU
+    /// form (B) is no work request: it is always in the output.
+    pub rtr_in_output: bool,
     /// Effective MSS of the TCP connection, for the MULPDU of sent FPDUs (§5.4).
     pub emss: u16,
     /// Largest ULPDU accepted on receive (`QP_ULPDU[15:0]`).
@@ -139,6 +148,7 @@ impl Default for ConnConfig {
                 zero_length_write: true,
                 zero_length_read: true,
             },
+            rtr_in_output: true,
             emss: 1460,
             rx_max_ulpdu: 1454,
             timeout: 20_000,
@@ -1037,7 +1047,11 @@ impl Connection {
             }
         };
         let mut rtr_buf = [0u8; 96];
-        let n = build_rtr(rtr, tx_markers, crc, &mut rtr_buf).map_err(ConnError::BadFirstFpdu)?;
+        let n = if c.rtr_in_output || rtr == RtrForm::ZeroLengthFpdu {
+            build_rtr(rtr, tx_markers, crc, &mut rtr_buf).map_err(ConnError::BadFirstFpdu)?
+        } else {
+            0
+        };
         self.push(&rtr_buf[..n])?;
         self.params = Some(ConnParams {
             role: Role::Initiator,

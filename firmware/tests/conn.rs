@@ -246,6 +246,48 @@ fn p2p_write_rtr() {
     }
 }
 
+/// `rtr_in_output` off (the RTR goes through the FPDU engine's send queue): the Initiator is
+/// established with the negotiated form and no FPDU octets in its output; the Responder still
+/// waits for its first FPDU, which the engine then sends (V2 / V3 here). The empty FPDU (B) is
+/// no work request: it stays in the output (V1).
+#[test]
+fn rtr_through_the_send_queue() {
+    let v2 = "00 0e c1 40 00 00 00 01 00 00 00 00 00 00 00 00 eb d3 4c 5f";
+    let v3 = "00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 00 00 00 01 00 00 00 00 \
+              00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 00 27 db d7 e7";
+    for (write, read, form, wire) in [
+        (true, true, RtrForm::ZeroLengthWrite, v2),
+        (false, true, RtrForm::ZeroLengthRead, v3),
+    ] {
+        let icfg = ConnConfig {
+            rtr_in_output: false,
+            ..p2p(write, read)
+        };
+        let mut r = run(icfg, p2p(true, true), b"", Decision::Accept(b""), 3);
+        assert!(r.to_resp.is_empty(), "{form:?}: no raw RTR");
+        assert_eq!(r.init.state(), ConnState::Established);
+        let p = r.init.params().unwrap();
+        assert_eq!((p.rtr, p.tx_fpdu_octets), (form, 0));
+        assert_eq!(r.resp.state(), ConnState::AwaitFirstFpdu);
+        let (_, err) = feed(&mut r.resp, &hex(wire), &mut Rng(5));
+        assert_eq!(err, None);
+        assert_eq!(r.resp.state(), ConnState::Established);
+        assert_eq!(r.resp.params().unwrap().rtr, form);
+    }
+    let b_only = |rtr_in_output| ConnConfig {
+        rtr: RtrOptions {
+            zero_length_fpdu: true,
+            zero_length_write: false,
+            zero_length_read: false,
+        },
+        rtr_in_output,
+        ..p2p(false, false)
+    };
+    let r = run(b_only(false), b_only(true), b"", Decision::Accept(b""), 3);
+    assert_eq!(r.to_resp, hex("00 00 00 00 c7 4b 67 48"));
+    established(&r);
+}
+
 /// §7 V3 / V4: the zero-length RDMA Read RTR and its Read Response.
 #[test]
 fn p2p_read_rtr() {

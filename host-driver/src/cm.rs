@@ -12,9 +12,9 @@
 //! Decisions (`docs/decisions.md`, "Connection setup through the core"):
 //!
 //! - **The peer-to-peer model's RTR goes through the send queue** (`mpa-peer-connect.md` §2.3,
-//!   §2.5). The firmware builds the RTR into its raw output ([`MpaParams::tx_fpdu_octets`]);
-//!   the driver drops those octets and, right after the commit, posts the same message as an
-//!   unsignaled work request: the zero-length RDMA Write (C) to STag
+//!   §2.5). The driver turns the firmware's raw RTR off (`ConnConfig::rtr_in_output`) and,
+//!   right after the commit, posts the negotiated form ([`MpaParams::rtr`]) as an unsignaled
+//!   work request: the zero-length RDMA Write (C) to STag
 //!   [`rnic_firmware::conn::RTR_STAG`], TO 0, or the zero-length RDMA Read (D) from that STag
 //!   into it (sink STag 1, TO 0, as the catalog's V3). So the RTR is the first FPDU of the
 //!   core's stream: the marker grid starts at it (RFC 5044 §5.1), the Read RTR takes
@@ -47,7 +47,7 @@
 use crate::verbs::{AsyncEvent, Sge};
 use crate::verbs::{ConnParams, Cq, Device, Qp, SendOp, SendWr, VerbsError};
 use rnic_firmware::conn::{
-    ConnConfig, ConnError, ConnState, Connection, RequestInfo, Role, RtrForm, RTR_STAG,
+    ConnConfig, ConnError, ConnState, Connection, RequestInfo, Role, RtrForm, RTR_STAG, RTR_WR_ID,
 };
 use rnic_proto::host::regs;
 use rnic_proto::verbs::WcStatus;
@@ -213,9 +213,6 @@ pub struct Endpoint {
     done: Option<Result<Established, CmError>>,
 }
 
-/// `wr_id` of the RTR work request (unsignaled: it never shows in a CQ, ENH-SM-4).
-pub const RTR_WR_ID: u64 = u64::MAX - 0x5254; // "RT"
-
 /// The RTR as a send work request: a zero-length RDMA Write to STag [`RTR_STAG`], TO 0 (C), or
 /// a zero-length RDMA Read from it into it (D); `None` for the forms that are not a work
 /// request (no RTR, the ULP's Send).
@@ -253,7 +250,12 @@ impl Endpoint {
             ));
         }
         dev.qp_state(qp)?;
-        let mut conn = Connection::new(role, cfg.conn);
+        // The RTR goes through the send queue after the commit (module documentation).
+        let conn_cfg = ConnConfig {
+            rtr_in_output: false,
+            ..cfg.conn
+        };
+        let mut conn = Connection::new(role, conn_cfg);
         let now = dev.sim().cycles();
         match role {
             Role::Initiator => conn.connect(now, &cfg.private_data),
@@ -341,25 +343,11 @@ impl Endpoint {
                 return true;
             }
         }
-        // Output (a frame, or a Terminate after a failed negotiation) leaves whole; an RTR
-        // (the FPDU-mode octets at its end) goes through the SQ after the commit instead.
-        let mut out = self.conn.output().to_vec();
-        let taken = out.len();
-        let rtr = match self.conn.params() {
-            Some(p) if self.conn.state() == ConnState::Established && p.role == Role::Initiator => {
-                let wr = rtr_work_request(p.rtr);
-                if wr.is_some() && p.tx_fpdu_octets <= out.len() {
-                    out.truncate(out.len() - p.tx_fpdu_octets);
-                }
-                wr
-            }
-            _ => None,
-        };
+        // Output (a frame, or a Terminate after a failed negotiation) leaves whole.
+        let out = self.conn.output().to_vec();
         if !out.is_empty() {
             dev.sim_mut().raw_send(n, &out);
-        }
-        if taken > 0 {
-            self.conn.consume_output(taken);
+            self.conn.consume_output(out.len());
         }
         if dev.sim().raw_tx_pending(n) > 0 {
             return false;
@@ -388,8 +376,13 @@ impl Endpoint {
                     request: self.conn.request_info(),
                     tx_fenced: self.conn.tx_fenced(),
                 };
+                // An Initiator's RTR: the first FPDU of the stream, before any WR of the ULP
+                // (ENH-SM-3).
+                let rtr = match mpa.role {
+                    Role::Initiator => rtr_work_request(mpa.rtr),
+                    Role::Responder => None,
+                };
                 let committed = dev.connect(self.qp, params).and_then(|()| match &rtr {
-                    // The first FPDU of the stream, before any WR of the ULP (ENH-SM-3).
                     Some(wr) => dev.post_send(self.qp, wr),
                     None => Ok(()),
                 });

@@ -11,10 +11,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::cm::{self, CmConfig};
 use rnic_driver::verbs::{Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
-use rnic_firmware::conn::{ConnConfig, Role, RtrForm};
+use rnic_firmware::conn::{ConnConfig, Role, RtrForm, RTR_WR_ID};
 use rnic_proto::verbs::{access, WcOpcode, WcStatus};
 use rnic_sim::peer::{Completion, Peer, PeerConfig, Queue, SendKind};
-use rnic_sim::tb::peer_link::{PeerLink, RTR_WR_ID};
+use rnic_sim::tb::peer_link::PeerLink;
 use rnic_sim::tb::rnic::DeviceConfig;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -126,7 +126,13 @@ fn rig(seed: u64, s: Setup) -> Rig {
     assert_eq!(est.remote_private_data, b"peer");
     // Both sides negotiated what the peer was built with.
     let link = dev.sim().llp().as_any().downcast_ref::<PeerLink>().unwrap();
-    let m = link.mpa_params().expect("the peer's side negotiated");
+    let m = link.mpa_params().unwrap_or_else(|| {
+        panic!(
+            "the peer's side: {:?} {:?}",
+            link.mpa_state(),
+            link.mpa_error()
+        )
+    });
     assert_eq!((m.rx_crc, m.tx_crc), (pcfg.rx_crc, pcfg.tx_crc));
     assert_eq!((m.rx_markers, m.tx_markers), (false, false));
     assert_eq!((u32::from(m.ird), u32::from(m.ord)), (pcfg.ird, pcfg.ord));

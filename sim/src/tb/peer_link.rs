@@ -8,9 +8,9 @@
 //! leaves raw mode (the rest to the peer), its frames go out before anything of the peer's,
 //! and the peer's output waits while the firmware says the send fence is up (a Responder
 //! before the first FPDU, MPA-ST-4). A peer-to-peer Initiator's RTR is posted to the peer as
-//! its first work request ([`RTR_WR_ID`]: a zero-length RDMA Write to STag 1, TO 0, or a
-//! zero-length RDMA Read from it), so the peer's MSNs and ORD count it, as the driver does for
-//! the core (`host-driver/src/cm.rs`).
+//! its first work request (`rnic_firmware::conn::RTR_WR_ID`: a zero-length RDMA Write to
+//! STag 1, TO 0, or a zero-length RDMA Read from it; the firmware's raw RTR is off), so the
+//! peer's MSNs and ORD count it, as the driver does for the core (`host-driver/src/cm.rs`).
 
 use crate::peer::Peer;
 use crate::stream::{beat_payload, packet_beats, Beat};
@@ -18,7 +18,7 @@ use crate::tb::rnic::Llp;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_firmware::conn::{
-    ConnConfig, ConnError, ConnParams, ConnState, Connection, Role, RtrForm, RTR_STAG,
+    ConnConfig, ConnError, ConnParams, ConnState, Connection, Role, RtrForm, RTR_STAG, RTR_WR_ID,
 };
 use rnic_hdl::config::DATA_WIDTH;
 use std::cell::RefCell;
@@ -44,12 +44,11 @@ pub struct PeerLink {
     mpa: Option<Connection>,
     /// A Responder's private data: it accepts every valid Request with it.
     accept_pd: Vec<u8>,
+    /// A peer-to-peer Initiator's RTR was posted to the peer.
+    rtr_posted: bool,
     /// `Llp::hold_rx` of the peer's connection.
     held: bool,
 }
-
-/// `wr_id` of the RTR a peer-to-peer Initiator peer posts to itself.
-pub const RTR_WR_ID: u64 = u64::MAX - 0x5254;
 
 impl PeerLink {
     /// Connection `conn` of the core talks to `peer`.
@@ -65,6 +64,7 @@ impl PeerLink {
             stray_bytes: 0,
             mpa: None,
             accept_pd: Vec::new(),
+            rtr_posted: false,
             held: false,
         }
     }
@@ -82,6 +82,11 @@ impl PeerLink {
         cfg: ConnConfig,
         private_data: &[u8],
     ) -> Result<Self, ConnError> {
+        // The RTR is the peer's first work request, not raw octets (module documentation).
+        let cfg = ConnConfig {
+            rtr_in_output: false,
+            ..cfg
+        };
         let mut c = Connection::new(role, cfg);
         match role {
             Role::Initiator => c.connect(0, private_data)?,
@@ -114,28 +119,24 @@ impl PeerLink {
         let Some(c) = self.mpa.as_mut() else {
             return;
         };
-        let mut out = c.output().to_vec();
-        if out.is_empty() {
+        let out = c.output().to_vec();
+        c.consume_output(out.len());
+        self.out.extend(out);
+        // A peer-to-peer Initiator's RTR: the peer's first work request, once.
+        if self.rtr_posted || c.state() != ConnState::Established {
             return;
         }
-        c.consume_output(out.len());
-        if let Some(p) = c.params() {
-            if c.state() == ConnState::Established && p.role == Role::Initiator {
-                let mut peer = self.peer.borrow_mut();
-                let posted = match p.rtr {
-                    RtrForm::ZeroLengthWrite => Some(peer.post_write(RTR_WR_ID, 0, 0, RTR_STAG, 0)),
-                    RtrForm::ZeroLengthRead => {
-                        Some(peer.post_read(RTR_WR_ID, RTR_STAG, 0, 0, RTR_STAG, 0))
-                    }
-                    _ => None,
-                };
-                if let Some(r) = posted {
-                    r.expect("the peer takes its RTR work request");
-                    out.truncate(out.len().saturating_sub(p.tx_fpdu_octets));
-                }
-            }
+        let Some(p) = c.params().filter(|p| p.role == Role::Initiator) else {
+            return;
+        };
+        self.rtr_posted = true;
+        let mut peer = self.peer.borrow_mut();
+        match p.rtr {
+            RtrForm::ZeroLengthWrite => peer.post_write(RTR_WR_ID, 0, 0, RTR_STAG, 0),
+            RtrForm::ZeroLengthRead => peer.post_read(RTR_WR_ID, RTR_STAG, 0, 0, RTR_STAG, 0),
+            _ => Ok(()),
         }
-        self.out.extend(out);
+        .expect("the peer takes its RTR work request");
     }
 
     /// The peer may send FPDUs: no MPA phase, or the firmware established and unfenced.
