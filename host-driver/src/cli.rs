@@ -147,15 +147,8 @@ pub enum Command {
         /// Bytes of each half of the served region (Write / Send sink, Read source).
         #[arg(long, default_value_t = 1 << 20)]
         max_bytes: u64,
-        /// Simulation back end: verilator or rust-hdl (slow: small runs only).
-        #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
-        backend: String,
-        /// Wall-clock limit of the whole run, in seconds.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Write the connection's traffic as a pcap file for Wireshark.
-        #[arg(long)]
-        pcap: Option<PathBuf>,
+        #[command(flatten)]
+        common: TcpOpts,
     },
     /// Connect to an `rnic serve` over real TCP, set up MPA through the firmware (Initiator)
     /// and run RDMA Writes, Reads or Sends against it; both sides verify every byte against
@@ -178,16 +171,33 @@ pub enum Command {
         /// Seed of the data.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Simulation back end: verilator or rust-hdl (slow: small runs only).
-        #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
-        backend: String,
-        /// Wall-clock limit of the whole run, in seconds.
-        #[arg(long, default_value_t = 300)]
-        timeout: u64,
-        /// Write the connection's traffic as a pcap file for Wireshark.
-        #[arg(long)]
-        pcap: Option<PathBuf>,
+        #[command(flatten)]
+        common: TcpOpts,
     },
+}
+
+/// The options `serve` and `connect` share.
+#[derive(clap::Args, Debug)]
+pub struct TcpOpts {
+    /// Simulation back end: verilator or rust-hdl (slow: small runs only).
+    #[arg(long, default_value = "verilator", value_parser = ["verilator", "rust-hdl"])]
+    backend: String,
+    /// Wall-clock limit of the whole run, in seconds.
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+    /// Write the connection's traffic as a pcap file for Wireshark.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+}
+
+impl From<TcpOpts> for tcp::TcpArgs {
+    fn from(o: TcpOpts) -> Self {
+        tcp::TcpArgs {
+            backend: backend_kind(&o.backend),
+            timeout: std::time::Duration::from_secs(o.timeout),
+            pcap: o.pcap,
+        }
+    }
 }
 
 fn backend_kind(s: &str) -> rnic_sim::testbench::BackendKind {
@@ -371,15 +381,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve {
             listen,
             max_bytes,
-            backend,
-            timeout,
-            pcap,
+            common,
         } => {
-            let a = tcp::TcpArgs {
-                backend: backend_kind(&backend),
-                timeout: std::time::Duration::from_secs(timeout),
-                pcap,
-            };
+            let a = tcp::TcpArgs::from(common);
             let s = tcp::serve(listen, max_bytes, &a)?;
             println!("{}", tcp::format_serve(&s));
             Ok(())
@@ -391,15 +395,9 @@ pub fn run(cli: Cli) -> Result<()> {
             count,
             window,
             seed,
-            backend,
-            timeout,
-            pcap,
+            common,
         } => {
-            let a = tcp::TcpArgs {
-                backend: backend_kind(&backend),
-                timeout: std::time::Duration::from_secs(timeout),
-                pcap,
-            };
+            let a = tcp::TcpArgs::from(common);
             let req = tcp::RequestPd {
                 seed,
                 op,

@@ -366,9 +366,7 @@ pub fn run(a: &LoopbackArgs) -> Result<Report> {
             let lb = session
                 .dev
                 .sim()
-                .llp()
-                .as_any()
-                .downcast_ref::<LlpLoopback>()
+                .llp_as::<LlpLoopback>()
                 .ok_or_else(|| anyhow!("the LLP model is not the loopback"))?;
             Some(write_pcap(lb, &a.params, path)?)
         }

@@ -267,18 +267,12 @@ fn open(a: &TcpArgs, bridge: TcpBridge) -> Result<Device> {
 
 fn bridge(dev: &mut Device) -> Result<&mut TcpBridge> {
     dev.sim_mut()
-        .llp_mut()
-        .as_any_mut()
-        .and_then(|a| a.downcast_mut::<TcpBridge>())
+        .llp_as_mut::<TcpBridge>()
         .ok_or_else(|| anyhow!("the LLP is not a TCP bridge"))
 }
 
 fn closed(dev: &Device) -> Option<CloseReason> {
-    dev.sim()
-        .llp()
-        .as_any()
-        .downcast_ref::<TcpBridge>()
-        .and_then(|b| b.closed(0))
+    dev.sim().llp_as::<TcpBridge>().and_then(|b| b.closed(0))
 }
 
 fn check_deadline(start: Instant, a: &TcpArgs, what: &str) -> Result<()> {

@@ -4,7 +4,7 @@
 
 use rnic_driver::cm::{self, CmConfig, CmError, Established};
 use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
-use rnic_driver::verbs::{Device, QpCaps, QpState, VerbsError};
+use rnic_driver::verbs::{Device, Qp, QpCaps, QpState, VerbsError};
 use rnic_firmware::conn::{ConnError, RtrForm};
 use rnic_proto::crc32c::{crc32c, to_wire};
 use rnic_sim::dma_port::DmaConfig;
@@ -23,6 +23,18 @@ fn open(seed: u64) -> Device {
         ..LoopbackConfig::full_speed(seed)
     };
     Device::open(cfg, Box::new(LlpLoopback::new(llp))).expect("open the simulated device")
+}
+
+/// A device with two unconnected QPs (0 and 1, paired by the loopback), each with its own CQ.
+fn two_qps(seed: u64) -> (Device, [Qp; 2]) {
+    let mut dev = open(seed);
+    let pd = dev.alloc_pd().unwrap();
+    let qp = |dev: &mut Device| {
+        let cq = dev.create_cq(4).unwrap();
+        dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap()
+    };
+    let q = [qp(&mut dev), qp(&mut dev)];
+    (dev, q)
 }
 
 fn cfgs(f: impl Fn(&mut CmConfig, usize)) -> [CmConfig; 2] {
@@ -59,13 +71,7 @@ fn setup(seed: u64, cfg: [CmConfig; 2]) -> (Session, [Established; 2]) {
 
 /// The packets connection `conn` sent after its MPA frame (the first packet), as captured.
 fn fpdus(s: &Session, conn: usize) -> Vec<Vec<u8>> {
-    let lb = s
-        .dev
-        .sim()
-        .llp()
-        .as_any()
-        .downcast_ref::<LlpLoopback>()
-        .unwrap();
+    let lb = s.dev.sim().llp_as::<LlpLoopback>().unwrap();
     let mut v: Vec<Vec<u8>> = lb
         .captured()
         .iter()
@@ -168,13 +174,7 @@ fn write_fpdu(s: &mut Session) -> Vec<u8> {
         stall_cycles: 300_000,
     };
     s.run(&cfg, |_| {}).expect("one Write");
-    let lb = s
-        .dev
-        .sim()
-        .llp()
-        .as_any()
-        .downcast_ref::<LlpLoopback>()
-        .unwrap();
+    let lb = s.dev.sim().llp_as::<LlpLoopback>().unwrap();
     let pkt = lb.captured().iter().rev().find(|p| p.conn == 0).unwrap();
     pkt.bytes.clone()
 }
@@ -266,13 +266,7 @@ fn markers_one_way_then_traffic() {
 /// and neither QP is committed.
 #[test]
 fn reject_leaves_both_qps_idle() {
-    let mut dev = open(9);
-    let pd = dev.alloc_pd().unwrap();
-    let cq = [dev.create_cq(4).unwrap(), dev.create_cq(4).unwrap()];
-    let qp = [
-        dev.create_qp(pd, cq[0], cq[0], QpCaps::default()).unwrap(),
-        dev.create_qp(pd, cq[1], cq[1], QpCaps::default()).unwrap(),
-    ];
+    let (mut dev, qp) = two_qps(9);
     let c = cfgs(|c, i| {
         if i == 1 {
             c.accept = false;
@@ -295,13 +289,7 @@ fn reject_leaves_both_qps_idle() {
 /// raw path and fails with `InsufficientIrd`; its QP stays idle.
 #[test]
 fn insufficient_ird_fails_the_initiator() {
-    let mut dev = open(10);
-    let pd = dev.alloc_pd().unwrap();
-    let cq = [dev.create_cq(4).unwrap(), dev.create_cq(4).unwrap()];
-    let qp = [
-        dev.create_qp(pd, cq[0], cq[0], QpCaps::default()).unwrap(),
-        dev.create_qp(pd, cq[1], cq[1], QpCaps::default()).unwrap(),
-    ];
+    let (mut dev, qp) = two_qps(10);
     let c = cfgs(|c, i| {
         if i == 0 {
             // Advertises IRD 8 but its QP holds only 1.
@@ -417,13 +405,7 @@ fn p2p_rtr_with_markers() {
 #[test]
 fn p2p_responder_times_out_without_rtr() {
     use rnic_firmware::conn::{ConnState, Connection, Role};
-    let mut dev = open(15);
-    let pd = dev.alloc_pd().unwrap();
-    let cq = dev.create_cq(4).unwrap();
-    let qp = [
-        dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap(),
-        dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap(),
-    ];
+    let (mut dev, qp) = two_qps(15);
     let c = p2p_cfgs(true, true, false);
     let mut init = Connection::new(Role::Initiator, c[0].conn);
     init.connect(0, &c[0].private_data).unwrap();
@@ -445,10 +427,7 @@ fn p2p_responder_times_out_without_rtr() {
 /// short segment (decisions, "Connection setup through the core").
 #[test]
 fn empty_fpdu_rtr_is_unsupported() {
-    let mut dev = open(11);
-    let pd = dev.alloc_pd().unwrap();
-    let cq = dev.create_cq(4).unwrap();
-    let qp = dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap();
+    let (mut dev, [qp, _]) = two_qps(11);
     let mut c = CmConfig::default();
     c.conn.peer_to_peer = true;
     c.conn.rtr.zero_length_fpdu = true;

@@ -125,7 +125,7 @@ fn rig(seed: u64, s: Setup) -> Rig {
         .unwrap_or_else(|e| panic!("MPA setup {s:?}: {e}"));
     assert_eq!(est.remote_private_data, b"peer");
     // Both sides negotiated what the peer was built with.
-    let link = dev.sim().llp().as_any().downcast_ref::<PeerLink>().unwrap();
+    let link = dev.sim().llp_as::<PeerLink>().unwrap();
     let m = link.mpa_params().unwrap_or_else(|| {
         panic!(
             "the peer's side: {:?} {:?}",

@@ -260,6 +260,17 @@ impl SimDevice {
         self.llp.as_mut()
     }
 
+    /// The LLP model as its concrete type `T` (`None` if it is another model).
+    pub fn llp_as<T: 'static>(&self) -> Option<&T> {
+        self.llp.as_any().downcast_ref::<T>()
+    }
+
+    /// The LLP model as its concrete type `T`, mutable (`None` if it is another model or has
+    /// no mutable access, [`Llp::as_any_mut`]).
+    pub fn llp_as_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.llp.as_any_mut().and_then(|a| a.downcast_mut::<T>())
+    }
+
     /// Cycles run so far.
     pub fn cycles(&self) -> u64 {
         self.sim.cycles()
