@@ -46,6 +46,12 @@ use std::path::{Path, PathBuf};
 /// fixed, so that a run's capture is the same file every time. One cycle is 10 ns after it.
 pub const PCAP_START_US: u64 = 1_700_000_000_000_000;
 
+/// The capture timestamp of core cycle `cycle` (10 ns each, 100 MHz): just after the frames
+/// stamped [`PCAP_START_US`].
+pub const fn pcap_time_us(cycle: u64) -> u64 {
+    PCAP_START_US + 1 + cycle / 100
+}
+
 /// Private data of the synthesized MPA frames: says in the capture itself that they are.
 pub const SYNTHESIZED_PRIVATE_DATA: &[u8] = b"rnic loopback: synthesized MPA frame";
 
@@ -242,7 +248,7 @@ pub fn write_pcap(lb: &LlpLoopback, p: &ConnParams, path: &Path) -> Result<Captu
     }
     let mut t = PCAP_START_US;
     for pk in packets {
-        t = t.max(PCAP_START_US + 1 + pk.cycle / 100);
+        t = t.max(pcap_time_us(pk.cycle));
         let dir = if initiators.contains(&pk.conn) {
             Direction::InitiatorToResponder
         } else {

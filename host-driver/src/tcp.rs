@@ -208,7 +208,7 @@ pub fn write_pcap(
     let mut w = PcapWriter::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut t = crate::loopback::PCAP_START_US;
     for c in cap.chunks.iter().filter(|c| c.conn == 0) {
-        t = t.max(crate::loopback::PCAP_START_US + 1 + c.cycle / 100);
+        t = t.max(crate::loopback::pcap_time_us(c.cycle));
         let sent_by_initiator = (c.way == Way::ToSocket) == (role == Role::Initiator);
         let dir = if sent_by_initiator {
             Direction::InitiatorToResponder

@@ -69,8 +69,8 @@ fn rig(seed: u64, s: Setup) -> Rig {
         initiator.rtr.zero_length_write = s.rtr == RtrForm::ZeroLengthWrite;
         initiator.rtr.zero_length_read = s.rtr == RtrForm::ZeroLengthRead;
     }
-    // EMSS 1460 without markers: MULPDU 1454 each way (RFC 5044 §4.1).
-    let mulpdu = 1454;
+    // The MULPDU of the default EMSS without markers, each way (RFC 5044 §5.4).
+    let mulpdu = rnic_proto::mpa::mulpdu(peer_conn.emss, false);
     let pcfg = PeerConfig {
         tx_crc: true,
         rx_crc: true,
