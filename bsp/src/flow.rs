@@ -158,7 +158,8 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
         "--report",
         "report.json",
     ]);
-    let nextpnr_log = run_tool("nextpnr-ice40", &args, work_dir, "nextpnr.log")?;
+    let nextpnr_log = run_tool("nextpnr-ice40", &args, work_dir, "nextpnr.log")
+        .map_err(|e| does_not_fit(board, work_dir).unwrap_or(e))?;
     run_tool("icepack", &["out.asc", "out.bin"], work_dir, "icepack.log")?;
     let bitstream = work_dir.join("out.bin");
     if !bitstream.is_file() {
@@ -190,6 +191,50 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
     report.work_dir = work_dir.to_path_buf();
     report.bitstream = bitstream;
     Ok(report)
+}
+
+/// When nextpnr failed because the design needs more of a resource than `board` has: an error
+/// that says so, with nextpnr's utilisation, the block's own yosys cells and nextpnr's error
+/// line (`None` when the failure was something else).
+fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
+    let log = fs::read_to_string(work_dir.join("nextpnr.log")).ok()?;
+    let figures = parse_nextpnr_log(&log).ok()?;
+    let over = [
+        ("logic cells", figures.logic_cells),
+        ("block RAMs", figures.bram),
+    ];
+    if over.iter().all(|(_, u)| u.used <= u.total) {
+        return None;
+    }
+    let used = over
+        .iter()
+        .map(|(what, u)| format!("{what} {}/{} ({:.0} %)", u.used, u.total, u.percent()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let dut = fs::read_to_string(work_dir.join("stat.json"))
+        .ok()
+        .and_then(|s| parse_yosys_stat(&s).ok())
+        .and_then(|m| m.into_iter().find(|(n, _)| n == "top"))
+        .map(|(_, c)| {
+            format!(
+                "; the block alone (yosys): {} LUT4, {} flip-flops, {} carries, {} block RAMs",
+                c.luts, c.flip_flops, c.carries, c.brams
+            )
+        })
+        .unwrap_or_default();
+    let error = log
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("ERROR:"))
+        .unwrap_or("")
+        .to_string();
+    Some(anyhow::anyhow!(
+        "the design does not fit the {} ({}): nextpnr needs {used}, harness included{dut}; \
+         nextpnr: {error} (log: {})",
+        board.name(),
+        board.description(),
+        work_dir.join("nextpnr.log").display()
+    ))
 }
 
 /// The yosys script of the flow. `keep_hierarchy` on `top` keeps the block's boundary (the

@@ -103,6 +103,41 @@ fn broken_verilog_fails_naming_yosys() {
     assert!(msg.contains("ERROR"), "the log tail is in the error: {msg}");
 }
 
+/// 256 words of 544 bits: 34 iCE40 block RAMs (16 bits wide each), two more than the HX8K has.
+const TOO_MANY_RAMS: &str = "
+module top(clock,we,addr,din,dout);
+    input wire  clock;
+    input wire  we;
+    input wire  [7:0] addr;
+    input wire  [543:0] din;
+    output reg  [543:0] dout;
+    reg [543:0] mem [0:255];
+    always @(posedge clock) begin
+        if (we) mem[addr] <= din;
+        dout <= mem[addr];
+    end
+endmodule // top
+";
+
+#[test]
+fn a_design_too_big_says_it_does_not_fit() {
+    require_tools();
+    let dir = work_dir("too-big");
+    let err = synthesize(TOO_MANY_RAMS, Board::AlchitryCu, &dir).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.starts_with("the design does not fit the alchitry-cu"),
+        "{msg}"
+    );
+    assert!(msg.contains("block RAMs 34/32 (106 %)"), "{msg}");
+    assert!(msg.contains("the block alone (yosys):"), "{msg}");
+    assert!(msg.contains(" 34 block RAMs"), "{msg}");
+    assert!(
+        msg.contains("ERROR: Unable to place"),
+        "nextpnr's own line: {msg}"
+    );
+}
+
 #[test]
 fn adder_and_harness_pass_lint() {
     require_tools();

@@ -110,6 +110,13 @@ impl<B: SimPorts> Backend for VerilatorSim<B> {
     }
     fn get(&mut self, port: OutputId) -> u128 {
         if self.dirty {
+            // The falling edge goes with this evaluation: the generated logic has no
+            // falling-edge flip-flops, so outputs are the same as with the clock high, and
+            // `tick` then needs only the rising-edge evaluation (two per cycle, not three).
+            if self.clock_high {
+                self.model.set(self.clock, 0);
+                self.clock_high = false;
+            }
             self.model.eval();
             self.dirty = false;
         }
@@ -127,8 +134,9 @@ impl<B: SimPorts> Backend for VerilatorSim<B> {
     }
     fn tick(&mut self) {
         // The falling edge of the previous cycle and this cycle's input changes share one
-        // evaluation (Verilator settles input-driven logic before it looks for edges), so a
-        // cycle costs two evaluations; flip-flops still sample settled inputs at the rising edge.
+        // evaluation (Verilator settles input-driven logic before it looks for edges; `get`
+        // may have done it already), so a cycle costs two evaluations; flip-flops still sample
+        // settled inputs at the rising edge.
         if self.clock_high {
             self.model.set(self.clock, 0);
             self.model.eval();
