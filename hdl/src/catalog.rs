@@ -15,6 +15,7 @@ use crate::rdmap::rx_path::RxPath;
 use crate::rdmap::send_engine::SendEngine;
 use crate::rdmap::terminate_tx::TerminateTx;
 use crate::rdmap::tx_arbiter::TxArbiter;
+use crate::top::cqe_queue::CqeQueue;
 use crate::top::rnic::Rnic;
 use crate::top::ulpdu_mux::UlpduMux;
 use rust_hdl::prelude::*;
@@ -52,13 +53,15 @@ pub enum BlockKind {
     SendEngine,
     /// [`DdpTx`]: the DDP / RDMAP transmit segmenter (message jobs to ULPDUs, payload by DMA).
     DdpTx,
+    /// [`CqeQueue`]: the receive completions' queue before HostIf's CQE writer.
+    CqeQueue,
     /// [`Rnic`]: the whole core.
     Rnic,
 }
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 16] = [
+    pub const ALL: [BlockKind; 17] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -74,6 +77,7 @@ impl BlockKind {
         BlockKind::HostIf,
         BlockKind::SendEngine,
         BlockKind::DdpTx,
+        BlockKind::CqeQueue,
         BlockKind::Rnic,
     ];
 
@@ -95,6 +99,7 @@ impl BlockKind {
             BlockKind::HostIf => "host_if",
             BlockKind::SendEngine => "send_engine",
             BlockKind::DdpTx => "ddp_tx",
+            BlockKind::CqeQueue => "cqe_queue",
             BlockKind::Rnic => "rnic",
         }
     }
@@ -149,6 +154,7 @@ impl BlockKind {
             (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
             (BlockKind::SendEngine, 32) => top_verilog(SendEngine::default()),
             (BlockKind::DdpTx, 32) => top_verilog(DdpTx::default()),
+            (BlockKind::CqeQueue, 32) => top_verilog(CqeQueue::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),
         })

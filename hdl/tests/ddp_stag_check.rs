@@ -4,8 +4,10 @@
 //! (`rfc5040-rdmap.md` §5.4 check order with the wrap before the bounds, §6.1 items 1-3 and 7,
 //! §7.2 STag entry).
 //!
-//! The stimulus is random and seeded: a table write in some cycles (some invalidating), a
-//! request in most cycles (checks and invalidates), with TOs and lengths on the corners of the
+//! The stimulus is random and seeded: a table write in some cycles (some invalidating, never
+//! two in consecutive cycles: HostIf's commits), a request in most cycles after a cycle without
+//! one and now and then right after another (which cancels the earlier one: no response, no
+//! invalidation), checks and invalidates, with TOs and lengths on the corners of the
 //! region and of 2^64 (TO = base_to - 1, TO + len = end, end + 1, TO + len = 2^64, 2^64 + 1,
 //! len 0, indexes >= 64, wrong keys, PDs, QPs, rights), and table writes placed on purpose
 //! around requests of the same index to exercise the exact programming and invalidation
@@ -85,9 +87,10 @@ impl Model {
 }
 
 /// The expected response of every cycle's request, by the exact rules of the module docs: a
-/// request of cycle `t` sees the table writes of cycles `< t` and the invalidations of
+/// request of cycle `t` followed by a request in `t + 1` is cancelled (no response, no
+/// invalidation); else it sees the table writes of cycles `< t` and the invalidations of
 /// requests of cycles `< t`; a check of index `i` is disturbed by a write of `i` in cycles
-/// `t` and `t + 1`, an invalidate by one in cycle `t`.
+/// `t - 1`, `t` and `t + 1`, an invalidate by one in cycles `t - 1` and `t`.
 fn expected(cycles: &[Cycle]) -> Vec<Option<Response>> {
     let mut m = Model::new();
     let mut out = Vec::with_capacity(cycles.len());
@@ -97,10 +100,12 @@ fn expected(cycles: &[Cycle]) -> Vec<Option<Response>> {
     };
     for (t, c) in cycles.iter().enumerate() {
         let mut clear = None;
-        let rsp = c.req.map(|r| {
+        let cancelled = cycles.get(t + 1).is_some_and(|n| n.req.is_some());
+        let rsp = c.req.filter(|_| !cancelled).map(|r| {
             let index = (r.stag >> 8) as usize;
             let window = if r.invalidate { 0 } else { 1 };
-            let disturbed = (0..=window).any(|d| hits(cycles.get(t + d), index));
+            let disturbed =
+                (0..=window + 1).any(|d| t + d >= 1 && hits(cycles.get(t + d - 1), index));
             let rsp = m.check(&r, disturbed);
             if r.invalidate && rsp.status == check_status::OK {
                 clear = Some(index);
@@ -218,7 +223,12 @@ fn random_cycles(seed: u64, n: usize) -> Vec<Cycle> {
     for t in 0..n {
         // The first cycles program most of the table.
         let p_prog = if t < 2 * STAG_ENTRIES { 0.5 } else { 0.08 };
-        if cycles[t].prog.is_none() && rng.gen_bool(p_prog) {
+        let prog_free = |cycles: &[Cycle], t: usize| {
+            cycles[t.saturating_sub(1)..(t + 2).min(cycles.len())]
+                .iter()
+                .all(|c| c.prog.is_none())
+        };
+        if prog_free(&cycles, t) && rng.gen_bool(p_prog) {
             cycles[t].prog = Some(Prog {
                 index: rng.gen_range(0..STAG_ENTRIES),
                 entry: random_entry(&mut rng),
@@ -227,7 +237,8 @@ fn random_cycles(seed: u64, n: usize) -> Vec<Cycle> {
         if let Some(p) = cycles[t].prog {
             shadow[p.index] = p.entry;
         }
-        if rng.gen_bool(0.8) {
+        let after_request = t > 0 && cycles[t - 1].req.is_some();
+        if rng.gen_bool(if after_request { 0.1 } else { 0.8 }) {
             // Often the index of the previous request (an invalidate followed by a check).
             let index = if rng.gen_bool(0.2) {
                 last_index
@@ -238,17 +249,15 @@ fn random_cycles(seed: u64, n: usize) -> Vec<Cycle> {
             let r = random_request(&mut rng, index, &shadow[index]);
             cycles[t].req = Some(r);
             // Now and then a write of the same index around it: the disturbance window and
-            // its edges (a write 2 or 3 cycles later no longer disturbs it).
+            // its edges (a write 2 cycles before or 2 or 3 cycles after no longer disturbs it).
             if rng.gen_bool(0.04) {
-                let d = rng.gen_range(0..=3);
-                if let Some(c) = cycles.get_mut(t + d) {
-                    if c.prog.is_none() {
-                        let mut entry = shadow[index];
-                        if rng.gen_bool(0.5) {
-                            entry = random_entry(&mut rng);
-                        }
-                        c.prog = Some(Prog { index, entry });
+                let w = t + rng.gen_range(0..=5);
+                if w >= 2 && w - 2 < cycles.len() && prog_free(&cycles, w - 2) {
+                    let mut entry = shadow[index];
+                    if rng.gen_bool(0.5) {
+                        entry = random_entry(&mut rng);
                     }
+                    cycles[w - 2].prog = Some(Prog { index, entry });
                 }
             }
         }
@@ -344,48 +353,69 @@ fn check_timing_rules(kind: BackendKind) {
     let invalid = |tag| Some((tag, check_status::INVALID_STAG, 0));
     // (write, request, expected response to the request)
     type Step = (Option<Entry>, Option<Request>, Option<(u8, u8, u32)>);
+    let ok_inv = |tag| Some((tag, check_status::OK, 0));
     let steps: Vec<Step> = vec![
         (Some(entry), None, None),
-        // A request one cycle after the write sees it.
+        (None, None, None),
+        // A request two cycles after the write sees it.
         (None, Some(check(1, 0x5a)), ok(1)),
         (None, None, None),
-        (None, None, None),
-        // Checks issued 3 and 2 cycles before a re-keying write see the old entry; 1 and 0
-        // cycles before are refused; 1 cycle after see the new key.
+        // A re-keying write in cycle P = 7: checks of P - 3 see the old entry, of P - 1 and
+        // P + 1 are refused, of P + 3 see the new key.
         (None, Some(check(2, 0x5a)), ok(2)),
-        (None, Some(check(3, 0x5a)), ok(3)),
-        (None, Some(check(4, 0x5a)), invalid(4)),
-        (Some(rekeyed), Some(check(5, 0x5a)), invalid(5)),
-        (None, Some(check(6, 0x5a)), invalid(6)),
-        (None, Some(check(7, 0xa5)), ok(7)),
         (None, None, None),
+        (None, Some(check(3, 0x5a)), invalid(3)),
+        (Some(rekeyed), None, None),
+        (None, Some(check(4, 0xa5)), invalid(4)),
         (None, None, None),
-        (Some(entry), None, None),
+        (None, Some(check(5, 0xa5)), ok(5)),
         (None, None, None),
+        // A write in P = 15: checks of P - 2 see the old entry, of P are refused (even if the
+        // write changed nothing), of P + 2 see the new one.
         (None, None, None),
-        // An invalidate: the check right after it (next cycle) already sees the STag invalid,
-        // and a second invalidate too.
-        (None, Some(invalidate(8)), Some((8, check_status::OK, 0))),
-        (None, Some(check(9, 0x5a)), invalid(9)),
-        (None, Some(invalidate(10)), invalid(10)),
-        (None, Some(check(11, 0x5a)), invalid(11)),
+        (None, Some(check(6, 0xa5)), ok(6)),
+        (None, None, None),
+        (Some(entry), Some(check(7, 0x5a)), invalid(7)),
+        (None, None, None),
+        (None, Some(check(8, 0x5a)), ok(8)),
+        (None, None, None),
+        // A request cancels the request of the previous cycle: no response to check 9.
+        (None, Some(check(9, 0x5a)), None),
+        (None, Some(check(10, 0x5a)), ok(10)),
+        (None, None, None),
+        // An invalidate: the check two cycles after it (its valid bit is read in the cycle of
+        // the clear) already sees the STag invalid, and a second invalidate too.
+        (None, Some(invalidate(11)), ok_inv(11)),
+        (None, None, None),
+        (None, Some(check(12, 0x5a)), invalid(12)),
+        (None, None, None),
+        (None, Some(invalidate(13)), invalid(13)),
+        (None, None, None),
         // Re-registered one cycle after an invalidate passed: the write wins over the clear.
         (Some(entry), None, None),
-        (None, Some(invalidate(12)), Some((12, check_status::OK, 0))),
-        (Some(entry), Some(check(13, 0x5a)), invalid(13)),
-        (None, Some(check(14, 0x5a)), ok(14)),
         (None, None, None),
+        (None, Some(invalidate(14)), ok_inv(14)),
+        (Some(entry), None, None),
         (None, None, None),
-        // A request in the cycle of a write is refused even if the write changes nothing.
-        (Some(entry), Some(check(15, 0x5a)), invalid(15)),
-        (None, Some(check(0, 0x5a)), ok(0)),
+        (None, Some(check(15, 0x5a)), ok(15)),
+        (None, None, None),
+        // A cancelled invalidate clears nothing.
+        (None, Some(invalidate(0)), None),
+        (None, Some(check(1, 0x5a)), ok(1)),
         (None, None, None),
         // Re-registered two cycles after an invalidate passed (the edge of its clear): the
         // write wins.
-        (None, Some(invalidate(1)), Some((1, check_status::OK, 0))),
-        (None, Some(check(2, 0x5a)), invalid(2)),
+        (None, Some(invalidate(2)), ok_inv(2)),
+        (None, None, None),
         (Some(entry), None, None),
+        (None, None, None),
         (None, Some(check(3, 0x5a)), ok(3)),
+        // An invalidate one cycle after a write is refused.
+        (None, None, None),
+        (Some(entry), None, None),
+        (None, Some(invalidate(4)), invalid(4)),
+        (None, None, None),
+        (None, Some(check(5, 0x5a)), ok(5)),
     ];
     let cycles: Vec<Cycle> = steps
         .iter()

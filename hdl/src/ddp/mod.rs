@@ -78,6 +78,9 @@ pub mod tx;
 //        chk_valid chk_tag[CHK_TAG_BITS] chk_stag[32] chk_to[64] chk_len[32] chk_pd[PD_BITS]
 //        chk_qp[CONN_BITS] chk_access[4] chk_invalidate
 //   out: rsp_valid rsp_tag[CHK_TAG_BITS] rsp_status[3] rsp_host_addr[DMA_ADDR_BITS]
+//   timing: a response STAG_CHECK_LATENCY cycles after each request; a request in the cycle
+//        after another cancels that one (no response; the table is read over 2 cycles);
+//        prog_write at most every 2 cycles unless repeating the same fields.
 
 /// `rsp_status` values of [`stag_check::StagCheck`]. A check request (`chk_invalidate = 0`)
 /// runs, in this order (`rfc5040-rdmap.md` §5.4: wrap before bounds, so a wrapped sum is never

@@ -1,5 +1,5 @@
 //! StagCheck: the STag protection check of DDP placement (`rfc5040-rdmap.md` §5.4, §6.1 items
-//! 1-3 and 7, §7.2), fully pipelined over the [`StagTable`]: one request per cycle, no `ready`,
+//! 1-3 and 7, §7.2), pipelined over the [`StagTable`]: one request every 2 cycles, no `ready`,
 //! a response exactly [`STAG_CHECK_LATENCY`] cycles after each request. Port list and status
 //! semantics: [`crate::ddp`] ("StagCheck", [`check_status`]).
 //!
@@ -17,21 +17,32 @@
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
 //!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
 //!
-//! # Timing: [`STAG_CHECK_LATENCY`] = 5
+//! # Timing: [`STAG_CHECK_LATENCY`] = 5, one request every 2 cycles
 //!
 //! A request with `chk_valid` high in cycle `t` is answered with `rsp_valid` high in cycle
-//! `t + 5`, in request order (the tag is carried through). With `off = TO - base_to` and
+//! `t + 5`, in request order (the tag is carried through).
+//!
+//! The table reads an entry over two cycles (word 0 in `t`, word 1 in `t + 1`: the entry is
+//! two words of one 5-block-RAM memory instead of one word of 10 block RAMs, see
+//! [`StagTable`]), so a request in cycle `t + 1` **cancels** the request of `t`: it takes the
+//! read port, and the request of `t` gets no response (`rsp_valid` stays low in `t + 5`) and,
+//! for an invalidate, no valid-bit clear. Users: RxControl issues at most one check per job
+//! (jobs are 7 or more cycles apart; a Send's second check waits for the first's response), and
+//! RxPath issues a send-engine check only when neither RxControl nor anybody issued one in the
+//! previous cycle, and confirms it (`lchk_ready`) in the next cycle only if RxControl did not
+//! cancel it then (RxControl has no `ready`). With `off = TO - base_to` and
 //! `q = region_len - len`, `BOUNDS` is `off` outside `[0, 2^32)` or `off > q` (or `q < 0`):
 //!
 //! ```text
-//!  t    S0  read table part A (base_TO, region length, key, PD, rights, QP, remote_inv) and
-//!           the valid bit; register the request.
+//!  t    S0  read table word 0 (base_TO[15:0] and [47:32], region length[15:0], key, PD,
+//!           rights, QP, remote_inv) and the valid bit; register the request.
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
 //!           off[15:0], (TO - base_to)[47:32], q[15:0] with their borrows; WRAP from the
-//!           request alone (32-bit add). Read part B (host address).
+//!           request alone (32-bit add). Read word 1 (base_TO[31:16] and [63:48], region
+//!           length[31:16], host address).
 //!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit at the
-//!           end of this cycle. Upper 16-bit halves: off[31:16], (TO - base_to)[63:48],
-//!           q[31:16]; host address low half (16-bit add from the RAM).
+//!           end of this cycle. Upper 16-bit halves from the RAM (word 1): off[31:16],
+//!           (TO - base_to)[63:48], q[31:16]; host address low half (16-bit add).
 //!  t+3  S3  BOUNDS: (TO - base_to)[63:32] must equal the borrow of off[31:0] (so that
 //!           0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare); host address
 //!           high half.
@@ -47,20 +58,22 @@
 //! carry chain as `(a ^ b) == ((a | b) << 1)` beside the adder that gives the carry.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
-//! `rnic-bsp` synthesis harness): 1169 logic cells, 10 block RAMs, 108 MHz.
+//! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
+//! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry").
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!
 //! - `prog_write` in cycle `p` (a `prog_valid = 0` write invalidates the entry) writes the valid
-//!   bit and both table parts at the end of cycle `p`. A request issued in cycle `t >= p + 1`
-//!   sees the new entry. A **check** request of the same index issued in cycle `p - 1` or `p`
-//!   (its entry changes while the pipeline reads it: part A is read in cycle `t`, part B in
-//!   `t + 1`) is answered `INVALID_STAG`, and so is an **invalidate** request issued in cycle
-//!   `p` (it reads only part A); earlier requests see the old entry. This is the brief's "takes
-//!   effect for requests issued 2 or more cycles later" with one cycle to spare; the in-flight
-//!   refusal is a fail-safe that costs two 6-bit comparators instead of a delay line on the
-//!   write side, and it refuses nothing legitimate in practice: the firmware reprograms an entry
-//!   only while it is invalid, or to invalidate it.
+//!   bit and table word 1 at the end of cycle `p`, word 0 at the end of `p + 1`. A request
+//!   issued in cycle `t >= p + 2` sees the new entry. A **check** request of the same index
+//!   issued in cycle `p - 1`, `p` or `p + 1` (its entry changes while the pipeline reads it:
+//!   word 0 is read in cycle `t`, word 1 in `t + 1`) is answered `INVALID_STAG`, and so is an
+//!   **invalidate** request issued in cycle `p` or `p + 1` (it reads only word 0); earlier
+//!   requests see the old entry. This is the brief's "takes effect for requests issued 2 or
+//!   more cycles later"; the in-flight refusal is a fail-safe that costs three 6-bit
+//!   comparators instead of a delay line on the write side, and it refuses nothing legitimate
+//!   in practice: the firmware reprograms an entry only while it is invalid, or to invalidate
+//!   it.
 //! - An invalidate request issued in cycle `t` that answers `OK` clears the valid bit at the end
 //!   of cycle `t + 2`; every request issued in cycle `t + 1` or later sees the STag invalid
 //!   (`INVALID_STAG`; requests of cycles `t + 1` and `t + 2`, whose valid bit was read before
@@ -70,7 +83,7 @@
 //!   at the same edge).
 
 use super::check_status;
-use super::stag_table::{StagTable, A_BITS, B_BITS};
+use super::stag_table::{StagTable, W0_BITS, W_BITS};
 use crate::config::{CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_INDEX_BITS};
 use rust_hdl::prelude::*;
 
@@ -79,21 +92,26 @@ use rust_hdl::prelude::*;
 pub const STAG_CHECK_LATENCY: usize = 5;
 
 // The literal bit offsets in `update` (hdl_gen takes literals) follow the Cu configuration and
-// the part A packing of `stag_table`.
+// the word packing of `stag_table`.
 const _: () = assert!(
     STAG_INDEX_BITS == 6
         && PD_BITS == 4
         && CONN_BITS == 2
         && DMA_ADDR_BITS == 32
-        && super::stag_table::A_BASE_TO == 0
-        && super::stag_table::A_LEN == 64
-        && super::stag_table::A_KEY == 96
-        && super::stag_table::A_PD == 104
-        && super::stag_table::A_ACCESS == 108
-        && super::stag_table::A_QP_BOUND == 112
-        && super::stag_table::A_QP == 113
-        && super::stag_table::A_REMOTE_INV == 115
-        && B_BITS == 32
+        && super::stag_table::W0_BASE_0 == 0
+        && super::stag_table::W0_BASE_2 == 16
+        && super::stag_table::W0_LEN_L == 32
+        && super::stag_table::W0_KEY == 48
+        && super::stag_table::W0_PD == 56
+        && super::stag_table::W0_ACCESS == 60
+        && super::stag_table::W0_QP_BOUND == 64
+        && super::stag_table::W0_QP == 65
+        && super::stag_table::W0_REMOTE_INV == 67
+        && super::stag_table::W1_BASE_1 == 0
+        && super::stag_table::W1_BASE_3 == 16
+        && super::stag_table::W1_LEN_H == 32
+        && super::stag_table::W1_HOST == 48
+        && W_BITS == 80
 );
 
 /// The STag check pipeline with its table. Ports: [`crate::ddp`] ("StagCheck").
@@ -144,7 +162,8 @@ pub struct StagCheck {
     s1_idx: DFF<Bits<STAG_INDEX_BITS>>,
     /// The 24-bit index is below the table size.
     s1_idx_ok: DFF<Bit>,
-    /// A `prog_write` of this index in the request's cycle (part A read collided).
+    /// Word 0 of this index written in the request's cycle (its read collided, or the entry is
+    /// half written).
     s1_coll: DFF<Bit>,
 
     // S2: entry compares as flags, low 16-bit halves, the upper halves' operands.
@@ -158,7 +177,7 @@ pub struct StagCheck {
     s2_assoc: DFF<Bit>,
     s2_acc_ok: DFF<Bit>,
     s2_rinv: DFF<Bit>,
-    /// A `prog_write` of this index in cycle t+1: a check read part B while it changed; an
+    /// A `prog_write` of this index in cycle t+1: a check read word 1 while it changed; an
     /// invalidate's clear is dropped (the new entry comes after it).
     s2_reprog: DFF<Bit>,
     s2_wrap: DFF<Bit>,
@@ -167,9 +186,6 @@ pub struct StagCheck {
     s2_off_l: DFF<Bits<17>>,
     s2_e_l: DFF<Bits<17>>,
     s2_q_l: DFF<Bits<17>>,
-    s2_base_1: DFF<Bits<16>>,
-    s2_base_3: DFF<Bits<16>>,
-    s2_rlen_h: DFF<Bits<16>>,
     s2_to_1: DFF<Bits<16>>,
     s2_to_3: DFF<Bits<16>>,
     s2_len_h: DFF<Bits<16>>,
@@ -215,7 +231,7 @@ pub struct StagCheck {
     r_host: DFF<Bits<DMA_ADDR_BITS>>,
 
     // Combinational.
-    e_a: Signal<Local, Bits<A_BITS>>,
+    e_a: Signal<Local, Bits<W0_BITS>>,
     to_lo: Signal<Local, Bits<32>>,
     to_hi: Signal<Local, Bits<32>>,
     sum_lo: Signal<Local, Bits<33>>,
@@ -292,9 +308,6 @@ impl Default for StagCheck {
             s2_off_l: Default::default(),
             s2_e_l: Default::default(),
             s2_q_l: Default::default(),
-            s2_base_1: Default::default(),
-            s2_base_3: Default::default(),
-            s2_rlen_h: Default::default(),
             s2_to_1: Default::default(),
             s2_to_3: Default::default(),
             s2_len_h: Default::default(),
@@ -352,29 +365,37 @@ impl Logic for StagCheck {
         dff_setup!(
             self, clock, s1_v, s1_tag, s1_to, s1_len, s1_pd, s1_qp, s1_access, s1_inv, s1_key,
             s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx, s2_ent_ok, s2_assoc,
-            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_e_l, s2_q_l, s2_base_1, s2_base_3,
-            s2_rlen_h, s2_to_1, s2_to_3, s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag,
-            s3_early, s3_inv, s3_wrap, s3_off, s3_e_h, s3_el0, s3_el1, s3_q, s3_host_l, s3_host_h,
-            s4_v, s4_tag, s4_early, s4_inv, s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status,
-            r_host
+            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_e_l, s2_q_l, s2_to_1, s2_to_3,
+            s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off,
+            s3_e_h, s3_el0, s3_el1, s3_q, s3_host_l, s3_host_h, s4_v, s4_tag, s4_early, s4_inv,
+            s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
 
-        // ---- Programming: both parts at once (part A packing: see `stag_table`).
+        // ---- Programming: the valid bit and word 1 now, word 0 in the next cycle (packing:
+        // see `stag_table`).
         self.stags.write.next = self.prog_write.val();
         self.stags.write_index.next = self.prog_index.val();
         self.stags.write_valid.next = self.prog_valid.val();
-        self.stags.write_a.next = bit_cast::<A_BITS, 64>(self.prog_base_to.val())
-            | (bit_cast::<A_BITS, 32>(self.prog_len.val()) << 64)
-            | (bit_cast::<A_BITS, 8>(self.prog_key.val()) << 96)
-            | (bit_cast::<A_BITS, PD_BITS>(self.prog_pd.val()) << 104)
-            | (bit_cast::<A_BITS, 4>(self.prog_access.val()) << 108)
-            | (bit_cast::<A_BITS, 1>(self.prog_qp_bound.val().into()) << 112)
-            | (bit_cast::<A_BITS, CONN_BITS>(self.prog_qp.val()) << 113)
-            | (bit_cast::<A_BITS, 1>(self.prog_remote_inv.val().into()) << 115);
-        self.stags.write_b.next = self.prog_host_addr.val();
+        self.stags.write_w0.next =
+            bit_cast::<W0_BITS, 16>(self.prog_base_to.val().get_bits::<16>(0))
+                | (bit_cast::<W0_BITS, 16>(self.prog_base_to.val().get_bits::<16>(32)) << 16)
+                | (bit_cast::<W0_BITS, 16>(self.prog_len.val().get_bits::<16>(0)) << 32)
+                | (bit_cast::<W0_BITS, 8>(self.prog_key.val()) << 48)
+                | (bit_cast::<W0_BITS, PD_BITS>(self.prog_pd.val()) << 56)
+                | (bit_cast::<W0_BITS, 4>(self.prog_access.val()) << 60)
+                | (bit_cast::<W0_BITS, 1>(self.prog_qp_bound.val().into()) << 64)
+                | (bit_cast::<W0_BITS, CONN_BITS>(self.prog_qp.val()) << 65)
+                | (bit_cast::<W0_BITS, 1>(self.prog_remote_inv.val().into()) << 67);
+        self.stags.write_w1.next =
+            bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(16))
+                | (bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(48)) << 16)
+                | (bit_cast::<W_BITS, 16>(self.prog_len.val().get_bits::<16>(16)) << 32)
+                | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 48);
 
-        // ---- S0 (cycle t): read part A and the valid bit; register the request.
+        // ---- S0 (cycle t): read word 0 and the valid bit; register the request. A request
+        // takes the read port from the previous request's word 1 (which is then cancelled).
+        self.stags.read_a.next = self.chk_valid.val();
         self.stags.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
         self.s1_v.d.next = self.chk_valid.val();
         self.s1_tag.d.next = self.chk_tag.val();
@@ -387,24 +408,29 @@ impl Logic for StagCheck {
         self.s1_key.d.next = self.chk_stag.val().get_bits::<8>(0);
         self.s1_idx.d.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
         self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
-        self.s1_coll.d.next = self.prog_write.val()
-            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8));
+        // Word 0 written in this cycle (a `prog_write` now or in the previous cycle).
+        self.s1_coll.d.next = (self.prog_write.val()
+            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
+            || (self.stags.w0_pending.val()
+                && (self.stags.w0_index.val()
+                    == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)));
 
-        // ---- S1 (cycle t+1): part A and the valid bit are here.
-        self.e_a.next = self.stags.read_a_data.val();
-        self.s2_v.d.next = self.s1_v.q.val();
+        // ---- S1 (cycle t+1): word 0 and the valid bit are here. A new request now cancels
+        // this one (it takes the read port: no word 1 for this one).
+        self.e_a.next = self.stags.read_data.val().get_bits::<W0_BITS>(0);
+        self.s2_v.d.next = self.s1_v.q.val() && !self.chk_valid.val();
         self.s2_tag.d.next = self.s1_tag.q.val();
         self.s2_inv.d.next = self.s1_inv.q.val();
         self.s2_idx.d.next = self.s1_idx.q.val();
         self.s2_ent_ok.d.next = self.s1_idx_ok.q.val()
             && !self.s1_coll.q.val()
             && self.stags.read_valid.val()
-            && (self.e_a.val().get_bits::<8>(96) == self.s1_key.q.val());
-        self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(104) == self.s1_pd.q.val())
-            && (!self.e_a.val().get_bit(112)
-                || (self.e_a.val().get_bits::<CONN_BITS>(113) == self.s1_qp.q.val()));
-        self.s2_acc_ok.d.next = (self.s1_access.q.val() & !self.e_a.val().get_bits::<4>(108)) == 0;
-        self.s2_rinv.d.next = self.e_a.val().get_bit(115);
+            && (self.e_a.val().get_bits::<8>(48) == self.s1_key.q.val());
+        self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(56) == self.s1_pd.q.val())
+            && (!self.e_a.val().get_bit(64)
+                || (self.e_a.val().get_bits::<CONN_BITS>(65) == self.s1_qp.q.val()));
+        self.s2_acc_ok.d.next = (self.s1_access.q.val() & !self.e_a.val().get_bits::<4>(60)) == 0;
+        self.s2_rinv.d.next = self.e_a.val().get_bit(67);
         self.s2_reprog.d.next =
             self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
         // WRAP from the request alone; TO[31:0] + len == 0 (mod 2^32) without the carry chain.
@@ -416,19 +442,18 @@ impl Logic for StagCheck {
             == ((self.to_lo.val() | self.s1_len.q.val()) << 1);
         self.s2_wrap.d.next =
             self.to_hi.val().all() && self.sum_lo.val().get_bit(32) && !self.sum_lo_zero.val();
-        // Low 16-bit halves straight from the RAM; the upper halves' operands registered.
+        // Low 16-bit halves straight from the RAM (word 0); the request's upper halves
+        // registered for S2, where word 1 brings the entry's.
         self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
             - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
         self.s2_e_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(32))
-            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(32));
-        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(64))
+            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16));
+        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(32))
             - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
-        self.s2_base_1.d.next = self.e_a.val().get_bits::<16>(16);
-        self.s2_base_3.d.next = self.e_a.val().get_bits::<16>(48);
-        self.s2_rlen_h.d.next = self.e_a.val().get_bits::<16>(80);
         self.s2_to_1.d.next = self.s1_to.q.val().get_bits::<16>(16);
         self.s2_to_3.d.next = self.s1_to.q.val().get_bits::<16>(48);
         self.s2_len_h.d.next = self.s1_len.q.val().get_bits::<16>(16);
+        // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
         // This request's index was cleared at the end of this cycle (by the invalidate now in
         // S2) or of the previous one (`fw1`): later than its valid bit read. Compared here so
@@ -463,24 +488,24 @@ impl Logic for StagCheck {
         self.fw1_v.d.next = self.stags.clear.val();
         self.fw1_idx.d.next = self.s2_idx.q.val();
         self.off_h.next = bit_cast::<17, 16>(self.s2_to_1.q.val())
-            - bit_cast::<17, 16>(self.s2_base_1.q.val())
+            - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.s3_e_h.d.next = bit_cast::<17, 16>(self.s2_to_3.q.val())
-            - bit_cast::<17, 16>(self.s2_base_3.q.val())
+            - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
             - bit_cast::<17, 1>(self.s2_e_l.q.val().get_bits::<1>(16));
         self.s3_el0.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 0;
         self.s3_el1.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 1;
-        self.q_h.next = bit_cast::<17, 16>(self.s2_rlen_h.q.val())
+        self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             - bit_cast::<17, 16>(self.s2_len_h.q.val())
             - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q.d.next = (bit_cast::<33, 17>(self.q_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
-        self.host_l.next = bit_cast::<17, 16>(self.stags.read_b_data.val().get_bits::<16>(0))
+        self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(48))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.s3_host_l.d.next = self.host_l.val();
-        self.s3_host_h.d.next = self.stags.read_b_data.val().get_bits::<16>(16);
+        self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(64);
         self.s3_v.d.next = self.s2_v.q.val();
         self.s3_tag.d.next = self.s2_tag.q.val();
         self.s3_early.d.next = self.early.val();

@@ -6,51 +6,74 @@
 //!
 //! - **Valid bits** apart from the rest, in a 64-bit register vector: an invalidation writes only
 //!   its bit (no read-modify-write of the wide fields), and the clear port needs no RAM port.
-//! - **Wide fields** in two block RAMs, one per pipeline stage that needs them, so that no field
-//!   is carried in pipeline registers longer than needed:
-//!   - part A (read in the request's cycle): base_TO, region length, key, PD, access rights, QP
-//!     binding, remote-invalidate flag ([`A_BITS`] = 116 bits: 8 iCE40 block RAMs of 16 bits);
-//!   - part B (read one cycle later): the host address ([`B_BITS`] = 32: 2 block RAMs).
+//! - **The 148 other bits** as two words of [`W_BITS`] = 80 at addresses `index * 2 + word` of
+//!   ONE block RAM of 128 x 80 bits: 5 iCE40 block RAMs (256 x 16 each). One word per entry
+//!   (148 bits in 64 words) would take 10 of them, each 3/4 empty: a block RAM is at most 16
+//!   bits wide. The words follow the pipeline stage that needs them, so the table is read over
+//!   two cycles without delaying any check:
+//!   - word 0 (read in the request's cycle, used in S1): base_TO[15:0], base_TO[47:32], region
+//!     length[15:0], key, PD, access rights, QP binding, remote-invalidate flag ([`W0_BITS`] =
+//!     68 bits, offsets `W0_*`);
+//!   - word 1 (read one cycle later, used in S2): base_TO[31:16], base_TO[63:48], region
+//!     length[31:16], host address (80 bits, offsets `W1_*`).
 //!
-//! Both parts and the valid bit are written together (`write`), at the clock edge that ends
-//! the write's cycle. Every read is registered: the data of the index presented in cycle `t` is
-//! on the output in `t + 1`. A read and a write of the same RAM entry at the same edge return
-//! undefined data (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is
-//! built); the user must not use such data ([`StagCheck`](super::stag_check::StagCheck)
-//! answers `INVALID_STAG` for it). The rust-hdl model returns the old entry inverted in that
-//! case, so a test catches any use of it.
+//! # Timing
 //!
-//! The valid bit is read together with part A (`read_valid` is the bit of `read_a_index`, with
-//! the same registered timing). `clear` clears the bit of `clear_index` at the edge; a `write`
-//! of the same index at the same edge wins (it is the later, explicit action of the firmware).
+//! - **Reads**: one read port. In a cycle with `read_a` the RAM reads word 0 of `read_a_index`,
+//!   else word 1 of `read_b_index`; the data is on `read_data` in the next cycle (registered).
+//!   The valid bit of `read_a_index` is read every cycle (`read_valid`, same timing). So an
+//!   entry takes two consecutive cycles of the port: a request in the cycle after another one
+//!   takes the port from the first one's word 1 (see [`StagCheck`](super::stag_check::StagCheck)).
+//! - **Writes**: `write` in cycle `p` writes the valid bit and word 1 (`write_w1`) at the end of
+//!   `p`, and word 0 (`write_w0`, kept in a 68-bit register) at the end of `p + 1`
+//!   (`w0_pending` high in `p + 1`, with `w0_index`). A `write` in `p + 1` as well (only a
+//!   repeated commit of the same staging registers: `prog_*` are HostIf's staging registers)
+//!   replaces the pending word 0 with its own, of the same index and value.
+//! - A read and a write of the same RAM word at the same edge return undefined data
+//!   (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is built); the
+//!   user must not use such data ([`StagCheck`](super::stag_check::StagCheck) answers
+//!   `INVALID_STAG` for it). The rust-hdl model returns the old word inverted in that case, so a
+//!   test catches any use of it.
+//! - `clear` clears the valid bit of `clear_index` at the edge; a `write` of the same index at
+//!   the same edge wins (it is the later, explicit action of the firmware).
 
 use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Bit offset of base_TO (64 bits) in part A.
-pub const A_BASE_TO: usize = 0;
-/// Bit offset of the region length (32 bits) in part A.
-pub const A_LEN: usize = 64;
-/// Bit offset of the key in part A.
-pub const A_KEY: usize = 96;
-/// Bit offset of the PD in part A.
-pub const A_PD: usize = A_KEY + 8;
-/// Bit offset of the access rights (`rnic_proto::verbs::access` bits) in part A.
-pub const A_ACCESS: usize = A_PD + PD_BITS;
-/// Bit offset of the QP-bound flag in part A.
-pub const A_QP_BOUND: usize = A_ACCESS + 4;
-/// Bit offset of the bound QP in part A.
-pub const A_QP: usize = A_QP_BOUND + 1;
-/// Bit offset of the remote-invalidate flag in part A.
-pub const A_REMOTE_INV: usize = A_QP + CONN_BITS;
-/// Width of part A.
-pub const A_BITS: usize = A_REMOTE_INV + 1;
-/// Width of part B: the host address.
-pub const B_BITS: usize = DMA_ADDR_BITS;
+/// Word 0: base_TO[15:0].
+pub const W0_BASE_0: usize = 0;
+/// Word 0: base_TO[47:32].
+pub const W0_BASE_2: usize = 16;
+/// Word 0: region length[15:0].
+pub const W0_LEN_L: usize = 32;
+/// Word 0: the key.
+pub const W0_KEY: usize = 48;
+/// Word 0: the PD.
+pub const W0_PD: usize = W0_KEY + 8;
+/// Word 0: the access rights (`rnic_proto::verbs::access` bits).
+pub const W0_ACCESS: usize = W0_PD + PD_BITS;
+/// Word 0: the QP-bound flag.
+pub const W0_QP_BOUND: usize = W0_ACCESS + 4;
+/// Word 0: the bound QP.
+pub const W0_QP: usize = W0_QP_BOUND + 1;
+/// Word 0: the remote-invalidate flag.
+pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
+/// Width of word 0.
+pub const W0_BITS: usize = W0_REMOTE_INV + 1;
+/// Word 1: base_TO[31:16].
+pub const W1_BASE_1: usize = 0;
+/// Word 1: base_TO[63:48].
+pub const W1_BASE_3: usize = 16;
+/// Word 1: region length[31:16].
+pub const W1_LEN_H: usize = 32;
+/// Word 1: the host address.
+pub const W1_HOST: usize = 48;
+/// Width of a RAM word (word 1).
+pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(A_BITS == 116 && B_BITS == 32 && STAG_ENTRIES == 64);
+const _: () = assert!(W0_BITS == 68 && W_BITS == 80 && STAG_ENTRIES == 64);
 
 /// Simple dual-port RAM (one registered read port, one write port, one clock) of `2^A` words of
 /// `W` bits, mapped to iCE40 block RAM. Unlike the MPA context RAM it allows a read and a write
@@ -120,31 +143,37 @@ impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
     }
 }
 
-/// The STag table: valid bits, parts A and B (see the module documentation).
+/// The STag table: valid bits and the two-word RAM (see the module documentation).
 #[derive(LogicBlock)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
-    /// Programming: all parts and the valid bit of `write_index` at once.
+    /// Programming: the valid bit and word 1 of `write_index` now, word 0 in the next cycle.
     pub write: Signal<In, Bit>,
     pub write_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub write_valid: Signal<In, Bit>,
-    pub write_a: Signal<In, Bits<A_BITS>>,
-    pub write_b: Signal<In, Bits<B_BITS>>,
+    pub write_w0: Signal<In, Bits<W0_BITS>>,
+    pub write_w1: Signal<In, Bits<W_BITS>>,
+    /// Word 0 of `w0_index` is written at the end of this cycle.
+    pub w0_pending: Signal<Out, Bit>,
+    pub w0_index: Signal<Out, Bits<STAG_INDEX_BITS>>,
     /// Clears the valid bit of `clear_index` (a remote invalidation).
     pub clear: Signal<In, Bit>,
     pub clear_index: Signal<In, Bits<STAG_INDEX_BITS>>,
-    /// Read port A and the valid bit (registered).
+    /// Read word 0 of `read_a_index` (else word 1 of `read_b_index`).
+    pub read_a: Signal<In, Bit>,
     pub read_a_index: Signal<In, Bits<STAG_INDEX_BITS>>,
-    pub read_a_data: Signal<Out, Bits<A_BITS>>,
-    pub read_valid: Signal<Out, Bit>,
-    /// Read port B (registered).
     pub read_b_index: Signal<In, Bits<STAG_INDEX_BITS>>,
-    pub read_b_data: Signal<Out, Bits<B_BITS>>,
+    /// The word read at the previous edge (registered).
+    pub read_data: Signal<Out, Bits<W_BITS>>,
+    /// The valid bit of `read_a_index` at the previous edge (registered).
+    pub read_valid: Signal<Out, Bit>,
 
     valid: [DFF<Bit>; STAG_ENTRIES],
     valid_rd: DFF<Bit>,
-    ram_a: StagRam<A_BITS, STAG_INDEX_BITS>,
-    ram_b: StagRam<B_BITS, STAG_INDEX_BITS>,
+    w0_v: DFF<Bit>,
+    w0_idx: DFF<Bits<STAG_INDEX_BITS>>,
+    w0_data: DFF<Bits<W0_BITS>>,
+    ram: StagRam<W_BITS, RAM_ABITS>,
 }
 
 impl Default for StagTable {
@@ -154,29 +183,35 @@ impl Default for StagTable {
             write: Default::default(),
             write_index: Default::default(),
             write_valid: Default::default(),
-            write_a: Default::default(),
-            write_b: Default::default(),
+            write_w0: Default::default(),
+            write_w1: Default::default(),
+            w0_pending: Default::default(),
+            w0_index: Default::default(),
             clear: Default::default(),
             clear_index: Default::default(),
+            read_a: Default::default(),
             read_a_index: Default::default(),
-            read_a_data: Default::default(),
-            read_valid: Default::default(),
             read_b_index: Default::default(),
-            read_b_data: Default::default(),
+            read_data: Default::default(),
+            read_valid: Default::default(),
             valid: std::array::from_fn(|_| Default::default()),
             valid_rd: Default::default(),
-            ram_a: Default::default(),
-            ram_b: Default::default(),
+            w0_v: Default::default(),
+            w0_idx: Default::default(),
+            w0_data: Default::default(),
+            ram: Default::default(),
         }
     }
 }
 
+/// RAM address bits: the index and the word.
+const RAM_ABITS: usize = STAG_INDEX_BITS + 1;
+
 impl Logic for StagTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid_rd);
-        self.ram_a.clock.next = self.clock.val();
-        self.ram_b.clock.next = self.clock.val();
+        dff_setup!(self, clock, valid_rd, w0_v, w0_idx, w0_data);
+        self.ram.clock.next = self.clock.val();
         // One decoder compare per bit and port (a shifted mask would build a barrel shifter).
         for i in 0..STAG_ENTRIES {
             self.valid[i].clock.next = self.clock.val();
@@ -196,15 +231,30 @@ impl Logic for StagTable {
         }
         self.read_valid.next = self.valid_rd.q.val();
 
-        self.ram_a.write_enable.next = self.write.val();
-        self.ram_a.write_addr.next = self.write_index.val();
-        self.ram_a.write_data.next = self.write_a.val();
-        self.ram_a.read_addr.next = self.read_a_index.val();
-        self.read_a_data.next = self.ram_a.read_data.val();
-        self.ram_b.write_enable.next = self.write.val();
-        self.ram_b.write_addr.next = self.write_index.val();
-        self.ram_b.write_data.next = self.write_b.val();
-        self.ram_b.read_addr.next = self.read_b_index.val();
-        self.read_b_data.next = self.ram_b.read_data.val();
+        // Writes: word 1 from the ports at `write`, word 0 from its register one cycle later.
+        self.w0_v.d.next = self.write.val();
+        if self.write.val() {
+            self.w0_idx.d.next = self.write_index.val();
+            self.w0_data.d.next = self.write_w0.val();
+        }
+        self.w0_pending.next = self.w0_v.q.val();
+        self.w0_index.next = self.w0_idx.q.val();
+        self.ram.write_enable.next = self.write.val() || self.w0_v.q.val();
+        self.ram.write_addr.next = bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.w0_idx.q.val()) << 1;
+        self.ram.write_data.next = bit_cast::<W_BITS, W0_BITS>(self.w0_data.q.val());
+        if self.write.val() {
+            self.ram.write_addr.next =
+                (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.write_index.val()) << 1) | 1;
+            self.ram.write_data.next = self.write_w1.val();
+        }
+
+        // Reads: word 0 for a new request, else word 1 of the previous one.
+        self.ram.read_addr.next =
+            (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.read_b_index.val()) << 1) | 1;
+        if self.read_a.val() {
+            self.ram.read_addr.next =
+                bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.read_a_index.val()) << 1;
+        }
+        self.read_data.next = self.ram.read_data.val();
     }
 }

@@ -61,15 +61,24 @@
 //!   4-aligned). Its small context (3 octets, offset mod 512) is in registers indexed by
 //!   `llp_conn` directly, so interleaved segments cost nothing there.
 //! - The word FSM works on the context of one connection in registers. When the S1 word is of
-//!   another connection it swaps in one cycle, while the pipeline waits: the working registers
+//!   another connection it swaps in two cycles, while the pipeline waits: the working registers
 //!   go to the [`RxContextRam`] entry of the old connection and the new connection's entry
 //!   comes in. The RAM is read every cycle at the connection entering S1, so the entry is ready
-//!   when its word reaches the FSM; a read and a write of the same entry never coincide. The
-//!   [`CTX_BITS`] = 118 bits fit 8 iCE40 block RAMs (and up to 256 connections at no cost in
-//!   logic). A connection restarted while not `cur` gets a restart flag, applied at swap-in.
-//!   16 of the bits are the FPDU's ULPDU_Length (`ulen`), which leaves with every ULPDU beat on
-//!   `ulpdu_len` (so DDP knows the segment length at its first beat): one block RAM more and no
-//!   logic, cheaper than a per-connection length register file with its read multiplexer.
+//!   when its word reaches the FSM; a read and a write of the same entry never coincide (the
+//!   old and the new connection differ). A connection restarted while not `cur` gets a
+//!   restart flag, applied at swap-in. 16 of the bits are the FPDU's ULPDU_Length (`ulen`),
+//!   which leaves with every ULPDU beat on `ulpdu_len` (so DDP knows the segment length at its
+//!   first beat), cheaper than a per-connection length register file with its read multiplexer.
+//! - Context storage: the [`CTX_BITS`] = 118 bits are two words of [`CTX_WORD_BITS`] = 64 at
+//!   addresses `conn * 2 + word` of one RAM: 4 iCE40 block RAMs (256 x 16 each) instead of the
+//!   8 that one 118-bit word per connection needs (a block RAM is at most 16 bits wide, and 4
+//!   connections use 4 of its 256 words). Word 0 (`obuf`, `words_left`, `since_hdr`) is swapped
+//!   in the first cycle (`switch`), word 1 (`crc`, the flags, `len_lo`, `ulen`) in the second
+//!   (`switch_b`, where `cur` and the connection's settings change): everything a
+//!   configuration restart or an error touches is in word 1, so a restart of `cur` between the
+//!   two cycles (`cfg_v` holds `switch_b` back) and an error taken in the first cycle land in
+//!   the old connection's word 1. The cost: one more bubble per change of connection and a
+//!   64-bit 2:1 multiplexer on the RAM's write data.
 //! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
 //!   depends on registers only (`adv_q`, registered from the next values of what it depends
 //!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
@@ -83,8 +92,8 @@
 //! - One LLP beat per cycle: a beat gives at most one word and a word at most one ULPDU beat
 //!   (the header word carries ULPDU bytes 0-1, so a ULPDU of L bytes arrives in ⌈(L+2)/4⌉ words
 //!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat). The only bubbles:
-//!   one cycle per change of connection at the word FSM, one per configuration write, one per
-//!   raw beat.
+//!   two cycles per change of connection at the word FSM (the context swap), one per
+//!   configuration write, one per raw beat.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
 use crate::crc::Crc32cUpdate;
@@ -107,6 +116,13 @@ const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
 
 /// Bits of one connection's word-FSM context (see the packing in `update`).
 pub const CTX_BITS: usize = 118;
+/// The context is stored as two words of [`CTX_WORD_BITS`] (4 iCE40 block RAMs of 16 bits):
+/// word 0 `obuf`, `words_left`, `since_hdr` (61 bits); word 1 `crc`, the flags, `len_lo`,
+/// `ulen` (57 bits), i.e. everything a configuration restart touches.
+pub const CTX_WORD_BITS: usize = 64;
+/// Context store address: connection, word.
+const CTX_ADDR_BITS: usize = CONN_BITS + 1;
+const _: () = assert!(2 * CTX_WORD_BITS >= CTX_BITS && 32 + 15 + 14 <= CTX_WORD_BITS);
 /// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
 /// ULPDU_Length 16, connection. `ulpdu_good` is formed at the output from the two verdict bits.
 const ULPDU_BITS: usize = 56 + CONN_BITS;
@@ -178,6 +194,9 @@ pub struct MpaRx {
     s1_mark: DFF<Bit>,
     /// The S1 word is valid and of a connection other than `cur`: swap contexts.
     s1_switch: DFF<Bit>,
+    /// Second cycle of a context swap (word 1), or waiting for it while a configuration
+    /// restart takes its cycle.
+    sw2: DFF<Bit>,
     /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
     s1_go: DFF<Bit>,
     /// The outputs can take a beat and no configuration restart is due: the advance, but for
@@ -225,7 +244,7 @@ pub struct MpaRx {
     /// error is taken in this cycle (the compare is registered).
     too_long: DFF<Bit>,
     /// Context store of the connections not in the working registers.
-    ctx: RxContextRam<CTX_BITS, CONN_BITS>,
+    ctx: RxContextRam<CTX_WORD_BITS, CTX_ADDR_BITS>,
     crc_upd: Crc32cUpdate<32, 4>,
 
     ulpdu_skid: RxSkid<ULPDU_BITS>,
@@ -243,6 +262,7 @@ pub struct MpaRx {
     // Combinational signals.
     adv: Signal<Local, Bit>,
     switch: Signal<Local, Bit>,
+    switch_b: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     raw_next: Signal<Local, Bit>,
     proc: Signal<Local, Bit>,
@@ -251,7 +271,8 @@ pub struct MpaRx {
     max_of: Signal<Local, Bits<16>>,
     crc_of: Signal<Local, Bit>,
     restart_of: Signal<Local, Bit>,
-    ctx_wr: Signal<Local, Bits<CTX_BITS>>,
+    ctx_wr0: Signal<Local, Bits<CTX_WORD_BITS>>,
+    ctx_wr1: Signal<Local, Bits<CTX_WORD_BITS>>,
     length: Signal<Local, Bits<16>>,
     length_p1: Signal<Local, Bits<17>>,
     fpdu_words: Signal<Local, Bits<15>>,
@@ -331,6 +352,7 @@ impl Default for MpaRx {
             s1_conn: Default::default(),
             s1_mark: Default::default(),
             s1_switch: Default::default(),
+            sw2: Default::default(),
             s1_go: Default::default(),
             adv_q: Default::default(),
             cur: Default::default(),
@@ -364,6 +386,7 @@ impl Default for MpaRx {
             err_code_q: Default::default(),
             adv: Default::default(),
             switch: Default::default(),
+            switch_b: Default::default(),
             take: Default::default(),
             raw_next: Default::default(),
             proc: Default::default(),
@@ -372,7 +395,8 @@ impl Default for MpaRx {
             max_of: Default::default(),
             crc_of: Default::default(),
             restart_of: Default::default(),
-            ctx_wr: Default::default(),
+            ctx_wr0: Default::default(),
+            ctx_wr1: Default::default(),
             length: Default::default(),
             length_p1: Default::default(),
             fpdu_words: Default::default(),
@@ -407,7 +431,7 @@ impl Logic for MpaRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go,
+            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sw2,
             adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
             since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
             v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
@@ -468,7 +492,16 @@ impl Logic for MpaRx {
 
         // ---- Advance: from registers only. The word FSM swaps contexts when the S1 word is of
         // another connection; a configuration write takes a cycle of its own.
-        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
+        // The swap takes two cycles: `switch` (word 0) then `switch_b` (word 1); a configuration
+        // restart (`cfg_v`) takes its cycle before either.
+        self.switch.next = self.s1_switch.q.val() && !self.sw2.q.val() && !self.cfg_v.q.val();
+        self.switch_b.next = self.sw2.q.val() && !self.cfg_v.q.val();
+        if self.switch.val() {
+            self.sw2.d.next = true;
+        }
+        if self.switch_b.val() {
+            self.sw2.d.next = false;
+        }
         self.adv.next = self.adv_q.q.val() && !self.s1_switch.q.val();
         self.llp_ready.next = self.adv.val();
         self.take.next = self.adv.val() && self.llp_valid.val();
@@ -510,15 +543,21 @@ impl Logic for MpaRx {
                 && self.in_fpdu_mode.val()
                 && self.realigner.word_valid.val()
                 && (self.llp_conn.val() == self.cur.q.val());
-        } else if self.switch.val() {
+        } else if self.switch_b.val() {
             self.s1_switch.d.next = false;
             self.s1_go.d.next = true;
         }
         // The context store reads the entry of the connection entering S1, every cycle, so that
         // it is ready when that connection's word reaches the word FSM.
-        self.ctx.read_addr.next = self.s1_conn.q.val();
+        // Word 0 (address bit 0 clear), and word 1 in the cycle before `switch_b`.
+        self.ctx.read_addr.next = bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.s1_conn.q.val()) << 1;
         if self.adv.val() {
-            self.ctx.read_addr.next = self.llp_conn.val();
+            self.ctx.read_addr.next =
+                bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.llp_conn.val()) << 1;
+        }
+        if self.switch.val() || (self.sw2.q.val() && self.cfg_v.q.val()) {
+            self.ctx.read_addr.next =
+                (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.s1_conn.q.val()) << 1) | 1;
         }
 
         // ---- Word FSM on the S1 word.
@@ -660,39 +699,48 @@ impl Logic for MpaRx {
         // ---- Context swap (never in the same cycle as `proc`): the working registers to the
         // store, the S1 word's connection from the store (or restarted, after a configuration
         // write while it was not `cur`).
-        self.ctx_wr.next = bit_cast::<CTX_BITS, 32>(self.crc.q.val())
-            | (bit_cast::<CTX_BITS, 32>(self.obuf.q.val()) << 32)
-            | (bit_cast::<CTX_BITS, 15>(self.words_left.q.val()) << 64)
-            | (bit_cast::<CTX_BITS, 14>(self.since_hdr.q.val()) << 79)
-            | (bit_cast::<CTX_BITS, 2>(self.len_lo.q.val()) << 93)
-            | (bit_cast::<CTX_BITS, 1>(self.in_fpdu.q.val().into()) << 95)
-            | (bit_cast::<CTX_BITS, 1>(self.crc_next.q.val().into()) << 96)
-            | (bit_cast::<CTX_BITS, 1>(
+        self.ctx_wr0.next = bit_cast::<CTX_WORD_BITS, 32>(self.obuf.q.val())
+            | (bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val()) << 32)
+            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 47);
+        self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 32>(self.crc.q.val())
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into()) << 32)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 33)
+            | (bit_cast::<CTX_WORD_BITS, 1>(
                 (self.dead.q.val() || self.too_long.q.val() || self.bad.val()).into(),
-            ) << 97)
-            | (bit_cast::<CTX_BITS, 1>(self.one_left.q.val().into()) << 98)
-            | (bit_cast::<CTX_BITS, 1>(self.zero_len.q.val().into()) << 99)
-            | (bit_cast::<CTX_BITS, 1>(self.marker_bad.q.val().into()) << 100)
-            | (bit_cast::<CTX_BITS, 1>(self.first.q.val().into()) << 101)
-            | (bit_cast::<CTX_BITS, 16>(self.ulen.q.val()) << 102);
-        self.ctx.write_enable.next = self.switch.val();
-        self.ctx.write_addr.next = self.cur.q.val();
-        self.ctx.write_data.next = self.ctx_wr.val();
+            ) << 34)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.marker_bad.q.val().into()) << 35)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.one_left.q.val().into()) << 36)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.zero_len.q.val().into()) << 37)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 38)
+            | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 39)
+            | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 41);
+        self.ctx.write_enable.next = self.switch.val() || self.switch_b.val();
+        self.ctx.write_addr.next = bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 1;
+        self.ctx.write_data.next = self.ctx_wr0.val();
+        if self.switch_b.val() {
+            self.ctx.write_addr.next =
+                (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 1) | 1;
+            self.ctx.write_data.next = self.ctx_wr1.val();
+        }
+        // Word 0 at `switch`: fields no configuration restart and no error touches.
         if self.switch.val() {
+            self.obuf.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+            self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(32);
+            self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(47);
+        }
+        // Word 1 and the connection's settings at `switch_b`.
+        if self.switch_b.val() {
             self.cur.d.next = self.s1_conn.q.val();
             self.crc.d.next = self.ctx.read_data.val().get_bits::<32>(0);
-            self.obuf.d.next = self.ctx.read_data.val().get_bits::<32>(32);
-            self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(64);
-            self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(79);
-            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(93);
-            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(95);
-            self.crc_next.d.next = self.ctx.read_data.val().get_bit(96);
-            self.dead.d.next = self.ctx.read_data.val().get_bit(97);
-            self.one_left.d.next = self.ctx.read_data.val().get_bit(98);
-            self.zero_len.d.next = self.ctx.read_data.val().get_bit(99);
-            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(100);
-            self.first.d.next = self.ctx.read_data.val().get_bit(101);
-            self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(102);
+            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(32);
+            self.crc_next.d.next = self.ctx.read_data.val().get_bit(33);
+            self.dead.d.next = self.ctx.read_data.val().get_bit(34);
+            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(35);
+            self.one_left.d.next = self.ctx.read_data.val().get_bit(36);
+            self.zero_len.d.next = self.ctx.read_data.val().get_bit(37);
+            self.first.d.next = self.ctx.read_data.val().get_bit(38);
+            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(39);
+            self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(41);
             self.cur_crc_on.d.next = self.crc_of.val();
             self.cur_max.d.next = self.max_of.val();
             if self.restart_of.val() {

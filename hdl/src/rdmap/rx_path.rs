@@ -171,6 +171,10 @@ pub struct RxPath {
     fpdu_conn_q: DFF<Bits<CONN_BITS>>,
     /// `lchk_own[i]`: the StagCheck request of `i + 1` cycles ago was a local check.
     lchk_own: [DFF<Bit>; STAG_CHECK_LATENCY],
+    /// A StagCheck request in the previous cycle (StagCheck takes one every 2 cycles).
+    chk_prev: DFF<Bit>,
+    /// A local check goes to the StagCheck in this cycle.
+    lchk_go: Signal<Local, Bit>,
     mpa: MpaRx,
     parse: DdpRxParse,
     check: StagCheck,
@@ -258,20 +262,29 @@ impl Logic for RxPath {
         self.check.prog_len.next = self.prog_len.val();
         self.check.prog_host_addr.next = self.prog_host_addr.val();
         // StagCheck's two requesters (`docs/core.md`, "RxPath additions"): RxControl first;
-        // the send engine's local check takes the cycles RxControl leaves free. The answer
-        // comes STAG_CHECK_LATENCY cycles later; `lchk_own` remembers whose it is.
-        self.lchk_ready.next = !self.control.chk_valid.val();
+        // the send engine's local check takes the cycles RxControl leaves free. StagCheck takes
+        // a request every 2 cycles and a request cancels the one of the previous cycle
+        // (`ddp/stag_check.rs`): a local check goes in a cycle after one without a request and
+        // is taken from the send engine (`lchk_ready`) in the next cycle unless RxControl
+        // (which has no ready) issues one then; a cancelled local check is tried again. The
+        // answer comes STAG_CHECK_LATENCY cycles after the request went to StagCheck;
+        // `lchk_own` remembers whose it is (a cancelled one has no answer).
+        self.chk_prev.clock.next = self.clock.val();
+        self.lchk_go.next =
+            self.lchk_valid.val() && !self.control.chk_valid.val() && !self.chk_prev.q.val();
+        self.chk_prev.d.next = self.control.chk_valid.val() || self.lchk_go.val();
+        self.lchk_ready.next = self.lchk_own[0].q.val() && !self.control.chk_valid.val();
         self.lchk_own[0].clock.next = self.clock.val();
         self.lchk_own[1].clock.next = self.clock.val();
         self.lchk_own[2].clock.next = self.clock.val();
         self.lchk_own[3].clock.next = self.clock.val();
         self.lchk_own[4].clock.next = self.clock.val();
-        self.lchk_own[0].d.next = self.lchk_valid.val() && !self.control.chk_valid.val();
+        self.lchk_own[0].d.next = self.lchk_go.val();
         self.lchk_own[1].d.next = self.lchk_own[0].q.val();
         self.lchk_own[2].d.next = self.lchk_own[1].q.val();
         self.lchk_own[3].d.next = self.lchk_own[2].q.val();
         self.lchk_own[4].d.next = self.lchk_own[3].q.val();
-        self.check.chk_valid.next = self.control.chk_valid.val() || self.lchk_valid.val();
+        self.check.chk_valid.next = self.control.chk_valid.val() || self.lchk_go.val();
         self.check.chk_tag.next = self.control.chk_tag.val();
         if self.control.chk_valid.val() {
             self.check.chk_stag.next = self.control.chk_stag.val();

@@ -639,7 +639,9 @@ impl RxPathBench {
         self.mem.set_qp_pd(qp, cfg.enable.then_some(cfg.pd));
     }
 
-    /// STag table write (one-cycle strobe); the monitor registers the region under `index`.
+    /// STag table write (one-cycle strobe, then a cycle without: StagCheck writes an entry over
+    /// two cycles, and HostIf's commits of different entries are at least that far apart); the
+    /// monitor registers the region under `index`.
     pub fn program_stag(&mut self, index: u32, e: MrEntry) {
         let p = &self.p;
         let s = &mut self.sim;
@@ -657,6 +659,7 @@ impl RxPathBench {
         s.set(p.prog_write, 1);
         self.step();
         self.sim.set(self.p.prog_write, 0);
+        self.step();
         self.mem.set_region(
             index,
             Region {
