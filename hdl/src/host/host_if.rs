@@ -94,6 +94,7 @@ const CQN: usize = 1 << CQ_BITS;
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RqState {
     Idle,
+    Pi,
     Check,
     Empty,
     Base,
@@ -107,6 +108,7 @@ pub enum RqState {
 pub enum CwState {
     Idle,
     Cq,
+    Ci,
     Sel,
     Full,
     Base,
@@ -267,14 +269,23 @@ pub struct HostIf {
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
+    c_m_all: Constant<Bits<32>>,
+    c_m_index: Constant<Bits<32>>,
+    c_m_flags: Constant<Bits<32>>,
+    c_m_ctrl: Constant<Bits<32>>,
+    c_m_16: Constant<Bits<32>>,
+    c_m_log2: Constant<Bits<32>>,
 
-    // ---- The base RAM: {0, qp} RQ_BASE, {1, qp} SQ_BASE, {2, cq} CQ_BASE.
-    base: StagRam<32, 4>,
+    // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
+    // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
+    base: StagRam<32, 8>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
     rdata_q: DFF<Bits<32>>,
     rram_q: DFF<Bit>,
+    /// The read is of RQ_PI / CQ_CI reset since its last write: 0, not the RAM word.
+    rzero_q: DFF<Bit>,
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
@@ -292,11 +303,13 @@ pub struct HostIf {
     prog_q: DFF<Bit>,
 
     // ---- Per QP.
-    q_ctrl: [DFF<Bits<24>>; QPS],
+    /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
+    q_cqs: [DFF<Bits<4>>; QPS],
     q_ulpdu: [DFF<Bits<32>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
-    q_rq_pi: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
+    q_pi_v: [DFF<Bit>; QPS],
     q_rq_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
@@ -304,6 +317,8 @@ pub struct HostIf {
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
     qpc_qp_q: DFF<Bits<CONN_BITS>>,
+    /// QP_CTRL `[19:0]` of the commit's write.
+    qpc_ctrl_q: DFF<Bits<20>>,
     db_q: DFF<Bit>,
     db_qp_q: DFF<Bits<CONN_BITS>>,
     db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
@@ -313,7 +328,8 @@ pub struct HostIf {
     // ---- Per CQ.
     c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
     c_pi: [DFF<Bits<RING_INDEX_BITS>>; CQN],
-    c_ci: [DFF<Bits<RING_INDEX_BITS>>; CQN],
+    /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
+    c_ci_v: [DFF<Bit>; CQN],
     c_ovf: [DFF<Bit>; CQN],
 
     // ---- RQ service.
@@ -363,30 +379,30 @@ pub struct HostIf {
     a_qoff: Signal<Local, Bits<6>>,
     a_coff: Signal<Local, Bits<5>>,
     a_ram: Signal<Local, Bit>,
-    a_ram_addr: Signal<Local, Bits<4>>,
+    a_ram_addr: Signal<Local, Bits<8>>,
+    a_mask: Signal<Local, Bits<32>>,
+    a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
-    m_ctrl: Signal<Local, Bits<24>>,
-    m_ulpdu: Signal<Local, Bits<32>>,
-    m_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    m_rq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    m_rq_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_pi_v: Signal<Local, Bit>,
     m_rq_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     m_aev_v: Signal<Local, Bit>,
     m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
-    m_c_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     m_c_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
-    m_c_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
-    k_ctrl: Signal<Local, Bits<24>>,
     k_ulpdu: Signal<Local, Bits<32>>,
     k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    r_pi_v: Signal<Local, Bit>,
+    /// RQ_PI as read from the RAM (0 if not written since the commit).
     r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    w_ctrl: Signal<Local, Bits<24>>,
+    w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
     w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    w_ci_v: Signal<Local, Bit>,
+    /// CQ_CI as read from the RAM (0 if not written since CQ_LOG2).
     w_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_ovf: Signal<Local, Bit>,
@@ -546,10 +562,26 @@ impl Default for HostIf {
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
+            c_m_all: Constant::new(0xFFFF_FFFFu64.into()),
+            c_m_index: Constant::new(((1u64 << STAG_INDEX_BITS) - 1).into()),
+            c_m_flags: Constant::new(
+                (0xFFu64
+                    | (((1u64 << PD_BITS) - 1) << regs::STAG_FLAGS_PD_SHIFT)
+                    | (0xFu64 << regs::STAG_FLAGS_ACCESS_SHIFT)
+                    | u64::from(regs::STAG_FLAGS_VALID)
+                    | u64::from(regs::STAG_FLAGS_QP_BOUND)
+                    | u64::from(regs::STAG_FLAGS_REMOTE_INV)
+                    | (((1u64 << CONN_BITS) - 1) << regs::STAG_FLAGS_QP_SHIFT))
+                    .into(),
+            ),
+            c_m_ctrl: Constant::new(0x00FF_FFFFu64.into()),
+            c_m_16: Constant::new(0xFFFFu64.into()),
+            c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
             base: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             rram_q: Default::default(),
+            rzero_q: Default::default(),
             st_index: Default::default(),
             st_key: Default::default(),
             st_pd: Default::default(),
@@ -563,17 +595,18 @@ impl Default for HostIf {
             st_len: Default::default(),
             st_addr: Default::default(),
             prog_q: Default::default(),
-            q_ctrl: Default::default(),
+            q_cqs: Default::default(),
             q_ulpdu: Default::default(),
             q_sq_log2: Default::default(),
             q_rq_log2: Default::default(),
-            q_rq_pi: Default::default(),
+            q_pi_v: Default::default(),
             q_rq_ci: Default::default(),
             q_aev_v: Default::default(),
             q_aev: Default::default(),
             q_fpdu: Default::default(),
             qpc_q: Default::default(),
             qpc_qp_q: Default::default(),
+            qpc_ctrl_q: Default::default(),
             db_q: Default::default(),
             db_qp_q: Default::default(),
             db_pi_q: Default::default(),
@@ -581,7 +614,7 @@ impl Default for HostIf {
             qe_qp_q: Default::default(),
             c_log2: Default::default(),
             c_pi: Default::default(),
-            c_ci: Default::default(),
+            c_ci_v: Default::default(),
             c_ovf: Default::default(),
             rq_state: Default::default(),
             rq_qp: Default::default(),
@@ -623,29 +656,27 @@ impl Default for HostIf {
             a_coff: Default::default(),
             a_ram: Default::default(),
             a_ram_addr: Default::default(),
+            a_mask: Default::default(),
+            a_zero: Default::default(),
             rv: Default::default(),
-            m_ctrl: Default::default(),
-            m_ulpdu: Default::default(),
-            m_sq_log2: Default::default(),
-            m_rq_log2: Default::default(),
-            m_rq_pi: Default::default(),
+            m_pi_v: Default::default(),
             m_rq_ci: Default::default(),
             m_aev_v: Default::default(),
             m_aev: Default::default(),
             m_fpdu: Default::default(),
-            m_c_log2: Default::default(),
             m_c_pi: Default::default(),
-            m_c_ci: Default::default(),
+            m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
-            k_ctrl: Default::default(),
             k_ulpdu: Default::default(),
             k_sq_log2: Default::default(),
+            r_pi_v: Default::default(),
             r_pi: Default::default(),
             r_ci: Default::default(),
             r_log2: Default::default(),
-            w_ctrl: Default::default(),
+            w_cqs: Default::default(),
             w_aev_v: Default::default(),
             w_pi: Default::default(),
+            w_ci_v: Default::default(),
             w_ci: Default::default(),
             w_log2: Default::default(),
             w_ovf: Default::default(),
@@ -699,6 +730,7 @@ impl Logic for HostIf {
             rvalid_q,
             rdata_q,
             rram_q,
+            rzero_q,
             st_index,
             st_key,
             st_pd,
@@ -714,6 +746,7 @@ impl Logic for HostIf {
             prog_q,
             qpc_q,
             qpc_qp_q,
+            qpc_ctrl_q,
             db_q,
             db_qp_q,
             db_pi_q,
@@ -750,16 +783,16 @@ impl Logic for HostIf {
         );
         self.base.clock.next = self.clock.val();
         for i in 0..QPS {
-            self.q_ctrl[i].clock.next = self.clock.val();
-            self.q_ctrl[i].d.next = self.q_ctrl[i].q.val();
+            self.q_cqs[i].clock.next = self.clock.val();
+            self.q_cqs[i].d.next = self.q_cqs[i].q.val();
             self.q_ulpdu[i].clock.next = self.clock.val();
             self.q_ulpdu[i].d.next = self.q_ulpdu[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
             self.q_rq_log2[i].clock.next = self.clock.val();
             self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
-            self.q_rq_pi[i].clock.next = self.clock.val();
-            self.q_rq_pi[i].d.next = self.q_rq_pi[i].q.val();
+            self.q_pi_v[i].clock.next = self.clock.val();
+            self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
             self.q_rq_ci[i].clock.next = self.clock.val();
             self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val();
             self.q_aev_v[i].clock.next = self.clock.val();
@@ -777,8 +810,8 @@ impl Logic for HostIf {
             self.c_log2[i].d.next = self.c_log2[i].q.val();
             self.c_pi[i].clock.next = self.clock.val();
             self.c_pi[i].d.next = self.c_pi[i].q.val();
-            self.c_ci[i].clock.next = self.clock.val();
-            self.c_ci[i].d.next = self.c_ci[i].q.val();
+            self.c_ci_v[i].clock.next = self.clock.val();
+            self.c_ci_v[i].d.next = self.c_ci_v[i].q.val();
             self.c_ovf[i].clock.next = self.clock.val();
             self.c_ovf[i].d.next = self.c_ovf[i].q.val();
         }
@@ -802,89 +835,133 @@ impl Logic for HostIf {
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
-        // Registers in the base RAM.
+        // Registers in the RAM (every one only MMIO writes), with their implemented bits.
         self.a_ram.next = false;
-        self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val());
-        if self.a_qp.val() && (self.a_qoff.val() == 0x14) {
-            self.a_ram.next = true;
+        self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
+        self.a_mask.next = self.c_m_all.val();
+        if self.a_glob.val() {
+            if self.a_goff.val() == 0x40 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_index.val();
+            }
+            if self.a_goff.val() == 0x44 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_flags.val();
+            }
+            if (self.a_goff.val() == 0x48)
+                || (self.a_goff.val() == 0x4C)
+                || (self.a_goff.val() == 0x50)
+                || (self.a_goff.val() == 0x54)
+            {
+                self.a_ram.next = true;
+            }
         }
-        if self.a_qp.val() && (self.a_qoff.val() == 0x08) {
-            self.a_ram.next = true;
-            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        if self.a_qp.val() {
+            if self.a_qoff.val() == 0x00 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_ctrl.val();
+            }
+            if (self.a_qoff.val() == 0x04)
+                || (self.a_qoff.val() == 0x08)
+                || (self.a_qoff.val() == 0x14)
+            {
+                self.a_ram.next = true;
+            }
+            if (self.a_qoff.val() == 0x0C) || (self.a_qoff.val() == 0x18) {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_log2.val();
+            }
+            if self.a_qoff.val() == 0x1C {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_16.val();
+            }
         }
-        if self.a_cq.val() && (self.a_coff.val() == 0) {
-            self.a_ram.next = true;
-            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+        if self.a_cq.val() {
+            if self.a_coff.val() == 0x00 {
+                self.a_ram.next = true;
+            }
+            if self.a_coff.val() == 0x04 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_log2.val();
+            }
+            if self.a_coff.val() == 0x0C {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_16.val();
+            }
         }
 
         // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
         // r_* by the RQ service, w_* by the CQE writer.
-        self.m_ctrl.next = self.q_ctrl[0].q.val();
-        self.m_ulpdu.next = self.q_ulpdu[0].q.val();
-        self.m_sq_log2.next = self.q_sq_log2[0].q.val();
-        self.m_rq_log2.next = self.q_rq_log2[0].q.val();
-        self.m_rq_pi.next = self.q_rq_pi[0].q.val();
+        self.m_pi_v.next = self.q_pi_v[0].q.val();
         self.m_rq_ci.next = self.q_rq_ci[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
-        self.k_ctrl.next = self.q_ctrl[0].q.val();
         self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
-        self.r_pi.next = self.q_rq_pi[0].q.val();
+        self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci.next = self.q_rq_ci[0].q.val();
         self.r_log2.next = self.q_rq_log2[0].q.val();
-        self.w_ctrl.next = self.q_ctrl[0].q.val();
+        self.w_cqs.next = self.q_cqs[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
         for i in 1..QPS {
             if self.a_q.val().index() == i {
-                self.m_ctrl.next = self.q_ctrl[i].q.val();
-                self.m_ulpdu.next = self.q_ulpdu[i].q.val();
-                self.m_sq_log2.next = self.q_sq_log2[i].q.val();
-                self.m_rq_log2.next = self.q_rq_log2[i].q.val();
-                self.m_rq_pi.next = self.q_rq_pi[i].q.val();
+                self.m_pi_v.next = self.q_pi_v[i].q.val();
                 self.m_rq_ci.next = self.q_rq_ci[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
-                self.k_ctrl.next = self.q_ctrl[i].q.val();
                 self.k_ulpdu.next = self.q_ulpdu[i].q.val();
                 self.k_sq_log2.next = self.q_sq_log2[i].q.val();
             }
             if self.rq_qp.q.val().index() == i {
-                self.r_pi.next = self.q_rq_pi[i].q.val();
+                self.r_pi_v.next = self.q_pi_v[i].q.val();
                 self.r_ci.next = self.q_rq_ci[i].q.val();
                 self.r_log2.next = self.q_rq_log2[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
-                self.w_ctrl.next = self.q_ctrl[i].q.val();
+                self.w_cqs.next = self.q_cqs[i].q.val();
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
-        self.m_c_log2.next = self.c_log2[0].q.val();
+        self.r_pi.next = 0.into();
+        if self.r_pi_v.val() {
+            self.r_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        }
         self.m_c_pi.next = self.c_pi[0].q.val();
-        self.m_c_ci.next = self.c_ci[0].q.val();
+        self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
         self.w_log2.next = self.c_log2[0].q.val();
         self.w_pi.next = self.c_pi[0].q.val();
-        self.w_ci.next = self.c_ci[0].q.val();
+        self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
         for i in 1..CQN {
             if self.a_c.val().index() == i {
-                self.m_c_log2.next = self.c_log2[i].q.val();
                 self.m_c_pi.next = self.c_pi[i].q.val();
-                self.m_c_ci.next = self.c_ci[i].q.val();
+                self.m_ci_v.next = self.c_ci_v[i].q.val();
                 self.m_c_ovf.next = self.c_ovf[i].q.val();
             }
             if self.cw_cq.q.val().index() == i {
                 self.w_log2.next = self.c_log2[i].q.val();
                 self.w_pi.next = self.c_pi[i].q.val();
-                self.w_ci.next = self.c_ci[i].q.val();
+                self.w_ci_v.next = self.c_ci_v[i].q.val();
                 self.w_ovf.next = self.c_ovf[i].q.val();
             }
+        }
+        // RQ_PI / CQ_CI read back 0 until written after their reset.
+        self.a_zero.next = false;
+        if self.a_qp.val() && (self.a_qoff.val() == 0x1C) {
+            self.a_zero.next = !self.m_pi_v.val();
+        }
+        if self.a_cq.val() && (self.a_coff.val() == 0x0C) {
+            self.a_zero.next = !self.m_ci_v.val();
+        }
+        self.w_ci.next = 0.into();
+        if self.w_ci_v.val() {
+            self.w_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
 
         // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
@@ -906,25 +983,42 @@ impl Logic for HostIf {
             self.qe_qp_q.d.next = self.aev_qp.val();
         }
 
-        // ---- The base RAM's read port.
+        // ---- The RAM's read port: an MMIO access first (a read reads its register; QP_CTRL's
+        // write reads the QP's SQ_BASE for the commit), then the RQ service, then the CQE
+        // writer. An engine reads only in a cycle without MMIO access, so it never reads a word
+        // being written (undefined data on the iCE40).
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
         self.base.read_addr.next = self.a_ram_addr.val();
-        if self.rd.val() && self.a_ram.val() {
-            // MMIO read-back.
-        } else if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
-            // The commit's SQ base.
-            self.base.read_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
-        } else if self.rq_state.q.val() == RqState::Base {
+        if self.mmio_valid.val() {
+            if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
+                // The commit's SQ base: word {01, qp, 0010}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.a_q.val()) << 4) | 0x42;
+            }
+        } else if (self.rq_state.q.val() == RqState::Pi) || (self.rq_state.q.val() == RqState::Base)
+        {
             self.rq_gnt.next = true;
-            self.base.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val());
-        } else if self.cw_state.q.val() == CwState::Base {
+            if self.rq_state.q.val() == RqState::Pi {
+                // QP_RQ_PI: {01, qp, 0111}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
+            } else {
+                // QP_RQ_BASE: {01, qp, 0101}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
+            }
+        } else if (self.cw_state.q.val() == CwState::Ci) || (self.cw_state.q.val() == CwState::Base)
+        {
             self.cw_gnt.next = true;
-            self.base.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
+            if self.cw_state.q.val() == CwState::Ci {
+                // CQ_CI: {10, 0, cq, 011}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
+            } else {
+                // CQ_BASE: {10, 0, cq, 000}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
+            }
         }
         self.base.write_enable.next = self.wr.val() && self.a_ram.val();
         self.base.write_addr.next = self.a_ram_addr.val();
-        self.base.write_data.next = self.mmio_wdata.val();
+        self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
 
         // ---- MMIO reads.
         self.rv.next = 0.into();
@@ -942,47 +1036,8 @@ impl Logic for HostIf {
                 self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
                     | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
             }
-            if self.a_goff.val() == 0x40 {
-                self.rv.next = bit_cast::<32, STAG_INDEX_BITS>(self.st_index.q.val());
-            }
-            if self.a_goff.val() == 0x44 {
-                self.rv.next = bit_cast::<32, 8>(self.st_key.q.val())
-                    | (bit_cast::<32, PD_BITS>(self.st_pd.q.val()) << 8)
-                    | (bit_cast::<32, 4>(self.st_access.q.val()) << 12)
-                    | (bit_cast::<32, 1>(self.st_valid.q.val().into()) << 16)
-                    | (bit_cast::<32, 1>(self.st_bound.q.val().into()) << 17)
-                    | (bit_cast::<32, 1>(self.st_rinv.q.val().into()) << 18)
-                    | (bit_cast::<32, CONN_BITS>(self.st_qp.q.val()) << 24);
-            }
-            if self.a_goff.val() == 0x48 {
-                self.rv.next = self.st_to_lo.q.val();
-            }
-            if self.a_goff.val() == 0x4C {
-                self.rv.next = self.st_to_hi.q.val();
-            }
-            if self.a_goff.val() == 0x50 {
-                self.rv.next = self.st_len.q.val();
-            }
-            if self.a_goff.val() == 0x54 {
-                self.rv.next = self.st_addr.q.val();
-            }
         }
         if self.a_qp.val() {
-            if self.a_qoff.val() == 0x00 {
-                self.rv.next = bit_cast::<32, 24>(self.m_ctrl.val());
-            }
-            if self.a_qoff.val() == 0x04 {
-                self.rv.next = self.m_ulpdu.val();
-            }
-            if self.a_qoff.val() == 0x0C {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_sq_log2.val());
-            }
-            if self.a_qoff.val() == 0x18 {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_rq_log2.val());
-            }
-            if self.a_qoff.val() == 0x1C {
-                self.rv.next = bit_cast::<32, 16>(self.m_rq_pi.val());
-            }
             if self.a_qoff.val() == 0x20 {
                 self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
             }
@@ -998,14 +1053,8 @@ impl Logic for HostIf {
             }
         }
         if self.a_cq.val() {
-            if self.a_coff.val() == 0x04 {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_c_log2.val());
-            }
             if self.a_coff.val() == 0x08 {
                 self.rv.next = bit_cast::<32, 16>(self.m_c_pi.val());
-            }
-            if self.a_coff.val() == 0x0C {
-                self.rv.next = bit_cast::<32, 16>(self.m_c_ci.val());
             }
             if self.a_coff.val() == 0x10 {
                 self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
@@ -1015,10 +1064,15 @@ impl Logic for HostIf {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rv.val();
             self.rram_q.d.next = self.a_ram.val();
+            self.rzero_q.d.next = self.a_zero.val();
         }
         self.mmio_rvalid.next = self.rvalid_q.q.val();
         if self.rram_q.q.val() {
-            self.mmio_rdata.next = self.base.read_data.val();
+            if self.rzero_q.q.val() {
+                self.mmio_rdata.next = 0.into();
+            } else {
+                self.mmio_rdata.next = self.base.read_data.val();
+            }
         } else {
             self.mmio_rdata.next = self.rdata_q.q.val();
         }
@@ -1041,15 +1095,15 @@ impl Logic for HostIf {
         // ---- QP context commit and SQ doorbell.
         self.qpc_write.next = self.qpc_q.q.val();
         self.qpc_qp.next = self.qpc_qp_q.q.val();
-        self.qpc_enable.next = self.k_ctrl.val().get_bit(0);
-        self.qpc_fpdu_mode.next = self.k_ctrl.val().get_bit(1);
-        self.qpc_rx_crc.next = self.k_ctrl.val().get_bit(2);
-        self.qpc_rx_markers.next = self.k_ctrl.val().get_bit(3);
-        self.qpc_tx_crc.next = self.k_ctrl.val().get_bit(4);
-        self.qpc_tx_markers.next = self.k_ctrl.val().get_bit(5);
-        self.qpc_pd.next = self.k_ctrl.val().get_bits::<PD_BITS>(8);
-        self.qpc_ird.next = self.k_ctrl.val().get_bits::<4>(12);
-        self.qpc_ord.next = self.k_ctrl.val().get_bits::<4>(16);
+        self.qpc_enable.next = self.qpc_ctrl_q.q.val().get_bit(0);
+        self.qpc_fpdu_mode.next = self.qpc_ctrl_q.q.val().get_bit(1);
+        self.qpc_rx_crc.next = self.qpc_ctrl_q.q.val().get_bit(2);
+        self.qpc_rx_markers.next = self.qpc_ctrl_q.q.val().get_bit(3);
+        self.qpc_tx_crc.next = self.qpc_ctrl_q.q.val().get_bit(4);
+        self.qpc_tx_markers.next = self.qpc_ctrl_q.q.val().get_bit(5);
+        self.qpc_pd.next = self.qpc_ctrl_q.q.val().get_bits::<PD_BITS>(8);
+        self.qpc_ird.next = self.qpc_ctrl_q.q.val().get_bits::<4>(12);
+        self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
         self.qpc_rx_max_ulpdu.next = self.k_ulpdu.val().get_bits::<16>(0);
         self.qpc_tx_mulpdu.next = self.k_ulpdu.val().get_bits::<16>(16);
         self.qpc_sq_base.next = self.base.read_data.val();
@@ -1086,11 +1140,17 @@ impl Logic for HostIf {
                     } else {
                         self.rq_hit.d.next = false;
                         self.rq_qp.d.next = self.rq_req_qp.val();
-                        self.rq_state.d.next = RqState::Check;
+                        self.rq_state.d.next = RqState::Pi;
                     }
                 }
             }
+            RqState::Pi => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::Check;
+                }
+            }
             RqState::Check => {
+                // RQ_PI is on the RAM's read port (r_pi).
                 self.rsp_index.d.next = self.r_ci.val();
                 self.rq_off.d.next =
                     bit_cast::<32, 16>(self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()))
@@ -1182,13 +1242,19 @@ impl Logic for HostIf {
             }
             CwState::Cq => {
                 if self.cw_send.q.val() {
-                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(20);
+                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(0);
                 } else {
-                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(22);
+                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(2);
                 }
-                self.cw_state.d.next = CwState::Sel;
+                self.cw_state.d.next = CwState::Ci;
+            }
+            CwState::Ci => {
+                if self.cw_gnt.val() {
+                    self.cw_state.d.next = CwState::Sel;
+                }
             }
             CwState::Sel => {
+                // CQ_CI is on the RAM's read port (w_ci).
                 // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
                 self.cw_full.d.next = self.w_ovf.val();
                 self.cw_diff.d.next = self.w_pi.val() - self.w_ci.val();
@@ -1386,8 +1452,8 @@ impl Logic for HostIf {
                 for i in 0..QPS {
                     if self.a_q.val().index() == i {
                         if self.a_qoff.val() == 0x00 {
-                            self.q_ctrl[i].d.next = self.mmio_wdata.val().get_bits::<24>(0);
-                            self.q_rq_pi[i].d.next = 0.into();
+                            self.q_cqs[i].d.next = self.mmio_wdata.val().get_bits::<4>(20);
+                            self.q_pi_v[i].d.next = false;
                             self.q_rq_ci[i].d.next = 0.into();
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
@@ -1404,13 +1470,14 @@ impl Logic for HostIf {
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                         }
                         if self.a_qoff.val() == 0x1C {
-                            self.q_rq_pi[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                            self.q_pi_v[i].d.next = true;
                         }
                     }
                 }
                 if self.a_qoff.val() == 0x00 {
                     self.qpc_q.d.next = true;
                     self.qpc_qp_q.d.next = self.a_q.val();
+                    self.qpc_ctrl_q.d.next = self.mmio_wdata.val().get_bits::<20>(0);
                     self.rq_hit.d.next = false;
                 }
                 if self.a_qoff.val() == 0x10 {
@@ -1426,11 +1493,11 @@ impl Logic for HostIf {
                             self.c_log2[i].d.next =
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                             self.c_pi[i].d.next = 0.into();
-                            self.c_ci[i].d.next = 0.into();
+                            self.c_ci_v[i].d.next = false;
                             self.c_ovf[i].d.next = false;
                         }
                         if self.a_coff.val() == 0x0C {
-                            self.c_ci[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                            self.c_ci_v[i].d.next = true;
                         }
                     }
                 }
