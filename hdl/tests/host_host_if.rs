@@ -507,7 +507,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             Mmio::set_write(sim, regs::cq_reg(cq, regs::CQ_CI), u32::from(cq_ci[cq]));
             mmio_busy = true;
         }
-        if !mmio_busy && !sources_busy && rq_wait.is_none() && rng.gen_bool(0.1) {
+        // RQ_CI is read with the RQ service idle: a pop's new index reaches the register (in the
+        // RAM) a few cycles after the pop is taken (in the first cycles without MMIO access).
+        let rq_service_idle = get(sim, "rq_req_ready") == 1;
+        if !mmio_busy && !sources_busy && rq_wait.is_none() && rq_service_idle && rng.gen_bool(0.1)
+        {
             let qp = rng.gen_range(0..4);
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));

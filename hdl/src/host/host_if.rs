@@ -94,6 +94,8 @@ const CQN: usize = 1 << CQ_BITS;
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RqState {
     Idle,
+    Ci,
+    CiD,
     Pi,
     Check,
     Empty,
@@ -101,6 +103,9 @@ pub enum RqState {
     Addr,
     Req,
     Data,
+    Pop,
+    PopC,
+    PopW,
 }
 
 /// CQE writer states.
@@ -109,12 +114,15 @@ pub enum CwState {
     Idle,
     Cq,
     Ci,
+    CiD,
+    Pi,
     Sel,
     Full,
     Base,
     Addr,
     Write,
     Ovf,
+    Pw,
     Done,
 }
 
@@ -310,7 +318,8 @@ pub struct HostIf {
     q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
     q_pi_v: [DFF<Bit>; QPS],
-    q_rq_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
+    q_ci_v: [DFF<Bit>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
@@ -327,7 +336,8 @@ pub struct HostIf {
 
     // ---- Per CQ.
     c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
-    c_pi: [DFF<Bits<RING_INDEX_BITS>>; CQN],
+    /// The CQE writer wrote CQ_PI since the CQ_LOG2 write (else it is 0).
+    c_pi_v: [DFF<Bit>; CQN],
     /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
     c_ci_v: [DFF<Bit>; CQN],
     c_ovf: [DFF<Bit>; CQN],
@@ -360,6 +370,7 @@ pub struct HostIf {
     cw_full: DFF<Bit>,
     cw_diff: DFF<Bits<RING_INDEX_BITS>>,
     cw_size: DFF<Bits<RING_INDEX_BITS>>,
+    cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     cw_off: DFF<Bits<32>>,
     rq_off: DFF<Bits<32>>,
 
@@ -384,11 +395,13 @@ pub struct HostIf {
     a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
     m_pi_v: Signal<Local, Bit>,
-    m_rq_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_qci_v: Signal<Local, Bit>,
     m_aev_v: Signal<Local, Bit>,
     m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
-    m_c_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_cpi_v: Signal<Local, Bit>,
+    /// The register is in the RAM for reads only (QP_RQ_CI, CQ_PI: the engines write them).
+    a_ro: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
     k_ulpdu: Signal<Local, Bits<32>>,
@@ -396,10 +409,14 @@ pub struct HostIf {
     r_pi_v: Signal<Local, Bit>,
     /// RQ_PI as read from the RAM (0 if not written since the commit).
     r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    r_ci_v: Signal<Local, Bit>,
+    /// QP_RQ_CI as read from the RAM (0 if not written since the commit).
     r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
+    w_pi_v: Signal<Local, Bit>,
+    /// CQ_PI as read from the RAM (0 if not written since CQ_LOG2).
     w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_ci_v: Signal<Local, Bit>,
     /// CQ_CI as read from the RAM (0 if not written since CQ_LOG2).
@@ -408,6 +425,8 @@ pub struct HostIf {
     w_ovf: Signal<Local, Bit>,
     rq_gnt: Signal<Local, Bit>,
     cw_gnt: Signal<Local, Bit>,
+    rq_wgnt: Signal<Local, Bit>,
+    cw_wgnt: Signal<Local, Bit>,
     rq_rd_v: Signal<Local, Bit>,
     cqe_rdc: Signal<Local, Bit>,
     cqe_rx_ok: Signal<Local, Bit>,
@@ -600,7 +619,7 @@ impl Default for HostIf {
             q_sq_log2: Default::default(),
             q_rq_log2: Default::default(),
             q_pi_v: Default::default(),
-            q_rq_ci: Default::default(),
+            q_ci_v: Default::default(),
             q_aev_v: Default::default(),
             q_aev: Default::default(),
             q_fpdu: Default::default(),
@@ -613,7 +632,7 @@ impl Default for HostIf {
             qe_q: Default::default(),
             qe_qp_q: Default::default(),
             c_log2: Default::default(),
-            c_pi: Default::default(),
+            c_pi_v: Default::default(),
             c_ci_v: Default::default(),
             c_ovf: Default::default(),
             rq_state: Default::default(),
@@ -640,6 +659,7 @@ impl Default for HostIf {
             cw_full: Default::default(),
             cw_diff: Default::default(),
             cw_size: Default::default(),
+            cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
             wr_lock: Default::default(),
@@ -660,21 +680,24 @@ impl Default for HostIf {
             a_zero: Default::default(),
             rv: Default::default(),
             m_pi_v: Default::default(),
-            m_rq_ci: Default::default(),
+            m_qci_v: Default::default(),
             m_aev_v: Default::default(),
             m_aev: Default::default(),
             m_fpdu: Default::default(),
-            m_c_pi: Default::default(),
+            m_cpi_v: Default::default(),
+            a_ro: Default::default(),
             m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
             k_ulpdu: Default::default(),
             k_sq_log2: Default::default(),
             r_pi_v: Default::default(),
             r_pi: Default::default(),
+            r_ci_v: Default::default(),
             r_ci: Default::default(),
             r_log2: Default::default(),
             w_cqs: Default::default(),
             w_aev_v: Default::default(),
+            w_pi_v: Default::default(),
             w_pi: Default::default(),
             w_ci_v: Default::default(),
             w_ci: Default::default(),
@@ -682,6 +705,8 @@ impl Default for HostIf {
             w_ovf: Default::default(),
             rq_gnt: Default::default(),
             cw_gnt: Default::default(),
+            rq_wgnt: Default::default(),
+            cw_wgnt: Default::default(),
             rq_rd_v: Default::default(),
             cqe_rdc: Default::default(),
             cqe_rx_ok: Default::default(),
@@ -776,6 +801,7 @@ impl Logic for HostIf {
             cw_full,
             cw_diff,
             cw_size,
+            cw_pi,
             cw_off,
             rq_off,
             wr_lock,
@@ -793,8 +819,8 @@ impl Logic for HostIf {
             self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
             self.q_pi_v[i].clock.next = self.clock.val();
             self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
-            self.q_rq_ci[i].clock.next = self.clock.val();
-            self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val();
+            self.q_ci_v[i].clock.next = self.clock.val();
+            self.q_ci_v[i].d.next = self.q_ci_v[i].q.val();
             self.q_aev_v[i].clock.next = self.clock.val();
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
             self.q_aev[i].clock.next = self.clock.val();
@@ -808,8 +834,8 @@ impl Logic for HostIf {
         for i in 0..CQN {
             self.c_log2[i].clock.next = self.clock.val();
             self.c_log2[i].d.next = self.c_log2[i].q.val();
-            self.c_pi[i].clock.next = self.clock.val();
-            self.c_pi[i].d.next = self.c_pi[i].q.val();
+            self.c_pi_v[i].clock.next = self.clock.val();
+            self.c_pi_v[i].d.next = self.c_pi_v[i].q.val();
             self.c_ci_v[i].clock.next = self.clock.val();
             self.c_ci_v[i].d.next = self.c_ci_v[i].q.val();
             self.c_ovf[i].clock.next = self.clock.val();
@@ -839,6 +865,7 @@ impl Logic for HostIf {
         self.a_ram.next = false;
         self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
         self.a_mask.next = self.c_m_all.val();
+        self.a_ro.next = false;
         if self.a_glob.val() {
             if self.a_goff.val() == 0x40 {
                 self.a_ram.next = true;
@@ -875,6 +902,10 @@ impl Logic for HostIf {
                 self.a_ram.next = true;
                 self.a_mask.next = self.c_m_16.val();
             }
+            if self.a_qoff.val() == 0x20 {
+                self.a_ram.next = true;
+                self.a_ro.next = true;
+            }
         }
         if self.a_cq.val() {
             if self.a_coff.val() == 0x00 {
@@ -883,6 +914,10 @@ impl Logic for HostIf {
             if self.a_coff.val() == 0x04 {
                 self.a_ram.next = true;
                 self.a_mask.next = self.c_m_log2.val();
+            }
+            if self.a_coff.val() == 0x08 {
+                self.a_ram.next = true;
+                self.a_ro.next = true;
             }
             if self.a_coff.val() == 0x0C {
                 self.a_ram.next = true;
@@ -893,14 +928,14 @@ impl Logic for HostIf {
         // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
         // r_* by the RQ service, w_* by the CQE writer.
         self.m_pi_v.next = self.q_pi_v[0].q.val();
-        self.m_rq_ci.next = self.q_rq_ci[0].q.val();
+        self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
         self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
-        self.r_ci.next = self.q_rq_ci[0].q.val();
+        self.r_ci_v.next = self.q_ci_v[0].q.val();
         self.r_log2.next = self.q_rq_log2[0].q.val();
         self.w_cqs.next = self.q_cqs[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
@@ -908,7 +943,7 @@ impl Logic for HostIf {
         for i in 1..QPS {
             if self.a_q.val().index() == i {
                 self.m_pi_v.next = self.q_pi_v[i].q.val();
-                self.m_rq_ci.next = self.q_rq_ci[i].q.val();
+                self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
@@ -919,7 +954,7 @@ impl Logic for HostIf {
             }
             if self.rq_qp.q.val().index() == i {
                 self.r_pi_v.next = self.q_pi_v[i].q.val();
-                self.r_ci.next = self.q_rq_ci[i].q.val();
+                self.r_ci_v.next = self.q_ci_v[i].q.val();
                 self.r_log2.next = self.q_rq_log2[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
@@ -927,26 +962,30 @@ impl Logic for HostIf {
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
+        self.r_ci.next = 0.into();
+        if self.r_ci_v.val() {
+            self.r_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        }
         self.r_pi.next = 0.into();
         if self.r_pi_v.val() {
             self.r_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
-        self.m_c_pi.next = self.c_pi[0].q.val();
+        self.m_cpi_v.next = self.c_pi_v[0].q.val();
         self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
         self.w_log2.next = self.c_log2[0].q.val();
-        self.w_pi.next = self.c_pi[0].q.val();
+        self.w_pi_v.next = self.c_pi_v[0].q.val();
         self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
         for i in 1..CQN {
             if self.a_c.val().index() == i {
-                self.m_c_pi.next = self.c_pi[i].q.val();
+                self.m_cpi_v.next = self.c_pi_v[i].q.val();
                 self.m_ci_v.next = self.c_ci_v[i].q.val();
                 self.m_c_ovf.next = self.c_ovf[i].q.val();
             }
             if self.cw_cq.q.val().index() == i {
                 self.w_log2.next = self.c_log2[i].q.val();
-                self.w_pi.next = self.c_pi[i].q.val();
+                self.w_pi_v.next = self.c_pi_v[i].q.val();
                 self.w_ci_v.next = self.c_ci_v[i].q.val();
                 self.w_ovf.next = self.c_ovf[i].q.val();
             }
@@ -958,6 +997,16 @@ impl Logic for HostIf {
         }
         if self.a_cq.val() && (self.a_coff.val() == 0x0C) {
             self.a_zero.next = !self.m_ci_v.val();
+        }
+        if self.a_qp.val() && (self.a_qoff.val() == 0x20) {
+            self.a_zero.next = !self.m_qci_v.val();
+        }
+        if self.a_cq.val() && (self.a_coff.val() == 0x08) {
+            self.a_zero.next = !self.m_cpi_v.val();
+        }
+        self.w_pi.next = 0.into();
+        if self.w_pi_v.val() {
+            self.w_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
         self.w_ci.next = 0.into();
         if self.w_ci_v.val() {
@@ -995,20 +1044,31 @@ impl Logic for HostIf {
                 // The commit's SQ base: word {01, qp, 0010}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.a_q.val()) << 4) | 0x42;
             }
-        } else if (self.rq_state.q.val() == RqState::Pi) || (self.rq_state.q.val() == RqState::Base)
+        } else if (self.rq_state.q.val() == RqState::Ci)
+            || (self.rq_state.q.val() == RqState::Pop)
+            || (self.rq_state.q.val() == RqState::Pi)
+            || (self.rq_state.q.val() == RqState::Base)
         {
             self.rq_gnt.next = true;
-            if self.rq_state.q.val() == RqState::Pi {
+            if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
+                // QP_RQ_CI: {01, qp, 1000}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+            } else if self.rq_state.q.val() == RqState::Pi {
                 // QP_RQ_PI: {01, qp, 0111}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
             } else {
                 // QP_RQ_BASE: {01, qp, 0101}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
             }
-        } else if (self.cw_state.q.val() == CwState::Ci) || (self.cw_state.q.val() == CwState::Base)
+        } else if (self.cw_state.q.val() == CwState::Ci)
+            || (self.cw_state.q.val() == CwState::Pi)
+            || (self.cw_state.q.val() == CwState::Base)
         {
             self.cw_gnt.next = true;
-            if self.cw_state.q.val() == CwState::Ci {
+            if self.cw_state.q.val() == CwState::Pi {
+                // CQ_PI: {10, 0, cq, 010}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+            } else if self.cw_state.q.val() == CwState::Ci {
                 // CQ_CI: {10, 0, cq, 011}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
             } else {
@@ -1016,9 +1076,27 @@ impl Logic for HostIf {
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
             }
         }
-        self.base.write_enable.next = self.wr.val() && self.a_ram.val();
+        // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
+        // MMIO read reads the word being written) the RQ service's new consumer index, else
+        // the CQE writer's new producer index.
+        self.rq_wgnt.next = false;
+        self.cw_wgnt.next = false;
+        self.base.write_enable.next = self.wr.val() && self.a_ram.val() && !self.a_ro.val();
         self.base.write_addr.next = self.a_ram_addr.val();
         self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
+        if !self.mmio_valid.val() {
+            if self.rq_state.q.val() == RqState::PopW {
+                self.rq_wgnt.next = true;
+                self.base.write_enable.next = true;
+                self.base.write_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.base.write_data.next = bit_cast::<32, 16>(self.rsp_index.q.val());
+            } else if self.cw_state.q.val() == CwState::Pw {
+                self.cw_wgnt.next = true;
+                self.base.write_enable.next = true;
+                self.base.write_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.base.write_data.next = bit_cast::<32, 16>(self.cw_pi.q.val());
+            }
+        }
 
         // ---- MMIO reads.
         self.rv.next = 0.into();
@@ -1038,9 +1116,6 @@ impl Logic for HostIf {
             }
         }
         if self.a_qp.val() {
-            if self.a_qoff.val() == 0x20 {
-                self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
-            }
             if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
                 // The event word is kept only while latched (the QP_CTRL write clears the
                 // latch, not the word: fewer loads on the MMIO write decode).
@@ -1053,9 +1128,6 @@ impl Logic for HostIf {
             }
         }
         if self.a_cq.val() {
-            if self.a_coff.val() == 0x08 {
-                self.rv.next = bit_cast::<32, 16>(self.m_c_pi.val());
-            }
             if self.a_coff.val() == 0x10 {
                 self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
             }
@@ -1128,11 +1200,8 @@ impl Logic for HostIf {
             RqState::Idle => {
                 if self.rq_req_valid.val() {
                     if self.rq_req_pop.val() {
-                        for i in 0..QPS {
-                            if self.rq_req_qp.val().index() == i {
-                                self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val() + 1;
-                            }
-                        }
+                        self.rq_qp.d.next = self.rq_req_qp.val();
+                        self.rq_state.d.next = RqState::Pop;
                         self.rq_hit.d.next = false;
                     } else if self.rq_hit.q.val() && (self.rq_req_qp.val() == self.rq_qp.q.val()) {
                         // The head WQE is still in the answer registers.
@@ -1140,8 +1209,39 @@ impl Logic for HostIf {
                     } else {
                         self.rq_hit.d.next = false;
                         self.rq_qp.d.next = self.rq_req_qp.val();
-                        self.rq_state.d.next = RqState::Pi;
+                        self.rq_state.d.next = RqState::Ci;
                     }
+                }
+            }
+            RqState::Ci => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::CiD;
+                }
+            }
+            RqState::CiD => {
+                // QP_RQ_CI is on the RAM's read port (r_ci).
+                self.rsp_index.d.next = self.r_ci.val();
+                self.rq_state.d.next = RqState::Pi;
+            }
+            RqState::Pop => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::PopC;
+                }
+            }
+            RqState::PopC => {
+                // The answer registers are free (no hit after a pop): the new index waits in
+                // rsp_index for the write port.
+                self.rsp_index.d.next = self.r_ci.val() + 1;
+                self.rq_state.d.next = RqState::PopW;
+            }
+            RqState::PopW => {
+                if self.rq_wgnt.val() {
+                    for i in 0..QPS {
+                        if self.rq_qp.q.val().index() == i {
+                            self.q_ci_v[i].d.next = true;
+                        }
+                    }
+                    self.rq_state.d.next = RqState::Idle;
                 }
             }
             RqState::Pi => {
@@ -1151,11 +1251,10 @@ impl Logic for HostIf {
             }
             RqState::Check => {
                 // RQ_PI is on the RAM's read port (r_pi).
-                self.rsp_index.d.next = self.r_ci.val();
-                self.rq_off.d.next =
-                    bit_cast::<32, 16>(self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()))
-                        << 4;
-                self.rq_empty.d.next = self.r_ci.val() == self.r_pi.val();
+                self.rq_off.d.next = bit_cast::<32, 16>(
+                    self.rsp_index.q.val() & !(self.c_ones.val() << self.r_log2.val()),
+                ) << 4;
+                self.rq_empty.d.next = self.rsp_index.q.val() == self.r_pi.val();
                 self.rq_state.d.next = RqState::Empty;
             }
             RqState::Empty => {
@@ -1225,7 +1324,7 @@ impl Logic for HostIf {
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
-        self.w_pass.next = self.w_pi.val() >> self.w_log2.val();
+        self.w_pass.next = self.cw_pi.q.val() >> self.w_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
                 if self.cw_take_send.val() {
@@ -1250,22 +1349,34 @@ impl Logic for HostIf {
             }
             CwState::Ci => {
                 if self.cw_gnt.val() {
+                    self.cw_state.d.next = CwState::CiD;
+                }
+            }
+            CwState::CiD => {
+                // CQ_CI is on the RAM's read port (w_ci): kept in cw_diff until Sel.
+                self.cw_diff.d.next = self.w_ci.val();
+                self.cw_state.d.next = CwState::Pi;
+            }
+            CwState::Pi => {
+                if self.cw_gnt.val() {
                     self.cw_state.d.next = CwState::Sel;
                 }
             }
             CwState::Sel => {
-                // CQ_CI is on the RAM's read port (w_ci).
-                // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
+                // CQ_PI is on the RAM's read port (w_pi).
+                // Registered, for 100 MHz: the CQ's fill and size.
                 self.cw_full.d.next = self.w_ovf.val();
-                self.cw_diff.d.next = self.w_pi.val() - self.w_ci.val();
+                self.cw_pi.d.next = self.w_pi.val();
+                self.cw_diff.d.next = self.w_pi.val() - self.cw_diff.q.val();
                 self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
-                self.cw_off.d.next =
-                    bit_cast::<32, 16>(self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()))
-                        << 4;
-                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;
             }
             CwState::Full => {
+                // The ring offset and owner bit of the producer index (used from Addr on).
+                self.cw_off.d.next = bit_cast::<32, 16>(
+                    self.cw_pi.q.val() & !(self.c_ones.val() << self.w_log2.val()),
+                ) << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
@@ -1308,13 +1419,20 @@ impl Logic for HostIf {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
                     self.cw_addr.d.next = self.cw_addr.q.val() + 4;
                     if self.cw_beat.q.val() == 3 {
-                        for i in 0..CQN {
-                            if self.cw_cq.q.val().index() == i {
-                                self.c_pi[i].d.next = self.c_pi[i].q.val() + 1;
-                            }
-                        }
-                        self.cw_state.d.next = CwState::Done;
+                        self.cw_pi.d.next = self.cw_pi.q.val() + 1;
+                        self.cw_state.d.next = CwState::Pw;
                     }
+                }
+            }
+            CwState::Pw => {
+                // The new producer index goes to the RAM before the CQE is released.
+                if self.cw_wgnt.val() {
+                    for i in 0..CQN {
+                        if self.cw_cq.q.val().index() == i {
+                            self.c_pi_v[i].d.next = true;
+                        }
+                    }
+                    self.cw_state.d.next = CwState::Done;
                 }
             }
             CwState::Done => {
@@ -1454,7 +1572,7 @@ impl Logic for HostIf {
                         if self.a_qoff.val() == 0x00 {
                             self.q_cqs[i].d.next = self.mmio_wdata.val().get_bits::<4>(20);
                             self.q_pi_v[i].d.next = false;
-                            self.q_rq_ci[i].d.next = 0.into();
+                            self.q_ci_v[i].d.next = false;
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
                         }
@@ -1492,7 +1610,7 @@ impl Logic for HostIf {
                         if self.a_coff.val() == 0x04 {
                             self.c_log2[i].d.next =
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
-                            self.c_pi[i].d.next = 0.into();
+                            self.c_pi_v[i].d.next = false;
                             self.c_ci_v[i].d.next = false;
                             self.c_ovf[i].d.next = false;
                         }
