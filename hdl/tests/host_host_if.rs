@@ -257,6 +257,23 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::read(sim, regs::qp_reg(3, regs::QP_SQ_BASE)),
         0x4000_3000
     );
+    // Only the implemented bits are kept (masked at the write into the register RAM); QP_RQ_CI
+    // and CQ_PI (in the RAM too, written by the engines) ignore MMIO writes.
+    for (addr, want) in [
+        (regs::STAG_INDEX, 0x3F),
+        (regs::STAG_FLAGS, 0x0307_FFFF),
+        (regs::qp_reg(1, regs::QP_CTRL), 0x00FF_FFFF),
+        (regs::qp_reg(1, regs::QP_SQ_LOG2), 0xF),
+        (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
+        (regs::qp_reg(1, regs::QP_RQ_CI), 0),
+        (regs::qp_reg(1, regs::QP_SQ_PI), 0),
+        (regs::cq_reg(2, regs::CQ_PI), 0),
+        (regs::cq_reg(2, regs::CQ_CI), 0xFFFF),
+        (regs::cq_reg(3, regs::CQ_LOG2), 0xF),
+    ] {
+        Mmio::write(sim, addr, 0xFFFF_FFFF);
+        assert_eq!(Mmio::read(sim, addr), want, "register {addr:#x}");
+    }
     // Unmapped addresses read 0.
     assert_eq!(Mmio::read(sim, 0x3F0), 0);
     assert_eq!(Mmio::read(sim, 0x05C), 0);

@@ -9,27 +9,44 @@
 //! # MMIO
 //!
 //! Never stalls: a write takes effect at the end of its cycle, a read's data is on `mmio_rdata`
-//! with `mmio_rvalid` in the next cycle (a register, or the base RAM's registered read port).
+//! with `mmio_rvalid` in the next cycle (a register, or the register RAM's registered read
+//! port).
 //! Registers keep only their implemented bits (STAG_INDEX `[5:0]`, STAG_FLAGS key / PD /
 //! access / valid / bound / remote-invalidate / QP `[25:24]`, QP_CTRL `[23:0]`, log2 `[3:0]`);
 //! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
-//! QP_RQ_PI and CQ_CI read the last value written (reset by the commit); unmapped addresses
-//! read 0 and ignore writes.
+//! QP_RQ_PI and CQ_CI read the last value written (reset by the commit / CQ_LOG2); QP_RQ_CI
+//! shows a pop once its new value is written back (the first cycle without MMIO access after
+//! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes.
 //!
 //! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
 //! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
 //! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are muxed
-//! from the per-QP registers by the registered `qpc_qp`, and `qpc_sq_base` is the base RAM's
-//! read port, which the QP_CTRL write addressed (an MMIO write never needs the read port).
+//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are
+//! QP_CTRL `[19:0]` registered from the write, QP_ULPDU / QP_SQ_LOG2 muxed from the per-QP
+//! registers by the registered `qpc_qp`, and `qpc_sq_base` is the register RAM's read port,
+//! which the QP_CTRL write addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - The four 32-bit ring bases (RQ_BASE and SQ_BASE per QP, CQ_BASE per CQ: 12 words) live in
-//!   one block RAM of 16 x 32 bits ([`StagRam`], 2 iCE40 block RAMs): they are read only by
-//!   MMIO read-back, the QP commit (SQ base) and the two DMA engines, never in a hurry. The read
-//!   port's priority: MMIO read, then the QP_CTRL commit, then the RQ fetch, then the CQE
-//!   writer; an engine waits in its `Base` state until it gets the port.
+//! - One register RAM of 256 x 32 bits ([`StagRam`]`<32, 8>`, 2 iCE40 block RAMs, word
+//!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
+//!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
+//!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
+//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI. The MMIO read mux keeps only the
+//!   constants, STATUS and the event / status words. Flip-flops are kept where a value is
+//!   needed continuously or in the commit's cycle: the STag staging registers (they are
+//!   `prog_*`), QP_ULPDU and QP_SQ_LOG2 (commit), the RQ / CQ log2s, QP_CTRL's CQ numbers (per
+//!   CQE), the event words (written by RxPath in any cycle).
+//! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
+//!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
+//!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
+//!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
+//! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
+//!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
+//!   service, else the CQE writer (indexes, ring bases), and the write port the RQ service's
+//!   new consumer index, else the CQE writer's new producer index: no MMIO read ever reads a
+//!   word being written (undefined on the iCE40) and no engine reads a word the host writes.
+//!   An engine waits in its state until it gets the port.
 //! - The CQE writer holds no copy of the CQE: the source (`cqe_*` or `scqe_*`) keeps its valid
 //!   and fields until the writer's one-cycle ready after the CQE's last beat (or its drop).
 //! - The DMA arbiters are combinational muxes without buffers; completions are routed by
@@ -37,9 +54,11 @@
 //!
 //! # RQ service
 //!
-//! One request at a time (`rq_req_ready` = the service is idle). A pop advances the QP's
-//! consumer index at once (no answer). A read is answered with `present = 0` three cycles after
-//! it was taken when consumer = producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
+//! One request at a time (`rq_req_ready` = the service is idle). A pop (no answer) reads the
+//! QP's consumer index from the RAM and writes it back + 1 (busy at least 3 cycles). A read
+//! reads the consumer, then the producer index (one RAM cycle each) and is answered with
+//! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
+//! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
 //! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
@@ -49,11 +68,12 @@
 //! # CQE writer
 //!
 //! Round robin between receive and send CQEs. Per CQE: the CQ (QP_CTRL RECV_CQ / SEND_CQ),
-//! then its state: when full (`pi - ci == 2^log2`) or already overflowed, the CQE is dropped,
-//! the CQ latches overflow and the CQE's QP gets the async event CqOverflow (if it has none
-//! latched) with a `qp_err` strobe (RFC 5040 §8.1 item 10; other CQs go on). Else one posted
-//! write of 4 beats at `base + (pi mod 2^log2) * 16` (`rnic_proto::host::Cqe`, owner bit
-//! `cqe_owner(pi, log2)`), then `pi + 1`. The write arbiter gives placement writes priority at
+//! its CQ_CI and CQ_PI (RAM), then its state: when full (`pi - ci == 2^log2`) or already
+//! overflowed, the CQE is dropped, the CQ latches overflow and the CQE's QP gets the async
+//! event CqOverflow (if it has none latched) with a `qp_err` strobe (RFC 5040 §8.1 item 10;
+//! other CQs go on). Else one posted write of 4 beats at `base + (pi mod 2^log2) * 16`
+//! (`rnic_proto::host::Cqe`, owner bit `cqe_owner(pi, log2)`), then `pi + 1` is written back
+//! to the RAM before the CQE's ready. The write arbiter gives placement writes priority at
 //! packet boundaries and switches only after a `last` beat, so a segment's placement reaches
 //! the host before the CQE it causes.
 //!
@@ -66,15 +86,13 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 2615 logic cells for the block (2058 LUT4, 1147 DFF, 209 carry) and 2 block RAMs; 99.1 MHz
-//! with the kept receive WQE (`rq_hit`; 93.2 just before it: placement varies by several MHz),
-//! not yet 100 (85.4 before the QP_CTRL write stopped clearing the 24-bit event words: the
-//! write decode fed 96 more flops; QP_AEV now reads its word masked by the latch). The path
-//! left is the MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes and the register
-//! compares → `rdata_q`, 5 LUTs, ~8 ns of it routing). A two-stage read (registered one-hot
-//! select, then the mux; read latency 2) was tried: 90.5 MHz, the mux from the registered QP
-//! number still 5 LUTs deep, so not kept. The CQ fill check and the ring offsets are already
-//! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
+//! 1677 logic cells for the block (1313 LUT4, 858 DFF, 125 carry) and 2 block RAMs; 105.8 MHz
+//! (issue 5; before the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz,
+//! the path then the MMIO read mux, `mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`; the
+//! read-back of the RAM-held registers removed most of it). The CQ fill check, the ring
+//! offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the RQ's
+//! `Check` / `Empty`); the RAM's output feeds only an index compare / subtraction or an
+//! address adder before a register.
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
 //! strobe pending.
