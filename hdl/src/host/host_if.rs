@@ -1145,10 +1145,8 @@ impl Logic for HostIf {
                     | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
             }
         }
-        if self.a_cq.val() {
-            if self.a_coff.val() == 0x10 {
-                self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
-            }
+        if self.a_cq.val() && (self.a_coff.val() == 0x10) {
+            self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
         }
         if self.rd.val() {
             self.rvalid_q.d.next = true;
