@@ -86,13 +86,16 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1677 logic cells for the block (1313 LUT4, 858 DFF, 125 carry) and 2 block RAMs; 105.8 MHz
-//! (issue 5; before the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz,
-//! the path then the MMIO read mux, `mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`; the
-//! read-back of the RAM-held registers removed most of it). The CQ fill check, the ring
-//! offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the RQ's
-//! `Check` / `Empty`); the RAM's output feeds only an index compare / subtraction or an
-//! address adder before a register.
+//! 1660 logic cells for the block (1295 LUT4, 858 DFF, 125 carry) and 2 block RAMs; 101.4 MHz
+//! (105.8 for the same logic in another run: placement varies by several MHz). Issue 5; before
+//! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
+//! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
+//! the RAM-held registers removed. The path now: the RAM's output → the 32-bit address adder
+//! (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it
+//! logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
+//! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
+//! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
+//! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
 //! strobe pending.
