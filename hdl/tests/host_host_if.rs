@@ -257,6 +257,23 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::read(sim, regs::qp_reg(3, regs::QP_SQ_BASE)),
         0x4000_3000
     );
+    // Only the implemented bits are kept (masked at the write into the register RAM); QP_RQ_CI
+    // and CQ_PI (in the RAM too, written by the engines) ignore MMIO writes.
+    for (addr, want) in [
+        (regs::STAG_INDEX, 0x3F),
+        (regs::STAG_FLAGS, 0x0307_FFFF),
+        (regs::qp_reg(1, regs::QP_CTRL), 0x00FF_FFFF),
+        (regs::qp_reg(1, regs::QP_SQ_LOG2), 0xF),
+        (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
+        (regs::qp_reg(1, regs::QP_RQ_CI), 0),
+        (regs::qp_reg(1, regs::QP_SQ_PI), 0),
+        (regs::cq_reg(2, regs::CQ_PI), 0),
+        (regs::cq_reg(2, regs::CQ_CI), 0xFFFF),
+        (regs::cq_reg(3, regs::CQ_LOG2), 0xF),
+    ] {
+        Mmio::write(sim, addr, 0xFFFF_FFFF);
+        assert_eq!(Mmio::read(sim, addr), want, "register {addr:#x}");
+    }
     // Unmapped addresses read 0.
     assert_eq!(Mmio::read(sim, 0x3F0), 0);
     assert_eq!(Mmio::read(sim, 0x05C), 0);
@@ -507,7 +524,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             Mmio::set_write(sim, regs::cq_reg(cq, regs::CQ_CI), u32::from(cq_ci[cq]));
             mmio_busy = true;
         }
-        if !mmio_busy && !sources_busy && rq_wait.is_none() && rng.gen_bool(0.1) {
+        // RQ_CI is read with the RQ service idle: a pop's new index reaches the register (in the
+        // RAM) a few cycles after the pop is taken (in the first cycles without MMIO access).
+        let rq_service_idle = get(sim, "rq_req_ready") == 1;
+        if !mmio_busy && !sources_busy && rq_wait.is_none() && rq_service_idle && rng.gen_bool(0.1)
+        {
             let qp = rng.gen_range(0..4);
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));

@@ -9,27 +9,44 @@
 //! # MMIO
 //!
 //! Never stalls: a write takes effect at the end of its cycle, a read's data is on `mmio_rdata`
-//! with `mmio_rvalid` in the next cycle (a register, or the base RAM's registered read port).
+//! with `mmio_rvalid` in the next cycle (a register, or the register RAM's registered read
+//! port).
 //! Registers keep only their implemented bits (STAG_INDEX `[5:0]`, STAG_FLAGS key / PD /
 //! access / valid / bound / remote-invalidate / QP `[25:24]`, QP_CTRL `[23:0]`, log2 `[3:0]`);
 //! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
-//! QP_RQ_PI and CQ_CI read the last value written (reset by the commit); unmapped addresses
-//! read 0 and ignore writes.
+//! QP_RQ_PI and CQ_CI read the last value written (reset by the commit / CQ_LOG2); QP_RQ_CI
+//! shows a pop once its new value is written back (the first cycle without MMIO access after
+//! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes.
 //!
 //! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
 //! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
 //! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are muxed
-//! from the per-QP registers by the registered `qpc_qp`, and `qpc_sq_base` is the base RAM's
-//! read port, which the QP_CTRL write addressed (an MMIO write never needs the read port).
+//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are
+//! QP_CTRL `[19:0]` registered from the write, QP_ULPDU / QP_SQ_LOG2 muxed from the per-QP
+//! registers by the registered `qpc_qp`, and `qpc_sq_base` is the register RAM's read port,
+//! which the QP_CTRL write addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - The four 32-bit ring bases (RQ_BASE and SQ_BASE per QP, CQ_BASE per CQ: 12 words) live in
-//!   one block RAM of 16 x 32 bits ([`StagRam`], 2 iCE40 block RAMs): they are read only by
-//!   MMIO read-back, the QP commit (SQ base) and the two DMA engines, never in a hurry. The read
-//!   port's priority: MMIO read, then the QP_CTRL commit, then the RQ fetch, then the CQE
-//!   writer; an engine waits in its `Base` state until it gets the port.
+//! - One register RAM of 256 x 32 bits ([`StagRam`]`<32, 8>`, 2 iCE40 block RAMs, word
+//!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
+//!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
+//!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
+//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI. The MMIO read mux keeps only the
+//!   constants, STATUS and the event / status words. Flip-flops are kept where a value is
+//!   needed continuously or in the commit's cycle: the STag staging registers (they are
+//!   `prog_*`), QP_ULPDU and QP_SQ_LOG2 (commit), the RQ / CQ log2s, QP_CTRL's CQ numbers (per
+//!   CQE), the event words (written by RxPath in any cycle).
+//! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
+//!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
+//!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
+//!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
+//! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
+//!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
+//!   service, else the CQE writer (indexes, ring bases), and the write port the RQ service's
+//!   new consumer index, else the CQE writer's new producer index: no MMIO read ever reads a
+//!   word being written (undefined on the iCE40) and no engine reads a word the host writes.
+//!   An engine waits in its state until it gets the port.
 //! - The CQE writer holds no copy of the CQE: the source (`cqe_*` or `scqe_*`) keeps its valid
 //!   and fields until the writer's one-cycle ready after the CQE's last beat (or its drop).
 //! - The DMA arbiters are combinational muxes without buffers; completions are routed by
@@ -37,9 +54,11 @@
 //!
 //! # RQ service
 //!
-//! One request at a time (`rq_req_ready` = the service is idle). A pop advances the QP's
-//! consumer index at once (no answer). A read is answered with `present = 0` three cycles after
-//! it was taken when consumer = producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
+//! One request at a time (`rq_req_ready` = the service is idle). A pop (no answer) reads the
+//! QP's consumer index from the RAM and writes it back + 1 (busy at least 3 cycles). A read
+//! reads the consumer, then the producer index (one RAM cycle each) and is answered with
+//! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
+//! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
 //! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
@@ -49,11 +68,12 @@
 //! # CQE writer
 //!
 //! Round robin between receive and send CQEs. Per CQE: the CQ (QP_CTRL RECV_CQ / SEND_CQ),
-//! then its state: when full (`pi - ci == 2^log2`) or already overflowed, the CQE is dropped,
-//! the CQ latches overflow and the CQE's QP gets the async event CqOverflow (if it has none
-//! latched) with a `qp_err` strobe (RFC 5040 §8.1 item 10; other CQs go on). Else one posted
-//! write of 4 beats at `base + (pi mod 2^log2) * 16` (`rnic_proto::host::Cqe`, owner bit
-//! `cqe_owner(pi, log2)`), then `pi + 1`. The write arbiter gives placement writes priority at
+//! its CQ_CI and CQ_PI (RAM), then its state: when full (`pi - ci == 2^log2`) or already
+//! overflowed, the CQE is dropped, the CQ latches overflow and the CQE's QP gets the async
+//! event CqOverflow (if it has none latched) with a `qp_err` strobe (RFC 5040 §8.1 item 10;
+//! other CQs go on). Else one posted write of 4 beats at `base + (pi mod 2^log2) * 16`
+//! (`rnic_proto::host::Cqe`, owner bit `cqe_owner(pi, log2)`), then `pi + 1` is written back
+//! to the RAM before the CQE's ready. The write arbiter gives placement writes priority at
 //! packet boundaries and switches only after a `last` beat, so a segment's placement reaches
 //! the host before the CQE it causes.
 //!
@@ -66,14 +86,15 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 2615 logic cells for the block (2058 LUT4, 1147 DFF, 209 carry) and 2 block RAMs; 99.1 MHz
-//! with the kept receive WQE (`rq_hit`; 93.2 just before it: placement varies by several MHz),
-//! not yet 100 (85.4 before the QP_CTRL write stopped clearing the 24-bit event words: the
-//! write decode fed 96 more flops; QP_AEV now reads its word masked by the latch). The path
-//! left is the MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes and the register
-//! compares → `rdata_q`, 5 LUTs, ~8 ns of it routing). A two-stage read (registered one-hot
-//! select, then the mux; read latency 2) was tried: 90.5 MHz, the mux from the registered QP
-//! number still 5 LUTs deep, so not kept. The CQ fill check and the ring offsets are already
+//! 1660 logic cells for the block (1295 LUT4, 858 DFF, 125 carry) and 2 block RAMs; 101.4 MHz
+//! (105.8 for the same logic in another run: placement varies by several MHz). Issue 5; before
+//! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
+//! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
+//! the RAM-held registers removed. The path now: the RAM's output → the 32-bit address adder
+//! (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it
+//! logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
+//! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
+//! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
 //! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
@@ -94,12 +115,18 @@ const CQN: usize = 1 << CQ_BITS;
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum RqState {
     Idle,
+    Ci,
+    CiD,
+    Pi,
     Check,
     Empty,
     Base,
     Addr,
     Req,
     Data,
+    Pop,
+    PopC,
+    PopW,
 }
 
 /// CQE writer states.
@@ -107,12 +134,16 @@ pub enum RqState {
 pub enum CwState {
     Idle,
     Cq,
+    Ci,
+    CiD,
+    Pi,
     Sel,
     Full,
     Base,
     Addr,
     Write,
     Ovf,
+    Pw,
     Done,
 }
 
@@ -267,14 +298,23 @@ pub struct HostIf {
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
+    c_m_all: Constant<Bits<32>>,
+    c_m_index: Constant<Bits<32>>,
+    c_m_flags: Constant<Bits<32>>,
+    c_m_ctrl: Constant<Bits<32>>,
+    c_m_16: Constant<Bits<32>>,
+    c_m_log2: Constant<Bits<32>>,
 
-    // ---- The base RAM: {0, qp} RQ_BASE, {1, qp} SQ_BASE, {2, cq} CQ_BASE.
-    base: StagRam<32, 4>,
+    // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
+    // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
+    base: StagRam<32, 8>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
     rdata_q: DFF<Bits<32>>,
     rram_q: DFF<Bit>,
+    /// The read is of RQ_PI / CQ_CI reset since its last write: 0, not the RAM word.
+    rzero_q: DFF<Bit>,
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
@@ -292,18 +332,23 @@ pub struct HostIf {
     prog_q: DFF<Bit>,
 
     // ---- Per QP.
-    q_ctrl: [DFF<Bits<24>>; QPS],
+    /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
+    q_cqs: [DFF<Bits<4>>; QPS],
     q_ulpdu: [DFF<Bits<32>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
-    q_rq_pi: [DFF<Bits<RING_INDEX_BITS>>; QPS],
-    q_rq_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
+    q_pi_v: [DFF<Bit>; QPS],
+    /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
+    q_ci_v: [DFF<Bit>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
     qpc_qp_q: DFF<Bits<CONN_BITS>>,
+    /// QP_CTRL `[19:0]` of the commit's write.
+    qpc_ctrl_q: DFF<Bits<20>>,
     db_q: DFF<Bit>,
     db_qp_q: DFF<Bits<CONN_BITS>>,
     db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
@@ -312,8 +357,10 @@ pub struct HostIf {
 
     // ---- Per CQ.
     c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
-    c_pi: [DFF<Bits<RING_INDEX_BITS>>; CQN],
-    c_ci: [DFF<Bits<RING_INDEX_BITS>>; CQN],
+    /// The CQE writer wrote CQ_PI since the CQ_LOG2 write (else it is 0).
+    c_pi_v: [DFF<Bit>; CQN],
+    /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
+    c_ci_v: [DFF<Bit>; CQN],
     c_ovf: [DFF<Bit>; CQN],
 
     // ---- RQ service.
@@ -344,6 +391,7 @@ pub struct HostIf {
     cw_full: DFF<Bit>,
     cw_diff: DFF<Bits<RING_INDEX_BITS>>,
     cw_size: DFF<Bits<RING_INDEX_BITS>>,
+    cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     cw_off: DFF<Bits<32>>,
     rq_off: DFF<Bits<32>>,
 
@@ -363,35 +411,43 @@ pub struct HostIf {
     a_qoff: Signal<Local, Bits<6>>,
     a_coff: Signal<Local, Bits<5>>,
     a_ram: Signal<Local, Bit>,
-    a_ram_addr: Signal<Local, Bits<4>>,
+    a_ram_addr: Signal<Local, Bits<8>>,
+    a_mask: Signal<Local, Bits<32>>,
+    a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
-    m_ctrl: Signal<Local, Bits<24>>,
-    m_ulpdu: Signal<Local, Bits<32>>,
-    m_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    m_rq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    m_rq_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
-    m_rq_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_pi_v: Signal<Local, Bit>,
+    m_qci_v: Signal<Local, Bit>,
     m_aev_v: Signal<Local, Bit>,
     m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
-    m_c_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    m_c_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
-    m_c_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    m_cpi_v: Signal<Local, Bit>,
+    /// The register is in the RAM for reads only (QP_RQ_CI, CQ_PI: the engines write them).
+    a_ro: Signal<Local, Bit>,
+    m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
-    k_ctrl: Signal<Local, Bits<24>>,
     k_ulpdu: Signal<Local, Bits<32>>,
     k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    r_pi_v: Signal<Local, Bit>,
+    /// RQ_PI as read from the RAM (0 if not written since the commit).
     r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    r_ci_v: Signal<Local, Bit>,
+    /// QP_RQ_CI as read from the RAM (0 if not written since the commit).
     r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    w_ctrl: Signal<Local, Bits<24>>,
+    w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
+    w_pi_v: Signal<Local, Bit>,
+    /// CQ_PI as read from the RAM (0 if not written since CQ_LOG2).
     w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
+    w_ci_v: Signal<Local, Bit>,
+    /// CQ_CI as read from the RAM (0 if not written since CQ_LOG2).
     w_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_ovf: Signal<Local, Bit>,
     rq_gnt: Signal<Local, Bit>,
     cw_gnt: Signal<Local, Bit>,
+    rq_wgnt: Signal<Local, Bit>,
+    cw_wgnt: Signal<Local, Bit>,
     rq_rd_v: Signal<Local, Bit>,
     cqe_rdc: Signal<Local, Bit>,
     cqe_rx_ok: Signal<Local, Bit>,
@@ -546,10 +602,26 @@ impl Default for HostIf {
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
+            c_m_all: Constant::new(0xFFFF_FFFFu64.into()),
+            c_m_index: Constant::new(((1u64 << STAG_INDEX_BITS) - 1).into()),
+            c_m_flags: Constant::new(
+                (0xFFu64
+                    | (((1u64 << PD_BITS) - 1) << regs::STAG_FLAGS_PD_SHIFT)
+                    | (0xFu64 << regs::STAG_FLAGS_ACCESS_SHIFT)
+                    | u64::from(regs::STAG_FLAGS_VALID)
+                    | u64::from(regs::STAG_FLAGS_QP_BOUND)
+                    | u64::from(regs::STAG_FLAGS_REMOTE_INV)
+                    | (((1u64 << CONN_BITS) - 1) << regs::STAG_FLAGS_QP_SHIFT))
+                    .into(),
+            ),
+            c_m_ctrl: Constant::new(0x00FF_FFFFu64.into()),
+            c_m_16: Constant::new(0xFFFFu64.into()),
+            c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
             base: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             rram_q: Default::default(),
+            rzero_q: Default::default(),
             st_index: Default::default(),
             st_key: Default::default(),
             st_pd: Default::default(),
@@ -563,25 +635,26 @@ impl Default for HostIf {
             st_len: Default::default(),
             st_addr: Default::default(),
             prog_q: Default::default(),
-            q_ctrl: Default::default(),
+            q_cqs: Default::default(),
             q_ulpdu: Default::default(),
             q_sq_log2: Default::default(),
             q_rq_log2: Default::default(),
-            q_rq_pi: Default::default(),
-            q_rq_ci: Default::default(),
+            q_pi_v: Default::default(),
+            q_ci_v: Default::default(),
             q_aev_v: Default::default(),
             q_aev: Default::default(),
             q_fpdu: Default::default(),
             qpc_q: Default::default(),
             qpc_qp_q: Default::default(),
+            qpc_ctrl_q: Default::default(),
             db_q: Default::default(),
             db_qp_q: Default::default(),
             db_pi_q: Default::default(),
             qe_q: Default::default(),
             qe_qp_q: Default::default(),
             c_log2: Default::default(),
-            c_pi: Default::default(),
-            c_ci: Default::default(),
+            c_pi_v: Default::default(),
+            c_ci_v: Default::default(),
             c_ovf: Default::default(),
             rq_state: Default::default(),
             rq_qp: Default::default(),
@@ -607,6 +680,7 @@ impl Default for HostIf {
             cw_full: Default::default(),
             cw_diff: Default::default(),
             cw_size: Default::default(),
+            cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
             wr_lock: Default::default(),
@@ -623,34 +697,37 @@ impl Default for HostIf {
             a_coff: Default::default(),
             a_ram: Default::default(),
             a_ram_addr: Default::default(),
+            a_mask: Default::default(),
+            a_zero: Default::default(),
             rv: Default::default(),
-            m_ctrl: Default::default(),
-            m_ulpdu: Default::default(),
-            m_sq_log2: Default::default(),
-            m_rq_log2: Default::default(),
-            m_rq_pi: Default::default(),
-            m_rq_ci: Default::default(),
+            m_pi_v: Default::default(),
+            m_qci_v: Default::default(),
             m_aev_v: Default::default(),
             m_aev: Default::default(),
             m_fpdu: Default::default(),
-            m_c_log2: Default::default(),
-            m_c_pi: Default::default(),
-            m_c_ci: Default::default(),
+            m_cpi_v: Default::default(),
+            a_ro: Default::default(),
+            m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
-            k_ctrl: Default::default(),
             k_ulpdu: Default::default(),
             k_sq_log2: Default::default(),
+            r_pi_v: Default::default(),
             r_pi: Default::default(),
+            r_ci_v: Default::default(),
             r_ci: Default::default(),
             r_log2: Default::default(),
-            w_ctrl: Default::default(),
+            w_cqs: Default::default(),
             w_aev_v: Default::default(),
+            w_pi_v: Default::default(),
             w_pi: Default::default(),
+            w_ci_v: Default::default(),
             w_ci: Default::default(),
             w_log2: Default::default(),
             w_ovf: Default::default(),
             rq_gnt: Default::default(),
             cw_gnt: Default::default(),
+            rq_wgnt: Default::default(),
+            cw_wgnt: Default::default(),
             rq_rd_v: Default::default(),
             cqe_rdc: Default::default(),
             cqe_rx_ok: Default::default(),
@@ -699,6 +776,7 @@ impl Logic for HostIf {
             rvalid_q,
             rdata_q,
             rram_q,
+            rzero_q,
             st_index,
             st_key,
             st_pd,
@@ -714,6 +792,7 @@ impl Logic for HostIf {
             prog_q,
             qpc_q,
             qpc_qp_q,
+            qpc_ctrl_q,
             db_q,
             db_qp_q,
             db_pi_q,
@@ -743,6 +822,7 @@ impl Logic for HostIf {
             cw_full,
             cw_diff,
             cw_size,
+            cw_pi,
             cw_off,
             rq_off,
             wr_lock,
@@ -750,18 +830,18 @@ impl Logic for HostIf {
         );
         self.base.clock.next = self.clock.val();
         for i in 0..QPS {
-            self.q_ctrl[i].clock.next = self.clock.val();
-            self.q_ctrl[i].d.next = self.q_ctrl[i].q.val();
+            self.q_cqs[i].clock.next = self.clock.val();
+            self.q_cqs[i].d.next = self.q_cqs[i].q.val();
             self.q_ulpdu[i].clock.next = self.clock.val();
             self.q_ulpdu[i].d.next = self.q_ulpdu[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
             self.q_rq_log2[i].clock.next = self.clock.val();
             self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
-            self.q_rq_pi[i].clock.next = self.clock.val();
-            self.q_rq_pi[i].d.next = self.q_rq_pi[i].q.val();
-            self.q_rq_ci[i].clock.next = self.clock.val();
-            self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val();
+            self.q_pi_v[i].clock.next = self.clock.val();
+            self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
+            self.q_ci_v[i].clock.next = self.clock.val();
+            self.q_ci_v[i].d.next = self.q_ci_v[i].q.val();
             self.q_aev_v[i].clock.next = self.clock.val();
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
             self.q_aev[i].clock.next = self.clock.val();
@@ -775,10 +855,10 @@ impl Logic for HostIf {
         for i in 0..CQN {
             self.c_log2[i].clock.next = self.clock.val();
             self.c_log2[i].d.next = self.c_log2[i].q.val();
-            self.c_pi[i].clock.next = self.clock.val();
-            self.c_pi[i].d.next = self.c_pi[i].q.val();
-            self.c_ci[i].clock.next = self.clock.val();
-            self.c_ci[i].d.next = self.c_ci[i].q.val();
+            self.c_pi_v[i].clock.next = self.clock.val();
+            self.c_pi_v[i].d.next = self.c_pi_v[i].q.val();
+            self.c_ci_v[i].clock.next = self.clock.val();
+            self.c_ci_v[i].d.next = self.c_ci_v[i].q.val();
             self.c_ovf[i].clock.next = self.clock.val();
             self.c_ovf[i].d.next = self.c_ovf[i].q.val();
         }
@@ -802,89 +882,156 @@ impl Logic for HostIf {
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
-        // Registers in the base RAM.
+        // Registers in the RAM (every one only MMIO writes), with their implemented bits.
         self.a_ram.next = false;
-        self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val());
-        if self.a_qp.val() && (self.a_qoff.val() == 0x14) {
-            self.a_ram.next = true;
+        self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
+        self.a_mask.next = self.c_m_all.val();
+        self.a_ro.next = false;
+        if self.a_glob.val() {
+            if self.a_goff.val() == 0x40 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_index.val();
+            }
+            if self.a_goff.val() == 0x44 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_flags.val();
+            }
+            if (self.a_goff.val() == 0x48)
+                || (self.a_goff.val() == 0x4C)
+                || (self.a_goff.val() == 0x50)
+                || (self.a_goff.val() == 0x54)
+            {
+                self.a_ram.next = true;
+            }
         }
-        if self.a_qp.val() && (self.a_qoff.val() == 0x08) {
-            self.a_ram.next = true;
-            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        if self.a_qp.val() {
+            if self.a_qoff.val() == 0x00 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_ctrl.val();
+            }
+            if (self.a_qoff.val() == 0x04)
+                || (self.a_qoff.val() == 0x08)
+                || (self.a_qoff.val() == 0x14)
+            {
+                self.a_ram.next = true;
+            }
+            if (self.a_qoff.val() == 0x0C) || (self.a_qoff.val() == 0x18) {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_log2.val();
+            }
+            if self.a_qoff.val() == 0x1C {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_16.val();
+            }
+            if self.a_qoff.val() == 0x20 {
+                self.a_ram.next = true;
+                self.a_ro.next = true;
+            }
         }
-        if self.a_cq.val() && (self.a_coff.val() == 0) {
-            self.a_ram.next = true;
-            self.a_ram_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+        if self.a_cq.val() {
+            if self.a_coff.val() == 0x00 {
+                self.a_ram.next = true;
+            }
+            if self.a_coff.val() == 0x04 {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_log2.val();
+            }
+            if self.a_coff.val() == 0x08 {
+                self.a_ram.next = true;
+                self.a_ro.next = true;
+            }
+            if self.a_coff.val() == 0x0C {
+                self.a_ram.next = true;
+                self.a_mask.next = self.c_m_16.val();
+            }
         }
 
         // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
         // r_* by the RQ service, w_* by the CQE writer.
-        self.m_ctrl.next = self.q_ctrl[0].q.val();
-        self.m_ulpdu.next = self.q_ulpdu[0].q.val();
-        self.m_sq_log2.next = self.q_sq_log2[0].q.val();
-        self.m_rq_log2.next = self.q_rq_log2[0].q.val();
-        self.m_rq_pi.next = self.q_rq_pi[0].q.val();
-        self.m_rq_ci.next = self.q_rq_ci[0].q.val();
+        self.m_pi_v.next = self.q_pi_v[0].q.val();
+        self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
-        self.k_ctrl.next = self.q_ctrl[0].q.val();
         self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
-        self.r_pi.next = self.q_rq_pi[0].q.val();
-        self.r_ci.next = self.q_rq_ci[0].q.val();
+        self.r_pi_v.next = self.q_pi_v[0].q.val();
+        self.r_ci_v.next = self.q_ci_v[0].q.val();
         self.r_log2.next = self.q_rq_log2[0].q.val();
-        self.w_ctrl.next = self.q_ctrl[0].q.val();
+        self.w_cqs.next = self.q_cqs[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
         for i in 1..QPS {
             if self.a_q.val().index() == i {
-                self.m_ctrl.next = self.q_ctrl[i].q.val();
-                self.m_ulpdu.next = self.q_ulpdu[i].q.val();
-                self.m_sq_log2.next = self.q_sq_log2[i].q.val();
-                self.m_rq_log2.next = self.q_rq_log2[i].q.val();
-                self.m_rq_pi.next = self.q_rq_pi[i].q.val();
-                self.m_rq_ci.next = self.q_rq_ci[i].q.val();
+                self.m_pi_v.next = self.q_pi_v[i].q.val();
+                self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
-                self.k_ctrl.next = self.q_ctrl[i].q.val();
                 self.k_ulpdu.next = self.q_ulpdu[i].q.val();
                 self.k_sq_log2.next = self.q_sq_log2[i].q.val();
             }
             if self.rq_qp.q.val().index() == i {
-                self.r_pi.next = self.q_rq_pi[i].q.val();
-                self.r_ci.next = self.q_rq_ci[i].q.val();
+                self.r_pi_v.next = self.q_pi_v[i].q.val();
+                self.r_ci_v.next = self.q_ci_v[i].q.val();
                 self.r_log2.next = self.q_rq_log2[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
-                self.w_ctrl.next = self.q_ctrl[i].q.val();
+                self.w_cqs.next = self.q_cqs[i].q.val();
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
-        self.m_c_log2.next = self.c_log2[0].q.val();
-        self.m_c_pi.next = self.c_pi[0].q.val();
-        self.m_c_ci.next = self.c_ci[0].q.val();
+        self.r_ci.next = 0.into();
+        if self.r_ci_v.val() {
+            self.r_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        }
+        self.r_pi.next = 0.into();
+        if self.r_pi_v.val() {
+            self.r_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        }
+        self.m_cpi_v.next = self.c_pi_v[0].q.val();
+        self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
         self.w_log2.next = self.c_log2[0].q.val();
-        self.w_pi.next = self.c_pi[0].q.val();
-        self.w_ci.next = self.c_ci[0].q.val();
+        self.w_pi_v.next = self.c_pi_v[0].q.val();
+        self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
         for i in 1..CQN {
             if self.a_c.val().index() == i {
-                self.m_c_log2.next = self.c_log2[i].q.val();
-                self.m_c_pi.next = self.c_pi[i].q.val();
-                self.m_c_ci.next = self.c_ci[i].q.val();
+                self.m_cpi_v.next = self.c_pi_v[i].q.val();
+                self.m_ci_v.next = self.c_ci_v[i].q.val();
                 self.m_c_ovf.next = self.c_ovf[i].q.val();
             }
             if self.cw_cq.q.val().index() == i {
                 self.w_log2.next = self.c_log2[i].q.val();
-                self.w_pi.next = self.c_pi[i].q.val();
-                self.w_ci.next = self.c_ci[i].q.val();
+                self.w_pi_v.next = self.c_pi_v[i].q.val();
+                self.w_ci_v.next = self.c_ci_v[i].q.val();
                 self.w_ovf.next = self.c_ovf[i].q.val();
             }
+        }
+        // RQ_PI / CQ_CI read back 0 until written after their reset.
+        self.a_zero.next = false;
+        if self.a_qp.val() && (self.a_qoff.val() == 0x1C) {
+            self.a_zero.next = !self.m_pi_v.val();
+        }
+        if self.a_cq.val() && (self.a_coff.val() == 0x0C) {
+            self.a_zero.next = !self.m_ci_v.val();
+        }
+        if self.a_qp.val() && (self.a_qoff.val() == 0x20) {
+            self.a_zero.next = !self.m_qci_v.val();
+        }
+        if self.a_cq.val() && (self.a_coff.val() == 0x08) {
+            self.a_zero.next = !self.m_cpi_v.val();
+        }
+        self.w_pi.next = 0.into();
+        if self.w_pi_v.val() {
+            self.w_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        }
+        self.w_ci.next = 0.into();
+        if self.w_ci_v.val() {
+            self.w_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
 
         // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
@@ -906,25 +1053,71 @@ impl Logic for HostIf {
             self.qe_qp_q.d.next = self.aev_qp.val();
         }
 
-        // ---- The base RAM's read port.
+        // ---- The RAM's read port: an MMIO access first (a read reads its register; QP_CTRL's
+        // write reads the QP's SQ_BASE for the commit), then the RQ service, then the CQE
+        // writer. An engine reads only in a cycle without MMIO access, so it never reads a word
+        // being written (undefined data on the iCE40).
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
         self.base.read_addr.next = self.a_ram_addr.val();
-        if self.rd.val() && self.a_ram.val() {
-            // MMIO read-back.
-        } else if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
-            // The commit's SQ base.
-            self.base.read_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
-        } else if self.rq_state.q.val() == RqState::Base {
+        if self.mmio_valid.val() {
+            if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
+                // The commit's SQ base: word {01, qp, 0010}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.a_q.val()) << 4) | 0x42;
+            }
+        } else if (self.rq_state.q.val() == RqState::Ci)
+            || (self.rq_state.q.val() == RqState::Pop)
+            || (self.rq_state.q.val() == RqState::Pi)
+            || (self.rq_state.q.val() == RqState::Base)
+        {
             self.rq_gnt.next = true;
-            self.base.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val());
-        } else if self.cw_state.q.val() == CwState::Base {
+            if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
+                // QP_RQ_CI: {01, qp, 1000}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+            } else if self.rq_state.q.val() == RqState::Pi {
+                // QP_RQ_PI: {01, qp, 0111}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
+            } else {
+                // QP_RQ_BASE: {01, qp, 0101}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
+            }
+        } else if (self.cw_state.q.val() == CwState::Ci)
+            || (self.cw_state.q.val() == CwState::Pi)
+            || (self.cw_state.q.val() == CwState::Base)
+        {
             self.cw_gnt.next = true;
-            self.base.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
+            if self.cw_state.q.val() == CwState::Pi {
+                // CQ_PI: {10, 0, cq, 010}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+            } else if self.cw_state.q.val() == CwState::Ci {
+                // CQ_CI: {10, 0, cq, 011}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
+            } else {
+                // CQ_BASE: {10, 0, cq, 000}.
+                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
+            }
         }
-        self.base.write_enable.next = self.wr.val() && self.a_ram.val();
+        // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
+        // MMIO read reads the word being written) the RQ service's new consumer index, else
+        // the CQE writer's new producer index.
+        self.rq_wgnt.next = false;
+        self.cw_wgnt.next = false;
+        self.base.write_enable.next = self.wr.val() && self.a_ram.val() && !self.a_ro.val();
         self.base.write_addr.next = self.a_ram_addr.val();
-        self.base.write_data.next = self.mmio_wdata.val();
+        self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
+        if !self.mmio_valid.val() {
+            if self.rq_state.q.val() == RqState::PopW {
+                self.rq_wgnt.next = true;
+                self.base.write_enable.next = true;
+                self.base.write_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.base.write_data.next = bit_cast::<32, 16>(self.rsp_index.q.val());
+            } else if self.cw_state.q.val() == CwState::Pw {
+                self.cw_wgnt.next = true;
+                self.base.write_enable.next = true;
+                self.base.write_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.base.write_data.next = bit_cast::<32, 16>(self.cw_pi.q.val());
+            }
+        }
 
         // ---- MMIO reads.
         self.rv.next = 0.into();
@@ -942,50 +1135,8 @@ impl Logic for HostIf {
                 self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
                     | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
             }
-            if self.a_goff.val() == 0x40 {
-                self.rv.next = bit_cast::<32, STAG_INDEX_BITS>(self.st_index.q.val());
-            }
-            if self.a_goff.val() == 0x44 {
-                self.rv.next = bit_cast::<32, 8>(self.st_key.q.val())
-                    | (bit_cast::<32, PD_BITS>(self.st_pd.q.val()) << 8)
-                    | (bit_cast::<32, 4>(self.st_access.q.val()) << 12)
-                    | (bit_cast::<32, 1>(self.st_valid.q.val().into()) << 16)
-                    | (bit_cast::<32, 1>(self.st_bound.q.val().into()) << 17)
-                    | (bit_cast::<32, 1>(self.st_rinv.q.val().into()) << 18)
-                    | (bit_cast::<32, CONN_BITS>(self.st_qp.q.val()) << 24);
-            }
-            if self.a_goff.val() == 0x48 {
-                self.rv.next = self.st_to_lo.q.val();
-            }
-            if self.a_goff.val() == 0x4C {
-                self.rv.next = self.st_to_hi.q.val();
-            }
-            if self.a_goff.val() == 0x50 {
-                self.rv.next = self.st_len.q.val();
-            }
-            if self.a_goff.val() == 0x54 {
-                self.rv.next = self.st_addr.q.val();
-            }
         }
         if self.a_qp.val() {
-            if self.a_qoff.val() == 0x00 {
-                self.rv.next = bit_cast::<32, 24>(self.m_ctrl.val());
-            }
-            if self.a_qoff.val() == 0x04 {
-                self.rv.next = self.m_ulpdu.val();
-            }
-            if self.a_qoff.val() == 0x0C {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_sq_log2.val());
-            }
-            if self.a_qoff.val() == 0x18 {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_rq_log2.val());
-            }
-            if self.a_qoff.val() == 0x1C {
-                self.rv.next = bit_cast::<32, 16>(self.m_rq_pi.val());
-            }
-            if self.a_qoff.val() == 0x20 {
-                self.rv.next = bit_cast::<32, 16>(self.m_rq_ci.val());
-            }
             if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
                 // The event word is kept only while latched (the QP_CTRL write clears the
                 // latch, not the word: fewer loads on the MMIO write decode).
@@ -997,28 +1148,22 @@ impl Logic for HostIf {
                     | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
             }
         }
-        if self.a_cq.val() {
-            if self.a_coff.val() == 0x04 {
-                self.rv.next = bit_cast::<32, RING_LOG2_BITS>(self.m_c_log2.val());
-            }
-            if self.a_coff.val() == 0x08 {
-                self.rv.next = bit_cast::<32, 16>(self.m_c_pi.val());
-            }
-            if self.a_coff.val() == 0x0C {
-                self.rv.next = bit_cast::<32, 16>(self.m_c_ci.val());
-            }
-            if self.a_coff.val() == 0x10 {
-                self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
-            }
+        if self.a_cq.val() && (self.a_coff.val() == 0x10) {
+            self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
         }
         if self.rd.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rv.val();
             self.rram_q.d.next = self.a_ram.val();
+            self.rzero_q.d.next = self.a_zero.val();
         }
         self.mmio_rvalid.next = self.rvalid_q.q.val();
         if self.rram_q.q.val() {
-            self.mmio_rdata.next = self.base.read_data.val();
+            if self.rzero_q.q.val() {
+                self.mmio_rdata.next = 0.into();
+            } else {
+                self.mmio_rdata.next = self.base.read_data.val();
+            }
         } else {
             self.mmio_rdata.next = self.rdata_q.q.val();
         }
@@ -1041,15 +1186,15 @@ impl Logic for HostIf {
         // ---- QP context commit and SQ doorbell.
         self.qpc_write.next = self.qpc_q.q.val();
         self.qpc_qp.next = self.qpc_qp_q.q.val();
-        self.qpc_enable.next = self.k_ctrl.val().get_bit(0);
-        self.qpc_fpdu_mode.next = self.k_ctrl.val().get_bit(1);
-        self.qpc_rx_crc.next = self.k_ctrl.val().get_bit(2);
-        self.qpc_rx_markers.next = self.k_ctrl.val().get_bit(3);
-        self.qpc_tx_crc.next = self.k_ctrl.val().get_bit(4);
-        self.qpc_tx_markers.next = self.k_ctrl.val().get_bit(5);
-        self.qpc_pd.next = self.k_ctrl.val().get_bits::<PD_BITS>(8);
-        self.qpc_ird.next = self.k_ctrl.val().get_bits::<4>(12);
-        self.qpc_ord.next = self.k_ctrl.val().get_bits::<4>(16);
+        self.qpc_enable.next = self.qpc_ctrl_q.q.val().get_bit(0);
+        self.qpc_fpdu_mode.next = self.qpc_ctrl_q.q.val().get_bit(1);
+        self.qpc_rx_crc.next = self.qpc_ctrl_q.q.val().get_bit(2);
+        self.qpc_rx_markers.next = self.qpc_ctrl_q.q.val().get_bit(3);
+        self.qpc_tx_crc.next = self.qpc_ctrl_q.q.val().get_bit(4);
+        self.qpc_tx_markers.next = self.qpc_ctrl_q.q.val().get_bit(5);
+        self.qpc_pd.next = self.qpc_ctrl_q.q.val().get_bits::<PD_BITS>(8);
+        self.qpc_ird.next = self.qpc_ctrl_q.q.val().get_bits::<4>(12);
+        self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
         self.qpc_rx_max_ulpdu.next = self.k_ulpdu.val().get_bits::<16>(0);
         self.qpc_tx_mulpdu.next = self.k_ulpdu.val().get_bits::<16>(16);
         self.qpc_sq_base.next = self.base.read_data.val();
@@ -1074,11 +1219,8 @@ impl Logic for HostIf {
             RqState::Idle => {
                 if self.rq_req_valid.val() {
                     if self.rq_req_pop.val() {
-                        for i in 0..QPS {
-                            if self.rq_req_qp.val().index() == i {
-                                self.q_rq_ci[i].d.next = self.q_rq_ci[i].q.val() + 1;
-                            }
-                        }
+                        self.rq_qp.d.next = self.rq_req_qp.val();
+                        self.rq_state.d.next = RqState::Pop;
                         self.rq_hit.d.next = false;
                     } else if self.rq_hit.q.val() && (self.rq_req_qp.val() == self.rq_qp.q.val()) {
                         // The head WQE is still in the answer registers.
@@ -1086,16 +1228,52 @@ impl Logic for HostIf {
                     } else {
                         self.rq_hit.d.next = false;
                         self.rq_qp.d.next = self.rq_req_qp.val();
-                        self.rq_state.d.next = RqState::Check;
+                        self.rq_state.d.next = RqState::Ci;
                     }
                 }
             }
-            RqState::Check => {
+            RqState::Ci => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::CiD;
+                }
+            }
+            RqState::CiD => {
+                // QP_RQ_CI is on the RAM's read port (r_ci).
                 self.rsp_index.d.next = self.r_ci.val();
-                self.rq_off.d.next =
-                    bit_cast::<32, 16>(self.r_ci.val() & !(self.c_ones.val() << self.r_log2.val()))
-                        << 4;
-                self.rq_empty.d.next = self.r_ci.val() == self.r_pi.val();
+                self.rq_state.d.next = RqState::Pi;
+            }
+            RqState::Pop => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::PopC;
+                }
+            }
+            RqState::PopC => {
+                // The answer registers are free (no hit after a pop): the new index waits in
+                // rsp_index for the write port.
+                self.rsp_index.d.next = self.r_ci.val() + 1;
+                self.rq_state.d.next = RqState::PopW;
+            }
+            RqState::PopW => {
+                if self.rq_wgnt.val() {
+                    for i in 0..QPS {
+                        if self.rq_qp.q.val().index() == i {
+                            self.q_ci_v[i].d.next = true;
+                        }
+                    }
+                    self.rq_state.d.next = RqState::Idle;
+                }
+            }
+            RqState::Pi => {
+                if self.rq_gnt.val() {
+                    self.rq_state.d.next = RqState::Check;
+                }
+            }
+            RqState::Check => {
+                // RQ_PI is on the RAM's read port (r_pi).
+                self.rq_off.d.next = bit_cast::<32, 16>(
+                    self.rsp_index.q.val() & !(self.c_ones.val() << self.r_log2.val()),
+                ) << 4;
+                self.rq_empty.d.next = self.rsp_index.q.val() == self.r_pi.val();
                 self.rq_state.d.next = RqState::Empty;
             }
             RqState::Empty => {
@@ -1165,7 +1343,7 @@ impl Logic for HostIf {
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
-        self.w_pass.next = self.w_pi.val() >> self.w_log2.val();
+        self.w_pass.next = self.cw_pi.q.val() >> self.w_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
                 if self.cw_take_send.val() {
@@ -1182,24 +1360,42 @@ impl Logic for HostIf {
             }
             CwState::Cq => {
                 if self.cw_send.q.val() {
-                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(20);
+                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(0);
                 } else {
-                    self.cw_cq.d.next = self.w_ctrl.val().get_bits::<CQ_BITS>(22);
+                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(2);
                 }
-                self.cw_state.d.next = CwState::Sel;
+                self.cw_state.d.next = CwState::Ci;
+            }
+            CwState::Ci => {
+                if self.cw_gnt.val() {
+                    self.cw_state.d.next = CwState::CiD;
+                }
+            }
+            CwState::CiD => {
+                // CQ_CI is on the RAM's read port (w_ci): kept in cw_diff until Sel.
+                self.cw_diff.d.next = self.w_ci.val();
+                self.cw_state.d.next = CwState::Pi;
+            }
+            CwState::Pi => {
+                if self.cw_gnt.val() {
+                    self.cw_state.d.next = CwState::Sel;
+                }
             }
             CwState::Sel => {
-                // Registered, for 100 MHz: the CQ's fill, offset and owner bit.
+                // CQ_PI is on the RAM's read port (w_pi).
+                // Registered, for 100 MHz: the CQ's fill and size.
                 self.cw_full.d.next = self.w_ovf.val();
-                self.cw_diff.d.next = self.w_pi.val() - self.w_ci.val();
+                self.cw_pi.d.next = self.w_pi.val();
+                self.cw_diff.d.next = self.w_pi.val() - self.cw_diff.q.val();
                 self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
-                self.cw_off.d.next =
-                    bit_cast::<32, 16>(self.w_pi.val() & !(self.c_ones.val() << self.w_log2.val()))
-                        << 4;
-                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;
             }
             CwState::Full => {
+                // The ring offset and owner bit of the producer index (used from Addr on).
+                self.cw_off.d.next = bit_cast::<32, 16>(
+                    self.cw_pi.q.val() & !(self.c_ones.val() << self.w_log2.val()),
+                ) << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
@@ -1242,13 +1438,20 @@ impl Logic for HostIf {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
                     self.cw_addr.d.next = self.cw_addr.q.val() + 4;
                     if self.cw_beat.q.val() == 3 {
-                        for i in 0..CQN {
-                            if self.cw_cq.q.val().index() == i {
-                                self.c_pi[i].d.next = self.c_pi[i].q.val() + 1;
-                            }
-                        }
-                        self.cw_state.d.next = CwState::Done;
+                        self.cw_pi.d.next = self.cw_pi.q.val() + 1;
+                        self.cw_state.d.next = CwState::Pw;
                     }
+                }
+            }
+            CwState::Pw => {
+                // The new producer index goes to the RAM before the CQE is released.
+                if self.cw_wgnt.val() {
+                    for i in 0..CQN {
+                        if self.cw_cq.q.val().index() == i {
+                            self.c_pi_v[i].d.next = true;
+                        }
+                    }
+                    self.cw_state.d.next = CwState::Done;
                 }
             }
             CwState::Done => {
@@ -1386,9 +1589,9 @@ impl Logic for HostIf {
                 for i in 0..QPS {
                     if self.a_q.val().index() == i {
                         if self.a_qoff.val() == 0x00 {
-                            self.q_ctrl[i].d.next = self.mmio_wdata.val().get_bits::<24>(0);
-                            self.q_rq_pi[i].d.next = 0.into();
-                            self.q_rq_ci[i].d.next = 0.into();
+                            self.q_cqs[i].d.next = self.mmio_wdata.val().get_bits::<4>(20);
+                            self.q_pi_v[i].d.next = false;
+                            self.q_ci_v[i].d.next = false;
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
                         }
@@ -1404,13 +1607,14 @@ impl Logic for HostIf {
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                         }
                         if self.a_qoff.val() == 0x1C {
-                            self.q_rq_pi[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                            self.q_pi_v[i].d.next = true;
                         }
                     }
                 }
                 if self.a_qoff.val() == 0x00 {
                     self.qpc_q.d.next = true;
                     self.qpc_qp_q.d.next = self.a_q.val();
+                    self.qpc_ctrl_q.d.next = self.mmio_wdata.val().get_bits::<20>(0);
                     self.rq_hit.d.next = false;
                 }
                 if self.a_qoff.val() == 0x10 {
@@ -1425,12 +1629,12 @@ impl Logic for HostIf {
                         if self.a_coff.val() == 0x04 {
                             self.c_log2[i].d.next =
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
-                            self.c_pi[i].d.next = 0.into();
-                            self.c_ci[i].d.next = 0.into();
+                            self.c_pi_v[i].d.next = false;
+                            self.c_ci_v[i].d.next = false;
                             self.c_ovf[i].d.next = false;
                         }
                         if self.a_coff.val() == 0x0C {
-                            self.c_ci[i].d.next = self.mmio_wdata.val().get_bits::<16>(0);
+                            self.c_ci_v[i].d.next = true;
                         }
                     }
                 }
