@@ -197,6 +197,9 @@ pub struct DdpTx {
     /// Length of the next request (registered), valid when `rq_ok`.
     rq_lenr: DFF<Bits<16>>,
     rq_ok: DFF<Bit>,
+    /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
+    /// request's beats less 2 (see "Payload path").
+    rq_gap: DFF<Bits<6>>,
     /// `msg_rem <= maxpay`, registered.
     fits_r: DFF<Bit>,
     /// The first segment's set-up cycle is still to come.
@@ -370,6 +373,7 @@ impl Default for DdpTx {
             rq_cnt: Default::default(),
             rq_lenr: Default::default(),
             rq_ok: Default::default(),
+            rq_gap: Default::default(),
             fits_r: Default::default(),
             seg_wait: Default::default(),
             wptr: Default::default(),
@@ -469,7 +473,7 @@ impl Logic for DdpTx {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
             seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
-            rq_lenr, rq_ok, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
         );
@@ -779,9 +783,16 @@ impl Logic for DdpTx {
         // leaves `rq_ok` 0 in the next cycle, so they are fresh when used, and `rd_cnt` only
         // grows (stale towards "no room"). Keeps the `pay_rd_req_ready` -> enables path short.
         self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
+        // Pacing: a request is offered no sooner than the completion port can have returned
+        // the previous one (one beat per cycle), so that completions of a burst of requests
+        // (a message's start) do not come back out of order and leave the reader waiting.
+        if self.rq_gap.q.val().any() {
+            self.rq_gap.d.next = self.rq_gap.q.val() - 1;
+        }
         self.rq_ok.d.next = (self.state.q.val() != DdpTxState::Idle)
             && (self.rq_left.q.val() != 0)
-            && !self.rq_ahead.val().get_bit(3);
+            && !self.rq_ahead.val().get_bit(3)
+            && !self.rq_gap.q.val().any();
         self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_lenr.q.val();
@@ -793,6 +804,12 @@ impl Logic for DdpTx {
             self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
+            // Beats of the request (one DW-aligned beat per 4 octets, about) less the 2
+            // cycles a request takes anyway.
+            self.rq_gap.d.next = 0.into();
+            if self.rq_lenr.q.val().get_bits::<6>(2) > 2 {
+                self.rq_gap.d.next = self.rq_lenr.q.val().get_bits::<6>(2) - 2;
+            }
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_req_tag.val().index() == i {
                     self.done[i].d.next = false;

@@ -246,6 +246,14 @@ pub struct SendEngine {
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
     c_idx: DFF<Bits<16>>,
+    /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
+    /// waits for the DMA write port.
+    h_valid: DFF<Bit>,
+    h_qp: DFF<Bits<CONN_BITS>>,
+    h_op: DFF<Bits<2>>,
+    h_st: DFF<Bits<8>>,
+    h_len: DFF<Bits<32>>,
+    h_idx: DFF<Bits<16>>,
     ctx: RxContextRam<CTX_W, CONN_BITS>,
     orq: RxContextRam<ORQ_W, 4>,
     // Combinational helpers.
@@ -327,7 +335,7 @@ impl Logic for SendEngine {
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx
+            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -510,14 +518,19 @@ impl Logic for SendEngine {
         self.orq_push.next = false;
         self.orq_push_qp.next = self.cur.q.val();
         self.rdcq_take.next = false;
-        self.scqe_valid.next = self.state.q.val() == SeState::Cqe;
-        self.scqe_qp.next = self.c_qp.q.val();
-        self.scqe_opcode.next = bit_cast::<8, 2>(self.c_op.q.val());
-        self.scqe_status.next = self.c_st.q.val();
-        self.scqe_byte_len.next = self.c_len.q.val();
-        self.scqe_index.next = self.c_idx.q.val();
-        self.idle.next =
-            (self.state.q.val() == SeState::Idle) && !self.any.val() && !self.rdcq_valid.val();
+        self.scqe_valid.next = self.h_valid.q.val();
+        self.scqe_qp.next = self.h_qp.q.val();
+        self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
+        self.scqe_status.next = self.h_st.q.val();
+        self.scqe_byte_len.next = self.h_len.q.val();
+        self.scqe_index.next = self.h_idx.q.val();
+        if self.h_valid.q.val() && self.scqe_ready.val() {
+            self.h_valid.d.next = false;
+        }
+        self.idle.next = (self.state.q.val() == SeState::Idle)
+            && !self.any.val()
+            && !self.rdcq_valid.val()
+            && !self.h_valid.q.val();
 
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
@@ -765,7 +778,15 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Cqe => {
-                if self.scqe_ready.val() {
+                // Into the holding register when it is free (one CQE at a time keeps them in
+                // order).
+                if !self.h_valid.q.val() {
+                    self.h_valid.d.next = true;
+                    self.h_qp.d.next = self.c_qp.q.val();
+                    self.h_op.d.next = self.c_op.q.val();
+                    self.h_st.d.next = self.c_st.q.val();
+                    self.h_len.d.next = self.c_len.q.val();
+                    self.h_idx.d.next = self.c_idx.q.val();
                     self.state.d.next = SeState::Idle;
                 }
             }
