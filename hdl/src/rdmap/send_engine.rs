@@ -255,7 +255,25 @@ pub struct SendEngine {
     h_len: DFF<Bits<32>>,
     h_idx: DFF<Bits<16>>,
     ctx: RxContextRam<CTX_W, CONN_BITS>,
-    orq: RxContextRam<ORQ_W, 4>,
+    /// The outstanding Reads at `{0, qp, slot}`; the prefetched WQE's 8 words at `{1, 0, beat}`.
+    orq: RxContextRam<ORQ_W, 5>,
+    /// WQE prefetch: 0 none, 1 address, 2 request, 3 beats, 4 ready (in `orq`).
+    pf_st: DFF<Bits<3>>,
+    /// The QP of the prefetched WQE (its next WQE after the one being sent).
+    pf_qp: DFF<Bits<CONN_BITS>>,
+    pf_beat: DFF<Bits<3>>,
+    /// This fetch takes the prefetched WQE from `orq`.
+    pf_use: DFF<Bit>,
+    pf_busy: Signal<Local, Bit>,
+    /// `Load2` takes the prefetched WQE.
+    pf_take: Signal<Local, Bit>,
+    pf_start: Signal<Local, Bit>,
+    pf_wr: Signal<Local, Bit>,
+    k_pi: Signal<Local, Bits<16>>,
+    k_ci1: Signal<Local, Bits<16>>,
+    f_valid: Signal<Local, Bit>,
+    f_data: Signal<Local, Bits<32>>,
+    f_last: Signal<Local, Bit>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
     /// Per QP: ci != pi.
@@ -335,7 +353,7 @@ impl Logic for SendEngine {
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx
+            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -429,6 +447,7 @@ impl Logic for SendEngine {
         self.k_lst.next = self.q_lst[0].q.val();
         self.k_lop.next = self.q_lop[0].q.val();
         self.k_ci.next = self.q_ci[0].q.val();
+        self.k_pi.next = self.q_pi[0].q.val();
         self.k_ne.next = self.ne[0].val();
         self.k_en.next = self.q_en[0].q.val();
         self.k_blk.next = self.q_blk[0].q.val();
@@ -447,6 +466,7 @@ impl Logic for SendEngine {
                 self.k_lst.next = self.q_lst[i].q.val();
                 self.k_lop.next = self.q_lop[i].q.val();
                 self.k_ci.next = self.q_ci[i].q.val();
+                self.k_pi.next = self.q_pi[i].q.val();
                 self.k_ne.next = self.ne[i].val();
                 self.k_en.next = self.q_en[i].q.val();
                 self.k_blk.next = self.q_blk[i].q.val();
@@ -477,10 +497,73 @@ impl Logic for SendEngine {
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
-        self.sq_rd_req_valid.next = self.state.q.val() == SeState::FetchReq;
+        self.sq_rd_req_valid.next =
+            (self.state.q.val() == SeState::FetchReq) || (self.pf_st.q.val() == 2);
         self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
+        if self.pf_st.q.val() == 2 {
+            self.sq_rd_req_tag.next = 1.into();
+        }
+
+        // WQE prefetch: while a Write / Send of the QP is offered (DdpTx works on it until
+        // its end), the QP's next posted WQE is fetched into `orq`'s upper half, so that the
+        // next fetch of that QP (if it is the next one picked) reads it from there in 8 cycles
+        // instead of a DMA round trip. It uses the fetch registers `foff` / `faddr`, free
+        // then: `Idle` picks no QP while it is under way. Every rule stays with the fetch:
+        // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
+        // drops it.
+        self.k_ci1.next = self.k_ci.val() + 1;
+        self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
+        self.pf_start.next = ((self.state.q.val() == SeState::Msg)
+            || (self.state.q.val() == SeState::WriteBack)
+            || (self.state.q.val() == SeState::DoneWait))
+            && !self.is_read.val()
+            && (self.pf_st.q.val() == 0)
+            && self.k_en.val()
+            && !self.k_err.val()
+            && (self.k_ci1.val() != self.k_pi.val());
+        self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
+        self.pf_take.next = (self.state.q.val() == SeState::Load2)
+            && self.l_en.q.val()
+            && !self.l_err.q.val()
+            && self.l_ne.q.val()
+            && !self.l_blk.q.val()
+            && (self.pf_st.q.val() == 4)
+            && (self.pf_qp.q.val() == self.cur.q.val());
+        if self.pf_start.val() {
+            self.pf_st.d.next = 1.into();
+            self.pf_qp.d.next = self.cur.q.val();
+            self.pf_beat.d.next = 0.into();
+            self.foff.d.next = bit_cast::<21, 16>(
+                self.k_ci1.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+            ) << 5;
+        }
+        if self.pf_st.q.val() == 1 {
+            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.pf_st.d.next = 2.into();
+        }
+        if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
+            self.pf_st.d.next = 3.into();
+        }
+        if self.pf_wr.val() {
+            self.pf_beat.d.next = self.pf_beat.q.val() + 1;
+            if self.sq_rd_cpl_last.val() {
+                self.pf_st.d.next = 4.into();
+            }
+        }
+        if self.qpc_write.val() && (self.pf_st.q.val() == 4) {
+            self.pf_st.d.next = 0.into();
+        }
+        // The beats of a fetch: from the DMA, or one a cycle from the prefetch buffer.
+        self.f_valid.next = self.sq_rd_cpl_valid.val();
+        self.f_data.next = self.sq_rd_cpl_data.val();
+        self.f_last.next = self.sq_rd_cpl_last.val();
+        if self.pf_use.q.val() {
+            self.f_valid.next = true;
+            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_last.next = self.beat.q.val() == 7;
+        }
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
         self.lchk_stag.next = self.w_lkey.q.val();
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
@@ -528,6 +611,7 @@ impl Logic for SendEngine {
             self.h_valid.d.next = false;
         }
         self.idle.next = (self.state.q.val() == SeState::Idle)
+            && !self.pf_busy.val()
             && !self.any.val()
             && !self.rdcq_valid.val()
             && !self.h_valid.q.val();
@@ -544,7 +628,7 @@ impl Logic for SendEngine {
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
         self.orq_waddr.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
-        self.orq.write_addr.next = self.orq_waddr.val();
+        self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.sig1.next = 0.into();
         if self.w_sig.q.val() {
             self.sig1.next = 1.into();
@@ -579,7 +663,7 @@ impl Logic for SendEngine {
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
-                } else if self.any_q.q.val() {
+                } else if self.any_q.q.val() && !self.pf_busy.val() {
                     self.cur.d.next = self.pick_q.q.val();
                     self.rr.d.next = self.pick_q.q.val();
                     self.state.d.next = SeState::Load;
@@ -644,9 +728,20 @@ impl Logic for SendEngine {
                     self.state.d.next = SeState::Cqe;
                 } else if self.l_blk.q.val() {
                     self.state.d.next = SeState::Idle;
+                } else if self.pf_take.val() {
+                    // The prefetched WQE is this one (the QP's ci moved on by exactly the one
+                    // WQE sent meanwhile): its word 0 is read at this edge.
+                    self.beat.d.next = 0.into();
+                    self.pf_use.d.next = true;
+                    self.state.d.next = SeState::Fetch;
                 } else {
                     self.beat.d.next = 0.into();
+                    self.pf_use.d.next = false;
                     self.state.d.next = SeState::Addr;
+                }
+                // A prefetched WQE is taken or dropped at every `Load2`.
+                if self.pf_st.q.val() == 4 {
+                    self.pf_st.d.next = 0.into();
                 }
             }
             SeState::Addr => {
@@ -660,40 +755,42 @@ impl Logic for SendEngine {
                 self.state.d.next = SeState::Cqe;
             }
             SeState::FetchReq => {
+                self.pf_use.d.next = false;
                 if self.sq_rd_req_ready.val() {
                     self.state.d.next = SeState::Fetch;
                 }
             }
             SeState::Fetch => {
-                if self.sq_rd_cpl_valid.val() {
+                if self.f_valid.val() {
                     self.beat.d.next = self.beat.q.val() + 1;
                     if self.beat.q.val() == 0 {
-                        self.w_op.d.next = self.sq_rd_cpl_data.val().get_bits::<8>(24);
-                        self.w_sig.d.next = self.sq_rd_cpl_data.val().get_bit(16);
-                        self.w_fence.d.next = self.sq_rd_cpl_data.val().get_bit(17);
+                        self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+                        self.w_sig.d.next = self.f_data.val().get_bit(16);
+                        self.w_fence.d.next = self.f_data.val().get_bit(17);
                     }
                     if self.beat.q.val() == 1 {
-                        self.w_len.d.next = self.sq_rd_cpl_data.val();
+                        self.w_len.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 2 {
-                        self.w_lkey.d.next = self.sq_rd_cpl_data.val();
+                        self.w_lkey.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 3 {
-                        self.w_rkey.d.next = self.sq_rd_cpl_data.val();
+                        self.w_rkey.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 4 {
-                        self.w_addr_hi.d.next = self.sq_rd_cpl_data.val();
+                        self.w_addr_hi.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 5 {
-                        self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
+                        self.w_addr_lo.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 6 {
-                        self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
+                        self.w_raddr_hi.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 7 {
-                        self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
+                        self.w_raddr_lo.d.next = self.f_data.val();
                     }
-                    if self.sq_rd_cpl_last.val() {
+                    if self.f_last.val() {
+                        self.pf_use.d.next = false;
                         self.state.d.next = SeState::Decide;
                     }
                 }
@@ -803,13 +900,27 @@ impl Logic for SendEngine {
 
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
         // while pushing, read another entry.
-        self.orq.write_enable.next = self.r_push.q.val();
+        // The prefetch writes its beats at `{1, 0, beat}` (never with a push: the prefetch
+        // runs only while a Write / Send is offered, a push follows a Read's hand-over).
+        self.orq.write_enable.next = self.r_push.q.val() || self.pf_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.r_push.q.val() {
-            self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
+            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
         } else {
-            self.orq.read_addr.next = self.orq_raddr.val();
+            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_raddr.val());
+        }
+        if self.pf_wr.val() {
+            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
+            self.orq.write_data.next = bit_cast::<49, 32>(self.sq_rd_cpl_data.val());
+        }
+        // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
+        // `beat + 1` in `Fetch`.
+        if self.pf_take.val() {
+            self.orq.read_addr.next = bits::<5>(16);
+        }
+        if self.pf_use.q.val() {
+            self.orq.read_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
         // Context RAM: a context commit writes {base, MSN 1, MSN 1}.
         self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();
