@@ -6,7 +6,8 @@
 //!
 //! # Behaviour
 //!
-//! One sequential engine, one WQE at a time. In `Idle` it first takes a waiting `rdc_*` (the
+//! One sequential engine, one WQE at a time (plus a prefetch of the next, below). In `Idle` it
+//! first takes a waiting `rdc_*` (the
 //! receive side finished the oldest outstanding Read of a QP: CQE RdmaRead with `rdc_status`,
 //! `byte_len = length` on success, 0 otherwise; written when SIGNALED or on error; an `rdc` of a
 //! QP without outstanding Read, e.g. one already flushed, is dropped). Else it picks, round
@@ -32,6 +33,24 @@
 //!   RdmaWrite / Send, Success, `byte_len = length`, written when SIGNALED; a Send adds 1 to
 //!   the MSN of QN 0).
 //!
+//! **Prefetch** (issue 5: a 4 KiB Write paid ~70 cycles between messages for the WQE's DMA
+//! round trip): while a Write / Send is offered on `msg_*` (`Msg`, `WriteBack`, `DoneWait`;
+//! DdpTx works on it until its end) and the QP (enabled, not in error) has a further posted
+//! WQE (`ci + 1 != pi`), that WQE is fetched (`sq_rd_*` tag 1) into the upper half of the
+//! outstanding-Read RAM (8 words; no block RAM added). `Idle` picks no QP while the prefetch
+//! is under way (it still takes `rdc`). The next `Load2` takes it if it decides to fetch for
+//! that QP (its ci has moved on by exactly the WQE being sent: nothing else changes a QP's ci
+//! without a `Load2` of it or a context write), reading the 8 words in 8 cycles instead of a
+//! DMA round trip; any other `Load2`, and a `qpc_write`, drop it. A prefetched WQE then goes
+//! through `Decide`, the check and every rule above exactly as a fetched one, so ordering,
+//! holds, flushes and the round robin (the pick is not changed, only the fetch is faster) are
+//! untouched. Not for a Read (short; its ci moves at the hand-over).
+//!
+//! **CQE holding register**: a CQE moves from `c_*` into `h_*` (driving `scqe_*`) in one cycle
+//! when `h_*` is free; the engine goes on while HostIf waits for the DMA write port (in the
+//! loopback bench it waited ~60 cycles behind the peer's placement writes). One holding slot
+//! keeps the CQEs in the order the engine makes them.
+//!
 //! A QP in error (local error above, or the `qp_err` strobe) completes, one per visit, its
 //! outstanding Reads (oldest first, CQE RdmaRead WrFlushErr), then the WQE whose local error
 //! put it in error (its latched status), then every WQE up to the producer index, also later
@@ -52,7 +71,7 @@
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
 //! PD, ORD, log2, and the outstanding-Read FIFO's head and count. Block RAM: per QP
 //! `{sq_base, MSN QN 0, MSN QN 1}` (96 bits) and the outstanding Reads
-//! `{index[16], length[32], signaled}` at `{qp, slot}`. The hardware FIFO holds
+//! `{index[16], length[32], signaled}` at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
@@ -66,7 +85,10 @@
 //! A WQE with a check takes `Idle` 1 (+1 while a per-QP update is pending), `Load` 1,
 //! `Load2` 1, `Addr` 1, the fetch request >= 1, the DMA latency + 8 beats, `Decide` 1, the
 //! check >= 1 + `STAG_CHECK_LATENCY`, the hand-over >= 1, the write-back 1, then the wait for
-//! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. For 100 MHz on
+//! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. With the WQE
+//! prefetched: `msg_done` to the next `msg_valid` in about 23 cycles (`WriteBack`, `DoneWait`,
+//! `Cqe`, `Idle` 2, `Load`, `Load2`, 8 words, `Decide`, the check); measured on the whole core
+//! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). For 100 MHz on
 //! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
 //! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
 //! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
@@ -74,7 +96,10 @@
 //! registers by state, except the strobes `orq_push` and `rdc_ready`, and `lchk_*` / `msg_*`
 //! fields are registers.
 //!
-//! `idle`: in `Idle` with no QP to serve and no `rdc` waiting. Outstanding Reads alone do not
+//! `k_ci1` (ci + 1 for the prefetch) is registered (it cost 89 -> 65 MHz combinational).
+//!
+//! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
+//! way. Outstanding Reads alone do not
 //! count: they wait for the receive side.
 
 use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, RING_INDEX_BITS, RING_LOG2_BITS};
@@ -270,7 +295,8 @@ pub struct SendEngine {
     pf_start: Signal<Local, Bit>,
     pf_wr: Signal<Local, Bit>,
     k_pi: Signal<Local, Bits<16>>,
-    k_ci1: Signal<Local, Bits<16>>,
+    /// `ci + 1` of the served QP, registered (one cycle old; timing).
+    k_ci1: DFF<Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
@@ -353,7 +379,8 @@ impl Logic for SendEngine {
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use
+            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
+            k_ci1
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -513,7 +540,9 @@ impl Logic for SendEngine {
         // then: `Idle` picks no QP while it is under way. Every rule stays with the fetch:
         // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
         // drops it.
-        self.k_ci1.next = self.k_ci.val() + 1;
+        // `k_ci1` is a cycle old: right in `Msg` / `WriteBack` / `DoneWait` of a Write / Send,
+        // where the served QP and its ci have not changed since `Decide`.
+        self.k_ci1.d.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
         self.pf_start.next = ((self.state.q.val() == SeState::Msg)
             || (self.state.q.val() == SeState::WriteBack)
@@ -522,7 +551,7 @@ impl Logic for SendEngine {
             && (self.pf_st.q.val() == 0)
             && self.k_en.val()
             && !self.k_err.val()
-            && (self.k_ci1.val() != self.k_pi.val());
+            && (self.k_ci1.q.val() != self.k_pi.val());
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = (self.state.q.val() == SeState::Load2)
             && self.l_en.q.val()
@@ -536,7 +565,7 @@ impl Logic for SendEngine {
             self.pf_qp.d.next = self.cur.q.val();
             self.pf_beat.d.next = 0.into();
             self.foff.d.next = bit_cast::<21, 16>(
-                self.k_ci1.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+                self.k_ci1.q.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
             ) << 5;
         }
         if self.pf_st.q.val() == 1 {
