@@ -63,6 +63,9 @@ pub enum Command {
         /// Cycles to run on the Verilator back end (rust-hdl runs 1/100 of it).
         #[arg(long, default_value_t = 2_000_000)]
         cycles: u64,
+        /// Message sizes of the core's goodput table, comma separated (default: 64 to 256 KiB).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Vec<u32>,
     },
     /// Feed a raw LLP byte stream (FPDUs of QP 0, after connection setup) from a file into the
     /// receive path of a simulated core; print one JSON line per event (placement, completion,
@@ -285,7 +288,11 @@ pub fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::Bench { only, cycles } => {
+        Command::Bench {
+            only,
+            cycles,
+            sizes,
+        } => {
             if only == "all" || only == "sim" {
                 bench::print_sim_table(cycles)?;
             }
@@ -296,7 +303,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 bench::print_rx_table()?;
             }
             if only == "all" || only == "core" {
-                crate::core_bench::print_core_table()?;
+                crate::core_bench::print_core_table(&sizes)?;
             }
             if only == "all" || only == "synth" {
                 bench::print_synth_table()?;

@@ -172,8 +172,9 @@ pub fn measure_latency() -> Result<(u64, u64)> {
 /// Message sizes of the goodput table.
 pub const SIZES: [u32; 7] = [64, 256, 1024, 4096, 16384, 65536, 262144];
 
-/// Prints the core's tables.
-pub fn print_core_table() -> Result<()> {
+/// Prints the core's tables: goodput of the message sizes `sizes` ([`SIZES`] when empty).
+pub fn print_core_table(sizes: &[u32]) -> Result<()> {
+    let sizes = if sizes.is_empty() { &SIZES[..] } else { sizes };
     println!("## The whole core: goodput through the verbs API (QP 0 to QP 1, loopback)\n");
     println!(
         "MULPDU {MULPDU}, CRC on, markers off, DMA latency 50 cycles, up to 16 messages in \
@@ -183,7 +184,7 @@ pub fn print_core_table() -> Result<()> {
     println!("| operation | size | messages | bytes/cycle | framing bound | of bound |");
     println!("|---|---:|---:|---:|---:|---:|");
     for op in [OpKind::Write, OpKind::Read, OpKind::Send] {
-        for size in SIZES {
+        for &size in sizes {
             let count = ((2 << 20) / size as usize).clamp(8, 256);
             let g = measure_goodput(op, size, count)?;
             println!(

@@ -6,7 +6,8 @@
 //!
 //! # Behaviour
 //!
-//! One sequential engine, one WQE at a time. In `Idle` it first takes a waiting `rdc_*` (the
+//! One sequential engine, one WQE at a time (plus a prefetch of the next, below). In `Idle` it
+//! first takes a waiting `rdc_*` (the
 //! receive side finished the oldest outstanding Read of a QP: CQE RdmaRead with `rdc_status`,
 //! `byte_len = length` on success, 0 otherwise; written when SIGNALED or on error; an `rdc` of a
 //! QP without outstanding Read, e.g. one already flushed, is dropped). Else it picks, round
@@ -32,6 +33,24 @@
 //!   RdmaWrite / Send, Success, `byte_len = length`, written when SIGNALED; a Send adds 1 to
 //!   the MSN of QN 0).
 //!
+//! **Prefetch** (issue 5: a 4 KiB Write paid ~70 cycles between messages for the WQE's DMA
+//! round trip): while a Write / Send is offered on `msg_*` (`Msg`, `WriteBack`, `DoneWait`;
+//! DdpTx works on it until its end) and the QP (enabled, not in error) has a further posted
+//! WQE (`ci + 1 != pi`), that WQE is fetched (`sq_rd_*` tag 1) into the upper half of the
+//! outstanding-Read RAM (8 words; no block RAM added). `Idle` picks no QP while the prefetch
+//! is under way (it still takes `rdc`). The next `Load2` takes it if it decides to fetch for
+//! that QP (its ci has moved on by exactly the WQE being sent: nothing else changes a QP's ci
+//! without a `Load2` of it or a context write), reading the 8 words in 8 cycles instead of a
+//! DMA round trip; any other `Load2`, and a `qpc_write`, drop it. A prefetched WQE then goes
+//! through `Decide`, the check and every rule above exactly as a fetched one, so ordering,
+//! holds, flushes and the round robin (the pick is not changed, only the fetch is faster) are
+//! untouched. Not for a Read (short; its ci moves at the hand-over).
+//!
+//! **CQE holding register**: a CQE moves from `c_*` into `h_*` (driving `scqe_*`) in one cycle
+//! when `h_*` is free; the engine goes on while HostIf waits for the DMA write port (in the
+//! loopback bench it waited ~60 cycles behind the peer's placement writes). One holding slot
+//! keeps the CQEs in the order the engine makes them.
+//!
 //! A QP in error (local error above, or the `qp_err` strobe) completes, one per visit, its
 //! outstanding Reads (oldest first, CQE RdmaRead WrFlushErr), then the WQE whose local error
 //! put it in error (its latched status), then every WQE up to the producer index, also later
@@ -52,7 +71,7 @@
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
 //! PD, ORD, log2, and the outstanding-Read FIFO's head and count. Block RAM: per QP
 //! `{sq_base, MSN QN 0, MSN QN 1}` (96 bits) and the outstanding Reads
-//! `{index[16], length[32], signaled}` at `{qp, slot}`. The hardware FIFO holds
+//! `{index[16], length[32], signaled}` at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
@@ -66,7 +85,10 @@
 //! A WQE with a check takes `Idle` 1 (+1 while a per-QP update is pending), `Load` 1,
 //! `Load2` 1, `Addr` 1, the fetch request >= 1, the DMA latency + 8 beats, `Decide` 1, the
 //! check >= 1 + `STAG_CHECK_LATENCY`, the hand-over >= 1, the write-back 1, then the wait for
-//! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. For 100 MHz on
+//! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. With the WQE
+//! prefetched: `msg_done` to the next `msg_valid` in about 23 cycles (`WriteBack`, `DoneWait`,
+//! `Cqe`, `Idle` 2, `Load`, `Load2`, 8 words, `Decide`, the check); measured on the whole core
+//! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). For 100 MHz on
 //! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
 //! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
 //! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
@@ -74,7 +96,10 @@
 //! registers by state, except the strobes `orq_push` and `rdc_ready`, and `lchk_*` / `msg_*`
 //! fields are registers.
 //!
-//! `idle`: in `Idle` with no QP to serve and no `rdc` waiting. Outstanding Reads alone do not
+//! `k_ci1` (ci + 1 for the prefetch) is registered (it cost 89 -> 65 MHz combinational).
+//!
+//! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
+//! way. Outstanding Reads alone do not
 //! count: they wait for the receive side.
 
 use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, RING_INDEX_BITS, RING_LOG2_BITS};
@@ -246,8 +271,35 @@ pub struct SendEngine {
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
     c_idx: DFF<Bits<16>>,
+    /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
+    /// waits for the DMA write port.
+    h_valid: DFF<Bit>,
+    h_qp: DFF<Bits<CONN_BITS>>,
+    h_op: DFF<Bits<2>>,
+    h_st: DFF<Bits<8>>,
+    h_len: DFF<Bits<32>>,
+    h_idx: DFF<Bits<16>>,
     ctx: RxContextRam<CTX_W, CONN_BITS>,
-    orq: RxContextRam<ORQ_W, 4>,
+    /// The outstanding Reads at `{0, qp, slot}`; the prefetched WQE's 8 words at `{1, 0, beat}`.
+    orq: RxContextRam<ORQ_W, 5>,
+    /// WQE prefetch: 0 none, 1 address, 2 request, 3 beats, 4 ready (in `orq`).
+    pf_st: DFF<Bits<3>>,
+    /// The QP of the prefetched WQE (its next WQE after the one being sent).
+    pf_qp: DFF<Bits<CONN_BITS>>,
+    pf_beat: DFF<Bits<3>>,
+    /// This fetch takes the prefetched WQE from `orq`.
+    pf_use: DFF<Bit>,
+    pf_busy: Signal<Local, Bit>,
+    /// `Load2` takes the prefetched WQE.
+    pf_take: Signal<Local, Bit>,
+    pf_start: Signal<Local, Bit>,
+    pf_wr: Signal<Local, Bit>,
+    k_pi: Signal<Local, Bits<16>>,
+    /// `ci + 1` of the served QP, registered (one cycle old; timing).
+    k_ci1: DFF<Bits<16>>,
+    f_valid: Signal<Local, Bit>,
+    f_data: Signal<Local, Bits<32>>,
+    f_last: Signal<Local, Bit>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
     /// Per QP: ci != pi.
@@ -327,7 +379,8 @@ impl Logic for SendEngine {
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx
+            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
+            k_ci1
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -421,6 +474,7 @@ impl Logic for SendEngine {
         self.k_lst.next = self.q_lst[0].q.val();
         self.k_lop.next = self.q_lop[0].q.val();
         self.k_ci.next = self.q_ci[0].q.val();
+        self.k_pi.next = self.q_pi[0].q.val();
         self.k_ne.next = self.ne[0].val();
         self.k_en.next = self.q_en[0].q.val();
         self.k_blk.next = self.q_blk[0].q.val();
@@ -439,6 +493,7 @@ impl Logic for SendEngine {
                 self.k_lst.next = self.q_lst[i].q.val();
                 self.k_lop.next = self.q_lop[i].q.val();
                 self.k_ci.next = self.q_ci[i].q.val();
+                self.k_pi.next = self.q_pi[i].q.val();
                 self.k_ne.next = self.ne[i].val();
                 self.k_en.next = self.q_en[i].q.val();
                 self.k_blk.next = self.q_blk[i].q.val();
@@ -469,10 +524,75 @@ impl Logic for SendEngine {
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
-        self.sq_rd_req_valid.next = self.state.q.val() == SeState::FetchReq;
+        self.sq_rd_req_valid.next =
+            (self.state.q.val() == SeState::FetchReq) || (self.pf_st.q.val() == 2);
         self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
+        if self.pf_st.q.val() == 2 {
+            self.sq_rd_req_tag.next = 1.into();
+        }
+
+        // WQE prefetch: while a Write / Send of the QP is offered (DdpTx works on it until
+        // its end), the QP's next posted WQE is fetched into `orq`'s upper half, so that the
+        // next fetch of that QP (if it is the next one picked) reads it from there in 8 cycles
+        // instead of a DMA round trip. It uses the fetch registers `foff` / `faddr`, free
+        // then: `Idle` picks no QP while it is under way. Every rule stays with the fetch:
+        // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
+        // drops it.
+        // `k_ci1` is a cycle old: right in `Msg` / `WriteBack` / `DoneWait` of a Write / Send,
+        // where the served QP and its ci have not changed since `Decide`.
+        self.k_ci1.d.next = self.k_ci.val() + 1;
+        self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
+        self.pf_start.next = ((self.state.q.val() == SeState::Msg)
+            || (self.state.q.val() == SeState::WriteBack)
+            || (self.state.q.val() == SeState::DoneWait))
+            && !self.is_read.val()
+            && (self.pf_st.q.val() == 0)
+            && self.k_en.val()
+            && !self.k_err.val()
+            && (self.k_ci1.q.val() != self.k_pi.val());
+        self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
+        self.pf_take.next = (self.state.q.val() == SeState::Load2)
+            && self.l_en.q.val()
+            && !self.l_err.q.val()
+            && self.l_ne.q.val()
+            && !self.l_blk.q.val()
+            && (self.pf_st.q.val() == 4)
+            && (self.pf_qp.q.val() == self.cur.q.val());
+        if self.pf_start.val() {
+            self.pf_st.d.next = 1.into();
+            self.pf_qp.d.next = self.cur.q.val();
+            self.pf_beat.d.next = 0.into();
+            self.foff.d.next = bit_cast::<21, 16>(
+                self.k_ci1.q.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+            ) << 5;
+        }
+        if self.pf_st.q.val() == 1 {
+            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.pf_st.d.next = 2.into();
+        }
+        if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
+            self.pf_st.d.next = 3.into();
+        }
+        if self.pf_wr.val() {
+            self.pf_beat.d.next = self.pf_beat.q.val() + 1;
+            if self.sq_rd_cpl_last.val() {
+                self.pf_st.d.next = 4.into();
+            }
+        }
+        if self.qpc_write.val() && (self.pf_st.q.val() == 4) {
+            self.pf_st.d.next = 0.into();
+        }
+        // The beats of a fetch: from the DMA, or one a cycle from the prefetch buffer.
+        self.f_valid.next = self.sq_rd_cpl_valid.val();
+        self.f_data.next = self.sq_rd_cpl_data.val();
+        self.f_last.next = self.sq_rd_cpl_last.val();
+        if self.pf_use.q.val() {
+            self.f_valid.next = true;
+            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_last.next = self.beat.q.val() == 7;
+        }
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
         self.lchk_stag.next = self.w_lkey.q.val();
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
@@ -510,14 +630,20 @@ impl Logic for SendEngine {
         self.orq_push.next = false;
         self.orq_push_qp.next = self.cur.q.val();
         self.rdcq_take.next = false;
-        self.scqe_valid.next = self.state.q.val() == SeState::Cqe;
-        self.scqe_qp.next = self.c_qp.q.val();
-        self.scqe_opcode.next = bit_cast::<8, 2>(self.c_op.q.val());
-        self.scqe_status.next = self.c_st.q.val();
-        self.scqe_byte_len.next = self.c_len.q.val();
-        self.scqe_index.next = self.c_idx.q.val();
-        self.idle.next =
-            (self.state.q.val() == SeState::Idle) && !self.any.val() && !self.rdcq_valid.val();
+        self.scqe_valid.next = self.h_valid.q.val();
+        self.scqe_qp.next = self.h_qp.q.val();
+        self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
+        self.scqe_status.next = self.h_st.q.val();
+        self.scqe_byte_len.next = self.h_len.q.val();
+        self.scqe_index.next = self.h_idx.q.val();
+        if self.h_valid.q.val() && self.scqe_ready.val() {
+            self.h_valid.d.next = false;
+        }
+        self.idle.next = (self.state.q.val() == SeState::Idle)
+            && !self.pf_busy.val()
+            && !self.any.val()
+            && !self.rdcq_valid.val()
+            && !self.h_valid.q.val();
 
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
@@ -531,7 +657,7 @@ impl Logic for SendEngine {
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
         self.orq_waddr.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
-        self.orq.write_addr.next = self.orq_waddr.val();
+        self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.sig1.next = 0.into();
         if self.w_sig.q.val() {
             self.sig1.next = 1.into();
@@ -566,7 +692,7 @@ impl Logic for SendEngine {
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
-                } else if self.any_q.q.val() {
+                } else if self.any_q.q.val() && !self.pf_busy.val() {
                     self.cur.d.next = self.pick_q.q.val();
                     self.rr.d.next = self.pick_q.q.val();
                     self.state.d.next = SeState::Load;
@@ -631,9 +757,20 @@ impl Logic for SendEngine {
                     self.state.d.next = SeState::Cqe;
                 } else if self.l_blk.q.val() {
                     self.state.d.next = SeState::Idle;
+                } else if self.pf_take.val() {
+                    // The prefetched WQE is this one (the QP's ci moved on by exactly the one
+                    // WQE sent meanwhile): its word 0 is read at this edge.
+                    self.beat.d.next = 0.into();
+                    self.pf_use.d.next = true;
+                    self.state.d.next = SeState::Fetch;
                 } else {
                     self.beat.d.next = 0.into();
+                    self.pf_use.d.next = false;
                     self.state.d.next = SeState::Addr;
+                }
+                // A prefetched WQE is taken or dropped at every `Load2`.
+                if self.pf_st.q.val() == 4 {
+                    self.pf_st.d.next = 0.into();
                 }
             }
             SeState::Addr => {
@@ -647,40 +784,42 @@ impl Logic for SendEngine {
                 self.state.d.next = SeState::Cqe;
             }
             SeState::FetchReq => {
+                self.pf_use.d.next = false;
                 if self.sq_rd_req_ready.val() {
                     self.state.d.next = SeState::Fetch;
                 }
             }
             SeState::Fetch => {
-                if self.sq_rd_cpl_valid.val() {
+                if self.f_valid.val() {
                     self.beat.d.next = self.beat.q.val() + 1;
                     if self.beat.q.val() == 0 {
-                        self.w_op.d.next = self.sq_rd_cpl_data.val().get_bits::<8>(24);
-                        self.w_sig.d.next = self.sq_rd_cpl_data.val().get_bit(16);
-                        self.w_fence.d.next = self.sq_rd_cpl_data.val().get_bit(17);
+                        self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+                        self.w_sig.d.next = self.f_data.val().get_bit(16);
+                        self.w_fence.d.next = self.f_data.val().get_bit(17);
                     }
                     if self.beat.q.val() == 1 {
-                        self.w_len.d.next = self.sq_rd_cpl_data.val();
+                        self.w_len.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 2 {
-                        self.w_lkey.d.next = self.sq_rd_cpl_data.val();
+                        self.w_lkey.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 3 {
-                        self.w_rkey.d.next = self.sq_rd_cpl_data.val();
+                        self.w_rkey.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 4 {
-                        self.w_addr_hi.d.next = self.sq_rd_cpl_data.val();
+                        self.w_addr_hi.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 5 {
-                        self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
+                        self.w_addr_lo.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 6 {
-                        self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
+                        self.w_raddr_hi.d.next = self.f_data.val();
                     }
                     if self.beat.q.val() == 7 {
-                        self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
+                        self.w_raddr_lo.d.next = self.f_data.val();
                     }
-                    if self.sq_rd_cpl_last.val() {
+                    if self.f_last.val() {
+                        self.pf_use.d.next = false;
                         self.state.d.next = SeState::Decide;
                     }
                 }
@@ -765,7 +904,15 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Cqe => {
-                if self.scqe_ready.val() {
+                // Into the holding register when it is free (one CQE at a time keeps them in
+                // order).
+                if !self.h_valid.q.val() {
+                    self.h_valid.d.next = true;
+                    self.h_qp.d.next = self.c_qp.q.val();
+                    self.h_op.d.next = self.c_op.q.val();
+                    self.h_st.d.next = self.c_st.q.val();
+                    self.h_len.d.next = self.c_len.q.val();
+                    self.h_idx.d.next = self.c_idx.q.val();
                     self.state.d.next = SeState::Idle;
                 }
             }
@@ -782,13 +929,27 @@ impl Logic for SendEngine {
 
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
         // while pushing, read another entry.
-        self.orq.write_enable.next = self.r_push.q.val();
+        // The prefetch writes its beats at `{1, 0, beat}` (never with a push: the prefetch
+        // runs only while a Write / Send is offered, a push follows a Read's hand-over).
+        self.orq.write_enable.next = self.r_push.q.val() || self.pf_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.r_push.q.val() {
-            self.orq.read_addr.next = self.orq_waddr.val() ^ 1;
+            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
         } else {
-            self.orq.read_addr.next = self.orq_raddr.val();
+            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_raddr.val());
+        }
+        if self.pf_wr.val() {
+            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
+            self.orq.write_data.next = bit_cast::<49, 32>(self.sq_rd_cpl_data.val());
+        }
+        // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
+        // `beat + 1` in `Fetch`.
+        if self.pf_take.val() {
+            self.orq.read_addr.next = bits::<5>(16);
+        }
+        if self.pf_use.q.val() {
+            self.orq.read_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
         // Context RAM: a context commit writes {base, MSN 1, MSN 1}.
         self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();

@@ -91,6 +91,22 @@ pub struct DeviceStats {
     pub dma_wr_packets: Vec<(u64, u32)>,
 }
 
+/// One event at the core's ports, recorded when [`SimDevice::record_events`] is on (to find
+/// where the cycles of a message go; `rnic-driver`'s `core_bench` probe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevEvent {
+    /// An MMIO register write (a doorbell, ...).
+    Mmio { addr: u16, value: u32 },
+    /// A DMA read request taken.
+    DmaRd { addr: u32, len: u32, tag: u8 },
+    /// The last beat of a DMA write packet taken; `addr` is its first address.
+    DmaWr { addr: u32 },
+    /// The first beat of an LLP TX packet taken.
+    LlpTxFirst { conn: usize },
+    /// The last beat of an LLP TX packet taken.
+    LlpTxLast { conn: usize },
+}
+
 /// Port ids of [`Rnic`].
 #[derive(Clone, Copy)]
 struct Ports {
@@ -183,6 +199,10 @@ pub struct SimDevice {
     /// Raw RX: bytes of the packet being received and whole packets, per connection.
     raw_rx_open: Vec<Vec<u8>>,
     raw_rx_done: Vec<Vec<Vec<u8>>>,
+    /// Port events with their cycle, when recording.
+    events: Option<Vec<(u64, DevEvent)>>,
+    /// Per connection: an LLP TX packet is open (for [`DevEvent::LlpTxFirst`]).
+    tx_open: [bool; CONNECTIONS],
 }
 
 impl SimDevice {
@@ -226,7 +246,25 @@ impl SimDevice {
             raw_tx_cur: None,
             raw_rx_open: vec![Vec::new(); CONNECTIONS],
             raw_rx_done: vec![Vec::new(); CONNECTIONS],
+            events: None,
+            tx_open: [false; CONNECTIONS],
         })
+    }
+
+    /// Starts (a new, empty log) or stops recording [`DevEvent`]s.
+    pub fn record_events(&mut self, on: bool) {
+        self.events = on.then(Vec::new);
+    }
+
+    /// The recorded events, oldest first.
+    pub fn events(&self) -> &[(u64, DevEvent)] {
+        self.events.as_deref().unwrap_or(&[])
+    }
+
+    fn event(&mut self, now: u64, e: DevEvent) {
+        if let Some(v) = self.events.as_mut() {
+            v.push((now, e));
+        }
     }
 
     /// Writes a VCD waveform of every cycle from now on to `path` (to look at a state reached
@@ -299,6 +337,8 @@ impl SimDevice {
         self.sim.set(p.mmio_write, 1);
         self.sim.set(p.mmio_addr, u128::from(addr));
         self.sim.set(p.mmio_wdata, u128::from(value));
+        let now = self.sim.cycles();
+        self.event(now, DevEvent::Mmio { addr, value });
         self.step();
         self.sim.set(p.mmio_valid, 0);
         self.sim.set(p.mmio_write, 0);
@@ -450,6 +490,13 @@ impl SimDevice {
             self.stats.llp_tx_bytes[c] += beat_payload(&beat, DATA_WIDTH).len() as u64;
             self.stats.llp_tx_first[c].get_or_insert(now);
             self.stats.llp_tx_last[c] = Some(now);
+            if !self.tx_open[c] {
+                self.event(now, DevEvent::LlpTxFirst { conn: c });
+            }
+            self.tx_open[c] = !beat.last;
+            if beat.last {
+                self.event(now, DevEvent::LlpTxLast { conn: c });
+            }
             self.llp.tx_beat(now, conn, beat);
         }
         if rd_req_ready && self.sim.get(p.dma_rd_req_valid) == 1 {
@@ -458,6 +505,14 @@ impl SimDevice {
             let tag = self.sim.get(p.dma_rd_req_tag) as u8;
             self.dma.rd_request(now, addr, len, tag);
             self.stats.dma_rd_requests += 1;
+            self.event(
+                now,
+                DevEvent::DmaRd {
+                    addr,
+                    len: len as u32,
+                    tag,
+                },
+            );
         }
         if wr_ready && self.sim.get(p.dma_wr_valid) == 1 {
             let addr = self.sim.get(p.dma_wr_addr) as u32;
@@ -470,6 +525,7 @@ impl SimDevice {
             let first = *self.wr_open.get_or_insert(addr);
             if last {
                 self.stats.dma_wr_packets.push((now, first));
+                self.event(now, DevEvent::DmaWr { addr: first });
                 self.wr_open = None;
             }
         }
