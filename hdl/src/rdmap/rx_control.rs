@@ -162,8 +162,12 @@ pub enum ChkCtx {
     SendInv,
 }
 
-/// Entries of the check queue.
-pub const CQ_DEPTH: usize = 4;
+/// Check-queue pointer width.
+const CQ_PTR: usize = 1;
+/// Check-queue count width.
+const CQ_CNT: usize = CQ_PTR + 1;
+/// Entries of the check queue (two cover the StagCheck latency at the job rate: see "Timing").
+pub const CQ_DEPTH: usize = 1 << CQ_PTR;
 
 /// RDMAP receive control. Ports: the "RxControl" list of [`crate::rdmap`].
 #[derive(LogicBlock)]
@@ -419,14 +423,17 @@ pub struct RxControl {
     cq_slot: [DFF<Bit>; CQ_DEPTH],
     /// 0 Write, 1 Read Response, 2 Read Request.
     cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
-    cq_kind: [DFF<Bits<3>>; CQ_DEPTH],
+    /// The L flag (a Read Response L = 1 completes the Read at its done).
+    cq_l: [DFF<Bit>; CQ_DEPTH],
     cq_len: [DFF<Bits<16>>; CQ_DEPTH],
-    cq_tag: [DFF<Bits<CHK_TAG_BITS>>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
     cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
-    cq_head: DFF<Bits<2>>,
-    cq_tail: DFF<Bits<2>>,
-    cq_count: DFF<Bits<3>>,
+    cq_head: DFF<Bits<CQ_PTR>>,
+    cq_tail: DFF<Bits<CQ_PTR>>,
+    /// The oldest entry without its response: the StagCheck answers in request order, and a
+    /// Send's checks are issued only with the queue empty, so the next response is this one's.
+    cq_gp: DFF<Bits<CQ_PTR>>,
+    cq_count: DFF<Bits<CQ_CNT>>,
     // Output registers.
     chk_v: DFF<Bit>,
     chk_qp_q: DFF<Bits<CONN_BITS>>,
@@ -448,12 +455,6 @@ pub struct RxControl {
     rq_qp_q: DFF<Bits<CONN_BITS>>,
     rq_pop_q: DFF<Bit>,
     irq_v: DFF<Bit>,
-    irq_sink_stag_q: DFF<Bits<32>>,
-    irq_sink_to_q: DFF<Bits<64>>,
-    irq_size_q: DFF<Bits<32>>,
-    irq_src_stag_q: DFF<Bits<32>>,
-    irq_src_to_q: DFF<Bits<64>>,
-    irq_src_addr_q: DFF<Bits<DMA_ADDR_BITS>>,
     cqe_v: DFF<Bit>,
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
@@ -476,6 +477,7 @@ pub struct RxControl {
 
     // ---- Combinational signals.
     sh: Signal<Local, Bits<32>>,
+    msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
     jq_pd: Signal<Local, Bits<PD_BITS>>,
     jq_ird: Signal<Local, Bits<4>>,
@@ -530,6 +532,7 @@ pub struct RxControl {
     h_slot: Signal<Local, Bit>,
     h_ctx: Signal<Local, Bits<2>>,
     h_kind: Signal<Local, Bits<3>>,
+    h_lf: Signal<Local, Bit>,
     h_len: Signal<Local, Bits<16>>,
     h_st: Signal<Local, Bits<3>>,
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
@@ -610,7 +613,7 @@ pub struct RxControl {
     ev_term_rcvd: Constant<Bits<8>>,
     ev_term_bad: Constant<Bits<8>>,
     // Record kinds (local encoding of the pending record).
-    cq_full: Constant<Bits<3>>,
+    cq_full: Constant<Bits<CQ_CNT>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -872,13 +875,13 @@ impl Default for RxControl {
             cq_conn: Default::default(),
             cq_slot: Default::default(),
             cq_ctx: Default::default(),
-            cq_kind: Default::default(),
+            cq_l: Default::default(),
             cq_len: Default::default(),
-            cq_tag: Default::default(),
             cq_st: Default::default(),
             cq_addr: Default::default(),
             cq_head: Default::default(),
             cq_tail: Default::default(),
+            cq_gp: Default::default(),
             cq_count: Default::default(),
             chk_v: Default::default(),
             chk_qp_q: Default::default(),
@@ -900,12 +903,6 @@ impl Default for RxControl {
             rq_qp_q: Default::default(),
             rq_pop_q: Default::default(),
             irq_v: Default::default(),
-            irq_sink_stag_q: Default::default(),
-            irq_sink_to_q: Default::default(),
-            irq_size_q: Default::default(),
-            irq_src_stag_q: Default::default(),
-            irq_src_to_q: Default::default(),
-            irq_src_addr_q: Default::default(),
             cqe_v: Default::default(),
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
@@ -926,6 +923,7 @@ impl Default for RxControl {
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
+            msn_next: Default::default(),
             jq_en: Default::default(),
             jq_pd: Default::default(),
             jq_ird: Default::default(),
@@ -979,6 +977,7 @@ impl Default for RxControl {
             h_slot: Default::default(),
             h_ctx: Default::default(),
             h_kind: Default::default(),
+            h_lf: Default::default(),
             h_len: Default::default(),
             h_st: Default::default(),
             h_addr: Default::default(),
@@ -1068,7 +1067,7 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
-            cq_full: c3(CQ_DEPTH as u8),
+            cq_full: Constant::new((CQ_DEPTH as u64).into()),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
@@ -1170,6 +1169,7 @@ impl Logic for RxControl {
             o_addr,
             cq_head,
             cq_tail,
+            cq_gp,
             cq_count,
             chk_qp_q,
             vd_conn_q,
@@ -1202,12 +1202,6 @@ impl Logic for RxControl {
             rq_qp_q,
             rq_pop_q,
             irq_v,
-            irq_sink_stag_q,
-            irq_sink_to_q,
-            irq_size_q,
-            irq_src_stag_q,
-            irq_src_to_q,
-            irq_src_addr_q,
             cqe_v,
             cqe_qp_q,
             cqe_opcode_q,
@@ -1289,12 +1283,10 @@ impl Logic for RxControl {
             self.cq_slot[i].d.next = self.cq_slot[i].q.val();
             self.cq_ctx[i].clock.next = self.clock.val();
             self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
-            self.cq_kind[i].clock.next = self.clock.val();
-            self.cq_kind[i].d.next = self.cq_kind[i].q.val();
+            self.cq_l[i].clock.next = self.clock.val();
+            self.cq_l[i].d.next = self.cq_l[i].q.val();
             self.cq_len[i].clock.next = self.clock.val();
             self.cq_len[i].d.next = self.cq_len[i].q.val();
-            self.cq_tag[i].clock.next = self.clock.val();
-            self.cq_tag[i].d.next = self.cq_tag[i].q.val();
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
             self.cq_addr[i].clock.next = self.clock.val();
@@ -1637,59 +1629,43 @@ impl Logic for RxControl {
                         if self.rk.q.val() == 5 {
                             self.h_term.d.next = self.sh.val().get_bits::<16>(16);
                         }
-                        // Read Request: RDMARDSZ, SrcSTag, SrcTO straight into the check.
                         if self.rk.q.val() == 8 {
-                            self.chk_len_q.d.next = self.sh.val();
                             self.f_size_zero.d.next = self.sh.val() == 0;
                         }
-                        if self.rk.q.val() == 9 {
-                            // SrcSTag (octets 2-5 of a Read Request are not used).
-                            self.h_stag.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 10 {
-                            self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                        }
-                        if self.rk.q.val() == 11 {
-                            self.chk_to_q.d.next =
-                                (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
-                        }
                     } else {
-                        // A done: the Invalidate STag of a Send, the Read Request header.
+                        // A done: the Invalidate STag of a Send, the Read Request header. The
+                        // `irq_*` outputs share the header / check registers, which nothing
+                        // else writes while the front FSM emits (see "State").
                         if self.rk.q.val() == 1 {
                             self.cqe_inv_stag_q.d.next = self.sh.val();
                         }
                         if self.rk.q.val() == 5 {
-                            self.irq_sink_stag_q.d.next = self.sh.val();
+                            self.h_mo.d.next = self.sh.val();
                         }
                         if self.rk.q.val() == 6 {
-                            self.irq_sink_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(0));
+                            self.h_a.d.next = self.sh.val();
                         }
                         if self.rk.q.val() == 7 {
-                            self.irq_sink_to_q.d.next =
-                                (bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
+                            self.h_b.d.next = self.sh.val();
                         }
-                        if self.rk.q.val() == 8 {
-                            self.irq_size_q.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 9 {
-                            self.irq_src_stag_q.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 10 {
-                            self.irq_src_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(0));
-                        }
-                        if self.rk.q.val() == 11 {
-                            self.irq_src_to_q.d.next =
-                                (bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
-                        }
+                    }
+                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
+                    if self.rk.q.val() == 8 {
+                        self.chk_len_q.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val() == 9 {
+                        // SrcSTag (octets 2-5 of a Read Request are not used).
+                        self.h_stag.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val() == 10 {
+                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    }
+                    if self.rk.q.val() == 11 {
+                        self.chk_to_q.d.next =
+                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
                     }
                     if self.rk.q.val() == self.rlast.q.val() {
                         self.ra.d.next = 0.into();
@@ -2060,7 +2036,7 @@ impl Logic for RxControl {
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
                 self.aev_triple_q.d.next = 0.into();
-                self.irq_src_addr_q.d.next = self.rec_rd.val().get_bits::<32>(5);
+                self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
                 if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
                     self.popp_clr.next = true;
                 }
@@ -2222,7 +2198,7 @@ impl Logic for RxControl {
         self.h_conn.next = self.cq_conn[0].q.val();
         self.h_slot.next = self.cq_slot[0].q.val();
         self.h_ctx.next = self.cq_ctx[0].q.val();
-        self.h_kind.next = self.cq_kind[0].q.val();
+        self.h_lf.next = self.cq_l[0].q.val();
         self.h_len.next = self.cq_len[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
         self.h_addr.next = self.cq_addr[0].q.val();
@@ -2233,7 +2209,7 @@ impl Logic for RxControl {
                 self.h_conn.next = self.cq_conn[i].q.val();
                 self.h_slot.next = self.cq_slot[i].q.val();
                 self.h_ctx.next = self.cq_ctx[i].q.val();
-                self.h_kind.next = self.cq_kind[i].q.val();
+                self.h_lf.next = self.cq_l[i].q.val();
                 self.h_len.next = self.cq_len[i].q.val();
                 self.h_st.next = self.cq_st[i].q.val();
                 self.h_addr.next = self.cq_addr[i].q.val();
@@ -2248,15 +2224,24 @@ impl Logic for RxControl {
                     !self.q_en[i].q.val() || self.q_err[i].q.val() || self.q_dying[i].q.val();
             }
         }
+        // Kind of the head's pending record: RdmaRead for a Read Response L = 1, the push
+        // on `irq_*` for a Read Request.
+        self.h_kind.next = self.k_none.val();
+        if self.h_ctx.val() == 2 {
+            self.h_kind.next = self.k_irq.val();
+        } else if (self.h_ctx.val() == 1) && self.h_lf.val() {
+            self.h_kind.next = self.k_read.val();
+        }
         for i in 0..CQ_DEPTH {
-            if self.cq_busy[i].q.val()
+            if (self.cq_gp.q.val().index() == i)
+                && self.cq_busy[i].q.val()
                 && !self.cq_got[i].q.val()
                 && self.rsp_valid.val()
-                && (self.rsp_tag.val() == self.cq_tag[i].q.val())
             {
                 self.cq_got[i].d.next = true;
                 self.cq_st[i].d.next = self.rsp_status.val();
                 self.cq_addr[i].d.next = self.rsp_host_addr.val();
+                self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
         }
         self.w_kind_n.next = self.o_kind.q.val();
@@ -2339,14 +2324,7 @@ impl Logic for RxControl {
                     self.cq_slot[i].d.next = self.j_slot.q.val();
                     self.cq_ctx[i].d.next = self.cq_ctx_n.val();
                     self.cq_len[i].d.next = self.j_len.q.val();
-                    self.cq_tag[i].d.next = self.chk_tag_q.q.val() + 1;
-                    self.cq_kind[i].d.next = self.k_none.val();
-                    if (self.cq_ctx_n.val() == 1) && self.h_l.q.val() {
-                        self.cq_kind[i].d.next = self.k_read.val();
-                    }
-                    if self.cq_ctx_n.val() == 2 {
-                        self.cq_kind[i].d.next = self.k_irq.val();
-                    }
+                    self.cq_l[i].d.next = self.h_l.q.val();
                 }
             }
             self.cq_tail.d.next = self.cq_tail.q.val() + 1;
@@ -2403,13 +2381,16 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
+        self.msn_next.next = self.h_b.q.val() + 1;
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
+                // The header's MSN (`h_b`) equals the expected one (rows 13 / 18 passed):
+                // one shared incrementer instead of one per QP and QN.
                 if self.ap_msn0.q.val() {
-                    self.q_msn0[i].d.next = self.q_msn0[i].q.val() + 1;
+                    self.q_msn0[i].d.next = self.msn_next.val();
                 }
                 if self.ap_msn1.q.val() {
-                    self.q_msn1[i].d.next = self.q_msn1[i].q.val() + 1;
+                    self.q_msn1[i].d.next = self.msn_next.val();
                 }
                 if self.ap_mo.q.val() {
                     if self.h_l.q.val() {
@@ -2507,12 +2488,13 @@ impl Logic for RxControl {
         self.rq_req_pop.next = self.rq_pop_q.q.val();
         self.irq_valid.next = self.irq_v.q.val();
         self.irq_qp.next = self.d_conn.q.val();
-        self.irq_sink_stag.next = self.irq_sink_stag_q.q.val();
-        self.irq_sink_to.next = self.irq_sink_to_q.q.val();
-        self.irq_size.next = self.irq_size_q.q.val();
-        self.irq_src_stag.next = self.irq_src_stag_q.q.val();
-        self.irq_src_to.next = self.irq_src_to_q.q.val();
-        self.irq_src_addr.next = self.irq_src_addr_q.q.val();
+        self.irq_sink_stag.next = self.h_mo.q.val();
+        self.irq_sink_to.next =
+            (bit_cast::<64, 32>(self.h_a.q.val()) << 32) | bit_cast::<64, 32>(self.h_b.q.val());
+        self.irq_size.next = self.chk_len_q.q.val();
+        self.irq_src_stag.next = self.h_stag.q.val();
+        self.irq_src_to.next = self.chk_to_q.q.val();
+        self.irq_src_addr.next = self.o_addr.q.val();
         self.cqe_valid.next = self.cqe_v.q.val();
         self.cqe_qp.next = self.cqe_qp_q.q.val();
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
