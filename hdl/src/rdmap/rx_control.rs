@@ -123,6 +123,9 @@ pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
 const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 
+/// Context-RAM address width: `{conn, field (0 MSN QN 0, 1 MSN QN 1, 2 MO, 3 unused), half}`.
+const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
+
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
 const REC_BITS: usize = 64;
 
@@ -289,9 +292,11 @@ pub struct RxControl {
     q_err: [DFF<Bit>; CONNECTIONS],
     /// A row failed (or a Terminate arrived): later jobs are dropped.
     q_dying: [DFF<Bit>; CONNECTIONS],
-    q_msn0: [DFF<Bits<32>>; CONNECTIONS],
-    q_msn1: [DFF<Bits<32>>; CONNECTIONS],
-    q_mo: [DFF<Bits<32>>; CONNECTIONS],
+    /// Expected MSN of QN 0 / QN 1 and expected MO: in block RAM (`qctx`); these flags say
+    /// the field still has its reset value (MSN 1, MO 0) and the RAM word is stale.
+    q_fr_msn0: [DFF<Bit>; CONNECTIONS],
+    q_fr_msn1: [DFF<Bit>; CONNECTIONS],
+    q_fr_mo: [DFF<Bit>; CONNECTIONS],
     q_irq: [DFF<Bits<5>>; CONNECTIONS],
     q_orq: [DFF<Bits<5>>; CONNECTIONS],
     /// A Send L = 1 was checked and its WQE is popped at its done.
@@ -372,9 +377,16 @@ pub struct RxControl {
     f_qn0: DFF<Bit>,
     f_qn1: DFF<Bit>,
     f_qn2: DFF<Bit>,
-    f_msn0_eq: DFF<Bit>,
-    f_msn1_eq: DFF<Bit>,
+    /// The MSN equals the expected one of its QN (QN 1 for a Read Request, else QN 0).
+    f_msn_eq: DFF<Bit>,
     f_mo_eq: DFF<Bit>,
+    // The per-QP context RAM: 16-bit halves at `{conn, field, half}` (see "State").
+    qctx: RxContextRam<16, QCTX_ADDR_BITS>,
+    c_fresh: DFF<Bit>,
+    c_hi_eq: DFF<Bit>,
+    w2_v: DFF<Bit>,
+    w2_addr: DFF<Bits<QCTX_ADDR_BITS>>,
+    w2_data: DFF<Bits<16>>,
     f_mo_zero: DFF<Bit>,
     // Send: WQE and sums.
     w_present: DFF<Bit>,
@@ -483,9 +495,13 @@ pub struct RxControl {
     jq_ird: Signal<Local, Bits<4>>,
     jq_err: Signal<Local, Bit>,
     jq_dying: Signal<Local, Bit>,
-    jq_msn0: Signal<Local, Bits<32>>,
-    jq_msn1: Signal<Local, Bits<32>>,
-    jq_mo: Signal<Local, Bits<32>>,
+    jq_fr_msn0: Signal<Local, Bit>,
+    jq_fr_msn1: Signal<Local, Bit>,
+    jq_fr_mo: Signal<Local, Bit>,
+    qc_v: Signal<Local, Bits<16>>,
+    qc_conn: Signal<Local, Bits<QCTX_ADDR_BITS>>,
+    qc_wval: Signal<Local, Bits<32>>,
+    qc_wf: Signal<Local, Bits<QCTX_ADDR_BITS>>,
     jq_irq: Signal<Local, Bits<5>>,
     jq_orq: Signal<Local, Bits<5>>,
     jq_popp: Signal<Local, Bit>,
@@ -762,9 +778,9 @@ impl Default for RxControl {
             q_ird: Default::default(),
             q_err: Default::default(),
             q_dying: Default::default(),
-            q_msn0: Default::default(),
-            q_msn1: Default::default(),
-            q_mo: Default::default(),
+            q_fr_msn0: Default::default(),
+            q_fr_msn1: Default::default(),
+            q_fr_mo: Default::default(),
             q_irq: Default::default(),
             q_orq: Default::default(),
             q_popp: Default::default(),
@@ -832,9 +848,14 @@ impl Default for RxControl {
             f_qn0: Default::default(),
             f_qn1: Default::default(),
             f_qn2: Default::default(),
-            f_msn0_eq: Default::default(),
-            f_msn1_eq: Default::default(),
+            f_msn_eq: Default::default(),
             f_mo_eq: Default::default(),
+            qctx: Default::default(),
+            c_fresh: Default::default(),
+            c_hi_eq: Default::default(),
+            w2_v: Default::default(),
+            w2_addr: Default::default(),
+            w2_data: Default::default(),
             f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_too_long: Default::default(),
@@ -929,9 +950,13 @@ impl Default for RxControl {
             jq_ird: Default::default(),
             jq_err: Default::default(),
             jq_dying: Default::default(),
-            jq_msn0: Default::default(),
-            jq_msn1: Default::default(),
-            jq_mo: Default::default(),
+            jq_fr_msn0: Default::default(),
+            jq_fr_msn1: Default::default(),
+            jq_fr_mo: Default::default(),
+            qc_v: Default::default(),
+            qc_conn: Default::default(),
+            qc_wval: Default::default(),
+            qc_wf: Default::default(),
             jq_irq: Default::default(),
             jq_orq: Default::default(),
             jq_popp: Default::default(),
@@ -1139,9 +1164,13 @@ impl Logic for RxControl {
             f_qn0,
             f_qn1,
             f_qn2,
-            f_msn0_eq,
-            f_msn1_eq,
+            f_msn_eq,
             f_mo_eq,
+            c_fresh,
+            c_hi_eq,
+            w2_v,
+            w2_addr,
+            w2_data,
             f_mo_zero,
             w_present,
             w_too_long,
@@ -1233,12 +1262,12 @@ impl Logic for RxControl {
             self.q_err[i].d.next = self.q_err[i].q.val();
             self.q_dying[i].clock.next = self.clock.val();
             self.q_dying[i].d.next = self.q_dying[i].q.val();
-            self.q_msn0[i].clock.next = self.clock.val();
-            self.q_msn0[i].d.next = self.q_msn0[i].q.val();
-            self.q_msn1[i].clock.next = self.clock.val();
-            self.q_msn1[i].d.next = self.q_msn1[i].q.val();
-            self.q_mo[i].clock.next = self.clock.val();
-            self.q_mo[i].d.next = self.q_mo[i].q.val();
+            self.q_fr_msn0[i].clock.next = self.clock.val();
+            self.q_fr_msn0[i].d.next = self.q_fr_msn0[i].q.val();
+            self.q_fr_msn1[i].clock.next = self.clock.val();
+            self.q_fr_msn1[i].d.next = self.q_fr_msn1[i].q.val();
+            self.q_fr_mo[i].clock.next = self.clock.val();
+            self.q_fr_mo[i].d.next = self.q_fr_mo[i].q.val();
             self.q_irq[i].clock.next = self.clock.val();
             self.q_irq[i].d.next = self.q_irq[i].q.val();
             self.q_orq[i].clock.next = self.clock.val();
@@ -1301,9 +1330,9 @@ impl Logic for RxControl {
         self.jq_ird.next = self.q_ird[0].q.val();
         self.jq_err.next = self.q_err[0].q.val();
         self.jq_dying.next = self.q_dying[0].q.val();
-        self.jq_msn0.next = self.q_msn0[0].q.val();
-        self.jq_msn1.next = self.q_msn1[0].q.val();
-        self.jq_mo.next = self.q_mo[0].q.val();
+        self.jq_fr_msn0.next = self.q_fr_msn0[0].q.val();
+        self.jq_fr_msn1.next = self.q_fr_msn1[0].q.val();
+        self.jq_fr_mo.next = self.q_fr_mo[0].q.val();
         self.jq_irq.next = self.q_irq[0].q.val();
         self.jq_orq.next = self.q_orq[0].q.val();
         self.jq_popp.next = self.q_popp[0].q.val();
@@ -1317,9 +1346,9 @@ impl Logic for RxControl {
                 self.jq_ird.next = self.q_ird[i].q.val();
                 self.jq_err.next = self.q_err[i].q.val();
                 self.jq_dying.next = self.q_dying[i].q.val();
-                self.jq_msn0.next = self.q_msn0[i].q.val();
-                self.jq_msn1.next = self.q_msn1[i].q.val();
-                self.jq_mo.next = self.q_mo[i].q.val();
+                self.jq_fr_msn0.next = self.q_fr_msn0[i].q.val();
+                self.jq_fr_msn1.next = self.q_fr_msn1[i].q.val();
+                self.jq_fr_mo.next = self.q_fr_mo[i].q.val();
                 self.jq_irq.next = self.q_irq[i].q.val();
                 self.jq_orq.next = self.q_orq[i].q.val();
                 self.jq_popp.next = self.q_popp[i].q.val();
@@ -1368,6 +1397,20 @@ impl Logic for RxControl {
             }
             if self.tf_qp.val().index() == i {
                 self.tf_slot.next = self.q_hold_slot[i].q.val();
+            }
+        }
+
+        // ---- The context RAM's read port: by default field 3, never written (so a read never
+        // meets a write of the same entry); the value read, or the reset value while fresh
+        // (MSN 1: low half 1 in the cycle of word 3; MO 0).
+        self.qctx.clock.next = self.clock.val();
+        self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 3;
+        self.qctx.read_addr.next = self.qc_conn.val() + 6;
+        self.qc_v.next = self.qctx.read_data.val();
+        if self.c_fresh.q.val() {
+            self.qc_v.next = 0.into();
+            if self.rk.q.val() == 3 {
+                self.qc_v.next = 1.into();
             }
         }
 
@@ -1553,7 +1596,7 @@ impl Logic for RxControl {
                         self.direct_read.next = true;
                         self.ra.d.next = 1.into();
                     }
-                    self.rlast.d.next = 4.into();
+                    self.rlast.d.next = 5.into();
                 }
             }
             RxState::Read => {
@@ -1616,18 +1659,44 @@ impl Logic for RxControl {
                             self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
                             self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
                         }
+                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                        // address in the cycle before its word): MSN high half against octets
+                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                        // (kept in `h_mo`, word 5).
+                        if self.rk.q.val() == 1 {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                            self.c_fresh.d.next = self.jq_fr_msn0.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 3;
+                                self.c_fresh.d.next = self.jq_fr_msn1.val();
+                            }
+                        }
+                        if self.rk.q.val() == 2 {
+                            self.qctx.read_addr.next = self.qc_conn.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 2;
+                            }
+                            self.c_hi_eq.d.next =
+                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+                        }
                         if self.rk.q.val() == 3 {
                             self.h_b.d.next = self.sh.val();
-                            self.f_msn0_eq.d.next = self.sh.val() == self.jq_msn0.val();
-                            self.f_msn1_eq.d.next = self.sh.val() == self.jq_msn1.val();
+                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                            self.c_fresh.d.next = self.jq_fr_mo.val();
                         }
                         if self.rk.q.val() == 4 {
                             self.h_mo.d.next = self.sh.val();
-                            self.f_mo_eq.d.next = self.sh.val() == self.jq_mo.val();
                             self.f_mo_zero.d.next = self.sh.val() == 0;
+                            self.qctx.read_addr.next = self.qc_conn.val() + 4;
+                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
                         }
                         if self.rk.q.val() == 5 {
                             self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                            self.f_mo_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
                         }
                         if self.rk.q.val() == 8 {
                             self.f_size_zero.d.next = self.sh.val() == 0;
@@ -1778,7 +1847,7 @@ impl Logic for RxControl {
                     }
                 } else if self.o_rreq.q.val() {
                     // Rows 18-20 (the check operands were read into chk_*).
-                    if !self.f_msn1_eq.q.val() {
+                    if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
@@ -1799,7 +1868,7 @@ impl Logic for RxControl {
                     }
                 } else {
                     // Sends: rows 13-15.
-                    if !self.f_msn0_eq.q.val() {
+                    if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
@@ -2382,22 +2451,46 @@ impl Logic for RxControl {
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
         self.msn_next.next = self.h_b.q.val() + 1;
+        // The context RAM's writes: the low half in the cycle of the update, the high half in
+        // the next (no job reads the context before then: see "Timing").
+        self.qctx.write_enable.next = self.w2_v.q.val();
+        self.qctx.write_addr.next = self.w2_addr.q.val();
+        self.qctx.write_data.next = self.w2_data.q.val();
+        self.w2_v.d.next = false;
+        self.qc_wval.next = self.s_sum.q.val().get_bits::<32>(0);
+        self.qc_wf.next = 4.into();
+        if self.ap_msn0.q.val() {
+            self.qc_wval.next = self.msn_next.val();
+            self.qc_wf.next = 0.into();
+        }
+        if self.ap_msn1.q.val() {
+            self.qc_wval.next = self.msn_next.val();
+            self.qc_wf.next = 2.into();
+        }
+        if self.ap_msn0.q.val()
+            || self.ap_msn1.q.val()
+            || (self.ap_mo.q.val() && !self.h_l.q.val())
+        {
+            self.qctx.write_enable.next = true;
+            self.qctx.write_addr.next = self.qc_conn.val() | self.qc_wf.val();
+            self.qctx.write_data.next = self.qc_wval.val().get_bits::<16>(0);
+            self.w2_v.d.next = true;
+            self.w2_addr.d.next = (self.qc_conn.val() | self.qc_wf.val()) + 1;
+            self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
+        }
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
                 // The header's MSN (`h_b`) equals the expected one (rows 13 / 18 passed):
                 // one shared incrementer instead of one per QP and QN.
                 if self.ap_msn0.q.val() {
-                    self.q_msn0[i].d.next = self.msn_next.val();
+                    self.q_fr_msn0[i].d.next = false;
                 }
                 if self.ap_msn1.q.val() {
-                    self.q_msn1[i].d.next = self.msn_next.val();
+                    self.q_fr_msn1[i].d.next = false;
                 }
                 if self.ap_mo.q.val() {
-                    if self.h_l.q.val() {
-                        self.q_mo[i].d.next = 0.into();
-                    } else {
-                        self.q_mo[i].d.next = self.s_sum.q.val().get_bits::<32>(0);
-                    }
+                    // MO back to 0 after L = 1: the reset value, no RAM write.
+                    self.q_fr_mo[i].d.next = self.h_l.q.val();
                 }
                 if self.ap_popp.q.val() {
                     self.q_popp[i].d.next = true;
@@ -2450,9 +2543,9 @@ impl Logic for RxControl {
                 self.q_ird[i].d.next = self.qp_cfg_ird.val();
                 self.q_err[i].d.next = false;
                 self.q_dying[i].d.next = false;
-                self.q_msn0[i].d.next = 1.into();
-                self.q_msn1[i].d.next = 1.into();
-                self.q_mo[i].d.next = 0.into();
+                self.q_fr_msn0[i].d.next = true;
+                self.q_fr_msn1[i].d.next = true;
+                self.q_fr_mo[i].d.next = true;
                 self.q_irq[i].d.next = 0.into();
                 self.q_orq[i].d.next = 0.into();
                 self.q_popp[i].d.next = false;
