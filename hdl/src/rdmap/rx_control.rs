@@ -78,6 +78,37 @@
 //! - The StagCheck answers in request order (a fixed-latency pipeline), at the earliest in the
 //!   cycle after `chk_valid`.
 //!
+//! # State
+//!
+//! - Per-QP flags and small counters (enable, PD, IRD, error / dying, IRQ / ORQ counts, the
+//!   latched LLP error, Terminate hold, pending segments, done slot) are flip-flops: the done
+//!   lane, the check queue and the LLP priority read them in parallel with the job.
+//! - The expected MSNs of QN 0 and QN 1 and the expected MO (3 x 32 bits per QP) live in one
+//!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`), read while the header words
+//!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
+//!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
+//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). A
+//!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
+//!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's MSN
+//!   + 1, MO + P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
+//!   next, and clears the flag; MO back to 0 after L = 1 only sets the flag. The next job's
+//!   first context read is at least one cycle after the high half was written (it is taken in
+//!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
+//!   read-after-write hazard and no bypass. The read port's idle address (field 3) is never
+//!   written, so a read never meets a write of the same entry.
+//! - The check queue has two entries (conn, slot, context, L, length; the response's status
+//!   and host address): that covers the StagCheck latency at the job rate (the throughput
+//!   below is that of four entries). A response goes to the oldest entry without one
+//!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
+//!   request order and a Send's checks are issued only with the queue empty, so tags are not
+//!   compared.
+//! - Registers shared by exclusive uses: the `irq_*` outputs are the header / check registers
+//!   (`h_mo`, `h_a` / `h_b`, `chk_len`, `h_stag`, `chk_to`, `o_addr`) loaded by the done's
+//!   header read, and `cqe_inv_stag` is `h_stag` (octets 2-5) when `cqe_with_inv`: while the
+//!   front FSM emits a done's events it reads no job, and the StagCheck takes `chk_*` only in
+//!   the cycle of `chk_valid`. A tagged segment's TO goes into `chk_to` as its words arrive.
+//!   The header word being read is one-hot (`rk`), so each capture enable is one flag.
+//!
 //! # Timing and throughput
 //!
 //! Outputs are registers, except `hdr_a_addr` (from `job_conn` / `job_slot` in the cycle a
@@ -391,7 +422,6 @@ pub struct RxControl {
     // Send: WQE and sums.
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
-    w_index: DFF<Bits<16>>,
     w_to_hi: DFF<Bits<32>>,
     w_carry: DFF<Bit>,
     s_sum: DFF<Bits<33>>,
@@ -399,7 +429,9 @@ pub struct RxControl {
     rd_done_mode: DFF<Bit>,
     ra: DFF<Bits<4>>,
     rvld: DFF<Bit>,
-    rk: DFF<Bits<4>>,
+    /// The header word on `hdr_a_data`, one-hot (0: none).
+    rk: DFF<Bits<12>>,
+    rk_last: DFF<Bit>,
     rlast: DFF<Bits<4>>,
     prev_lo: DFF<Bits<16>>,
     // Pending record of the job.
@@ -473,7 +505,6 @@ pub struct RxControl {
     cqe_status_q: DFF<Bits<8>>,
     cqe_byte_len_q: DFF<Bits<32>>,
     cqe_index_q: DFF<Bits<16>>,
-    cqe_inv_stag_q: DFF<Bits<32>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
     aev_v: DFF<Bit>,
@@ -859,7 +890,6 @@ impl Default for RxControl {
             f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_too_long: Default::default(),
-            w_index: Default::default(),
             w_to_hi: Default::default(),
             w_carry: Default::default(),
             s_sum: Default::default(),
@@ -867,6 +897,7 @@ impl Default for RxControl {
             ra: Default::default(),
             rvld: Default::default(),
             rk: Default::default(),
+            rk_last: Default::default(),
             rlast: Default::default(),
             prev_lo: Default::default(),
             o_kind: Default::default(),
@@ -930,7 +961,6 @@ impl Default for RxControl {
             cqe_status_q: Default::default(),
             cqe_byte_len_q: Default::default(),
             cqe_index_q: Default::default(),
-            cqe_inv_stag_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
             aev_v: Default::default(),
@@ -1176,7 +1206,6 @@ impl Logic for RxControl {
             w_too_long,
             ap_dying,
             ap_dying_qp,
-            w_index,
             w_to_hi,
             w_carry,
             s_sum,
@@ -1184,6 +1213,7 @@ impl Logic for RxControl {
             ra,
             rvld,
             rk,
+            rk_last,
             rlast,
             prev_lo,
             o_kind,
@@ -1237,7 +1267,6 @@ impl Logic for RxControl {
             cqe_status_q,
             cqe_byte_len_q,
             cqe_index_q,
-            cqe_inv_stag_q,
             cqe_with_inv_q,
             cqe_sol_q,
             aev_v,
@@ -1409,7 +1438,7 @@ impl Logic for RxControl {
         self.qc_v.next = self.qctx.read_data.val();
         if self.c_fresh.q.val() {
             self.qc_v.next = 0.into();
-            if self.rk.q.val() == 3 {
+            if self.rk.q.val().get_bit(3) {
                 self.qc_v.next = 1.into();
             }
         }
@@ -1455,6 +1484,8 @@ impl Logic for RxControl {
         self.cq_ctx_n.next = 0.into();
         self.chk_v.d.next = false;
         self.free_v.d.next = false;
+        self.rk.d.next = 0.into();
+        self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1605,138 +1636,21 @@ impl Logic for RxControl {
                     self.ra.d.next = self.ra.q.val() + 1;
                 }
                 self.rvld.d.next = self.ra.q.val() <= self.rlast.q.val();
-                self.rk.d.next = self.ra.q.val();
-                if self.rvld.q.val() {
-                    self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
-                    if !self.rd_done_mode.q.val() {
-                        if self.rk.q.val() == 0 {
-                            // Octet 0: T, L, DV; octet 1: RV, opcode.
-                            self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
-                            self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
-                            self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
-                            self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
-                            self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
-                            self.o_write.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
-                            self.o_rresp.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
-                            self.o_rreq.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
-                            self.o_term.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
-                            // Lengths against the header of this T: rows 1, 8, 9, P.
-                            self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
-                            self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
-                            if self.hdr_a_data.val().get_bit(31) {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
-                            } else {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
-                            }
-                            if self.hdr_a_data.val().get_bit(31) {
-                                // Tagged: the TO ends in word 3.
-                                self.rlast.d.next = 3.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
-                            {
-                                self.rlast.d.next = 11.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val()
-                            {
-                                self.rlast.d.next = 5.into();
-                            }
-                        }
-                        if self.rk.q.val() == 1 {
-                            self.h_stag.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 2 {
-                            self.h_a.d.next = self.sh.val();
-                            // QN > 2: any bit above bit 1, or QN = 3.
-                            self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
-                                || (self.sh.val().get_bits::<2>(0) == 3);
-                            self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
-                            self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
-                            self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
-                        }
-                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
-                        // address in the cycle before its word): MSN high half against octets
-                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
-                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                        // (kept in `h_mo`, word 5).
-                        if self.rk.q.val() == 1 {
-                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
-                            self.c_fresh.d.next = self.jq_fr_msn0.val();
-                            if self.o_rreq.q.val() {
-                                self.qctx.read_addr.next = self.qc_conn.val() + 3;
-                                self.c_fresh.d.next = self.jq_fr_msn1.val();
-                            }
-                        }
-                        if self.rk.q.val() == 2 {
-                            self.qctx.read_addr.next = self.qc_conn.val();
-                            if self.o_rreq.q.val() {
-                                self.qctx.read_addr.next = self.qc_conn.val() + 2;
-                            }
-                            self.c_hi_eq.d.next =
-                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
-                        }
-                        if self.rk.q.val() == 3 {
-                            self.h_b.d.next = self.sh.val();
-                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
-                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                            self.c_fresh.d.next = self.jq_fr_mo.val();
-                        }
-                        if self.rk.q.val() == 4 {
-                            self.h_mo.d.next = self.sh.val();
-                            self.f_mo_zero.d.next = self.sh.val() == 0;
-                            self.qctx.read_addr.next = self.qc_conn.val() + 4;
-                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
-                        }
-                        if self.rk.q.val() == 5 {
-                            self.h_term.d.next = self.sh.val().get_bits::<16>(16);
-                            self.f_mo_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
-                        }
-                        if self.rk.q.val() == 8 {
-                            self.f_size_zero.d.next = self.sh.val() == 0;
+                // `rk` one-hot: the first word of a read that did not start at once (word 0 or
+                // 4), then a shift per word; `rk_last` when the last word is addressed.
+                if self.ra.q.val() <= self.rlast.q.val() {
+                    if !self.rvld.q.val() {
+                        self.rk.d.next = 1.into();
+                        if self.ra.q.val().get_bit(2) {
+                            self.rk.d.next = 16.into();
                         }
                     } else {
-                        // A done: the Invalidate STag of a Send, the Read Request header. The
-                        // `irq_*` outputs share the header / check registers, which nothing
-                        // else writes while the front FSM emits (see "State").
-                        if self.rk.q.val() == 1 {
-                            self.cqe_inv_stag_q.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 5 {
-                            self.h_mo.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 6 {
-                            self.h_a.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 7 {
-                            self.h_b.d.next = self.sh.val();
-                        }
+                        self.rk.d.next = self.rk.q.val() << 1;
                     }
-                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
-                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
-                    if self.rk.q.val() == 8 {
-                        self.chk_len_q.d.next = self.sh.val();
-                    }
-                    if self.rk.q.val() == 9 {
-                        // SrcSTag (octets 2-5 of a Read Request are not used).
-                        self.h_stag.d.next = self.sh.val();
-                    }
-                    if self.rk.q.val() == 10 {
-                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                    }
-                    if self.rk.q.val() == 11 {
-                        self.chk_to_q.d.next =
-                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
-                                | bit_cast::<64, 32>(self.sh.val());
-                    }
-                    if self.rk.q.val() == self.rlast.q.val() {
+                }
+                self.rk_last.d.next = self.ra.q.val() == self.rlast.q.val();
+                if self.rvld.q.val() {
+                    if self.rk_last.q.val() {
                         self.ra.d.next = 0.into();
                         self.rvld.d.next = false;
                         if self.rd_done_mode.q.val() {
@@ -1755,10 +1669,9 @@ impl Logic for RxControl {
             RxState::Eval => {
                 // Tagged check operands (Write, Read Response): STag, TO, P.
                 // The STag of a Write / Read Response, the SrcSTag of a Read Request.
+                // (A tagged TO went into `chk_to` as its words arrived.)
                 self.chk_stag_q.d.next = self.h_stag.q.val();
                 if self.h_t.q.val() {
-                    self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
-                        | bit_cast::<64, 32>(self.h_b.q.val());
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
                 }
                 // The pending record by opcode alone (a drop or a failure overrides it in
@@ -1971,7 +1884,8 @@ impl Logic for RxControl {
                     // Row 16, compared here and acted on in SendRows.
                     self.w_too_long.d.next =
                         self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    self.w_index.d.next = self.rq_rsp_index.val();
+                    // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE).
+                    self.o_index.d.next = self.rq_rsp_index.val();
                     self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
                     // WQE TO + MO, low half now, high half (with the carry) in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -1984,7 +1898,6 @@ impl Logic for RxControl {
                 }
             }
             RxState::SendRows => {
-                self.o_index.d.next = self.w_index.q.val();
                 self.o_inv.d.next = (self.h_opc.q.val() == self.op_send_inv.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
@@ -2026,8 +1939,9 @@ impl Logic for RxControl {
                 }
             }
             RxState::ChkWait => {
-                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty.
-                if self.rsp_valid.val() && (self.rsp_tag.val() == self.chk_tag_q.q.val()) {
+                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty, so the
+                // next response (in request order) is this request's.
+                if self.rsp_valid.val() {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
@@ -2100,7 +2014,6 @@ impl Logic for RxControl {
                 self.cqe_index_q.d.next = self.rec_rd.val().get_bits::<16>(37);
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
-                self.cqe_inv_stag_q.d.next = 0.into();
                 self.cqe_status_q.d.next = self.wc_success.val();
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
@@ -2214,13 +2127,154 @@ impl Logic for RxControl {
             }
         }
 
+        // ---- Header words (only in Read: `rk` is 0 in every other state). Word k is on
+        // `hdr_a_data` when `rk` bit k is set.
+        if self.rvld.q.val() {
+            self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
+            if !self.rd_done_mode.q.val() {
+                if self.rk.q.val().get_bit(0) {
+                    // Octet 0: T, L, DV; octet 1: RV, opcode.
+                    self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
+                    self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
+                    self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
+                    self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
+                    self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                    self.o_write.d.next =
+                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
+                    self.o_rresp.d.next =
+                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
+                    self.o_rreq.d.next =
+                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
+                    self.o_term.d.next =
+                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
+                    // Lengths against the header of this T: rows 1, 8, 9, P.
+                    self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
+                    self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                    if self.hdr_a_data.val().get_bit(31) {
+                        self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
+                        self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
+                        self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
+                    } else {
+                        self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
+                        self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
+                        self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
+                    }
+                    if self.hdr_a_data.val().get_bit(31) {
+                        // Tagged: the TO ends in word 3.
+                        self.rlast.d.next = 3.into();
+                    } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                        self.rlast.d.next = 11.into();
+                    } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
+                        self.rlast.d.next = 5.into();
+                    }
+                }
+                if self.rk.q.val().get_bit(2) {
+                    self.h_a.d.next = self.sh.val();
+                    if self.h_t.q.val() {
+                        // Tagged: the TO straight into the check (high half here, low in word 3).
+                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    }
+                    // QN > 2: any bit above bit 1, or QN = 3.
+                    self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
+                        || (self.sh.val().get_bits::<2>(0) == 3);
+                    self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
+                    self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
+                    self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                }
+                // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                // address in the cycle before its word): MSN high half against octets
+                // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                // (kept in `h_mo`, word 5).
+                if self.rk.q.val().get_bit(1) {
+                    self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                    self.c_fresh.d.next = self.jq_fr_msn0.val();
+                    if self.o_rreq.q.val() {
+                        self.qctx.read_addr.next = self.qc_conn.val() + 3;
+                        self.c_fresh.d.next = self.jq_fr_msn1.val();
+                    }
+                }
+                if self.rk.q.val().get_bit(2) {
+                    self.qctx.read_addr.next = self.qc_conn.val();
+                    if self.o_rreq.q.val() {
+                        self.qctx.read_addr.next = self.qc_conn.val() + 2;
+                    }
+                    self.c_hi_eq.d.next =
+                        self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+                }
+                if self.rk.q.val().get_bit(3) {
+                    self.h_b.d.next = self.sh.val();
+                    if self.h_t.q.val() {
+                        self.chk_to_q.d.next =
+                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                    }
+                    self.f_msn_eq.d.next = self.c_hi_eq.q.val()
+                        && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                    self.c_fresh.d.next = self.jq_fr_mo.val();
+                }
+                if self.rk.q.val().get_bit(4) {
+                    self.h_mo.d.next = self.sh.val();
+                    self.f_mo_zero.d.next = self.sh.val() == 0;
+                    self.qctx.read_addr.next = self.qc_conn.val() + 4;
+                    self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
+                }
+                if self.rk.q.val().get_bit(5) {
+                    self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                    self.f_mo_eq.d.next = self.c_hi_eq.q.val()
+                        && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
+                }
+                if self.rk.q.val().get_bit(8) {
+                    self.f_size_zero.d.next = self.sh.val() == 0;
+                }
+            } else {
+                // A done: the Invalidate STag of a Send, the Read Request header. The
+                // `irq_*` outputs share the header / check registers, which nothing
+                // else writes while the front FSM emits (see "State").
+                if self.rk.q.val().get_bit(5) {
+                    self.h_mo.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(6) {
+                    self.h_a.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(7) {
+                    self.h_b.d.next = self.sh.val();
+                }
+            }
+            // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
+            // Send (for the check at the job, for `cqe_inv_stag` at the done).
+            if self.rk.q.val().get_bit(1) {
+                self.h_stag.d.next = self.sh.val();
+            }
+            // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+            // check registers (for the StagCheck at the job, for `irq_*` at the done).
+            if self.rk.q.val().get_bit(8) {
+                self.chk_len_q.d.next = self.sh.val();
+            }
+            if self.rk.q.val().get_bit(9) {
+                // SrcSTag (octets 2-5 of a Read Request are not used).
+                self.h_stag.d.next = self.sh.val();
+            }
+            if self.rk.q.val().get_bit(10) {
+                self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+            }
+            if self.rk.q.val().get_bit(11) {
+                self.chk_to_q.d.next =
+                    (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
+                        | bit_cast::<64, 32>(self.sh.val());
+            }
+        }
+
         // ---- Common actions.
         if self.start_read.val() {
             self.rvld.d.next = false;
             self.state.d.next = RxState::Read;
             if self.direct_read.val() {
                 self.rvld.d.next = true;
-                self.rk.d.next = 0.into();
+                self.rk.d.next = 1.into();
                 self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.job_conn.val())
                     << 6)
                     | (bit_cast::<HDR_ADDR_BITS, 1>(self.job_slot.val().into()) << 5);
@@ -2237,7 +2291,6 @@ impl Logic for RxControl {
             self.o_mdr.d.next = self.f_mdr.val();
             self.o_cqesel.d.next = self.f_cqesel.val();
             self.o_stsel.d.next = self.f_stsel.val();
-            self.o_index.d.next = self.w_index.q.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2467,9 +2520,7 @@ impl Logic for RxControl {
             self.qc_wval.next = self.msn_next.val();
             self.qc_wf.next = 2.into();
         }
-        if self.ap_msn0.q.val()
-            || self.ap_msn1.q.val()
-            || (self.ap_mo.q.val() && !self.h_l.q.val())
+        if self.ap_msn0.q.val() || self.ap_msn1.q.val() || (self.ap_mo.q.val() && !self.h_l.q.val())
         {
             self.qctx.write_enable.next = true;
             self.qctx.write_addr.next = self.qc_conn.val() | self.qc_wf.val();
@@ -2594,7 +2645,11 @@ impl Logic for RxControl {
         self.cqe_status.next = self.cqe_status_q.q.val();
         self.cqe_byte_len.next = self.cqe_byte_len_q.q.val();
         self.cqe_index.next = self.cqe_index_q.q.val();
-        self.cqe_inv_stag.next = self.cqe_inv_stag_q.q.val();
+        // A Recv CQE without Invalidate has `cqe_inv_stag = 0`.
+        self.cqe_inv_stag.next = 0.into();
+        if self.cqe_with_inv_q.q.val() {
+            self.cqe_inv_stag.next = self.h_stag.q.val();
+        }
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
         self.cqe_solicited.next = self.cqe_sol_q.q.val();
         self.aev_valid.next = self.aev_v.q.val();
