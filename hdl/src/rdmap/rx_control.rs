@@ -448,6 +448,7 @@ pub struct RxControl {
     dl_v: DFF<Bit>,
     dl_ph: DFF<Bits<2>>,
     dl_triv_q: DFF<Bit>,
+    dl_recv_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -458,6 +459,11 @@ pub struct RxControl {
     d_free: DFF<Bit>,
     // The verdict decided by the front FSM (`Direct`).
     o_place: DFF<Bit>,
+    pf_v: DFF<Bit>,
+    pf_triple: DFF<Bits<16>>,
+    pf_mdr: DFF<Bits<3>>,
+    pf_cqesel: DFF<Bits<2>>,
+    pf_stsel: DFF<Bits<2>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
@@ -912,6 +918,7 @@ impl Default for RxControl {
             dl_v: Default::default(),
             dl_ph: Default::default(),
             dl_triv_q: Default::default(),
+            dl_recv_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -921,6 +928,11 @@ impl Default for RxControl {
             d_kind: Default::default(),
             d_free: Default::default(),
             o_place: Default::default(),
+            pf_v: Default::default(),
+            pf_triple: Default::default(),
+            pf_mdr: Default::default(),
+            pf_cqesel: Default::default(),
+            pf_stsel: Default::default(),
             o_addr: Default::default(),
             cq_busy: Default::default(),
             cq_got: Default::default(),
@@ -1225,6 +1237,11 @@ impl Logic for RxControl {
             o_cqesel,
             o_stsel,
             o_place,
+            pf_v,
+            pf_triple,
+            pf_mdr,
+            pf_cqesel,
+            pf_stsel,
             o_addr,
             cq_head,
             cq_tail,
@@ -1235,6 +1252,7 @@ impl Logic for RxControl {
             dl_v,
             dl_ph,
             dl_triv_q,
+            dl_recv_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1542,13 +1560,16 @@ impl Logic for RxControl {
             self.dl_ph.d.next = self.dl_ph.q.val() + 1;
         }
         self.dl_triv_q.d.next = self.dl_trivial.val();
+        // The record is a Recv (registered like `dl_triv_q`: the record stays on the read port
+        // from phase 1 to DoneGet).
+        self.dl_recv_q.d.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
             self.free_conn_q.d.next = self.dl_conn.q.val();
             self.free_slot_q.d.next = self.dl_slot.q.val();
             self.dl_v.d.next = false;
-            self.popp_clr_lane.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
+            self.popp_clr_lane.next = self.dl_recv_q.q.val();
         }
         if self.done_valid.val() && !self.dl_v.q.val() {
             self.dl_v.d.next = true;
@@ -1650,6 +1671,146 @@ impl Logic for RxControl {
                 }
                 self.rk_last.d.next = self.ra.q.val() == self.rlast.q.val();
                 if self.rvld.q.val() {
+                    // Word k is on `hdr_a_data` when `rk` bit k is set.
+                    self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
+                    if !self.rd_done_mode.q.val() {
+                        if self.rk.q.val().get_bit(0) {
+                            // Octet 0: T, L, DV; octet 1: RV, opcode.
+                            self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
+                            self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
+                            self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
+                            self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
+                            self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                            self.o_write.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
+                            self.o_rresp.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
+                            self.o_rreq.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
+                            self.o_term.d.next =
+                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
+                            // Lengths against the header of this T: rows 1, 8, 9, P.
+                            self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
+                            self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                            if self.hdr_a_data.val().get_bit(31) {
+                                self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
+                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
+                                self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
+                            } else {
+                                self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
+                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
+                                self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
+                            }
+                            if self.hdr_a_data.val().get_bit(31) {
+                                // Tagged: the TO ends in word 3.
+                                self.rlast.d.next = 3.into();
+                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
+                            {
+                                self.rlast.d.next = 11.into();
+                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val()
+                            {
+                                self.rlast.d.next = 5.into();
+                            }
+                        }
+                        if self.rk.q.val().get_bit(2) {
+                            self.h_a.d.next = self.sh.val();
+                            if self.h_t.q.val() {
+                                // Tagged: the TO straight into the check (high half here, low in word 3).
+                                self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                            }
+                            // QN > 2: any bit above bit 1, or QN = 3.
+                            self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
+                                || (self.sh.val().get_bits::<2>(0) == 3);
+                            self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
+                            self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
+                            self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                        }
+                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                        // address in the cycle before its word): MSN high half against octets
+                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                        // (kept in `h_mo`, word 5).
+                        if self.rk.q.val().get_bit(1) {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                            self.c_fresh.d.next = self.jq_fr_msn0.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 3;
+                                self.c_fresh.d.next = self.jq_fr_msn1.val();
+                            }
+                        }
+                        if self.rk.q.val().get_bit(2) {
+                            self.qctx.read_addr.next = self.qc_conn.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 2;
+                            }
+                            self.c_hi_eq.d.next =
+                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+                        }
+                        if self.rk.q.val().get_bit(3) {
+                            self.h_b.d.next = self.sh.val();
+                            if self.h_t.q.val() {
+                                self.chk_to_q.d.next =
+                                    (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
+                                        << 32)
+                                        | bit_cast::<64, 32>(self.sh.val());
+                            }
+                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                            self.c_fresh.d.next = self.jq_fr_mo.val();
+                        }
+                        if self.rk.q.val().get_bit(4) {
+                            self.h_mo.d.next = self.sh.val();
+                            self.f_mo_zero.d.next = self.sh.val() == 0;
+                            self.qctx.read_addr.next = self.qc_conn.val() + 4;
+                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
+                        }
+                        if self.rk.q.val().get_bit(5) {
+                            self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                            self.f_mo_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
+                        }
+                        if self.rk.q.val().get_bit(8) {
+                            self.f_size_zero.d.next = self.sh.val() == 0;
+                        }
+                    } else {
+                        // A done: the Invalidate STag of a Send, the Read Request header. The
+                        // `irq_*` outputs share the header / check registers, which nothing
+                        // else writes while the front FSM emits (see "State").
+                        if self.rk.q.val().get_bit(5) {
+                            self.h_mo.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val().get_bit(6) {
+                            self.h_a.d.next = self.sh.val();
+                        }
+                        if self.rk.q.val().get_bit(7) {
+                            self.h_b.d.next = self.sh.val();
+                        }
+                    }
+                    // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
+                    // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                    if self.rk.q.val().get_bit(1) {
+                        self.h_stag.d.next = self.sh.val();
+                    }
+                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
+                    if self.rk.q.val().get_bit(8) {
+                        self.chk_len_q.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val().get_bit(9) {
+                        // SrcSTag (octets 2-5 of a Read Request are not used).
+                        self.h_stag.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val().get_bit(10) {
+                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    }
+                    if self.rk.q.val().get_bit(11) {
+                        self.chk_to_q.d.next =
+                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                    }
                     if self.rk_last.q.val() {
                         self.ra.d.next = 0.into();
                         self.rvld.d.next = false;
@@ -1993,11 +2154,18 @@ impl Logic for RxControl {
                 }
             }
             RxState::Direct => {
-                if (!self.vd_v.q.val() || self.vd_ready.val()) && (self.cq_count.q.val() == 0) {
+                if (!self.vd_v.q.val() || self.vd_ready.val())
+                    && (self.cq_count.q.val() == 0)
+                    && !self.pf_v.q.val()
+                {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
                     self.vd_place_q.d.next = self.o_place.q.val();
-                    self.vd_addr_q.d.next = self.o_addr.q.val();
+                    // `vd_addr` is 0 without placement.
+                    self.vd_addr_q.d.next = 0.into();
+                    if self.o_place.q.val() {
+                        self.vd_addr_q.d.next = self.o_addr.q.val();
+                    }
                     self.rec_we.next = true;
                     self.held.d.next = false;
                     self.state.d.next = RxState::Idle;
@@ -2019,7 +2187,7 @@ impl Logic for RxControl {
                 self.aev_qp_q.d.next = self.d_conn.q.val();
                 self.aev_triple_q.d.next = 0.into();
                 self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
-                if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
                 }
                 if !self.d_good.q.val()
@@ -2127,147 +2295,6 @@ impl Logic for RxControl {
             }
         }
 
-        // ---- Header words (only in Read: `rk` is 0 in every other state). Word k is on
-        // `hdr_a_data` when `rk` bit k is set.
-        if self.rvld.q.val() {
-            self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
-            if !self.rd_done_mode.q.val() {
-                if self.rk.q.val().get_bit(0) {
-                    // Octet 0: T, L, DV; octet 1: RV, opcode.
-                    self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
-                    self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
-                    self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
-                    self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
-                    self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
-                    self.o_write.d.next =
-                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
-                    self.o_rresp.d.next =
-                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
-                    self.o_rreq.d.next =
-                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
-                    self.o_term.d.next =
-                        self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
-                    // Lengths against the header of this T: rows 1, 8, 9, P.
-                    self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
-                    self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
-                    if self.hdr_a_data.val().get_bit(31) {
-                        self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
-                        self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
-                        self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
-                    } else {
-                        self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
-                        self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
-                        self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
-                    }
-                    if self.hdr_a_data.val().get_bit(31) {
-                        // Tagged: the TO ends in word 3.
-                        self.rlast.d.next = 3.into();
-                    } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
-                        self.rlast.d.next = 11.into();
-                    } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
-                        self.rlast.d.next = 5.into();
-                    }
-                }
-                if self.rk.q.val().get_bit(2) {
-                    self.h_a.d.next = self.sh.val();
-                    if self.h_t.q.val() {
-                        // Tagged: the TO straight into the check (high half here, low in word 3).
-                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                    }
-                    // QN > 2: any bit above bit 1, or QN = 3.
-                    self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
-                        || (self.sh.val().get_bits::<2>(0) == 3);
-                    self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
-                    self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
-                    self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
-                }
-                // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
-                // address in the cycle before its word): MSN high half against octets
-                // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
-                // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                // (kept in `h_mo`, word 5).
-                if self.rk.q.val().get_bit(1) {
-                    self.qctx.read_addr.next = self.qc_conn.val() + 1;
-                    self.c_fresh.d.next = self.jq_fr_msn0.val();
-                    if self.o_rreq.q.val() {
-                        self.qctx.read_addr.next = self.qc_conn.val() + 3;
-                        self.c_fresh.d.next = self.jq_fr_msn1.val();
-                    }
-                }
-                if self.rk.q.val().get_bit(2) {
-                    self.qctx.read_addr.next = self.qc_conn.val();
-                    if self.o_rreq.q.val() {
-                        self.qctx.read_addr.next = self.qc_conn.val() + 2;
-                    }
-                    self.c_hi_eq.d.next =
-                        self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
-                }
-                if self.rk.q.val().get_bit(3) {
-                    self.h_b.d.next = self.sh.val();
-                    if self.h_t.q.val() {
-                        self.chk_to_q.d.next =
-                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
-                                | bit_cast::<64, 32>(self.sh.val());
-                    }
-                    self.f_msn_eq.d.next = self.c_hi_eq.q.val()
-                        && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
-                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                    self.c_fresh.d.next = self.jq_fr_mo.val();
-                }
-                if self.rk.q.val().get_bit(4) {
-                    self.h_mo.d.next = self.sh.val();
-                    self.f_mo_zero.d.next = self.sh.val() == 0;
-                    self.qctx.read_addr.next = self.qc_conn.val() + 4;
-                    self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
-                }
-                if self.rk.q.val().get_bit(5) {
-                    self.h_term.d.next = self.sh.val().get_bits::<16>(16);
-                    self.f_mo_eq.d.next = self.c_hi_eq.q.val()
-                        && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
-                }
-                if self.rk.q.val().get_bit(8) {
-                    self.f_size_zero.d.next = self.sh.val() == 0;
-                }
-            } else {
-                // A done: the Invalidate STag of a Send, the Read Request header. The
-                // `irq_*` outputs share the header / check registers, which nothing
-                // else writes while the front FSM emits (see "State").
-                if self.rk.q.val().get_bit(5) {
-                    self.h_mo.d.next = self.sh.val();
-                }
-                if self.rk.q.val().get_bit(6) {
-                    self.h_a.d.next = self.sh.val();
-                }
-                if self.rk.q.val().get_bit(7) {
-                    self.h_b.d.next = self.sh.val();
-                }
-            }
-            // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
-            // Send (for the check at the job, for `cqe_inv_stag` at the done).
-            if self.rk.q.val().get_bit(1) {
-                self.h_stag.d.next = self.sh.val();
-            }
-            // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
-            // check registers (for the StagCheck at the job, for `irq_*` at the done).
-            if self.rk.q.val().get_bit(8) {
-                self.chk_len_q.d.next = self.sh.val();
-            }
-            if self.rk.q.val().get_bit(9) {
-                // SrcSTag (octets 2-5 of a Read Request are not used).
-                self.h_stag.d.next = self.sh.val();
-            }
-            if self.rk.q.val().get_bit(10) {
-                self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-            }
-            if self.rk.q.val().get_bit(11) {
-                self.chk_to_q.d.next =
-                    (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
-                        | bit_cast::<64, 32>(self.sh.val());
-            }
-        }
-
         // ---- Common actions.
         if self.start_read.val() {
             self.rvld.d.next = false;
@@ -2280,17 +2307,26 @@ impl Logic for RxControl {
                     | (bit_cast::<HDR_ADDR_BITS, 1>(self.job_slot.val().into()) << 5);
             }
         }
+        // A failed row: the QP dies now, the error is committed at the done. The error record
+        // is written into `o_*` one cycle later, from registers (timing: `fail` comes from
+        // three states' conditions; `Direct` waits for `pf_v`).
+        self.pf_v.d.next = self.fail.val();
+        self.pf_triple.d.next = self.f_triple.val();
+        self.pf_mdr.d.next = self.f_mdr.val();
+        self.pf_cqesel.d.next = self.f_cqesel.val();
+        self.pf_stsel.d.next = self.f_stsel.val();
         if self.fail.val() {
-            // A failed row: the QP dies now, the error is committed at the done.
             self.dying_set.next = true;
             self.go_vd.next = true;
             self.go_place.next = false;
+        }
+        if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 16>(self.f_triple.val()) << 16)
+            self.o_val.d.next = (bit_cast::<32, 16>(self.pf_triple.q.val()) << 16)
                 | bit_cast::<32, 16>(self.j_len.q.val());
-            self.o_mdr.d.next = self.f_mdr.val();
-            self.o_cqesel.d.next = self.f_cqesel.val();
-            self.o_stsel.d.next = self.f_stsel.val();
+            self.o_mdr.d.next = self.pf_mdr.q.val();
+            self.o_cqesel.d.next = self.pf_cqesel.q.val();
+            self.o_stsel.d.next = self.pf_stsel.q.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2306,9 +2342,6 @@ impl Logic for RxControl {
         if self.go_vd.val() {
             // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
             self.o_place.d.next = self.go_place.val();
-            if !self.go_place.val() {
-                self.o_addr.d.next = 0.into();
-            }
             self.state.d.next = RxState::Direct;
         }
 
