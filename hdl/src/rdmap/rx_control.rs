@@ -449,6 +449,10 @@ pub struct RxControl {
     dl_ph: DFF<Bits<2>>,
     dl_triv_q: DFF<Bit>,
     dl_recv_q: DFF<Bit>,
+    dl_kind_q: DFF<Bits<3>>,
+    dl_inv_q: DFF<Bit>,
+    dl_cqesel_q: DFF<Bits<2>>,
+    dl_stsel_q: DFF<Bits<2>>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -919,6 +923,10 @@ impl Default for RxControl {
             dl_ph: Default::default(),
             dl_triv_q: Default::default(),
             dl_recv_q: Default::default(),
+            dl_kind_q: Default::default(),
+            dl_inv_q: Default::default(),
+            dl_cqesel_q: Default::default(),
+            dl_stsel_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -1253,6 +1261,10 @@ impl Logic for RxControl {
             dl_ph,
             dl_triv_q,
             dl_recv_q,
+            dl_kind_q,
+            dl_inv_q,
+            dl_cqesel_q,
+            dl_stsel_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1563,6 +1575,11 @@ impl Logic for RxControl {
         // The record is a Recv (registered like `dl_triv_q`: the record stays on the read port
         // from phase 1 to DoneGet).
         self.dl_recv_q.d.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
+        // Likewise the record's control fields, for DoneGet (timing: block RAM output).
+        self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
+        self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
+        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(56);
+        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(58);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
@@ -2173,7 +2190,7 @@ impl Logic for RxControl {
             }
             RxState::DoneGet => {
                 self.dl_v.d.next = false;
-                self.d_kind.d.next = self.rec_rd.val().get_bits::<3>(0);
+                self.d_kind.d.next = self.dl_kind_q.q.val();
                 self.d_free.d.next = true;
                 self.state.d.next = RxState::Emit;
                 // Shared fields of the events.
@@ -2193,17 +2210,17 @@ impl Logic for RxControl {
                 if !self.d_good.q.val()
                     || self.dq_err.val()
                     || !self.dq_en.val()
-                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_none.val())
+                    || (self.dl_kind_q.q.val() == self.k_none.val())
                 {
                     // No effect: free the slot only.
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                } else if self.dl_kind_q.q.val() == self.k_recv.val() {
                     self.rq_v.d.next = true;
                     self.rq_qp_q.d.next = self.d_conn.q.val();
                     self.rq_pop_q.d.next = true;
                     self.cqe_byte_len_q.d.next = self.rec_rd.val().get_bits::<32>(5);
-                    self.cqe_with_inv_q.d.next = self.rec_rd.val().get_bit(3);
+                    self.cqe_with_inv_q.d.next = self.dl_inv_q.q.val();
                     self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
-                    if self.rec_rd.val().get_bit(3) {
+                    if self.dl_inv_q.q.val() {
                         // The Invalidate STag from the slot's octets 2-5.
                         self.rd_done_mode.d.next = true;
                         self.ra.d.next = 0.into();
@@ -2213,23 +2230,23 @@ impl Logic for RxControl {
                     } else {
                         self.cqe_v.d.next = true;
                     }
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_read.val() {
+                } else if self.dl_kind_q.q.val() == self.k_read.val() {
                     self.cqe_v.d.next = true;
                     self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                     self.cqe_index_q.d.next = 0.into();
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_irq.val() {
+                } else if self.dl_kind_q.q.val() == self.k_irq.val() {
                     // The Read Request header again: words 4-11.
                     self.rd_done_mode.d.next = true;
                     self.ra.d.next = 4.into();
                     self.rvld.d.next = false;
                     self.rlast.d.next = 11.into();
                     self.state.d.next = RxState::Read;
-                } else if (self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val())
-                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_tbad.val())
+                } else if (self.dl_kind_q.q.val() == self.k_trcv.val())
+                    || (self.dl_kind_q.q.val() == self.k_tbad.val())
                 {
                     self.err_set.next = true;
                     self.aev_v.d.next = true;
-                    if self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val() {
+                    if self.dl_kind_q.q.val() == self.k_trcv.val() {
                         self.aev_kind_q.d.next = self.ev_term_rcvd.val();
                         // Octet 18: Layer << 4 | EType; octet 19: Code.
                         self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
@@ -2255,21 +2272,21 @@ impl Logic for RxControl {
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
                     self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
-                    if self.rec_rd.val().get_bits::<2>(56) != 0 {
+                    if self.dl_cqesel_q.q.val() != 0 {
                         self.cqe_v.d.next = true;
                     }
-                    if self.rec_rd.val().get_bits::<2>(56) == 1 {
+                    if self.dl_cqesel_q.q.val() == 1 {
                         self.rq_v.d.next = true;
                         self.rq_qp_q.d.next = self.d_conn.q.val();
                         self.rq_pop_q.d.next = true;
                     }
-                    if self.rec_rd.val().get_bits::<2>(56) == 2 {
+                    if self.dl_cqesel_q.q.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                         self.cqe_index_q.d.next = 0.into();
                     }
-                    if self.rec_rd.val().get_bits::<2>(58) == 1 {
+                    if self.dl_stsel_q.q.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
-                    } else if self.rec_rd.val().get_bits::<2>(58) == 2 {
+                    } else if self.dl_stsel_q.q.val() == 2 {
                         self.cqe_status_q.d.next = self.wc_loc_prot.val();
                     } else {
                         self.cqe_status_q.d.next = self.wc_general.val();
