@@ -15,7 +15,7 @@
 //!  done_* ─► done lane: record read; no events ─► free_*; events ─► front FSM (DoneGet, Emit)
 //! ```
 //!
-//! - **Job** (front FSM): reads header words 0-3 of the job's slot (tagged), 0-4 (untagged),
+//! - **Job** (front FSM): reads header words 0-3 of the job's slot (tagged), 0-5 (untagged),
 //!   0-11 (Read Request) or 0-5 (Terminate), starting in the cycle the job is taken; runs the
 //!   rows in order with the QP's state; advances the QP's expectations (MSNs, expected MO, IRQ
 //!   count at row 19, ORQ count at a Read Response L = 1); then
@@ -76,7 +76,8 @@
 //!   Terminate slot held or to free, and every output register (`chk_*`, `vd_*`, `free_*`,
 //!   `rq_req_*`, `irq_*`, `cqe_*`, `aev_*`, `term_*`) empty.
 //! - The StagCheck answers in request order (a fixed-latency pipeline), at the earliest in the
-//!   cycle after `chk_valid`.
+//!   cycle after `chk_valid`. Responses are matched by that order, not by `rsp_tag` (see
+//!   "State").
 //!
 //! # State
 //!
@@ -117,20 +118,25 @@
 //! over two cycles). For 100 MHz the row conditions are compared into flags while the header
 //! words arrive (`f_*`), the rows run in `Eval` and their outcome is applied in `Eval2`, the
 //! per-QP counters are updated one cycle after the decision (`ap_*`), and the done lane
-//! classifies a record one cycle before acting on it. Standalone on the HX8K
-//! (yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs XOR-reduced):
-//! about 3400 logic cells (3873 with the test wrapper) and 4 block RAMs, 88.6 MHz: not yet
-//! 100. The paths left are 5-LUT cones with long routing into wide enables: a Send's StagCheck
-//! response (tag compare) to the failure record (`o_*`), the idle priority to the start of a
-//! job; registering the response in `ChkWait` is the next step.
+//! classifies a record one cycle before acting on it; DoneGet decides from the record's
+//! control fields registered by the lane (`dl_*_q`), not from the block RAM's output; a failed
+//! row's error record is written into `o_*` one cycle after the failure from registered codes
+//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`). Standalone
+//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
+//! `--freq 100`, inputs from a shift register, outputs XOR-reduced): 2259 logic cells (1637
+//! LUT4, 1090 flip-flops, 285 carries) and 5 block RAMs (4 for the pending records, 1 for the
+//! MSN / MO context), 94.6 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852
+//! flip-flops), 4 block RAMs, 86.1 MHz. Not yet 100 MHz: the path left is the check queue's
+//! head (a 2:1 mux by `cq_head`) through the failure classification into the per-QP `dying`
+//! enables; registering the head entry is the next step.
 //!
-//! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 6
-//! untagged, 13 Read Request) and applied in cycle 6; a Write with payload then has
+//! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
+//! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
 //! `chk_valid` in cycle 7 and `vd_valid` in cycle 9 + the StagCheck latency, and the next job
 //! is taken in cycle 7; a verdict without check is out in cycle 8. Measured (Verilator,
 //! `throughput_verilator`, StagCheck latency 6): 7.6 cycles per job for 4-octet Writes, 8.2
 //! for zero-length Writes, about 30 for Read Requests (the done reads the header again),
-//! about 38 for back-to-back single-segment Sends on one QP (each waits for the previous
+//! about 39 for back-to-back single-segment Sends on one QP (each waits for the previous
 //! Send's done; RQ latency 1-7 and done delay 1-11 cycles in that bench). A done without
 //! events takes the done lane 4 cycles, in parallel with the jobs.
 
