@@ -90,8 +90,8 @@
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
 //!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
-//!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's MSN
-//!   + 1, MO + P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
+//!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
+//!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
 //!   next, and clears the flag; MO back to 0 after L = 1 only sets the flag. The next job's
 //!   first context read is at least one cycle after the high half was written (it is taken in
 //!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
