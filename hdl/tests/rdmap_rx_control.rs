@@ -863,6 +863,63 @@ fn terminates_and_llp_verilator() {
 // ---- Random traffic against the model.
 
 /// Random, mostly valid traffic on the four QPs with rare corruptions.
+/// MO and MSN beyond 16 bits (RxControl keeps the expected MSNs and MO in 16-bit halves of a
+/// block RAM): a three-segment Send whose MO passes 2^16, then a segment whose MO is off by
+/// 2^16 (row 14); and a Send whose MSN is off by 2^16 (row 13).
+fn wide_mo_msn(kind: BackendKind) {
+    const BIG: u32 = make_stag(10, 0xAA);
+    let mut e = env();
+    e.stags.entries.push(StagEntry {
+        stag: BIG,
+        pd: PD0,
+        access: access::LOCAL_WRITE,
+        qp: None,
+        remote_inv: false,
+        base_to: 0,
+        len: 0x10_0000,
+        host_addr: 0x10_0000,
+    });
+    e.rqs[0] = (0..3)
+        .map(|i| Wqe {
+            to: 0,
+            len: 0x8_0000,
+            lkey: BIG,
+            index: i,
+        })
+        .collect();
+    let mo_segs = vec![
+        send(1, 0, false, 40000),
+        send(1, 40000, false, 40000),
+        send(1, 80000, true, 40000),
+        send(2, 0, false, 40000),
+        send(2, 40000 + 0x1_0000, false, 4),
+    ];
+    let out = run(kind, "rx_control_wide_mo", &mo_segs, &e, 11);
+    assert_eq!(out.cqes[0], vec![recv_cqe(WcStatus::Success, 120000, 0)]);
+    let ut = DdpEType::UntaggedBuffer as u8;
+    assert_eq!(
+        out.terms[0],
+        vec![term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 18 + 4)]
+    );
+    let msn_segs = vec![send(1, 0, true, 4), send(2 + 0x1_0000, 0, true, 4)];
+    let out = run(kind, "rx_control_wide_msn", &msn_segs, &e, 12);
+    assert_eq!(out.cqes[0], vec![recv_cqe(WcStatus::Success, 4, 0)]);
+    assert_eq!(
+        out.terms[0],
+        vec![term(Layer::Ddp, ut, Ut::MsnRange as u8, 2, 1, 18 + 4)]
+    );
+}
+
+#[test]
+fn wide_mo_msn_rust_hdl() {
+    wide_mo_msn(BackendKind::RustHdl);
+}
+
+#[test]
+fn wide_mo_msn_verilator() {
+    wide_mo_msn(BackendKind::Verilator);
+}
+
 fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     let cfg = |q: usize| QpConfig {
         enable: true,

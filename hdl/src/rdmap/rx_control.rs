@@ -15,7 +15,7 @@
 //!  done_* ─► done lane: record read; no events ─► free_*; events ─► front FSM (DoneGet, Emit)
 //! ```
 //!
-//! - **Job** (front FSM): reads header words 0-3 of the job's slot (tagged), 0-4 (untagged),
+//! - **Job** (front FSM): reads header words 0-3 of the job's slot (tagged), 0-5 (untagged),
 //!   0-11 (Read Request) or 0-5 (Terminate), starting in the cycle the job is taken; runs the
 //!   rows in order with the QP's state; advances the QP's expectations (MSNs, expected MO, IRQ
 //!   count at row 19, ORQ count at a Read Response L = 1); then
@@ -76,7 +76,39 @@
 //!   Terminate slot held or to free, and every output register (`chk_*`, `vd_*`, `free_*`,
 //!   `rq_req_*`, `irq_*`, `cqe_*`, `aev_*`, `term_*`) empty.
 //! - The StagCheck answers in request order (a fixed-latency pipeline), at the earliest in the
-//!   cycle after `chk_valid`.
+//!   cycle after `chk_valid`. Responses are matched by that order, not by `rsp_tag` (see
+//!   "State").
+//!
+//! # State
+//!
+//! - Per-QP flags and small counters (enable, PD, IRD, error / dying, IRQ / ORQ counts, the
+//!   latched LLP error, Terminate hold, pending segments, done slot) are flip-flops: the done
+//!   lane, the check queue and the LLP priority read them in parallel with the job.
+//! - The expected MSNs of QN 0 and QN 1 and the expected MO (3 x 32 bits per QP) live in one
+//!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`), read while the header words
+//!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
+//!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
+//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). A
+//!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
+//!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
+//!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
+//!   next, and clears the flag; MO back to 0 after L = 1 only sets the flag. The next job's
+//!   first context read is at least one cycle after the high half was written (it is taken in
+//!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
+//!   read-after-write hazard and no bypass. The read port's idle address (field 3) is never
+//!   written, so a read never meets a write of the same entry.
+//! - The check queue has two entries (conn, slot, context, L, length; the response's status
+//!   and host address): that covers the StagCheck latency at the job rate (the throughput
+//!   below is that of four entries). A response goes to the oldest entry without one
+//!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
+//!   request order and a Send's checks are issued only with the queue empty, so tags are not
+//!   compared.
+//! - Registers shared by exclusive uses: the `irq_*` outputs are the header / check registers
+//!   (`h_mo`, `h_a` / `h_b`, `chk_len`, `h_stag`, `chk_to`, `o_addr`) loaded by the done's
+//!   header read, and `cqe_inv_stag` is `h_stag` (octets 2-5) when `cqe_with_inv`: while the
+//!   front FSM emits a done's events it reads no job, and the StagCheck takes `chk_*` only in
+//!   the cycle of `chk_valid`. A tagged segment's TO goes into `chk_to` as its words arrive.
+//!   The header word being read is one-hot (`rk`), so each capture enable is one flag.
 //!
 //! # Timing and throughput
 //!
@@ -86,20 +118,25 @@
 //! over two cycles). For 100 MHz the row conditions are compared into flags while the header
 //! words arrive (`f_*`), the rows run in `Eval` and their outcome is applied in `Eval2`, the
 //! per-QP counters are updated one cycle after the decision (`ap_*`), and the done lane
-//! classifies a record one cycle before acting on it. Standalone on the HX8K
-//! (yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs XOR-reduced):
-//! about 3400 logic cells (3873 with the test wrapper) and 4 block RAMs, 88.6 MHz: not yet
-//! 100. The paths left are 5-LUT cones with long routing into wide enables: a Send's StagCheck
-//! response (tag compare) to the failure record (`o_*`), the idle priority to the start of a
-//! job; registering the response in `ChkWait` is the next step.
+//! classifies a record one cycle before acting on it; DoneGet decides from the record's
+//! control fields registered by the lane (`dl_*_q`), not from the block RAM's output; a failed
+//! row's error record is written into `o_*` one cycle after the failure from registered codes
+//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`). Standalone
+//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
+//! `--freq 100`, inputs from a shift register, outputs XOR-reduced): 2259 logic cells (1637
+//! LUT4, 1090 flip-flops, 285 carries) and 5 block RAMs (4 for the pending records, 1 for the
+//! MSN / MO context), 94.6 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852
+//! flip-flops), 4 block RAMs, 86.1 MHz. Not yet 100 MHz: the path left is the check queue's
+//! head (a 2:1 mux by `cq_head`) through the failure classification into the per-QP `dying`
+//! enables; registering the head entry is the next step.
 //!
-//! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 6
-//! untagged, 13 Read Request) and applied in cycle 6; a Write with payload then has
+//! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
+//! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
 //! `chk_valid` in cycle 7 and `vd_valid` in cycle 9 + the StagCheck latency, and the next job
 //! is taken in cycle 7; a verdict without check is out in cycle 8. Measured (Verilator,
 //! `throughput_verilator`, StagCheck latency 6): 7.6 cycles per job for 4-octet Writes, 8.2
 //! for zero-length Writes, about 30 for Read Requests (the done reads the header again),
-//! about 38 for back-to-back single-segment Sends on one QP (each waits for the previous
+//! about 39 for back-to-back single-segment Sends on one QP (each waits for the previous
 //! Send's done; RQ latency 1-7 and done delay 1-11 cycles in that bench). A done without
 //! events takes the done lane 4 cycles, in parallel with the jobs.
 
@@ -122,6 +159,9 @@ use rust_hdl::prelude::*;
 pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
 const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
+
+/// Context-RAM address width: `{conn, field (0 MSN QN 0, 1 MSN QN 1, 2 MO, 3 unused), half}`.
+const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
 
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
 const REC_BITS: usize = 64;
@@ -162,8 +202,12 @@ pub enum ChkCtx {
     SendInv,
 }
 
-/// Entries of the check queue.
-pub const CQ_DEPTH: usize = 4;
+/// Check-queue pointer width.
+const CQ_PTR: usize = 1;
+/// Check-queue count width.
+const CQ_CNT: usize = CQ_PTR + 1;
+/// Entries of the check queue (two cover the StagCheck latency at the job rate: see "Timing").
+pub const CQ_DEPTH: usize = 1 << CQ_PTR;
 
 /// RDMAP receive control. Ports: the "RxControl" list of [`crate::rdmap`].
 #[derive(LogicBlock)]
@@ -285,9 +329,11 @@ pub struct RxControl {
     q_err: [DFF<Bit>; CONNECTIONS],
     /// A row failed (or a Terminate arrived): later jobs are dropped.
     q_dying: [DFF<Bit>; CONNECTIONS],
-    q_msn0: [DFF<Bits<32>>; CONNECTIONS],
-    q_msn1: [DFF<Bits<32>>; CONNECTIONS],
-    q_mo: [DFF<Bits<32>>; CONNECTIONS],
+    /// Expected MSN of QN 0 / QN 1 and expected MO: in block RAM (`qctx`); these flags say
+    /// the field still has its reset value (MSN 1, MO 0) and the RAM word is stale.
+    q_fr_msn0: [DFF<Bit>; CONNECTIONS],
+    q_fr_msn1: [DFF<Bit>; CONNECTIONS],
+    q_fr_mo: [DFF<Bit>; CONNECTIONS],
     q_irq: [DFF<Bits<5>>; CONNECTIONS],
     q_orq: [DFF<Bits<5>>; CONNECTIONS],
     /// A Send L = 1 was checked and its WQE is popped at its done.
@@ -368,14 +414,20 @@ pub struct RxControl {
     f_qn0: DFF<Bit>,
     f_qn1: DFF<Bit>,
     f_qn2: DFF<Bit>,
-    f_msn0_eq: DFF<Bit>,
-    f_msn1_eq: DFF<Bit>,
+    /// The MSN equals the expected one of its QN (QN 1 for a Read Request, else QN 0).
+    f_msn_eq: DFF<Bit>,
     f_mo_eq: DFF<Bit>,
+    // The per-QP context RAM: 16-bit halves at `{conn, field, half}` (see "State").
+    qctx: RxContextRam<16, QCTX_ADDR_BITS>,
+    c_fresh: DFF<Bit>,
+    c_hi_eq: DFF<Bit>,
+    w2_v: DFF<Bit>,
+    w2_addr: DFF<Bits<QCTX_ADDR_BITS>>,
+    w2_data: DFF<Bits<16>>,
     f_mo_zero: DFF<Bit>,
     // Send: WQE and sums.
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
-    w_index: DFF<Bits<16>>,
     w_to_hi: DFF<Bits<32>>,
     w_carry: DFF<Bit>,
     s_sum: DFF<Bits<33>>,
@@ -383,7 +435,9 @@ pub struct RxControl {
     rd_done_mode: DFF<Bit>,
     ra: DFF<Bits<4>>,
     rvld: DFF<Bit>,
-    rk: DFF<Bits<4>>,
+    /// The header word on `hdr_a_data`, one-hot (0: none).
+    rk: DFF<Bits<12>>,
+    rk_last: DFF<Bit>,
     rlast: DFF<Bits<4>>,
     prev_lo: DFF<Bits<16>>,
     // Pending record of the job.
@@ -400,6 +454,11 @@ pub struct RxControl {
     dl_v: DFF<Bit>,
     dl_ph: DFF<Bits<2>>,
     dl_triv_q: DFF<Bit>,
+    dl_recv_q: DFF<Bit>,
+    dl_kind_q: DFF<Bits<3>>,
+    dl_inv_q: DFF<Bit>,
+    dl_cqesel_q: DFF<Bits<2>>,
+    dl_stsel_q: DFF<Bits<2>>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -410,6 +469,11 @@ pub struct RxControl {
     d_free: DFF<Bit>,
     // The verdict decided by the front FSM (`Direct`).
     o_place: DFF<Bit>,
+    pf_v: DFF<Bit>,
+    pf_triple: DFF<Bits<16>>,
+    pf_mdr: DFF<Bits<3>>,
+    pf_cqesel: DFF<Bits<2>>,
+    pf_stsel: DFF<Bits<2>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
@@ -419,14 +483,17 @@ pub struct RxControl {
     cq_slot: [DFF<Bit>; CQ_DEPTH],
     /// 0 Write, 1 Read Response, 2 Read Request.
     cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
-    cq_kind: [DFF<Bits<3>>; CQ_DEPTH],
+    /// The L flag (a Read Response L = 1 completes the Read at its done).
+    cq_l: [DFF<Bit>; CQ_DEPTH],
     cq_len: [DFF<Bits<16>>; CQ_DEPTH],
-    cq_tag: [DFF<Bits<CHK_TAG_BITS>>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
     cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
-    cq_head: DFF<Bits<2>>,
-    cq_tail: DFF<Bits<2>>,
-    cq_count: DFF<Bits<3>>,
+    cq_head: DFF<Bits<CQ_PTR>>,
+    cq_tail: DFF<Bits<CQ_PTR>>,
+    /// The oldest entry without its response: the StagCheck answers in request order, and a
+    /// Send's checks are issued only with the queue empty, so the next response is this one's.
+    cq_gp: DFF<Bits<CQ_PTR>>,
+    cq_count: DFF<Bits<CQ_CNT>>,
     // Output registers.
     chk_v: DFF<Bit>,
     chk_qp_q: DFF<Bits<CONN_BITS>>,
@@ -448,19 +515,12 @@ pub struct RxControl {
     rq_qp_q: DFF<Bits<CONN_BITS>>,
     rq_pop_q: DFF<Bit>,
     irq_v: DFF<Bit>,
-    irq_sink_stag_q: DFF<Bits<32>>,
-    irq_sink_to_q: DFF<Bits<64>>,
-    irq_size_q: DFF<Bits<32>>,
-    irq_src_stag_q: DFF<Bits<32>>,
-    irq_src_to_q: DFF<Bits<64>>,
-    irq_src_addr_q: DFF<Bits<DMA_ADDR_BITS>>,
     cqe_v: DFF<Bit>,
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
     cqe_status_q: DFF<Bits<8>>,
     cqe_byte_len_q: DFF<Bits<32>>,
     cqe_index_q: DFF<Bits<16>>,
-    cqe_inv_stag_q: DFF<Bits<32>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
     aev_v: DFF<Bit>,
@@ -476,14 +536,19 @@ pub struct RxControl {
 
     // ---- Combinational signals.
     sh: Signal<Local, Bits<32>>,
+    msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
     jq_pd: Signal<Local, Bits<PD_BITS>>,
     jq_ird: Signal<Local, Bits<4>>,
     jq_err: Signal<Local, Bit>,
     jq_dying: Signal<Local, Bit>,
-    jq_msn0: Signal<Local, Bits<32>>,
-    jq_msn1: Signal<Local, Bits<32>>,
-    jq_mo: Signal<Local, Bits<32>>,
+    jq_fr_msn0: Signal<Local, Bit>,
+    jq_fr_msn1: Signal<Local, Bit>,
+    jq_fr_mo: Signal<Local, Bit>,
+    qc_v: Signal<Local, Bits<16>>,
+    qc_conn: Signal<Local, Bits<QCTX_ADDR_BITS>>,
+    qc_wval: Signal<Local, Bits<32>>,
+    qc_wf: Signal<Local, Bits<QCTX_ADDR_BITS>>,
     jq_irq: Signal<Local, Bits<5>>,
     jq_orq: Signal<Local, Bits<5>>,
     jq_popp: Signal<Local, Bit>,
@@ -530,6 +595,7 @@ pub struct RxControl {
     h_slot: Signal<Local, Bit>,
     h_ctx: Signal<Local, Bits<2>>,
     h_kind: Signal<Local, Bits<3>>,
+    h_lf: Signal<Local, Bit>,
     h_len: Signal<Local, Bits<16>>,
     h_st: Signal<Local, Bits<3>>,
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
@@ -610,7 +676,7 @@ pub struct RxControl {
     ev_term_rcvd: Constant<Bits<8>>,
     ev_term_bad: Constant<Bits<8>>,
     // Record kinds (local encoding of the pending record).
-    cq_full: Constant<Bits<3>>,
+    cq_full: Constant<Bits<CQ_CNT>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -759,9 +825,9 @@ impl Default for RxControl {
             q_ird: Default::default(),
             q_err: Default::default(),
             q_dying: Default::default(),
-            q_msn0: Default::default(),
-            q_msn1: Default::default(),
-            q_mo: Default::default(),
+            q_fr_msn0: Default::default(),
+            q_fr_msn1: Default::default(),
+            q_fr_mo: Default::default(),
             q_irq: Default::default(),
             q_orq: Default::default(),
             q_popp: Default::default(),
@@ -829,13 +895,17 @@ impl Default for RxControl {
             f_qn0: Default::default(),
             f_qn1: Default::default(),
             f_qn2: Default::default(),
-            f_msn0_eq: Default::default(),
-            f_msn1_eq: Default::default(),
+            f_msn_eq: Default::default(),
             f_mo_eq: Default::default(),
+            qctx: Default::default(),
+            c_fresh: Default::default(),
+            c_hi_eq: Default::default(),
+            w2_v: Default::default(),
+            w2_addr: Default::default(),
+            w2_data: Default::default(),
             f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_too_long: Default::default(),
-            w_index: Default::default(),
             w_to_hi: Default::default(),
             w_carry: Default::default(),
             s_sum: Default::default(),
@@ -843,6 +913,7 @@ impl Default for RxControl {
             ra: Default::default(),
             rvld: Default::default(),
             rk: Default::default(),
+            rk_last: Default::default(),
             rlast: Default::default(),
             prev_lo: Default::default(),
             o_kind: Default::default(),
@@ -857,6 +928,11 @@ impl Default for RxControl {
             dl_v: Default::default(),
             dl_ph: Default::default(),
             dl_triv_q: Default::default(),
+            dl_recv_q: Default::default(),
+            dl_kind_q: Default::default(),
+            dl_inv_q: Default::default(),
+            dl_cqesel_q: Default::default(),
+            dl_stsel_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -866,19 +942,24 @@ impl Default for RxControl {
             d_kind: Default::default(),
             d_free: Default::default(),
             o_place: Default::default(),
+            pf_v: Default::default(),
+            pf_triple: Default::default(),
+            pf_mdr: Default::default(),
+            pf_cqesel: Default::default(),
+            pf_stsel: Default::default(),
             o_addr: Default::default(),
             cq_busy: Default::default(),
             cq_got: Default::default(),
             cq_conn: Default::default(),
             cq_slot: Default::default(),
             cq_ctx: Default::default(),
-            cq_kind: Default::default(),
+            cq_l: Default::default(),
             cq_len: Default::default(),
-            cq_tag: Default::default(),
             cq_st: Default::default(),
             cq_addr: Default::default(),
             cq_head: Default::default(),
             cq_tail: Default::default(),
+            cq_gp: Default::default(),
             cq_count: Default::default(),
             chk_v: Default::default(),
             chk_qp_q: Default::default(),
@@ -900,19 +981,12 @@ impl Default for RxControl {
             rq_qp_q: Default::default(),
             rq_pop_q: Default::default(),
             irq_v: Default::default(),
-            irq_sink_stag_q: Default::default(),
-            irq_sink_to_q: Default::default(),
-            irq_size_q: Default::default(),
-            irq_src_stag_q: Default::default(),
-            irq_src_to_q: Default::default(),
-            irq_src_addr_q: Default::default(),
             cqe_v: Default::default(),
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
             cqe_status_q: Default::default(),
             cqe_byte_len_q: Default::default(),
             cqe_index_q: Default::default(),
-            cqe_inv_stag_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
             aev_v: Default::default(),
@@ -926,14 +1000,19 @@ impl Default for RxControl {
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
+            msn_next: Default::default(),
             jq_en: Default::default(),
             jq_pd: Default::default(),
             jq_ird: Default::default(),
             jq_err: Default::default(),
             jq_dying: Default::default(),
-            jq_msn0: Default::default(),
-            jq_msn1: Default::default(),
-            jq_mo: Default::default(),
+            jq_fr_msn0: Default::default(),
+            jq_fr_msn1: Default::default(),
+            jq_fr_mo: Default::default(),
+            qc_v: Default::default(),
+            qc_conn: Default::default(),
+            qc_wval: Default::default(),
+            qc_wf: Default::default(),
             jq_irq: Default::default(),
             jq_orq: Default::default(),
             jq_popp: Default::default(),
@@ -979,6 +1058,7 @@ impl Default for RxControl {
             h_slot: Default::default(),
             h_ctx: Default::default(),
             h_kind: Default::default(),
+            h_lf: Default::default(),
             h_len: Default::default(),
             h_st: Default::default(),
             h_addr: Default::default(),
@@ -1068,7 +1148,7 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
-            cq_full: c3(CQ_DEPTH as u8),
+            cq_full: Constant::new((CQ_DEPTH as u64).into()),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
@@ -1140,15 +1220,18 @@ impl Logic for RxControl {
             f_qn0,
             f_qn1,
             f_qn2,
-            f_msn0_eq,
-            f_msn1_eq,
+            f_msn_eq,
             f_mo_eq,
+            c_fresh,
+            c_hi_eq,
+            w2_v,
+            w2_addr,
+            w2_data,
             f_mo_zero,
             w_present,
             w_too_long,
             ap_dying,
             ap_dying_qp,
-            w_index,
             w_to_hi,
             w_carry,
             s_sum,
@@ -1156,6 +1239,7 @@ impl Logic for RxControl {
             ra,
             rvld,
             rk,
+            rk_last,
             rlast,
             prev_lo,
             o_kind,
@@ -1167,15 +1251,26 @@ impl Logic for RxControl {
             o_cqesel,
             o_stsel,
             o_place,
+            pf_v,
+            pf_triple,
+            pf_mdr,
+            pf_cqesel,
+            pf_stsel,
             o_addr,
             cq_head,
             cq_tail,
+            cq_gp,
             cq_count,
             chk_qp_q,
             vd_conn_q,
             dl_v,
             dl_ph,
             dl_triv_q,
+            dl_recv_q,
+            dl_kind_q,
+            dl_inv_q,
+            dl_cqesel_q,
+            dl_stsel_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1202,19 +1297,12 @@ impl Logic for RxControl {
             rq_qp_q,
             rq_pop_q,
             irq_v,
-            irq_sink_stag_q,
-            irq_sink_to_q,
-            irq_size_q,
-            irq_src_stag_q,
-            irq_src_to_q,
-            irq_src_addr_q,
             cqe_v,
             cqe_qp_q,
             cqe_opcode_q,
             cqe_status_q,
             cqe_byte_len_q,
             cqe_index_q,
-            cqe_inv_stag_q,
             cqe_with_inv_q,
             cqe_sol_q,
             aev_v,
@@ -1239,12 +1327,12 @@ impl Logic for RxControl {
             self.q_err[i].d.next = self.q_err[i].q.val();
             self.q_dying[i].clock.next = self.clock.val();
             self.q_dying[i].d.next = self.q_dying[i].q.val();
-            self.q_msn0[i].clock.next = self.clock.val();
-            self.q_msn0[i].d.next = self.q_msn0[i].q.val();
-            self.q_msn1[i].clock.next = self.clock.val();
-            self.q_msn1[i].d.next = self.q_msn1[i].q.val();
-            self.q_mo[i].clock.next = self.clock.val();
-            self.q_mo[i].d.next = self.q_mo[i].q.val();
+            self.q_fr_msn0[i].clock.next = self.clock.val();
+            self.q_fr_msn0[i].d.next = self.q_fr_msn0[i].q.val();
+            self.q_fr_msn1[i].clock.next = self.clock.val();
+            self.q_fr_msn1[i].d.next = self.q_fr_msn1[i].q.val();
+            self.q_fr_mo[i].clock.next = self.clock.val();
+            self.q_fr_mo[i].d.next = self.q_fr_mo[i].q.val();
             self.q_irq[i].clock.next = self.clock.val();
             self.q_irq[i].d.next = self.q_irq[i].q.val();
             self.q_orq[i].clock.next = self.clock.val();
@@ -1289,12 +1377,10 @@ impl Logic for RxControl {
             self.cq_slot[i].d.next = self.cq_slot[i].q.val();
             self.cq_ctx[i].clock.next = self.clock.val();
             self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
-            self.cq_kind[i].clock.next = self.clock.val();
-            self.cq_kind[i].d.next = self.cq_kind[i].q.val();
+            self.cq_l[i].clock.next = self.clock.val();
+            self.cq_l[i].d.next = self.cq_l[i].q.val();
             self.cq_len[i].clock.next = self.clock.val();
             self.cq_len[i].d.next = self.cq_len[i].q.val();
-            self.cq_tag[i].clock.next = self.clock.val();
-            self.cq_tag[i].d.next = self.cq_tag[i].q.val();
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
             self.cq_addr[i].clock.next = self.clock.val();
@@ -1309,9 +1395,9 @@ impl Logic for RxControl {
         self.jq_ird.next = self.q_ird[0].q.val();
         self.jq_err.next = self.q_err[0].q.val();
         self.jq_dying.next = self.q_dying[0].q.val();
-        self.jq_msn0.next = self.q_msn0[0].q.val();
-        self.jq_msn1.next = self.q_msn1[0].q.val();
-        self.jq_mo.next = self.q_mo[0].q.val();
+        self.jq_fr_msn0.next = self.q_fr_msn0[0].q.val();
+        self.jq_fr_msn1.next = self.q_fr_msn1[0].q.val();
+        self.jq_fr_mo.next = self.q_fr_mo[0].q.val();
         self.jq_irq.next = self.q_irq[0].q.val();
         self.jq_orq.next = self.q_orq[0].q.val();
         self.jq_popp.next = self.q_popp[0].q.val();
@@ -1325,9 +1411,9 @@ impl Logic for RxControl {
                 self.jq_ird.next = self.q_ird[i].q.val();
                 self.jq_err.next = self.q_err[i].q.val();
                 self.jq_dying.next = self.q_dying[i].q.val();
-                self.jq_msn0.next = self.q_msn0[i].q.val();
-                self.jq_msn1.next = self.q_msn1[i].q.val();
-                self.jq_mo.next = self.q_mo[i].q.val();
+                self.jq_fr_msn0.next = self.q_fr_msn0[i].q.val();
+                self.jq_fr_msn1.next = self.q_fr_msn1[i].q.val();
+                self.jq_fr_mo.next = self.q_fr_mo[i].q.val();
                 self.jq_irq.next = self.q_irq[i].q.val();
                 self.jq_orq.next = self.q_orq[i].q.val();
                 self.jq_popp.next = self.q_popp[i].q.val();
@@ -1379,6 +1465,20 @@ impl Logic for RxControl {
             }
         }
 
+        // ---- The context RAM's read port: by default field 3, never written (so a read never
+        // meets a write of the same entry); the value read, or the reset value while fresh
+        // (MSN 1: low half 1 in the cycle of word 3; MO 0).
+        self.qctx.clock.next = self.clock.val();
+        self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 3;
+        self.qctx.read_addr.next = self.qc_conn.val() + 6;
+        self.qc_v.next = self.qctx.read_data.val();
+        if self.c_fresh.q.val() {
+            self.qc_v.next = 0.into();
+            if self.rk.q.val().get_bit(3) {
+                self.qc_v.next = 1.into();
+            }
+        }
+
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
@@ -1420,6 +1520,8 @@ impl Logic for RxControl {
         self.cq_ctx_n.next = 0.into();
         self.chk_v.d.next = false;
         self.free_v.d.next = false;
+        self.rk.d.next = 0.into();
+        self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1476,13 +1578,21 @@ impl Logic for RxControl {
             self.dl_ph.d.next = self.dl_ph.q.val() + 1;
         }
         self.dl_triv_q.d.next = self.dl_trivial.val();
+        // The record is a Recv (registered like `dl_triv_q`: the record stays on the read port
+        // from phase 1 to DoneGet).
+        self.dl_recv_q.d.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
+        // Likewise the record's control fields, for DoneGet (timing: block RAM output).
+        self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
+        self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
+        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(56);
+        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(58);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
             self.free_conn_q.d.next = self.dl_conn.q.val();
             self.free_slot_q.d.next = self.dl_slot.q.val();
             self.dl_v.d.next = false;
-            self.popp_clr_lane.next = self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val();
+            self.popp_clr_lane.next = self.dl_recv_q.q.val();
         }
         if self.done_valid.val() && !self.dl_v.q.val() {
             self.dl_v.d.next = true;
@@ -1561,7 +1671,7 @@ impl Logic for RxControl {
                         self.direct_read.next = true;
                         self.ra.d.next = 1.into();
                     }
-                    self.rlast.d.next = 4.into();
+                    self.rlast.d.next = 5.into();
                 }
             }
             RxState::Read => {
@@ -1570,11 +1680,24 @@ impl Logic for RxControl {
                     self.ra.d.next = self.ra.q.val() + 1;
                 }
                 self.rvld.d.next = self.ra.q.val() <= self.rlast.q.val();
-                self.rk.d.next = self.ra.q.val();
+                // `rk` one-hot: the first word of a read that did not start at once (word 0 or
+                // 4), then a shift per word; `rk_last` when the last word is addressed.
+                if self.ra.q.val() <= self.rlast.q.val() {
+                    if !self.rvld.q.val() {
+                        self.rk.d.next = 1.into();
+                        if self.ra.q.val().get_bit(2) {
+                            self.rk.d.next = 16.into();
+                        }
+                    } else {
+                        self.rk.d.next = self.rk.q.val() << 1;
+                    }
+                }
+                self.rk_last.d.next = self.ra.q.val() == self.rlast.q.val();
                 if self.rvld.q.val() {
+                    // Word k is on `hdr_a_data` when `rk` bit k is set.
                     self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
                     if !self.rd_done_mode.q.val() {
-                        if self.rk.q.val() == 0 {
+                        if self.rk.q.val().get_bit(0) {
                             // Octet 0: T, L, DV; octet 1: RV, opcode.
                             self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
                             self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
@@ -1612,11 +1735,13 @@ impl Logic for RxControl {
                                 self.rlast.d.next = 5.into();
                             }
                         }
-                        if self.rk.q.val() == 1 {
-                            self.h_stag.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 2 {
+                        if self.rk.q.val().get_bit(2) {
                             self.h_a.d.next = self.sh.val();
+                            if self.h_t.q.val() {
+                                // Tagged: the TO straight into the check (high half here, low in word 3).
+                                self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                            }
                             // QN > 2: any bit above bit 1, or QN = 3.
                             self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
                                 || (self.sh.val().get_bits::<2>(0) == 3);
@@ -1624,74 +1749,92 @@ impl Logic for RxControl {
                             self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
                             self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
                         }
-                        if self.rk.q.val() == 3 {
+                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                        // address in the cycle before its word): MSN high half against octets
+                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                        // (kept in `h_mo`, word 5).
+                        if self.rk.q.val().get_bit(1) {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                            self.c_fresh.d.next = self.jq_fr_msn0.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 3;
+                                self.c_fresh.d.next = self.jq_fr_msn1.val();
+                            }
+                        }
+                        if self.rk.q.val().get_bit(2) {
+                            self.qctx.read_addr.next = self.qc_conn.val();
+                            if self.o_rreq.q.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 2;
+                            }
+                            self.c_hi_eq.d.next =
+                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+                        }
+                        if self.rk.q.val().get_bit(3) {
                             self.h_b.d.next = self.sh.val();
-                            self.f_msn0_eq.d.next = self.sh.val() == self.jq_msn0.val();
-                            self.f_msn1_eq.d.next = self.sh.val() == self.jq_msn1.val();
+                            if self.h_t.q.val() {
+                                self.chk_to_q.d.next =
+                                    (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
+                                        << 32)
+                                        | bit_cast::<64, 32>(self.sh.val());
+                            }
+                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                            self.c_fresh.d.next = self.jq_fr_mo.val();
                         }
-                        if self.rk.q.val() == 4 {
+                        if self.rk.q.val().get_bit(4) {
                             self.h_mo.d.next = self.sh.val();
-                            self.f_mo_eq.d.next = self.sh.val() == self.jq_mo.val();
                             self.f_mo_zero.d.next = self.sh.val() == 0;
+                            self.qctx.read_addr.next = self.qc_conn.val() + 4;
+                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
                         }
-                        if self.rk.q.val() == 5 {
+                        if self.rk.q.val().get_bit(5) {
                             self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                            self.f_mo_eq.d.next = self.c_hi_eq.q.val()
+                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
                         }
-                        // Read Request: RDMARDSZ, SrcSTag, SrcTO straight into the check.
-                        if self.rk.q.val() == 8 {
-                            self.chk_len_q.d.next = self.sh.val();
+                        if self.rk.q.val().get_bit(8) {
                             self.f_size_zero.d.next = self.sh.val() == 0;
                         }
-                        if self.rk.q.val() == 9 {
-                            // SrcSTag (octets 2-5 of a Read Request are not used).
-                            self.h_stag.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 10 {
-                            self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                        }
-                        if self.rk.q.val() == 11 {
-                            self.chk_to_q.d.next =
-                                (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
-                        }
                     } else {
-                        // A done: the Invalidate STag of a Send, the Read Request header.
-                        if self.rk.q.val() == 1 {
-                            self.cqe_inv_stag_q.d.next = self.sh.val();
+                        // A done: the Invalidate STag of a Send, the Read Request header. The
+                        // `irq_*` outputs share the header / check registers, which nothing
+                        // else writes while the front FSM emits (see "State").
+                        if self.rk.q.val().get_bit(5) {
+                            self.h_mo.d.next = self.sh.val();
                         }
-                        if self.rk.q.val() == 5 {
-                            self.irq_sink_stag_q.d.next = self.sh.val();
+                        if self.rk.q.val().get_bit(6) {
+                            self.h_a.d.next = self.sh.val();
                         }
-                        if self.rk.q.val() == 6 {
-                            self.irq_sink_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(0));
-                        }
-                        if self.rk.q.val() == 7 {
-                            self.irq_sink_to_q.d.next =
-                                (bit_cast::<64, 32>(self.irq_sink_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
-                        }
-                        if self.rk.q.val() == 8 {
-                            self.irq_size_q.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 9 {
-                            self.irq_src_stag_q.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val() == 10 {
-                            self.irq_src_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                | bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(0));
-                        }
-                        if self.rk.q.val() == 11 {
-                            self.irq_src_to_q.d.next =
-                                (bit_cast::<64, 32>(self.irq_src_to_q.q.val().get_bits::<32>(32))
-                                    << 32)
-                                    | bit_cast::<64, 32>(self.sh.val());
+                        if self.rk.q.val().get_bit(7) {
+                            self.h_b.d.next = self.sh.val();
                         }
                     }
-                    if self.rk.q.val() == self.rlast.q.val() {
+                    // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
+                    // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                    if self.rk.q.val().get_bit(1) {
+                        self.h_stag.d.next = self.sh.val();
+                    }
+                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
+                    if self.rk.q.val().get_bit(8) {
+                        self.chk_len_q.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val().get_bit(9) {
+                        // SrcSTag (octets 2-5 of a Read Request are not used).
+                        self.h_stag.d.next = self.sh.val();
+                    }
+                    if self.rk.q.val().get_bit(10) {
+                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
+                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    }
+                    if self.rk.q.val().get_bit(11) {
+                        self.chk_to_q.d.next =
+                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
+                                | bit_cast::<64, 32>(self.sh.val());
+                    }
+                    if self.rk_last.q.val() {
                         self.ra.d.next = 0.into();
                         self.rvld.d.next = false;
                         if self.rd_done_mode.q.val() {
@@ -1710,10 +1853,9 @@ impl Logic for RxControl {
             RxState::Eval => {
                 // Tagged check operands (Write, Read Response): STag, TO, P.
                 // The STag of a Write / Read Response, the SrcSTag of a Read Request.
+                // (A tagged TO went into `chk_to` as its words arrived.)
                 self.chk_stag_q.d.next = self.h_stag.q.val();
                 if self.h_t.q.val() {
-                    self.chk_to_q.d.next = (bit_cast::<64, 32>(self.h_a.q.val()) << 32)
-                        | bit_cast::<64, 32>(self.h_b.q.val());
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
                 }
                 // The pending record by opcode alone (a drop or a failure overrides it in
@@ -1802,7 +1944,7 @@ impl Logic for RxControl {
                     }
                 } else if self.o_rreq.q.val() {
                     // Rows 18-20 (the check operands were read into chk_*).
-                    if !self.f_msn1_eq.q.val() {
+                    if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
@@ -1823,7 +1965,7 @@ impl Logic for RxControl {
                     }
                 } else {
                     // Sends: rows 13-15.
-                    if !self.f_msn0_eq.q.val() {
+                    if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
                         self.f_triple.next = self.t_msn.val();
                         self.f_mdr.next = 6.into();
@@ -1926,7 +2068,8 @@ impl Logic for RxControl {
                     // Row 16, compared here and acted on in SendRows.
                     self.w_too_long.d.next =
                         self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    self.w_index.d.next = self.rq_rsp_index.val();
+                    // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE).
+                    self.o_index.d.next = self.rq_rsp_index.val();
                     self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
                     // WQE TO + MO, low half now, high half (with the carry) in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -1939,7 +2082,6 @@ impl Logic for RxControl {
                 }
             }
             RxState::SendRows => {
-                self.o_index.d.next = self.w_index.q.val();
                 self.o_inv.d.next = (self.h_opc.q.val() == self.op_send_inv.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
@@ -1981,8 +2123,9 @@ impl Logic for RxControl {
                 }
             }
             RxState::ChkWait => {
-                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty.
-                if self.rsp_valid.val() && (self.rsp_tag.val() == self.chk_tag_q.q.val()) {
+                // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty, so the
+                // next response (in request order) is this request's.
+                if self.rsp_valid.val() {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
@@ -2034,11 +2177,18 @@ impl Logic for RxControl {
                 }
             }
             RxState::Direct => {
-                if (!self.vd_v.q.val() || self.vd_ready.val()) && (self.cq_count.q.val() == 0) {
+                if (!self.vd_v.q.val() || self.vd_ready.val())
+                    && (self.cq_count.q.val() == 0)
+                    && !self.pf_v.q.val()
+                {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
                     self.vd_place_q.d.next = self.o_place.q.val();
-                    self.vd_addr_q.d.next = self.o_addr.q.val();
+                    // `vd_addr` is 0 without placement.
+                    self.vd_addr_q.d.next = 0.into();
+                    if self.o_place.q.val() {
+                        self.vd_addr_q.d.next = self.o_addr.q.val();
+                    }
                     self.rec_we.next = true;
                     self.held.d.next = false;
                     self.state.d.next = RxState::Idle;
@@ -2046,7 +2196,7 @@ impl Logic for RxControl {
             }
             RxState::DoneGet => {
                 self.dl_v.d.next = false;
-                self.d_kind.d.next = self.rec_rd.val().get_bits::<3>(0);
+                self.d_kind.d.next = self.dl_kind_q.q.val();
                 self.d_free.d.next = true;
                 self.state.d.next = RxState::Emit;
                 // Shared fields of the events.
@@ -2055,29 +2205,28 @@ impl Logic for RxControl {
                 self.cqe_index_q.d.next = self.rec_rd.val().get_bits::<16>(37);
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
-                self.cqe_inv_stag_q.d.next = 0.into();
                 self.cqe_status_q.d.next = self.wc_success.val();
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
                 self.aev_triple_q.d.next = 0.into();
-                self.irq_src_addr_q.d.next = self.rec_rd.val().get_bits::<32>(5);
-                if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
+                if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
                 }
                 if !self.d_good.q.val()
                     || self.dq_err.val()
                     || !self.dq_en.val()
-                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_none.val())
+                    || (self.dl_kind_q.q.val() == self.k_none.val())
                 {
                     // No effect: free the slot only.
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_recv.val() {
+                } else if self.dl_kind_q.q.val() == self.k_recv.val() {
                     self.rq_v.d.next = true;
                     self.rq_qp_q.d.next = self.d_conn.q.val();
                     self.rq_pop_q.d.next = true;
                     self.cqe_byte_len_q.d.next = self.rec_rd.val().get_bits::<32>(5);
-                    self.cqe_with_inv_q.d.next = self.rec_rd.val().get_bit(3);
+                    self.cqe_with_inv_q.d.next = self.dl_inv_q.q.val();
                     self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
-                    if self.rec_rd.val().get_bit(3) {
+                    if self.dl_inv_q.q.val() {
                         // The Invalidate STag from the slot's octets 2-5.
                         self.rd_done_mode.d.next = true;
                         self.ra.d.next = 0.into();
@@ -2087,23 +2236,23 @@ impl Logic for RxControl {
                     } else {
                         self.cqe_v.d.next = true;
                     }
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_read.val() {
+                } else if self.dl_kind_q.q.val() == self.k_read.val() {
                     self.cqe_v.d.next = true;
                     self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                     self.cqe_index_q.d.next = 0.into();
-                } else if self.rec_rd.val().get_bits::<3>(0) == self.k_irq.val() {
+                } else if self.dl_kind_q.q.val() == self.k_irq.val() {
                     // The Read Request header again: words 4-11.
                     self.rd_done_mode.d.next = true;
                     self.ra.d.next = 4.into();
                     self.rvld.d.next = false;
                     self.rlast.d.next = 11.into();
                     self.state.d.next = RxState::Read;
-                } else if (self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val())
-                    || (self.rec_rd.val().get_bits::<3>(0) == self.k_tbad.val())
+                } else if (self.dl_kind_q.q.val() == self.k_trcv.val())
+                    || (self.dl_kind_q.q.val() == self.k_tbad.val())
                 {
                     self.err_set.next = true;
                     self.aev_v.d.next = true;
-                    if self.rec_rd.val().get_bits::<3>(0) == self.k_trcv.val() {
+                    if self.dl_kind_q.q.val() == self.k_trcv.val() {
                         self.aev_kind_q.d.next = self.ev_term_rcvd.val();
                         // Octet 18: Layer << 4 | EType; octet 19: Code.
                         self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
@@ -2129,21 +2278,21 @@ impl Logic for RxControl {
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
                     self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
-                    if self.rec_rd.val().get_bits::<2>(56) != 0 {
+                    if self.dl_cqesel_q.q.val() != 0 {
                         self.cqe_v.d.next = true;
                     }
-                    if self.rec_rd.val().get_bits::<2>(56) == 1 {
+                    if self.dl_cqesel_q.q.val() == 1 {
                         self.rq_v.d.next = true;
                         self.rq_qp_q.d.next = self.d_conn.q.val();
                         self.rq_pop_q.d.next = true;
                     }
-                    if self.rec_rd.val().get_bits::<2>(56) == 2 {
+                    if self.dl_cqesel_q.q.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                         self.cqe_index_q.d.next = 0.into();
                     }
-                    if self.rec_rd.val().get_bits::<2>(58) == 1 {
+                    if self.dl_stsel_q.q.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
-                    } else if self.rec_rd.val().get_bits::<2>(58) == 2 {
+                    } else if self.dl_stsel_q.q.val() == 2 {
                         self.cqe_status_q.d.next = self.wc_loc_prot.val();
                     } else {
                         self.cqe_status_q.d.next = self.wc_general.val();
@@ -2175,24 +2324,32 @@ impl Logic for RxControl {
             self.state.d.next = RxState::Read;
             if self.direct_read.val() {
                 self.rvld.d.next = true;
-                self.rk.d.next = 0.into();
+                self.rk.d.next = 1.into();
                 self.hdr_a_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.job_conn.val())
                     << 6)
                     | (bit_cast::<HDR_ADDR_BITS, 1>(self.job_slot.val().into()) << 5);
             }
         }
+        // A failed row: the QP dies now, the error is committed at the done. The error record
+        // is written into `o_*` one cycle later, from registers (timing: `fail` comes from
+        // three states' conditions; `Direct` waits for `pf_v`).
+        self.pf_v.d.next = self.fail.val();
+        self.pf_triple.d.next = self.f_triple.val();
+        self.pf_mdr.d.next = self.f_mdr.val();
+        self.pf_cqesel.d.next = self.f_cqesel.val();
+        self.pf_stsel.d.next = self.f_stsel.val();
         if self.fail.val() {
-            // A failed row: the QP dies now, the error is committed at the done.
             self.dying_set.next = true;
             self.go_vd.next = true;
             self.go_place.next = false;
+        }
+        if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 16>(self.f_triple.val()) << 16)
+            self.o_val.d.next = (bit_cast::<32, 16>(self.pf_triple.q.val()) << 16)
                 | bit_cast::<32, 16>(self.j_len.q.val());
-            self.o_mdr.d.next = self.f_mdr.val();
-            self.o_cqesel.d.next = self.f_cqesel.val();
-            self.o_stsel.d.next = self.f_stsel.val();
-            self.o_index.d.next = self.w_index.q.val();
+            self.o_mdr.d.next = self.pf_mdr.q.val();
+            self.o_cqesel.d.next = self.pf_cqesel.q.val();
+            self.o_stsel.d.next = self.pf_stsel.q.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2208,9 +2365,6 @@ impl Logic for RxControl {
         if self.go_vd.val() {
             // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
             self.o_place.d.next = self.go_place.val();
-            if !self.go_place.val() {
-                self.o_addr.d.next = 0.into();
-            }
             self.state.d.next = RxState::Direct;
         }
 
@@ -2222,7 +2376,7 @@ impl Logic for RxControl {
         self.h_conn.next = self.cq_conn[0].q.val();
         self.h_slot.next = self.cq_slot[0].q.val();
         self.h_ctx.next = self.cq_ctx[0].q.val();
-        self.h_kind.next = self.cq_kind[0].q.val();
+        self.h_lf.next = self.cq_l[0].q.val();
         self.h_len.next = self.cq_len[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
         self.h_addr.next = self.cq_addr[0].q.val();
@@ -2233,7 +2387,7 @@ impl Logic for RxControl {
                 self.h_conn.next = self.cq_conn[i].q.val();
                 self.h_slot.next = self.cq_slot[i].q.val();
                 self.h_ctx.next = self.cq_ctx[i].q.val();
-                self.h_kind.next = self.cq_kind[i].q.val();
+                self.h_lf.next = self.cq_l[i].q.val();
                 self.h_len.next = self.cq_len[i].q.val();
                 self.h_st.next = self.cq_st[i].q.val();
                 self.h_addr.next = self.cq_addr[i].q.val();
@@ -2248,15 +2402,24 @@ impl Logic for RxControl {
                     !self.q_en[i].q.val() || self.q_err[i].q.val() || self.q_dying[i].q.val();
             }
         }
+        // Kind of the head's pending record: RdmaRead for a Read Response L = 1, the push
+        // on `irq_*` for a Read Request.
+        self.h_kind.next = self.k_none.val();
+        if self.h_ctx.val() == 2 {
+            self.h_kind.next = self.k_irq.val();
+        } else if (self.h_ctx.val() == 1) && self.h_lf.val() {
+            self.h_kind.next = self.k_read.val();
+        }
         for i in 0..CQ_DEPTH {
-            if self.cq_busy[i].q.val()
+            if (self.cq_gp.q.val().index() == i)
+                && self.cq_busy[i].q.val()
                 && !self.cq_got[i].q.val()
                 && self.rsp_valid.val()
-                && (self.rsp_tag.val() == self.cq_tag[i].q.val())
             {
                 self.cq_got[i].d.next = true;
                 self.cq_st[i].d.next = self.rsp_status.val();
                 self.cq_addr[i].d.next = self.rsp_host_addr.val();
+                self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
         }
         self.w_kind_n.next = self.o_kind.q.val();
@@ -2339,14 +2502,7 @@ impl Logic for RxControl {
                     self.cq_slot[i].d.next = self.j_slot.q.val();
                     self.cq_ctx[i].d.next = self.cq_ctx_n.val();
                     self.cq_len[i].d.next = self.j_len.q.val();
-                    self.cq_tag[i].d.next = self.chk_tag_q.q.val() + 1;
-                    self.cq_kind[i].d.next = self.k_none.val();
-                    if (self.cq_ctx_n.val() == 1) && self.h_l.q.val() {
-                        self.cq_kind[i].d.next = self.k_read.val();
-                    }
-                    if self.cq_ctx_n.val() == 2 {
-                        self.cq_kind[i].d.next = self.k_irq.val();
-                    }
+                    self.cq_l[i].d.next = self.h_l.q.val();
                 }
             }
             self.cq_tail.d.next = self.cq_tail.q.val() + 1;
@@ -2403,20 +2559,45 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
+        self.msn_next.next = self.h_b.q.val() + 1;
+        // The context RAM's writes: the low half in the cycle of the update, the high half in
+        // the next (no job reads the context before then: see "Timing").
+        self.qctx.write_enable.next = self.w2_v.q.val();
+        self.qctx.write_addr.next = self.w2_addr.q.val();
+        self.qctx.write_data.next = self.w2_data.q.val();
+        self.w2_v.d.next = false;
+        self.qc_wval.next = self.s_sum.q.val().get_bits::<32>(0);
+        self.qc_wf.next = 4.into();
+        if self.ap_msn0.q.val() {
+            self.qc_wval.next = self.msn_next.val();
+            self.qc_wf.next = 0.into();
+        }
+        if self.ap_msn1.q.val() {
+            self.qc_wval.next = self.msn_next.val();
+            self.qc_wf.next = 2.into();
+        }
+        if self.ap_msn0.q.val() || self.ap_msn1.q.val() || (self.ap_mo.q.val() && !self.h_l.q.val())
+        {
+            self.qctx.write_enable.next = true;
+            self.qctx.write_addr.next = self.qc_conn.val() | self.qc_wf.val();
+            self.qctx.write_data.next = self.qc_wval.val().get_bits::<16>(0);
+            self.w2_v.d.next = true;
+            self.w2_addr.d.next = (self.qc_conn.val() | self.qc_wf.val()) + 1;
+            self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
+        }
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
+                // The header's MSN (`h_b`) equals the expected one (rows 13 / 18 passed):
+                // one shared incrementer instead of one per QP and QN.
                 if self.ap_msn0.q.val() {
-                    self.q_msn0[i].d.next = self.q_msn0[i].q.val() + 1;
+                    self.q_fr_msn0[i].d.next = false;
                 }
                 if self.ap_msn1.q.val() {
-                    self.q_msn1[i].d.next = self.q_msn1[i].q.val() + 1;
+                    self.q_fr_msn1[i].d.next = false;
                 }
                 if self.ap_mo.q.val() {
-                    if self.h_l.q.val() {
-                        self.q_mo[i].d.next = 0.into();
-                    } else {
-                        self.q_mo[i].d.next = self.s_sum.q.val().get_bits::<32>(0);
-                    }
+                    // MO back to 0 after L = 1: the reset value, no RAM write.
+                    self.q_fr_mo[i].d.next = self.h_l.q.val();
                 }
                 if self.ap_popp.q.val() {
                     self.q_popp[i].d.next = true;
@@ -2469,9 +2650,9 @@ impl Logic for RxControl {
                 self.q_ird[i].d.next = self.qp_cfg_ird.val();
                 self.q_err[i].d.next = false;
                 self.q_dying[i].d.next = false;
-                self.q_msn0[i].d.next = 1.into();
-                self.q_msn1[i].d.next = 1.into();
-                self.q_mo[i].d.next = 0.into();
+                self.q_fr_msn0[i].d.next = true;
+                self.q_fr_msn1[i].d.next = true;
+                self.q_fr_mo[i].d.next = true;
                 self.q_irq[i].d.next = 0.into();
                 self.q_orq[i].d.next = 0.into();
                 self.q_popp[i].d.next = false;
@@ -2507,19 +2688,24 @@ impl Logic for RxControl {
         self.rq_req_pop.next = self.rq_pop_q.q.val();
         self.irq_valid.next = self.irq_v.q.val();
         self.irq_qp.next = self.d_conn.q.val();
-        self.irq_sink_stag.next = self.irq_sink_stag_q.q.val();
-        self.irq_sink_to.next = self.irq_sink_to_q.q.val();
-        self.irq_size.next = self.irq_size_q.q.val();
-        self.irq_src_stag.next = self.irq_src_stag_q.q.val();
-        self.irq_src_to.next = self.irq_src_to_q.q.val();
-        self.irq_src_addr.next = self.irq_src_addr_q.q.val();
+        self.irq_sink_stag.next = self.h_mo.q.val();
+        self.irq_sink_to.next =
+            (bit_cast::<64, 32>(self.h_a.q.val()) << 32) | bit_cast::<64, 32>(self.h_b.q.val());
+        self.irq_size.next = self.chk_len_q.q.val();
+        self.irq_src_stag.next = self.h_stag.q.val();
+        self.irq_src_to.next = self.chk_to_q.q.val();
+        self.irq_src_addr.next = self.o_addr.q.val();
         self.cqe_valid.next = self.cqe_v.q.val();
         self.cqe_qp.next = self.cqe_qp_q.q.val();
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
         self.cqe_status.next = self.cqe_status_q.q.val();
         self.cqe_byte_len.next = self.cqe_byte_len_q.q.val();
         self.cqe_index.next = self.cqe_index_q.q.val();
-        self.cqe_inv_stag.next = self.cqe_inv_stag_q.q.val();
+        // A Recv CQE without Invalidate has `cqe_inv_stag = 0`.
+        self.cqe_inv_stag.next = 0.into();
+        if self.cqe_with_inv_q.q.val() {
+            self.cqe_inv_stag.next = self.h_stag.q.val();
+        }
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
         self.cqe_solicited.next = self.cqe_sol_q.q.val();
         self.aev_valid.next = self.aev_v.q.val();
