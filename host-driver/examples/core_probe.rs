@@ -5,13 +5,10 @@
 //! `cargo run --release -p rnic-driver --example core_probe -- write 4096 8`
 
 use anyhow::{bail, Result};
-use rnic_driver::traffic::{Mix, OpKind, Session, Sizes, TrafficConfig};
-use rnic_driver::verbs::{ConnParams, Device};
+use rnic_driver::core_bench::goodput_session;
+use rnic_driver::traffic::OpKind;
 use rnic_proto::host::regs;
-use rnic_sim::dma_port::DmaConfig;
-use rnic_sim::loopback::{LlpLoopback, LoopbackConfig};
-use rnic_sim::tb::rnic::{DevEvent, DeviceConfig, SimDevice};
-use rnic_sim::testbench::BackendKind;
+use rnic_sim::tb::rnic::DevEvent;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -23,25 +20,7 @@ fn main() -> Result<()> {
     };
     let size: u32 = args.get(2).map_or(Ok(4096), |s| s.parse())?;
     let count: usize = args.get(3).map_or(Ok(8), |s| s.parse())?;
-    let seed = 11;
-    let cfg = DeviceConfig {
-        backend: BackendKind::Verilator,
-        dma: DmaConfig::default(),
-        seed,
-    };
-    let llp = LlpLoopback::new(LoopbackConfig::full_speed(seed));
-    let dev = Device::attach(SimDevice::new(cfg, Box::new(llp))?, seed)?;
-    let slots = count.max(16);
-    let mut s = Session::new(
-        dev,
-        1,
-        slots,
-        u64::from(size) + 128,
-        ConnParams {
-            tx_mulpdu: 1454,
-            ..ConnParams::default()
-        },
-    )?;
+    let (mut s, tcfg) = goodput_session(op, size, count)?;
     let p = s.pairs[0].clone();
     let mrs: Vec<(u64, u64, &str)> = vec![
         (p.local_mr[0].addr, p.local_mr[0].len, "mr L0"),
@@ -55,17 +34,6 @@ fn main() -> Result<()> {
             .map(|m| m.2)
     };
     s.dev.sim_mut().record_events(true);
-    let tcfg = TrafficConfig {
-        mix: Mix::Only(op),
-        sizes: Sizes::Fixed(size),
-        count,
-        window: 16,
-        slots,
-        random_alignment: false,
-        both_directions: false,
-        seed: 3,
-        stall_cycles: 2_000_000,
-    };
     s.run(&tcfg, |_| {})?;
     let ev = s.dev.sim().events().to_vec();
     let t0 = ev.first().map_or(0, |e| e.0);

@@ -65,12 +65,12 @@ pub struct Goodput {
     pub bound: f64,
 }
 
-/// Goodput of `count` messages of `size` octets, QP 0 to QP 1 (for a Read, the data flows
-/// from QP 1 back to QP 0), up to 16 in flight.
-pub fn measure_goodput(op: OpKind, size: u32, count: usize) -> Result<Goodput> {
+/// The goodput set-up: one QP pair on a fresh device (QP 0 to QP 1), `count` messages of
+/// `size` octets posted up to 16 at a time, one slot each (`--example core_probe` uses it too).
+pub fn goodput_session(op: OpKind, size: u32, count: usize) -> Result<(Session, TrafficConfig)> {
     let dev = device(11)?;
     let slots = count.max(16);
-    let mut s = Session::new(
+    let s = Session::new(
         dev,
         1,
         slots,
@@ -80,7 +80,6 @@ pub fn measure_goodput(op: OpKind, size: u32, count: usize) -> Result<Goodput> {
             ..ConnParams::default()
         },
     )?;
-    s.dev.sim_mut().reset_stats();
     let cfg = TrafficConfig {
         mix: Mix::Only(op),
         sizes: Sizes::Fixed(size),
@@ -92,6 +91,14 @@ pub fn measure_goodput(op: OpKind, size: u32, count: usize) -> Result<Goodput> {
         seed: 3,
         stall_cycles: 2_000_000,
     };
+    Ok((s, cfg))
+}
+
+/// Goodput of `count` messages of `size` octets, QP 0 to QP 1 (for a Read, the data flows
+/// from QP 1 back to QP 0), up to 16 in flight.
+pub fn measure_goodput(op: OpKind, size: u32, count: usize) -> Result<Goodput> {
+    let (mut s, cfg) = goodput_session(op, size, count)?;
+    s.dev.sim_mut().reset_stats();
     s.run(&cfg, |_| {})?;
     let data_conn = if op == OpKind::Read { 1 } else { 0 };
     let st = s.dev.sim().stats();
