@@ -5,16 +5,16 @@
 //!
 //! Checked every cycle: `rr_msg_*` is the Read Response of the oldest queued request (opcode
 //! 2, sink STag / TO, source address, size, other fields 0), never offered when the QP FIFO
-//! is full; `irq_ready` is 1 whenever the request queue has room (the receive path never waits
-//! for the transmit side); every request becomes exactly one response, in request order
-//! (`rfc5040-rdmap.md` §3, rule 20); `irq_done` strobes exactly at `rr_msg_done` with the QP of
+//! is full; `irq_ready` is 1 in the `IRQ_WORDS`-th cycle a request is shown while the request
+//! queue has room, else 0 (the receive path never waits for the transmit side); every
+//! request becomes exactly one response, in request order (`rfc5040-rdmap.md` §3, rule 20); `irq_done` strobes exactly at `rr_msg_done` with the QP of
 //! the oldest response in flight; no more than `RR_INFLIGHT` in flight; `idle` at the end. A third test puts the ReadResponder behind the TxArbiter, as in the core
 //! (SendEngine jobs on the other input): every `irq_done` and `se_msg_done` reaches its source.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::CONN_BITS;
-use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, RR_INFLIGHT};
+use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, IRQ_WORDS, RR_INFLIGHT};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
 use rnic_sim::tb::read_responder::{IrqIn, ReadReq};
 use rnic_sim::tb::tx_arbiter::{DdpTxSink, MsgIn, MsgJob, MsgOut, MsgSource};
@@ -47,6 +47,8 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut cycle = 0;
     // Requests taken into the block's queue, not yet offered and taken as a response.
     let mut queued: VecDeque<ReadReq> = VecDeque::new();
+    // Cycles the shown request has been shown while the queue had room.
+    let mut with_room = 0;
     while !(queue.is_empty() && queued.is_empty() && sink.inflight.is_empty()) {
         cycle += 1;
         assert!(cycle < p.reqs * 400, "seed {seed}: stuck");
@@ -76,12 +78,21 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: rr_msg is the oldest queued request's response"
             );
         }
-        // The queue takes a request whenever it has room: the receive path never waits for
-        // the transmit side.
-        if req.is_some() && queued.len() + 1 < IRQ_DEPTH {
+        // The queue takes a request whenever it has room, in the IRQ_WORDS-th cycle it is shown
+        // with room (the cycles its words are written): the receive path never waits for the
+        // transmit side.
+        if req.is_some() && queued.len() < IRQ_DEPTH {
+            with_room += 1;
+            assert_eq!(
+                sim.get(irq.ready) == 1,
+                with_room == IRQ_WORDS,
+                "seed {seed} cycle {cycle}: irq_ready in cycle {with_room} with room, {} queued",
+                queued.len()
+            );
+        } else {
             assert_eq!(
                 sim.get(irq.ready),
-                1,
+                0,
                 "seed {seed} cycle {cycle}: irq_ready with {} queued",
                 queued.len()
             );
@@ -89,6 +100,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if req.is_some() && sim.get(irq.ready) == 1 {
             queued.push_back(queue.pop_front().unwrap());
             showing = false;
+            with_room = 0;
             assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
         }
         if let (Some(m), true) = (shown, ready) {
@@ -122,7 +134,8 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let want_qps: Vec<u8> = reqs.iter().map(|r| r.qp).collect();
     assert_eq!(done_qps, want_qps, "seed {seed}: irq_done QPs in order");
     assert_eq!(sim.get(idle), 1, "seed {seed}: idle at the end");
-    if p.capacity > RR_INFLIGHT && p.max_delay >= 20 {
+    // Jobs come IRQ_WORDS + 2 cycles apart at best: dones 40 cycles late fill the FIFO.
+    if p.capacity > RR_INFLIGHT && p.max_delay >= 40 {
         assert_eq!(max_inflight, RR_INFLIGHT, "seed {seed}: FIFO never full");
     }
 }
@@ -140,7 +153,7 @@ fn params(rng: &mut StdRng, reqs: usize, seed: u64) -> Params {
         p.capacity = RR_INFLIGHT + 2;
         p.show = 0.95;
         p.ready = 0.95;
-        p.max_delay += 20;
+        p.max_delay += 40;
     }
     p
 }

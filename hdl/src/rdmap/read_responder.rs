@@ -18,15 +18,19 @@
 //!   Requests): requests arrive in order, each becomes one job in arrival order, the arbiter
 //!   and DdpTx keep whole messages in order. `irq_done` strobes therefore come in request
 //!   order too.
-//! - **A queue of [`IRQ_DEPTH`] requests** (a FIFO in block RAM, 162 bits an entry): the
-//!   receive path must never wait for the transmit side. A Read Response can take as long as
-//!   the peer needs to drain its receive side, and the peer may be waiting for this core's
-//!   receive side (two RNICs, or the two QPs of one core in loopback, each sending a long
-//!   Read Response): if RxControl waited in its Emit state for `irq_ready` until DdpTx took
-//!   the response, which DdpTx does at its end, neither receive side would move again. With
-//!   the queue, `irq_ready` is 1 whenever the queue has room, and RxControl's IRD credits
-//!   (rows 19, `irq_done`) bound the requests queued: the sum of the IRDs of the QPs must not
-//!   exceed [`IRQ_DEPTH`] (the driver limits IRD to [`IRD_MAX`] per QP, `docs/decisions.md`).
+//! - **A queue of [`IRQ_DEPTH`] requests** (in block RAM, [`IRQ_WORDS`] words of 32 bits an
+//!   entry): the receive path must never wait for the transmit side. A Read Response can take
+//!   as long as the peer needs to drain its receive side, and the peer may be waiting for this
+//!   core's receive side (two RNICs, or the two QPs of one core in loopback, each sending a
+//!   long Read Response): if RxControl waited in its Emit state for `irq_ready` until DdpTx
+//!   took the response, which DdpTx does at its end, neither receive side would move again.
+//!   With the queue, `irq_ready` comes whenever the queue has room, at most
+//!   [`IRQ_WORDS`]` - 1` cycles after `irq_valid` (the cycles the entry is being written, see
+//!   Timing), never waiting for the transmit side, and RxControl's IRD credits (rows 19,
+//!   `irq_done`) bound the requests queued: the sum of the IRDs of the QPs must not exceed
+//!   [`IRQ_DEPTH`] (the driver limits IRD to [`IRD_MAX`] per QP, `docs/decisions.md`). A
+//!   request counts in the queue from its handshake on `irq_*` until its job is taken on
+//!   `rr_msg_*`.
 //! - **Dones.** Each taken response's QP goes into a FIFO of [`RR_INFLIGHT`] entries; at
 //!   `rr_msg_done` (routed by the arbiter, in message order) the head is popped and
 //!   `irq_done` strobes in the same cycle with `irq_done_qp` = that QP. A done in the cycle of
@@ -36,9 +40,25 @@
 //!
 //! # Timing
 //!
-//! `rr_msg_*` come from the request FIFO's output (registered RAM read), `irq_ready` from
-//! its `full` flag. Latency: a request is offered two cycles after it was taken.
+//! The queue is one 32-bit block RAM (two iCE40 BRAMs of 256 x 16) of [`IRQ_DEPTH`] entries of
+//! 8 words, [`IRQ_WORDS`] of them used: sink STag, sink TO low, sink TO high, size, source
+//! address, QP. A 162-bit-wide FIFO would take 11 BRAMs (a W-bit RAM costs ceil(W/16) of them
+//! whatever its depth) for one BRAM's worth of bits.
 //!
+//! - **Write.** While `irq_valid` and the queue has room, one word of the shown request is
+//!   written a cycle, straight from the `irq_*` inputs (they are stable while `irq_valid`: a
+//!   valid / ready handshake; RxControl holds its output registers until taken); `irq_ready`
+//!   is 1 in the cycle of the last word, the [`IRQ_WORDS`]-th cycle of `irq_valid` with room,
+//!   which is the handshake. If `irq_valid` drops first, the partial entry is forgotten.
+//!   Read Requests come at most one per 14-beat FPDU, so the 6 cycles cost nothing.
+//! - **Read.** When the output register is empty and a request is queued, its words are read
+//!   one a cycle into the output register (162 flip-flops, one word each, loaded with
+//!   enables); `rr_msg_valid` rises the cycle after the last word arrived and the fields stay
+//!   stable while it is 1 (DdpTx reads them while the message is offered).
+//! - Latency: a request is offered 8 cycles after its handshake (queue empty, output register
+//!   free); the next job 8 cycles after the previous one was taken. A Read Response is at
+//!   least one segment on the link, so this never limits the link.
+
 //! # Other responders (where they plug in)
 //!
 //! RFC 7306 atomic responses (QN 3) and Flush / Verify responses (draft-talpey-rdma-commit)
@@ -57,29 +77,30 @@ use rust_hdl::prelude::*;
 
 /// Read Responses taken by the arbiter and not yet done that this block can remember.
 pub const RR_INFLIGHT: usize = 4;
-/// Bits of a request queue address.
+/// Bits of a request queue entry number.
 pub const IRQ_ADDR_BITS: usize = 4;
 /// Read Requests the queue holds: the sum of the QPs' IRDs must not exceed it.
 pub const IRQ_DEPTH: usize = 1 << IRQ_ADDR_BITS;
 /// The largest IRD a QP may have ([`IRQ_DEPTH`] shared by every QP).
 pub const IRD_MAX: usize = IRQ_DEPTH / crate::config::QPS;
-/// Bits of a queued request: QP, sink STag, sink TO, size, source host address.
-const IRQ_BITS: usize = CONN_BITS + 32 + 64 + 32 + DMA_ADDR_BITS;
-/// Where each field sits in a queued request (LSB first).
-const F_STAG: usize = CONN_BITS;
-const F_TO: usize = F_STAG + 32;
-const F_SIZE: usize = F_TO + 64;
-const F_ADDR: usize = F_SIZE + 32;
-// The generated Verilog needs literal bit positions: `update` reads the fields at 0 (QP, 2
-// bits), 2, 34, 98 and 130 (32 bits of address).
+/// 32-bit words of a queued request (sink STag, sink TO low and high, size, source address,
+/// QP): the cycles it takes to write a request into the queue, and to read it out.
+pub const IRQ_WORDS: usize = 6;
+/// Bits of a word's number within an entry (entries are 8 words apart in the RAM).
+const WORD_BITS: usize = 3;
+/// Bits of a queue RAM address: entry, word.
+const MEM_BITS: usize = IRQ_ADDR_BITS + WORD_BITS;
+/// Bits of the queue count (0..=IRQ_DEPTH).
+const QCNT_BITS: usize = IRQ_ADDR_BITS + 1;
+// The generated Verilog needs literal numbers: `update` takes the last word as 5, the entry
+// number shifted by 3, the full queue as count bit 4, and the QP as 2 bits, the address as 32.
 const _: () = assert!(
-    CONN_BITS == 2
-        && F_STAG == 2
-        && F_TO == 34
-        && F_SIZE == 98
-        && F_ADDR == 130
+    IRQ_WORDS == 6
+        && IRQ_WORDS <= 1 << WORD_BITS
+        && WORD_BITS == 3
+        && QCNT_BITS == 5
+        && CONN_BITS == 2
         && DMA_ADDR_BITS == 32
-        && F_ADDR + DMA_ADDR_BITS == IRQ_BITS
 );
 /// Bits of a QP FIFO pointer.
 const PTR_BITS: usize = 2;
@@ -121,9 +142,34 @@ pub struct ReadResponder {
     /// No response taken and not yet done.
     pub idle: Signal<Out, Bit>,
 
-    /// The request queue.
-    irq: SynchronousFIFO<Bits<IRQ_BITS>, IRQ_ADDR_BITS, { IRQ_ADDR_BITS + 1 }, 1>,
-    head: Signal<Local, Bits<IRQ_BITS>>,
+    /// The request queue: entry `e` word `w` at address `8 e + w`.
+    mem: RAM<Bits<32>, MEM_BITS>,
+    /// Next entry to write, its next word.
+    wr_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
+    wword: DFF<Bits<WORD_BITS>>,
+    /// Requests queued (handshake done, job not yet taken).
+    qcnt: DFF<Bits<QCNT_BITS>>,
+    room: Signal<Local, Bit>,
+    wen: Signal<Local, Bit>,
+    /// The handshake on `irq_*`: the last word written.
+    commit: Signal<Local, Bit>,
+    /// Entry being read into the output register, the word to read next.
+    rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
+    rword: DFF<Bits<WORD_BITS>>,
+    /// Reading words (after the first).
+    fetch: DFF<Bit>,
+    go: Signal<Local, Bit>,
+    /// A word arrives from the RAM this cycle, and its number.
+    lat: DFF<Bit>,
+    lword: DFF<Bits<WORD_BITS>>,
+    /// The output register: the head request, whole.
+    o_v: DFF<Bit>,
+    o_conn: DFF<Bits<CONN_BITS>>,
+    o_stag: DFF<Bits<32>>,
+    o_to_lo: DFF<Bits<32>>,
+    o_to_hi: DFF<Bits<32>>,
+    o_len: DFF<Bits<32>>,
+    o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     /// QP FIFO: the QP of each response taken and not yet done.
     qps: [DFF<Bits<CONN_BITS>>; RR_INFLIGHT],
     q_wr: DFF<Bits<PTR_BITS>>,
@@ -132,11 +178,6 @@ pub struct ReadResponder {
     full: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     op_rresp: Constant<Bits<4>>,
-    // Field positions in a queued request, as shift amounts.
-    sh_stag: Constant<Bits<8>>,
-    sh_to: Constant<Bits<8>>,
-    sh_size: Constant<Bits<8>>,
-    sh_addr: Constant<Bits<8>>,
 }
 
 impl Default for ReadResponder {
@@ -167,8 +208,26 @@ impl Default for ReadResponder {
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
             idle: Default::default(),
-            irq: Default::default(),
-            head: Default::default(),
+            mem: Default::default(),
+            wr_ptr: Default::default(),
+            wword: Default::default(),
+            qcnt: Default::default(),
+            room: Default::default(),
+            wen: Default::default(),
+            commit: Default::default(),
+            rd_ptr: Default::default(),
+            rword: Default::default(),
+            fetch: Default::default(),
+            go: Default::default(),
+            lat: Default::default(),
+            lword: Default::default(),
+            o_v: Default::default(),
+            o_conn: Default::default(),
+            o_stag: Default::default(),
+            o_to_lo: Default::default(),
+            o_to_hi: Default::default(),
+            o_len: Default::default(),
+            o_addr: Default::default(),
             qps: Default::default(),
             q_wr: Default::default(),
             q_rd: Default::default(),
@@ -176,10 +235,6 @@ impl Default for ReadResponder {
             full: Default::default(),
             take: Default::default(),
             op_rresp: Constant::new(u64::from(Opcode::RdmaReadResponse as u8).into()),
-            sh_stag: Constant::new((F_STAG as u64).into()),
-            sh_to: Constant::new((F_TO as u64).into()),
-            sh_size: Constant::new((F_SIZE as u64).into()),
-            sh_addr: Constant::new((F_ADDR as u64).into()),
         }
     }
 }
@@ -187,45 +242,114 @@ impl Default for ReadResponder {
 impl Logic for ReadResponder {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, q_wr, q_rd, q_cnt);
-        self.irq.clock.next = self.clock.val();
+        dff_setup!(
+            self, clock, wr_ptr, wword, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
+            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt
+        );
+        self.mem.read_clock.next = self.clock.val();
+        self.mem.write_clock.next = self.clock.val();
         for i in 0..RR_INFLIGHT {
             self.qps[i].clock.next = self.clock.val();
             self.qps[i].d.next = self.qps[i].q.val();
         }
-        // Requests into the queue.
-        self.irq_ready.next = !self.irq.full.val();
-        self.irq.write.next = self.irq_valid.val() && !self.irq.full.val();
-        self.irq.data_in.next = bit_cast::<IRQ_BITS, CONN_BITS>(self.irq_qp.val())
-            | (bit_cast::<IRQ_BITS, 32>(self.irq_sink_stag.val()) << self.sh_stag.val())
-            | (bit_cast::<IRQ_BITS, 64>(self.irq_sink_to.val()) << self.sh_to.val())
-            | (bit_cast::<IRQ_BITS, 32>(self.irq_size.val()) << self.sh_size.val())
-            | (bit_cast::<IRQ_BITS, DMA_ADDR_BITS>(self.irq_src_addr.val()) << self.sh_addr.val());
+        // Requests into the queue, one word a cycle straight from `irq_*`; the handshake is
+        // the cycle of the last word.
+        self.room.next = !self.qcnt.q.val().get_bit(4);
+        self.wen.next = self.irq_valid.val() && self.room.val();
+        self.irq_ready.next = self.room.val() && (self.wword.q.val() == 5);
+        self.mem.write_enable.next = self.wen.val();
+        self.mem.write_address.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val())
+            << 3)
+            | bit_cast::<MEM_BITS, WORD_BITS>(self.wword.q.val());
+        self.mem.write_data.next = self.irq_sink_stag.val();
+        if self.wword.q.val() == 1 {
+            self.mem.write_data.next = self.irq_sink_to.val().get_bits::<32>(0);
+        } else if self.wword.q.val() == 2 {
+            self.mem.write_data.next = self.irq_sink_to.val().get_bits::<32>(32);
+        } else if self.wword.q.val() == 3 {
+            self.mem.write_data.next = self.irq_size.val();
+        } else if self.wword.q.val() == 4 {
+            self.mem.write_data.next = self.irq_src_addr.val();
+        } else if self.wword.q.val() == 5 {
+            self.mem.write_data.next = bit_cast::<32, CONN_BITS>(self.irq_qp.val());
+        }
+        if self.wen.val() {
+            if self.wword.q.val() == 5 {
+                self.wword.d.next = 0.into();
+                self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
+            } else {
+                self.wword.d.next = self.wword.q.val() + 1;
+            }
+        } else if !self.irq_valid.val() {
+            self.wword.d.next = 0.into();
+        }
+        // The head request out of the queue into the output register, one word a cycle.
+        self.go.next = self.fetch.q.val()
+            || (!self.o_v.q.val() && !self.lat.q.val() && (self.qcnt.q.val() != 0));
+        self.mem.read_address.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
+            << 3)
+            | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
+        self.lat.d.next = self.go.val();
+        self.lword.d.next = self.rword.q.val();
+        if self.go.val() {
+            if self.rword.q.val() == 5 {
+                self.rword.d.next = 0.into();
+                self.fetch.d.next = false;
+                self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
+            } else {
+                self.rword.d.next = self.rword.q.val() + 1;
+                self.fetch.d.next = true;
+            }
+        }
+        if self.lat.q.val() {
+            if self.lword.q.val() == 0 {
+                self.o_stag.d.next = self.mem.read_data.val();
+            } else if self.lword.q.val() == 1 {
+                self.o_to_lo.d.next = self.mem.read_data.val();
+            } else if self.lword.q.val() == 2 {
+                self.o_to_hi.d.next = self.mem.read_data.val();
+            } else if self.lword.q.val() == 3 {
+                self.o_len.d.next = self.mem.read_data.val();
+            } else if self.lword.q.val() == 4 {
+                self.o_addr.d.next = self.mem.read_data.val();
+            } else {
+                self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
+                self.o_v.d.next = true;
+            }
+        }
         // The head of the queue as a message job.
-        self.head.next = self.irq.data_out.val();
         self.full.next = self.q_cnt.q.val().get_bit(2);
-        self.rr_msg_valid.next = !self.irq.empty.val() && !self.full.val();
-        self.rr_msg_conn.next = self.head.val().get_bits::<2>(0);
+        self.rr_msg_valid.next = self.o_v.q.val() && !self.full.val();
+        self.rr_msg_conn.next = self.o_conn.q.val();
         self.rr_msg_opcode.next = self.op_rresp.val();
-        self.rr_msg_stag.next = self.head.val().get_bits::<32>(2);
-        self.rr_msg_to.next = self.head.val().get_bits::<64>(34);
+        self.rr_msg_stag.next = self.o_stag.q.val();
+        self.rr_msg_to.next = (bit_cast::<64, 32>(self.o_to_hi.q.val()) << 32)
+            | bit_cast::<64, 32>(self.o_to_lo.q.val());
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
-        self.rr_msg_addr.next = self.head.val().get_bits::<32>(130);
-        self.rr_msg_len.next = self.head.val().get_bits::<32>(98);
+        self.rr_msg_addr.next = self.o_addr.q.val();
+        self.rr_msg_len.next = self.o_len.q.val();
         self.take.next = self.rr_msg_valid.val() && self.rr_msg_ready.val();
-        self.irq.read.next = self.take.val();
+        if self.take.val() {
+            self.o_v.d.next = false;
+        }
+        self.commit.next = self.wen.val() && (self.wword.q.val() == 5);
+        if self.commit.val() && !self.take.val() {
+            self.qcnt.d.next = self.qcnt.q.val() + 1;
+        } else if !self.commit.val() && self.take.val() {
+            self.qcnt.d.next = self.qcnt.q.val() - 1;
+        }
         if self.take.val() {
             self.q_wr.d.next = self.q_wr.q.val() + 1;
             for i in 0..RR_INFLIGHT {
                 if self.q_wr.q.val().index() == i {
-                    self.qps[i].d.next = self.head.val().get_bits::<2>(0);
+                    self.qps[i].d.next = self.o_conn.q.val();
                 }
             }
         }
         self.irq_done.next = self.rr_msg_done.val();
-        self.irq_done_qp.next = self.head.val().get_bits::<2>(0);
+        self.irq_done_qp.next = self.o_conn.q.val();
         for i in 0..RR_INFLIGHT {
             if (self.q_cnt.q.val() != 0) && (self.q_rd.q.val().index() == i) {
                 self.irq_done_qp.next = self.qps[i].q.val();
@@ -239,7 +363,8 @@ impl Logic for ReadResponder {
         } else if !self.take.val() && self.rr_msg_done.val() {
             self.q_cnt.d.next = self.q_cnt.q.val() - 1;
         }
-        self.idle.next = (self.q_cnt.q.val() == 0) && self.irq.empty.val();
+        self.idle.next =
+            (self.q_cnt.q.val() == 0) && (self.qcnt.q.val() == 0) && (self.wword.q.val() == 0);
     }
 }
 
