@@ -11,11 +11,11 @@
 //!   (148 bits in 64 words) would take 10 of them, each 3/4 empty: a block RAM is at most 16
 //!   bits wide. The words follow the pipeline stage that needs them, so the table is read over
 //!   two cycles without delaying any check:
-//!   - word 0 (read in the request's cycle, used in S1): base_TO[15:0], base_TO[47:32], region
-//!     length[15:0], key, PD, access rights, QP binding, remote-invalidate flag ([`W0_BITS`] =
+//!   - word 0 (read in the request's cycle, used in S1): base_TO\[15:0\], base_TO\[47:32\], region
+//!     length\[15:0\], key, PD, access rights, QP binding, remote-invalidate flag ([`W0_BITS`] =
 //!     68 bits, offsets `W0_*`);
-//!   - word 1 (read one cycle later, used in S2): base_TO[31:16], base_TO[63:48], region
-//!     length[31:16], host address (80 bits, offsets `W1_*`).
+//!   - word 1 (read one cycle later, used in S2): base_TO\[31:16\], base_TO\[63:48\], region
+//!     length\[31:16\], host address (80 bits, offsets `W1_*`).
 //!
 //! # Timing
 //!
@@ -41,11 +41,11 @@ use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
-/// Word 0: base_TO[15:0].
+/// Word 0: base_TO\[15:0\].
 pub const W0_BASE_0: usize = 0;
-/// Word 0: base_TO[47:32].
+/// Word 0: base_TO\[47:32\].
 pub const W0_BASE_2: usize = 16;
-/// Word 0: region length[15:0].
+/// Word 0: region length\[15:0\].
 pub const W0_LEN_L: usize = 32;
 /// Word 0: the key.
 pub const W0_KEY: usize = 48;
@@ -61,11 +61,11 @@ pub const W0_QP: usize = W0_QP_BOUND + 1;
 pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
 /// Width of word 0.
 pub const W0_BITS: usize = W0_REMOTE_INV + 1;
-/// Word 1: base_TO[31:16].
+/// Word 1: base_TO\[31:16\].
 pub const W1_BASE_1: usize = 0;
-/// Word 1: base_TO[63:48].
+/// Word 1: base_TO\[63:48\].
 pub const W1_BASE_3: usize = 16;
-/// Word 1: region length[31:16].
+/// Word 1: region length\[31:16\].
 pub const W1_LEN_H: usize = 32;
 /// Word 1: the host address.
 pub const W1_HOST: usize = 48;

@@ -20,11 +20,11 @@
 //!
 //! | word | bits |
 //! |---|---|
-//! | 0, 1 | `byte_len` [15:0], [31:16] |
+//! | 0, 1 | `byte_len` \[15:0\], \[31:16\] |
 //! | 2 | `index` |
-//! | 3, 4 | `inv_stag` [15:0], [31:16] |
-//! | 5 | `opcode` [7:0], `status` [15:8] |
-//! | 6 | `qp` [1:0], `with_inv` [2], `solicited` [3] |
+//! | 3, 4 | `inv_stag` \[15:0\], \[31:16\] |
+//! | 5 | `opcode` \[7:0\], `status` \[15:8\] |
+//! | 6 | `qp` \[1:0\], `with_inv` \[2\], `solicited` \[3\] |
 //!
 //! - **In**: the entry is written straight from the `in_*` ports (the producer holds them while
 //!   `in_valid && !in_ready`: RxControl's `cqe_*` are output registers), word `wc` in each
