@@ -188,8 +188,8 @@ pub fn print_synth_table() -> Result<()> {
         "## Synthesis on {} (yosys + nextpnr-ice40 --freq 100)\n",
         board.name()
     );
-    println!("| block | width | logic cells (total, incl. harness) | of which harness (at most) | block RAMs | Fmax MHz | 100 MHz met |");
-    println!("|---|---:|---:|---:|---:|---:|---|");
+    println!("| block | width | logic cells (total, incl. harness) | of which harness (at most) | the block's LUT4 / DFF (yosys) | block RAMs | Fmax MHz | 100 MHz met |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---|");
     let builds = [
         (BlockKind::Crc32c, 8),
         (BlockKind::Crc32c, 32),
@@ -202,6 +202,14 @@ pub fn print_synth_table() -> Result<()> {
         (BlockKind::RxPlace, 32),
         (BlockKind::TerminateTx, 32),
         (BlockKind::RxPath, 32),
+        (BlockKind::UlpduMux, 32),
+        (BlockKind::TxArbiter, 32),
+        (BlockKind::ReadResponder, 32),
+        (BlockKind::HostIf, 32),
+        (BlockKind::SendEngine, 32),
+        (BlockKind::DdpTx, 32),
+        (BlockKind::CqeQueue, 32),
+        (BlockKind::Rnic, 32),
     ];
     for (block, width) in builds {
         let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
@@ -219,18 +227,29 @@ pub fn print_synth_table() -> Result<()> {
                         .map(|l| l.split(':').nth(2).unwrap_or("").trim().to_string())
                         .unwrap_or_else(|| "?".into())
                 };
+                let own = std::fs::read_to_string(dir.join("stat.json"))
+                    .ok()
+                    .and_then(|j| rnic_bsp::parse_yosys_stat(&j).ok())
+                    .and_then(|m| m.into_iter().find(|(n, _)| n == "top"))
+                    .map_or_else(
+                        || "?".into(),
+                        |(_, c)| format!("{} / {}", c.luts, c.flip_flops),
+                    );
                 println!(
-                    "| {} | {width} | {} (does not fit) | - | {} | - | no: {} |",
+                    "| {} | {width} | {} (does not fit) | - | {own} | {} | - | no: {} |",
                     block.name(),
                     used("ICESTORM_LC:"),
                     used("ICESTORM_RAM:"),
-                    e.to_string().lines().next().unwrap_or("")
+                    e.to_string().split(':').next().unwrap_or("")
                 );
                 continue;
             }
         };
+        let own = r
+            .dut_cells
+            .map_or_else(|| "?".into(), |c| format!("{} / {}", c.luts, c.flip_flops));
         println!(
-            "| {} | {width} | {} / {} | {} | {} / {} | {:.1} | {} |",
+            "| {} | {width} | {} / {} | {} | {own} | {} / {} | {:.1} | {} |",
             block.name(),
             r.logic_cells_used,
             r.logic_cells_total,
