@@ -69,13 +69,21 @@
 //! # State
 //!
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
-//! PD, ORD, log2, and the outstanding-Read FIFO's head and count. Block RAM: per QP
-//! `{sq_base, MSN QN 0, MSN QN 1}` (96 bits) and the outstanding Reads
-//! `{index[16], length[32], signaled}` at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
+//! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
+//! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
+//! RAM (issue 5: 6 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), read one word a cycle at the
+//! edges leaving `Idle`, `Load` and `Load2` (sq_base is needed in `Addr`, the MSNs from `Msg`
+//! on), the write-back writing only the word of the MSN the message changes; and the
+//! outstanding Reads `{length[32], index[16]}` (48 bits, 3 blocks) at `{0, qp, slot}`, the
+//! prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
-//! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error).
+//! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error):
+//! one RAM write (word 0, sq_base) and both fresh flags set; a flag is cleared when its MSN is
+//! written back. The write-back (`WriteBack`) is at least one cycle (`DoneWait`) before the
+//! next read of the context in `Idle`, so there is no read-after-write hazard and no bypass.
 //! Rewriting the context of a QP while the engine serves it, or while Reads of its previous
 //! life can still complete on `rdc_*`, is not supported (the driver resets a QP only when it
 //! is idle).
@@ -680,8 +688,8 @@ impl Logic for SendEngine {
         self.orq_waddr.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
-        self.orq.write_data.next = (bit_cast::<48, 32>(self.w_len.q.val()) << 16)
-            | bit_cast::<48, 16>(self.k_ci.val());
+        self.orq.write_data.next =
+            (bit_cast::<48, 32>(self.w_len.q.val()) << 16) | bit_cast::<48, 16>(self.k_ci.val());
 
         self.pop.next = false;
         self.push.next = false;
