@@ -252,8 +252,10 @@ pub struct SendEngine {
     q_f1: [DFF<Bit>; 4],
     /// The signaled bit of each outstanding Read, at `{qp, slot}` like its `orq` entry.
     orq_sig: [DFF<Bit>; 16],
-    /// `orq_sig` at `orq`'s read address of the last edge (beside `orq.read_data`).
-    sig_rd: DFF<Bit>,
+    /// `orq`'s read address of the last edge (its `{qp, slot}` part).
+    orq_ra_q: DFF<Bits<4>>,
+    /// `orq_sig` at `orq_ra_q`, beside `orq.read_data` (the mux after the register: timing).
+    sig_rd: Signal<Local, Bit>,
     /// The cycle after `Load2`: the MSN of QN 1 is on the context RAM's output.
     ld_m1: DFF<Bit>,
     /// The QP served last (round robin).
@@ -403,7 +405,7 @@ impl Logic for SendEngine {
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
             c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1, sig_rd, ld_m1
+            k_ci1, orq_ra_q, ld_m1
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -736,7 +738,7 @@ impl Logic for SendEngine {
                 } else {
                     self.c_len.d.next = self.orq.read_data.val().get_bits::<32>(16);
                 }
-                if self.sig_rd.q.val() || self.rdc_st.q.val().any() {
+                if self.sig_rd.val() || self.rdc_st.q.val().any() {
                     self.state.d.next = SeState::Cqe;
                 } else {
                     self.state.d.next = SeState::Idle;
@@ -982,17 +984,18 @@ impl Logic for SendEngine {
             self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
         self.orq.read_addr.next = self.orq_ra.val();
-        // The signaled bits: written with the entry, read beside it (a registered read like
-        // the RAM's; the upper half has none).
-        self.sig_rd.d.next = false;
+        // The signaled bits: written with the entry, read beside it through the registered
+        // read address, like the RAM (the upper half has none).
+        self.orq_ra_q.d.next = self.orq_ra.val().get_bits::<4>(0);
+        self.sig_rd.next = false;
         for i in 0..16 {
             self.orq_sig[i].clock.next = self.clock.val();
             self.orq_sig[i].d.next = self.orq_sig[i].q.val();
             if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
                 self.orq_sig[i].d.next = self.w_sig.q.val();
             }
-            if self.orq_ra.val().index() == i {
-                self.sig_rd.d.next = self.orq_sig[i].q.val();
+            if self.orq_ra_q.q.val().index() == i {
+                self.sig_rd.next = self.orq_sig[i].q.val();
             }
         }
         // Context RAM, one word a cycle. A context commit writes the base word only and sets
