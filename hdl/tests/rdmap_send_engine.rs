@@ -45,3 +45,31 @@ fn messages_and_completions_four_qps() {
 fn flush_after_bad_lkey_unknown_opcode_and_qp_err() {
     runs(true, 10..14);
 }
+
+/// A second run on the same engine: every QP's context is committed again (`qpc_write`) over a
+/// context RAM that still holds the first run's MSNs (well above 1), so the messages of the
+/// second run check that a commit restarts both MSNs at 1 (the per-QP fresh flags, one RAM
+/// write per commit).
+#[test]
+fn context_commit_after_traffic_restarts_msns() {
+    for kind in BackendKind::ALL {
+        let verilator = kind.name() == "verilator";
+        for errors in [false, true] {
+            let cfg = |seed| RunCfg {
+                seed,
+                wqes_per_qp: if verilator { 60 } else { 12 },
+                errors,
+                random: verilator,
+                max_cycles: if verilator { 400_000 } else { 40_000 },
+            };
+            run_with_waveform_on_failure(
+                "send_engine_recommit",
+                || kind.build(SendEngine::default()),
+                |sim| {
+                    run(sim, cfg(20));
+                    run(sim, cfg(21));
+                },
+            );
+        }
+    }
+}

@@ -69,13 +69,21 @@
 //! # State
 //!
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
-//! PD, ORD, log2, and the outstanding-Read FIFO's head and count. Block RAM: per QP
-//! `{sq_base, MSN QN 0, MSN QN 1}` (96 bits) and the outstanding Reads
-//! `{index[16], length[32], signaled}` at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
+//! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
+//! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
+//! RAM (issue 5: 6 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), read one word a cycle at the
+//! edges leaving `Idle`, `Load` and `Load2` (sq_base is needed in `Addr`, the MSNs from `Msg`
+//! on), the write-back writing only the word of the MSN the message changes; and the
+//! outstanding Reads `{length[32], index[16]}` (48 bits, 3 blocks) at `{0, qp, slot}`, the
+//! prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
-//! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error).
+//! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error):
+//! one RAM write (word 0, sq_base) and both fresh flags set; a flag is cleared when its MSN is
+//! written back. The write-back (`WriteBack`) is at least one cycle (`DoneWait`) before the
+//! next read of the context in `Idle`, so there is no read-after-write hazard and no bypass.
 //! Rewriting the context of a QP while the engine serves it, or while Reads of its previous
 //! life can still complete on `rdc_*`, is not supported (the driver resets a QP only when it
 //! is idle).
@@ -108,10 +116,12 @@ use rust_hdl::prelude::*;
 
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
 pub const ORQ_DEPTH: usize = 4;
-/// Bits of an outstanding-Read FIFO entry: `{signaled, length[32], index[16]}`.
-const ORQ_W: usize = 49;
-/// Bits of a context entry: `{msn1[32], msn0[32], sq_base[32]}`.
-const CTX_W: usize = 96;
+/// Bits of an outstanding-Read RAM entry: `{length[32], index[16]}` (the signaled bit is in
+/// flip-flops, `orq_sig`: 48 bits are 3 block RAMs, 49 were 4).
+const ORQ_W: usize = 48;
+/// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
+/// QN 1 (`{qp, 3}` unused: the read port's idle address).
+const CTX_W: usize = 32;
 
 /// Engine states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -236,6 +246,18 @@ pub struct SendEngine {
     q_log2: [DFF<Bits<RING_LOG2_BITS>>; 4],
     q_oh: [DFF<Bits<2>>; 4],
     q_oc: [DFF<Bits<3>>; 4],
+    /// MSN of QN 0 / QN 1 is 1 whatever the context RAM holds (set by `qpc_write`, cleared
+    /// when the MSN is written back).
+    q_f0: [DFF<Bit>; 4],
+    q_f1: [DFF<Bit>; 4],
+    /// The signaled bit of each outstanding Read, at `{qp, slot}` like its `orq` entry.
+    orq_sig: [DFF<Bit>; 16],
+    /// `orq`'s read address of the last edge (its `{qp, slot}` part).
+    orq_ra_q: DFF<Bits<4>>,
+    /// `orq_sig` at `orq_ra_q`, beside `orq.read_data` (the mux after the register: timing).
+    sig_rd: Signal<Local, Bit>,
+    /// The cycle after `Load2`: the MSN of QN 1 is on the context RAM's output.
+    ld_m1: DFF<Bit>,
     /// The QP served last (round robin).
     rr: DFF<Bits<CONN_BITS>>,
     /// The QP being served.
@@ -279,7 +301,8 @@ pub struct SendEngine {
     h_st: DFF<Bits<8>>,
     h_len: DFF<Bits<32>>,
     h_idx: DFF<Bits<16>>,
-    ctx: RxContextRam<CTX_W, CONN_BITS>,
+    /// Per QP 3 words (`CTX_W`) at `{qp, word}`.
+    ctx: RxContextRam<CTX_W, 4>,
     /// The outstanding Reads at `{0, qp, slot}`; the prefetched WQE's 8 words at `{1, 0, beat}`.
     orq: RxContextRam<ORQ_W, 5>,
     /// WQE prefetch: 0 none, 1 address, 2 request, 3 beats, 4 ready (in `orq`).
@@ -350,12 +373,14 @@ pub struct SendEngine {
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
     wc_op: Signal<Local, Bits<2>>,
-    ctx_raddr: Signal<Local, Bits<CONN_BITS>>,
-    ctx_waddr: Signal<Local, Bits<CONN_BITS>>,
+    ctx_rw: Signal<Local, Bits<2>>,
+    ctx_waddr: Signal<Local, Bits<4>>,
+    orq_ra: Signal<Local, Bits<5>>,
+    k_f0: Signal<Local, Bit>,
+    k_f1: Signal<Local, Bit>,
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
-    sig1: Signal<Local, Bits<1>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -380,7 +405,7 @@ impl Logic for SendEngine {
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
             c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1
+            k_ci1, orq_ra_q, ld_m1
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -483,6 +508,8 @@ impl Logic for SendEngine {
         self.k_log2.next = self.q_log2[0].q.val();
         self.k_oh.next = self.q_oh[0].q.val();
         self.k_oc.next = self.q_oc[0].q.val();
+        self.k_f0.next = self.q_f0[0].q.val();
+        self.k_f1.next = self.q_f1[0].q.val();
         for i in 1..4 {
             if self.sel.val().index() == i {
                 self.s_oh.next = self.q_oh[i].q.val();
@@ -502,6 +529,8 @@ impl Logic for SendEngine {
                 self.k_log2.next = self.q_log2[i].q.val();
                 self.k_oh.next = self.q_oh[i].q.val();
                 self.k_oc.next = self.q_oc[i].q.val();
+                self.k_f0.next = self.q_f0[i].q.val();
+                self.k_f1.next = self.q_f1[i].q.val();
             }
         }
 
@@ -648,9 +677,12 @@ impl Logic for SendEngine {
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
         self.ctx_we.next = false;
-        self.ctx.write_data.next = (bit_cast::<96, 32>(self.msn1.q.val()) << 64)
-            | (bit_cast::<96, 32>(self.msn0.q.val()) << 32)
-            | bit_cast::<96, 32>(self.base.q.val());
+        // The write-back writes the MSN a message can change: QN 1 for a Read, else QN 0.
+        if self.is_read.val() {
+            self.ctx.write_data.next = self.msn1.q.val();
+        } else {
+            self.ctx.write_data.next = self.msn0.q.val();
+        }
         self.orq.write_enable.next = false;
         // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
         // into the QP bits.
@@ -658,13 +690,8 @@ impl Logic for SendEngine {
         self.orq_waddr.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
-        self.sig1.next = 0.into();
-        if self.w_sig.q.val() {
-            self.sig1.next = 1.into();
-        }
-        self.orq.write_data.next = (bit_cast::<49, 1>(self.sig1.val()) << 48)
-            | (bit_cast::<49, 32>(self.w_len.q.val()) << 16)
-            | bit_cast::<49, 16>(self.k_ci.val());
+        self.orq.write_data.next =
+            (bit_cast::<48, 32>(self.w_len.q.val()) << 16) | bit_cast::<48, 16>(self.k_ci.val());
 
         self.pop.next = false;
         self.push.next = false;
@@ -711,7 +738,7 @@ impl Logic for SendEngine {
                 } else {
                     self.c_len.d.next = self.orq.read_data.val().get_bits::<32>(16);
                 }
-                if self.orq.read_data.val().get_bit(48) || self.rdc_st.q.val().any() {
+                if self.sig_rd.val() || self.rdc_st.q.val().any() {
                     self.state.d.next = SeState::Cqe;
                 } else {
                     self.state.d.next = SeState::Idle;
@@ -724,12 +751,16 @@ impl Logic for SendEngine {
                 self.l_oc.d.next = self.k_oc.val().any();
                 self.l_ne.d.next = self.k_ne.val();
                 self.l_blk.d.next = self.k_blk.val();
+                // Word 0 (sq_base), read at the edge leaving `Idle`.
+                self.base.d.next = self.ctx.read_data.val();
                 self.state.d.next = SeState::Load2;
             }
             SeState::Load2 => {
-                self.msn0.d.next = self.ctx.read_data.val().get_bits::<32>(32);
-                self.msn1.d.next = self.ctx.read_data.val().get_bits::<32>(64);
-                self.base.d.next = self.ctx.read_data.val().get_bits::<32>(0);
+                // Word 1 (MSN of QN 0), read at the edge leaving `Load`.
+                self.msn0.d.next = self.ctx.read_data.val();
+                if self.k_f0.val() {
+                    self.msn0.d.next = 1.into();
+                }
                 self.foff.d.next = bit_cast::<21, 16>(
                     self.k_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
                 ) << 5;
@@ -885,6 +916,7 @@ impl Logic for SendEngine {
                     self.done_seen.d.next = true;
                 }
                 if !self.qpc_write.val() {
+                    // The changed MSN's word (an RDMA Write rewrites MSN 0 unchanged).
                     self.ctx_we.next = true;
                     self.state.d.next = SeState::DoneWait;
                 }
@@ -935,37 +967,75 @@ impl Logic for SendEngine {
         self.orq_raddr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.r_push.q.val() {
-            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
+            self.orq_ra.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
         } else {
-            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_raddr.val());
+            self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
         if self.pf_wr.val() {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
-            self.orq.write_data.next = bit_cast::<49, 32>(self.sq_rd_cpl_data.val());
+            self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`.
         if self.pf_take.val() {
-            self.orq.read_addr.next = bits::<5>(16);
+            self.orq_ra.next = bits::<5>(16);
         }
         if self.pf_use.q.val() {
-            self.orq.read_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
+            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
-        // Context RAM: a context commit writes {base, MSN 1, MSN 1}.
+        self.orq.read_addr.next = self.orq_ra.val();
+        // The signaled bits: written with the entry, read beside it through the registered
+        // read address, like the RAM (the upper half has none).
+        self.orq_ra_q.d.next = self.orq_ra.val().get_bits::<4>(0);
+        self.sig_rd.next = false;
+        for i in 0..16 {
+            self.orq_sig[i].clock.next = self.clock.val();
+            self.orq_sig[i].d.next = self.orq_sig[i].q.val();
+            if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
+                self.orq_sig[i].d.next = self.w_sig.q.val();
+            }
+            if self.orq_ra_q.q.val().index() == i {
+                self.sig_rd.next = self.orq_sig[i].q.val();
+            }
+        }
+        // Context RAM, one word a cycle. A context commit writes the base word only and sets
+        // both fresh flags (MSNs 1). The write-back writes `{cur, 2}` (Read) or `{cur, 1}`.
         self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();
-        self.ctx_waddr.next = self.cur.q.val();
+        if self.is_read.val() {
+            self.ctx_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2) | 2;
+        } else {
+            self.ctx_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2) | 1;
+        }
         if self.qpc_write.val() {
-            self.ctx_waddr.next = self.qpc_qp.val();
-            self.ctx.write_data.next = (bits::<96>(1) << 64)
-                | (bits::<96>(1) << 32)
-                | bit_cast::<96, 32>(self.qpc_sq_base.val());
+            self.ctx_waddr.next = bit_cast::<4, 2>(self.qpc_qp.val()) << 2;
+            self.ctx.write_data.next = self.qpc_sq_base.val();
         }
-        self.ctx_raddr.next = self.sel.val();
         self.ctx.write_addr.next = self.ctx_waddr.val();
-        if (self.ctx_we.val() || self.qpc_write.val()) && (self.ctx_waddr.val() == self.sel.val()) {
-            self.ctx_raddr.next = self.sel.val() ^ 1;
+        // Reads: sq_base at the edge leaving `Idle` (for the QP it leaves with), MSN 0 leaving
+        // `Load`, MSN 1 leaving `Load2`; elsewhere word 3, never written. A commit in `Idle`
+        // keeps the engine there, so its read is not used and moves to word 3 too. The write-back
+        // (`WriteBack`) is at least a cycle (`DoneWait`) before the next `Idle`: no
+        // read-after-write hazard.
+        self.ctx_rw.next = 3.into();
+        if (self.state.q.val() == SeState::Idle) && !self.qpc_write.val() {
+            self.ctx_rw.next = 0.into();
         }
-        self.ctx.read_addr.next = self.ctx_raddr.val();
+        if self.state.q.val() == SeState::Load {
+            self.ctx_rw.next = 1.into();
+        }
+        if self.state.q.val() == SeState::Load2 {
+            self.ctx_rw.next = 2.into();
+        }
+        self.ctx.read_addr.next =
+            (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.ctx_rw.val());
+        // MSN 1, the cycle after `Load2` (whatever the state; needed from `Msg` on).
+        self.ld_m1.d.next = self.state.q.val() == SeState::Load2;
+        if self.ld_m1.q.val() {
+            self.msn1.d.next = self.ctx.read_data.val();
+            if self.k_f1.val() {
+                self.msn1.d.next = 1.into();
+            }
+        }
 
         // Per-QP registers.
         for i in 0..4 {
@@ -993,7 +1063,18 @@ impl Logic for SendEngine {
             self.q_oh[i].d.next = self.q_oh[i].q.val();
             self.q_oc[i].clock.next = self.clock.val();
             self.q_oc[i].d.next = self.q_oc[i].q.val();
+            self.q_f0[i].clock.next = self.clock.val();
+            self.q_f0[i].d.next = self.q_f0[i].q.val();
+            self.q_f1[i].clock.next = self.clock.val();
+            self.q_f1[i].d.next = self.q_f1[i].q.val();
             if self.cur.q.val().index() == i {
+                if self.ctx_we.val() {
+                    if self.is_read.val() {
+                        self.q_f1[i].d.next = false;
+                    } else {
+                        self.q_f0[i].d.next = false;
+                    }
+                }
                 if self.r_ci_inc.q.val() {
                     self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
                 }
@@ -1041,6 +1122,8 @@ impl Logic for SendEngine {
                 self.q_log2[i].d.next = self.qpc_sq_log2.val();
                 self.q_oh[i].d.next = 0.into();
                 self.q_oc[i].d.next = 0.into();
+                self.q_f0[i].d.next = true;
+                self.q_f1[i].d.next = true;
             }
         }
         // The engine took the held read completion.
