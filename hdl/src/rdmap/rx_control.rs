@@ -429,7 +429,6 @@ pub struct RxControl {
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
     w_to_hi: DFF<Bits<32>>,
-    w_carry: DFF<Bit>,
     s_sum: DFF<Bits<33>>,
     // Header reads.
     rd_done_mode: DFF<Bit>,
@@ -907,7 +906,6 @@ impl Default for RxControl {
             w_present: Default::default(),
             w_too_long: Default::default(),
             w_to_hi: Default::default(),
-            w_carry: Default::default(),
             s_sum: Default::default(),
             rd_done_mode: Default::default(),
             ra: Default::default(),
@@ -1233,7 +1231,6 @@ impl Logic for RxControl {
             ap_dying,
             ap_dying_qp,
             w_to_hi,
-            w_carry,
             s_sum,
             rd_done_mode,
             ra,

@@ -92,7 +92,7 @@ pub struct DeviceStats {
 }
 
 /// One event at the core's ports, recorded when [`SimDevice::record_events`] is on (to find
-/// where the cycles of a message go; `rnic-driver`'s `core_bench` probe).
+/// where the cycles of a message go: `rnic-driver`'s `core_probe` example).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DevEvent {
     /// An MMIO register write (a doorbell, ...).
