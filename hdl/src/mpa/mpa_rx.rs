@@ -61,7 +61,7 @@
 //!   4-aligned). Its small context (3 octets, offset mod 512) is in registers indexed by
 //!   `llp_conn` directly, so interleaved segments cost nothing there.
 //! - The word FSM works on the context of one connection in registers. When the S1 word is of
-//!   another connection it swaps in two cycles, while the pipeline waits: the working registers
+//!   another connection it swaps in four cycles, while the pipeline waits: the working registers
 //!   go to the [`RxContextRam`] entry of the old connection and the new connection's entry
 //!   comes in. The RAM is read every cycle at the connection entering S1, so the entry is ready
 //!   when its word reaches the FSM; a read and a write of the same entry never coincide (the
@@ -69,16 +69,20 @@
 //!   restart flag, applied at swap-in. 16 of the bits are the FPDU's ULPDU_Length (`ulen`),
 //!   which leaves with every ULPDU beat on `ulpdu_len` (so DDP knows the segment length at its
 //!   first beat), cheaper than a per-connection length register file with its read multiplexer.
-//! - Context storage: the [`CTX_BITS`] = 118 bits are two words of [`CTX_WORD_BITS`] = 64 at
-//!   addresses `conn * 2 + word` of one RAM: 4 iCE40 block RAMs (256 x 16 each) instead of the
+//! - Context storage: the [`CTX_BITS`] = 118 bits are four words of [`CTX_WORD_BITS`] = 32 at
+//!   addresses `conn * 4 + word` of one RAM: 2 iCE40 block RAMs (256 x 16 each) instead of the
 //!   8 that one 118-bit word per connection needs (a block RAM is at most 16 bits wide, and 4
-//!   connections use 4 of its 256 words). Word 0 (`obuf`, `words_left`, `since_hdr`) is swapped
-//!   in the first cycle (`switch`), word 1 (`crc`, the flags, `len_lo`, `ulen`) in the second
-//!   (`switch_b`, where `cur` and the connection's settings change): everything a
-//!   configuration restart or an error touches is in word 1, so a restart of `cur` between the
-//!   two cycles (`cfg_v` holds `switch_b` back) and an error taken in the first cycle land in
-//!   the old connection's word 1. The cost: one more bubble per change of connection and a
-//!   64-bit 2:1 multiplexer on the RAM's write data.
+//!   connections use 16 of its 256 words). One word moves per swap cycle (`sph`: words
+//!   already swapped): word 0 `obuf`, word 1 `words_left` and `since_hdr`, word 2 `crc`, word 3
+//!   the flags, `len_lo` and `ulen` in the last cycle (`switch_b`, where `cur` and the
+//!   connection's settings change, and where a pending restart of the new connection resets
+//!   its flags and `crc`). An error is taken only in the swap's first cycle (its compares come
+//!   from the last word processed before it), so it is in `dead` when word 3 leaves. A
+//!   configuration restart holds the swap for its cycle (`cfg_v`); once a word of `cur` has left
+//!   (`sph` != 0), a restart of `cur` sets its restart flag, applied at its next swap-in, like
+//!   a restart of any connection not in the working registers. The cost: four bubbles per
+//!   change of connection (one with 8 block RAMs, two with 4) and a 32-bit 4:1 multiplexer on
+//!   the RAM's write data.
 //! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
 //!   depends on registers only (`adv_q`, registered from the next values of what it depends
 //!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
@@ -92,7 +96,7 @@
 //! - One LLP beat per cycle: a beat gives at most one word and a word at most one ULPDU beat
 //!   (the header word carries ULPDU bytes 0-1, so a ULPDU of L bytes arrives in ⌈(L+2)/4⌉ words
 //!   and leaves in ⌈L/4⌉ beats; the CRC word releases the held last beat). The only bubbles:
-//!   two cycles per change of connection at the word FSM (the context swap), one per
+//!   four cycles per change of connection at the word FSM (the context swap), one per
 //!   configuration write, one per raw beat.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
@@ -116,13 +120,13 @@ const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);
 
 /// Bits of one connection's word-FSM context (see the packing in `update`).
 pub const CTX_BITS: usize = 118;
-/// The context is stored as two words of [`CTX_WORD_BITS`] (4 iCE40 block RAMs of 16 bits):
-/// word 0 `obuf`, `words_left`, `since_hdr` (61 bits); word 1 `crc`, the flags, `len_lo`,
-/// `ulen` (57 bits), i.e. everything a configuration restart touches.
-pub const CTX_WORD_BITS: usize = 64;
-/// Context store address: connection, word.
-const CTX_ADDR_BITS: usize = CONN_BITS + 1;
-const _: () = assert!(2 * CTX_WORD_BITS >= CTX_BITS && 32 + 15 + 14 <= CTX_WORD_BITS);
+/// The context is stored as four words of [`CTX_WORD_BITS`] (2 iCE40 block RAMs of 16 bits):
+/// word 0 `obuf`; word 1 `words_left`, `since_hdr` (29 bits); word 2 `crc`; word 3 the flags,
+/// `len_lo`, `ulen` (25 bits).
+pub const CTX_WORD_BITS: usize = 32;
+/// Context store address: connection, word (4 words per connection).
+const CTX_ADDR_BITS: usize = CONN_BITS + 2;
+const _: () = assert!(4 * CTX_WORD_BITS >= CTX_BITS && 15 + 14 <= CTX_WORD_BITS);
 /// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
 /// ULPDU_Length 16, connection. `ulpdu_good` is formed at the output from the two verdict bits.
 const ULPDU_BITS: usize = 56 + CONN_BITS;
@@ -196,7 +200,7 @@ pub struct MpaRx {
     s1_switch: DFF<Bit>,
     /// Second cycle of a context swap (word 1), or waiting for it while a configuration
     /// restart takes its cycle.
-    sw2: DFF<Bit>,
+    sph: DFF<Bits<2>>,
     /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
     s1_go: DFF<Bit>,
     /// The outputs can take a beat and no configuration restart is due: the advance, but for
@@ -271,8 +275,9 @@ pub struct MpaRx {
     max_of: Signal<Local, Bits<16>>,
     crc_of: Signal<Local, Bit>,
     restart_of: Signal<Local, Bit>,
-    ctx_wr0: Signal<Local, Bits<CTX_WORD_BITS>>,
     ctx_wr1: Signal<Local, Bits<CTX_WORD_BITS>>,
+    ctx_wr3: Signal<Local, Bits<CTX_WORD_BITS>>,
+    ctx_rd_word: Signal<Local, Bits<2>>,
     length: Signal<Local, Bits<16>>,
     length_p1: Signal<Local, Bits<17>>,
     fpdu_words: Signal<Local, Bits<15>>,
@@ -352,7 +357,7 @@ impl Default for MpaRx {
             s1_conn: Default::default(),
             s1_mark: Default::default(),
             s1_switch: Default::default(),
-            sw2: Default::default(),
+            sph: Default::default(),
             s1_go: Default::default(),
             adv_q: Default::default(),
             cur: Default::default(),
@@ -395,8 +400,9 @@ impl Default for MpaRx {
             max_of: Default::default(),
             crc_of: Default::default(),
             restart_of: Default::default(),
-            ctx_wr0: Default::default(),
             ctx_wr1: Default::default(),
+            ctx_wr3: Default::default(),
+            ctx_rd_word: Default::default(),
             length: Default::default(),
             length_p1: Default::default(),
             fpdu_words: Default::default(),
@@ -431,7 +437,7 @@ impl Logic for MpaRx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sw2,
+            self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
             adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
             since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
             v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
@@ -492,15 +498,12 @@ impl Logic for MpaRx {
 
         // ---- Advance: from registers only. The word FSM swaps contexts when the S1 word is of
         // another connection; a configuration write takes a cycle of its own.
-        // The swap takes two cycles: `switch` (word 0) then `switch_b` (word 1); a configuration
-        // restart (`cfg_v`) takes its cycle before either.
-        self.switch.next = self.s1_switch.q.val() && !self.sw2.q.val() && !self.cfg_v.q.val();
-        self.switch_b.next = self.sw2.q.val() && !self.cfg_v.q.val();
+        // The swap takes four cycles, one per context word (`sph`: words already swapped), the
+        // last one `switch_b`; a configuration restart (`cfg_v`) holds it for its cycle.
+        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
+        self.switch_b.next = self.switch.val() && (self.sph.q.val() == 3);
         if self.switch.val() {
-            self.sw2.d.next = true;
-        }
-        if self.switch_b.val() {
-            self.sw2.d.next = false;
+            self.sph.d.next = self.sph.q.val() + 1;
         }
         self.adv.next = self.adv_q.q.val() && !self.s1_switch.q.val();
         self.llp_ready.next = self.adv.val();
@@ -549,15 +552,17 @@ impl Logic for MpaRx {
         }
         // The context store reads the entry of the connection entering S1, every cycle, so that
         // it is ready when that connection's word reaches the word FSM.
-        // Word 0 (address bit 0 clear), and word 1 in the cycle before `switch_b`.
-        self.ctx.read_addr.next = bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.s1_conn.q.val()) << 1;
+        // Word 0 outside a swap; in a swap the word loaded in the next one (`sph` while
+        // `cfg_v` holds it).
+        self.ctx_rd_word.next = self.sph.q.val();
+        if self.switch.val() {
+            self.ctx_rd_word.next = self.sph.q.val() + 1;
+        }
+        self.ctx.read_addr.next = (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.s1_conn.q.val()) << 2)
+            | bit_cast::<CTX_ADDR_BITS, 2>(self.ctx_rd_word.val());
         if self.adv.val() {
             self.ctx.read_addr.next =
-                bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.llp_conn.val()) << 1;
-        }
-        if self.switch.val() || (self.sw2.q.val() && self.cfg_v.q.val()) {
-            self.ctx.read_addr.next =
-                (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.s1_conn.q.val()) << 1) | 1;
+                bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.llp_conn.val()) << 2;
         }
 
         // ---- Word FSM on the S1 word.
@@ -699,48 +704,54 @@ impl Logic for MpaRx {
         // ---- Context swap (never in the same cycle as `proc`): the working registers to the
         // store, the S1 word's connection from the store (or restarted, after a configuration
         // write while it was not `cur`).
-        self.ctx_wr0.next = bit_cast::<CTX_WORD_BITS, 32>(self.obuf.q.val())
-            | (bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val()) << 32)
-            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 47);
-        self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 32>(self.crc.q.val())
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into()) << 32)
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 33)
+        self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val())
+            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15);
+        self.ctx_wr3.next = bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into())
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 1)
             | (bit_cast::<CTX_WORD_BITS, 1>(
                 (self.dead.q.val() || self.too_long.q.val() || self.bad.val()).into(),
-            ) << 34)
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.marker_bad.q.val().into()) << 35)
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.one_left.q.val().into()) << 36)
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.zero_len.q.val().into()) << 37)
-            | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 38)
-            | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 39)
-            | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 41);
-        self.ctx.write_enable.next = self.switch.val() || self.switch_b.val();
-        self.ctx.write_addr.next = bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 1;
-        self.ctx.write_data.next = self.ctx_wr0.val();
-        if self.switch_b.val() {
-            self.ctx.write_addr.next =
-                (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 1) | 1;
+            ) << 2)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.marker_bad.q.val().into()) << 3)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.one_left.q.val().into()) << 4)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.zero_len.q.val().into()) << 5)
+            | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 6)
+            | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 7)
+            | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 9);
+        self.ctx.write_enable.next = self.switch.val();
+        self.ctx.write_addr.next = (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 2)
+            | bit_cast::<CTX_ADDR_BITS, 2>(self.sph.q.val());
+        self.ctx.write_data.next = self.obuf.q.val();
+        if self.sph.q.val() == 1 {
             self.ctx.write_data.next = self.ctx_wr1.val();
+        } else if self.sph.q.val() == 2 {
+            self.ctx.write_data.next = self.crc.q.val();
+        } else if self.sph.q.val() == 3 {
+            self.ctx.write_data.next = self.ctx_wr3.val();
         }
-        // Word 0 at `switch`: fields no configuration restart and no error touches.
+        // Words 0-2: fields no configuration restart and no error touches while they move
+        // (`crc` is set again at `switch_b` if the connection was restarted).
         if self.switch.val() {
-            self.obuf.d.next = self.ctx.read_data.val().get_bits::<32>(0);
-            self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(32);
-            self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(47);
+            if self.sph.q.val() == 0 {
+                self.obuf.d.next = self.ctx.read_data.val();
+            } else if self.sph.q.val() == 1 {
+                self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(0);
+                self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(15);
+            } else if self.sph.q.val() == 2 {
+                self.crc.d.next = self.ctx.read_data.val();
+            }
         }
         // Word 1 and the connection's settings at `switch_b`.
         if self.switch_b.val() {
             self.cur.d.next = self.s1_conn.q.val();
-            self.crc.d.next = self.ctx.read_data.val().get_bits::<32>(0);
-            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(32);
-            self.crc_next.d.next = self.ctx.read_data.val().get_bit(33);
-            self.dead.d.next = self.ctx.read_data.val().get_bit(34);
-            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(35);
-            self.one_left.d.next = self.ctx.read_data.val().get_bit(36);
-            self.zero_len.d.next = self.ctx.read_data.val().get_bit(37);
-            self.first.d.next = self.ctx.read_data.val().get_bit(38);
-            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(39);
-            self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(41);
+            self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(0);
+            self.crc_next.d.next = self.ctx.read_data.val().get_bit(1);
+            self.dead.d.next = self.ctx.read_data.val().get_bit(2);
+            self.marker_bad.d.next = self.ctx.read_data.val().get_bit(3);
+            self.one_left.d.next = self.ctx.read_data.val().get_bit(4);
+            self.zero_len.d.next = self.ctx.read_data.val().get_bit(5);
+            self.first.d.next = self.ctx.read_data.val().get_bit(6);
+            self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(7);
+            self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(9);
             self.cur_crc_on.d.next = self.crc_of.val();
             self.cur_max.d.next = self.max_of.val();
             if self.restart_of.val() {
@@ -759,8 +770,10 @@ impl Logic for MpaRx {
 
         // ---- Configuration restart (the pipeline waits this cycle): at once if the connection
         // is `cur`, else when it is next swapped in.
+        // In a swap (`sph` != 0) part of `cur`'s context is already in the store: the restart
+        // waits for the connection's next swap-in as for any other connection.
         if self.cfg_v.q.val() {
-            if self.cfg_conn_q.q.val() == self.cur.q.val() {
+            if (self.cfg_conn_q.q.val() == self.cur.q.val()) && (self.sph.q.val() == 0) {
                 self.cur_crc_on.d.next = self.crc_of.val();
                 self.cur_max.d.next = self.max_of.val();
                 self.too_long.d.next = false;
