@@ -81,6 +81,8 @@ pub mod tx;
 //   timing: a response STAG_CHECK_LATENCY cycles after each request; a request in the cycle
 //        after another cancels that one (no response; the table is read over 2 cycles);
 //        prog_write at most every 2 cycles unless repeating the same fields.
+//   width: the Cu table keeps base_TO[31:0]; a prog_write with prog_base_to[63:32] != 0
+//        writes the entry invalid (the driver registers no region above 2^32).
 
 /// `rsp_status` values of [`stag_check::StagCheck`]. A check request (`chk_invalidate = 0`)
 /// runs, in this order (`rfc5040-rdmap.md` §5.4: wrap before bounds, so a wrapped sum is never

@@ -16,6 +16,10 @@
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
 //!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
+//! - The table keeps base_TO\[31:0\] (Cu build, [`StagTable`]): a `prog_write` with
+//!   `prog_base_to[63:32] != 0` writes the entry invalid (its STag answers `INVALID_STAG`). The
+//!   driver never programs one: it registers a region at its DMA address as base TO, and
+//!   refuses a region that ends above 2^32.
 //!
 //! # Timing: [`STAG_CHECK_LATENCY`] = 5, one request every 2 cycles
 //!
@@ -23,7 +27,7 @@
 //! `t + 5`, in request order (the tag is carried through).
 //!
 //! The table reads an entry over two cycles (word 0 in `t`, word 1 in `t + 1`: the entry is
-//! two words of one 5-block-RAM memory instead of one word of 10 block RAMs, see
+//! two words of one 4-block-RAM memory instead of one word of 8 block RAMs, see
 //! [`StagTable`]), so a request in cycle `t + 1` **cancels** the request of `t`: it takes the
 //! read port, and the request of `t` gets no response (`rsp_valid` stays low in `t + 5`) and,
 //! for an invalidate, no valid-bit clear. Users: RxControl issues at most one check per job
@@ -34,18 +38,18 @@
 //! `q = region_len - len`, `BOUNDS` is `off` outside `[0, 2^32)` or `off > q` (or `q < 0`):
 //!
 //! ```text
-//!  t    S0  read table word 0 (base_TO[15:0] and [47:32], region length[15:0], key, PD,
-//!           rights, QP, remote_inv) and the valid bit; register the request.
+//!  t    S0  read table word 0 (base_TO[15:0], region length[15:0], key, PD, rights, QP,
+//!           remote_inv) and the valid bit; register the request, TO[63:32] as three flags
+//!           (all ones, 0, 1).
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
-//!           off[15:0], (TO - base_to)[47:32], q[15:0] with their borrows; WRAP from the
-//!           request alone (32-bit add). Read word 1 (base_TO[31:16] and [63:48], region
-//!           length[31:16], host address).
+//!           off[15:0], q[15:0] with their borrows; WRAP from the request alone (32-bit add).
+//!           Read word 1 (base_TO[31:16], region length[31:16], host address).
 //!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit at the
 //!           end of this cycle. Upper 16-bit halves from the RAM (word 1): off[31:16],
-//!           (TO - base_to)[63:48], q[31:16]; host address low half (16-bit add).
-//!  t+3  S3  BOUNDS: (TO - base_to)[63:32] must equal the borrow of off[31:0] (so that
-//!           0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare); host address
-//!           high half.
+//!           q[31:16]; host address low half (16-bit add).
+//!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
+//!           that 0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare); host
+//!           address high half.
 //!  t+4  S4  the status is chosen and registered.
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
@@ -99,19 +103,17 @@ const _: () = assert!(
         && CONN_BITS == 2
         && DMA_ADDR_BITS == 32
         && super::stag_table::W0_BASE_0 == 0
-        && super::stag_table::W0_BASE_2 == 16
-        && super::stag_table::W0_LEN_L == 32
-        && super::stag_table::W0_KEY == 48
-        && super::stag_table::W0_PD == 56
-        && super::stag_table::W0_ACCESS == 60
-        && super::stag_table::W0_QP_BOUND == 64
-        && super::stag_table::W0_QP == 65
-        && super::stag_table::W0_REMOTE_INV == 67
+        && super::stag_table::W0_LEN_L == 16
+        && super::stag_table::W0_KEY == 32
+        && super::stag_table::W0_PD == 40
+        && super::stag_table::W0_ACCESS == 44
+        && super::stag_table::W0_QP_BOUND == 48
+        && super::stag_table::W0_QP == 49
+        && super::stag_table::W0_REMOTE_INV == 51
         && super::stag_table::W1_BASE_1 == 0
-        && super::stag_table::W1_BASE_3 == 16
-        && super::stag_table::W1_LEN_H == 32
-        && super::stag_table::W1_HOST == 48
-        && W_BITS == 80
+        && super::stag_table::W1_LEN_H == 16
+        && super::stag_table::W1_HOST == 32
+        && W_BITS == 64
 );
 
 /// The STag check pipeline with its table. Ports: [`crate::ddp`] ("StagCheck").
@@ -152,7 +154,11 @@ pub struct StagCheck {
     // S1: the request, registered in cycle t.
     s1_v: DFF<Bit>,
     s1_tag: DFF<Bits<CHK_TAG_BITS>>,
-    s1_to: DFF<Bits<64>>,
+    /// TO\[31:0\]; TO\[63:32\] as three flags: all ones (for WRAP), 0, 1 (for BOUNDS).
+    s1_to: DFF<Bits<32>>,
+    s1_hi_ones: DFF<Bit>,
+    s1_hi0: DFF<Bit>,
+    s1_hi1: DFF<Bit>,
     s1_len: DFF<Bits<32>>,
     s1_pd: DFF<Bits<PD_BITS>>,
     s1_qp: DFF<Bits<CONN_BITS>>,
@@ -181,13 +187,13 @@ pub struct StagCheck {
     /// invalidate's clear is dropped (the new entry comes after it).
     s2_reprog: DFF<Bit>,
     s2_wrap: DFF<Bit>,
-    /// `TO[15:0] - base_to[15:0]`, `TO[47:32] - base_to[47:32]`, `len_of_region[15:0] - len[15:0]`,
-    /// each with its borrow in bit 16.
+    /// `TO[15:0] - base_to[15:0]`, `len_of_region[15:0] - len[15:0]`, each with its borrow in
+    /// bit 16.
     s2_off_l: DFF<Bits<17>>,
-    s2_e_l: DFF<Bits<17>>,
     s2_q_l: DFF<Bits<17>>,
     s2_to_1: DFF<Bits<16>>,
-    s2_to_3: DFF<Bits<16>>,
+    s2_hi0: DFF<Bit>,
+    s2_hi1: DFF<Bit>,
     s2_len_h: DFF<Bits<16>>,
     /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
     fw1_v: DFF<Bit>,
@@ -204,11 +210,9 @@ pub struct StagCheck {
     s3_wrap: DFF<Bit>,
     /// `off = TO[31:0] - base_to[31:0]`, bit 32 its borrow.
     s3_off: DFF<Bits<33>>,
-    /// `(TO[63:32] - base_to[63:32])[31:16]`, bit 16 its borrow (sign).
-    s3_e_h: DFF<Bits<17>>,
-    /// `(TO[63:32] - base_to[63:32])[15:0]` is 0, is 1.
-    s3_el0: DFF<Bit>,
-    s3_el1: DFF<Bit>,
+    /// `TO[63:32]` is 0, is 1 (base_to\[63:32\] is 0).
+    s3_hi0: DFF<Bit>,
+    s3_hi1: DFF<Bit>,
     /// `q = len_of_region - len`, bit 32 its borrow (q < 0).
     s3_q: DFF<Bits<33>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
@@ -233,7 +237,6 @@ pub struct StagCheck {
     // Combinational.
     e_a: Signal<Local, Bits<W0_BITS>>,
     to_lo: Signal<Local, Bits<32>>,
-    to_hi: Signal<Local, Bits<32>>,
     sum_lo: Signal<Local, Bits<33>>,
     sum_lo_zero: Signal<Local, Bit>,
     invalid: Signal<Local, Bit>,
@@ -286,6 +289,9 @@ impl Default for StagCheck {
             s1_v: Default::default(),
             s1_tag: Default::default(),
             s1_to: Default::default(),
+            s1_hi_ones: Default::default(),
+            s1_hi0: Default::default(),
+            s1_hi1: Default::default(),
             s1_len: Default::default(),
             s1_pd: Default::default(),
             s1_qp: Default::default(),
@@ -306,10 +312,10 @@ impl Default for StagCheck {
             s2_reprog: Default::default(),
             s2_wrap: Default::default(),
             s2_off_l: Default::default(),
-            s2_e_l: Default::default(),
             s2_q_l: Default::default(),
             s2_to_1: Default::default(),
-            s2_to_3: Default::default(),
+            s2_hi0: Default::default(),
+            s2_hi1: Default::default(),
             s2_len_h: Default::default(),
             fw1_v: Default::default(),
             fw1_idx: Default::default(),
@@ -320,9 +326,8 @@ impl Default for StagCheck {
             s3_inv: Default::default(),
             s3_wrap: Default::default(),
             s3_off: Default::default(),
-            s3_e_h: Default::default(),
-            s3_el0: Default::default(),
-            s3_el1: Default::default(),
+            s3_hi0: Default::default(),
+            s3_hi1: Default::default(),
             s3_q: Default::default(),
             s3_host_l: Default::default(),
             s3_host_h: Default::default(),
@@ -339,7 +344,6 @@ impl Default for StagCheck {
             r_host: Default::default(),
             e_a: Default::default(),
             to_lo: Default::default(),
-            to_hi: Default::default(),
             sum_lo: Default::default(),
             sum_lo_zero: Default::default(),
             invalid: Default::default(),
@@ -363,12 +367,12 @@ impl Logic for StagCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_v, s1_tag, s1_to, s1_len, s1_pd, s1_qp, s1_access, s1_inv, s1_key,
-            s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx, s2_ent_ok, s2_assoc,
-            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_e_l, s2_q_l, s2_to_1, s2_to_3,
-            s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off,
-            s3_e_h, s3_el0, s3_el1, s3_q, s3_host_l, s3_host_h, s4_v, s4_tag, s4_early, s4_inv,
-            s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
+            self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_hi0, s1_hi1, s1_len, s1_pd, s1_qp,
+            s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx,
+            s2_ent_ok, s2_assoc, s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, s2_to_1,
+            s2_hi0, s2_hi1, s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag, s3_early, s3_inv,
+            s3_wrap, s3_off, s3_hi0, s3_hi1, s3_q, s3_host_l, s3_host_h, s4_v, s4_tag, s4_early,
+            s4_inv, s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
 
@@ -376,22 +380,22 @@ impl Logic for StagCheck {
         // see `stag_table`).
         self.stags.write.next = self.prog_write.val();
         self.stags.write_index.next = self.prog_index.val();
-        self.stags.write_valid.next = self.prog_valid.val();
+        // The table keeps base_TO[31:0]: an entry with a larger base is written invalid.
+        self.stags.write_valid.next =
+            self.prog_valid.val() && (self.prog_base_to.val().get_bits::<32>(32) == 0);
         self.stags.write_w0.next =
             bit_cast::<W0_BITS, 16>(self.prog_base_to.val().get_bits::<16>(0))
-                | (bit_cast::<W0_BITS, 16>(self.prog_base_to.val().get_bits::<16>(32)) << 16)
-                | (bit_cast::<W0_BITS, 16>(self.prog_len.val().get_bits::<16>(0)) << 32)
-                | (bit_cast::<W0_BITS, 8>(self.prog_key.val()) << 48)
-                | (bit_cast::<W0_BITS, PD_BITS>(self.prog_pd.val()) << 56)
-                | (bit_cast::<W0_BITS, 4>(self.prog_access.val()) << 60)
-                | (bit_cast::<W0_BITS, 1>(self.prog_qp_bound.val().into()) << 64)
-                | (bit_cast::<W0_BITS, CONN_BITS>(self.prog_qp.val()) << 65)
-                | (bit_cast::<W0_BITS, 1>(self.prog_remote_inv.val().into()) << 67);
+                | (bit_cast::<W0_BITS, 16>(self.prog_len.val().get_bits::<16>(0)) << 16)
+                | (bit_cast::<W0_BITS, 8>(self.prog_key.val()) << 32)
+                | (bit_cast::<W0_BITS, PD_BITS>(self.prog_pd.val()) << 40)
+                | (bit_cast::<W0_BITS, 4>(self.prog_access.val()) << 44)
+                | (bit_cast::<W0_BITS, 1>(self.prog_qp_bound.val().into()) << 48)
+                | (bit_cast::<W0_BITS, CONN_BITS>(self.prog_qp.val()) << 49)
+                | (bit_cast::<W0_BITS, 1>(self.prog_remote_inv.val().into()) << 51);
         self.stags.write_w1.next =
             bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(16))
-                | (bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(48)) << 16)
-                | (bit_cast::<W_BITS, 16>(self.prog_len.val().get_bits::<16>(16)) << 32)
-                | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 48);
+                | (bit_cast::<W_BITS, 16>(self.prog_len.val().get_bits::<16>(16)) << 16)
+                | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 32);
 
         // ---- S0 (cycle t): read word 0 and the valid bit; register the request. A request
         // takes the read port from the previous request's word 1 (which is then cancelled).
@@ -399,7 +403,10 @@ impl Logic for StagCheck {
         self.stags.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
         self.s1_v.d.next = self.chk_valid.val();
         self.s1_tag.d.next = self.chk_tag.val();
-        self.s1_to.d.next = self.chk_to.val();
+        self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
+        self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all();
+        self.s1_hi0.d.next = self.chk_to.val().get_bits::<32>(32) == 0;
+        self.s1_hi1.d.next = self.chk_to.val().get_bits::<32>(32) == 1;
         self.s1_len.d.next = self.chk_len.val();
         self.s1_pd.d.next = self.chk_pd.val();
         self.s1_qp.d.next = self.chk_qp.val();
@@ -425,33 +432,31 @@ impl Logic for StagCheck {
         self.s2_ent_ok.d.next = self.s1_idx_ok.q.val()
             && !self.s1_coll.q.val()
             && self.stags.read_valid.val()
-            && (self.e_a.val().get_bits::<8>(48) == self.s1_key.q.val());
-        self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(56) == self.s1_pd.q.val())
-            && (!self.e_a.val().get_bit(64)
-                || (self.e_a.val().get_bits::<CONN_BITS>(65) == self.s1_qp.q.val()));
-        self.s2_acc_ok.d.next = (self.s1_access.q.val() & !self.e_a.val().get_bits::<4>(60)) == 0;
-        self.s2_rinv.d.next = self.e_a.val().get_bit(67);
+            && (self.e_a.val().get_bits::<8>(32) == self.s1_key.q.val());
+        self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(40) == self.s1_pd.q.val())
+            && (!self.e_a.val().get_bit(48)
+                || (self.e_a.val().get_bits::<CONN_BITS>(49) == self.s1_qp.q.val()));
+        self.s2_acc_ok.d.next = (self.s1_access.q.val() & !self.e_a.val().get_bits::<4>(44)) == 0;
+        self.s2_rinv.d.next = self.e_a.val().get_bit(51);
         self.s2_reprog.d.next =
             self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
         // WRAP from the request alone; TO[31:0] + len == 0 (mod 2^32) without the carry chain.
-        self.to_lo.next = self.s1_to.q.val().get_bits::<32>(0);
-        self.to_hi.next = self.s1_to.q.val().get_bits::<32>(32);
+        self.to_lo.next = self.s1_to.q.val();
         self.sum_lo.next =
             bit_cast::<33, 32>(self.to_lo.val()) + bit_cast::<33, 32>(self.s1_len.q.val());
         self.sum_lo_zero.next = (self.to_lo.val() ^ self.s1_len.q.val())
             == ((self.to_lo.val() | self.s1_len.q.val()) << 1);
         self.s2_wrap.d.next =
-            self.to_hi.val().all() && self.sum_lo.val().get_bit(32) && !self.sum_lo_zero.val();
+            self.s1_hi_ones.q.val() && self.sum_lo.val().get_bit(32) && !self.sum_lo_zero.val();
         // Low 16-bit halves straight from the RAM (word 0); the request's upper halves
         // registered for S2, where word 1 brings the entry's.
         self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
             - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
-        self.s2_e_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(32))
-            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16));
-        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(32))
+        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
         self.s2_to_1.d.next = self.s1_to.q.val().get_bits::<16>(16);
-        self.s2_to_3.d.next = self.s1_to.q.val().get_bits::<16>(48);
+        self.s2_hi0.d.next = self.s1_hi0.q.val();
+        self.s2_hi1.d.next = self.s1_hi1.q.val();
         self.s2_len_h.d.next = self.s1_len.q.val().get_bits::<16>(16);
         // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
@@ -492,20 +497,17 @@ impl Logic for StagCheck {
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
-        self.s3_e_h.d.next = bit_cast::<17, 16>(self.s2_to_3.q.val())
-            - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
-            - bit_cast::<17, 1>(self.s2_e_l.q.val().get_bits::<1>(16));
-        self.s3_el0.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 0;
-        self.s3_el1.d.next = self.s2_e_l.q.val().get_bits::<16>(0) == 1;
-        self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
+        self.s3_hi0.d.next = self.s2_hi0.q.val();
+        self.s3_hi1.d.next = self.s2_hi1.q.val();
+        self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.s2_len_h.q.val())
             - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q.d.next = (bit_cast::<33, 17>(self.q_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
-        self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(48))
+        self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.s3_host_l.d.next = self.host_l.val();
-        self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(64);
+        self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
         self.s3_v.d.next = self.s2_v.q.val();
         self.s3_tag.d.next = self.s2_tag.q.val();
         self.s3_early.d.next = self.early.val();
@@ -513,10 +515,9 @@ impl Logic for StagCheck {
         self.s3_wrap.d.next = self.s2_wrap.q.val();
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
-        // TO[63:32] - base_to[63:32] equals the low borrow: 0 <= off < 2^32.
-        self.hi_ok.next = (self.s3_e_h.q.val() == 0)
-            && ((self.s3_off.q.val().get_bit(32) && self.s3_el1.q.val())
-                || (!self.s3_off.q.val().get_bit(32) && self.s3_el0.q.val()));
+        // TO[63:32] (base_to[63:32] is 0) equals the low borrow: 0 <= off < 2^32.
+        self.hi_ok.next = (self.s3_off.q.val().get_bit(32) && self.s3_hi1.q.val())
+            || (!self.s3_off.q.val().get_bit(32) && self.s3_hi0.q.val());
         self.s4_bounds.d.next = !self.hi_ok.val()
             || self.s3_q.q.val().get_bit(32)
             || (self.s3_off.q.val().get_bits::<32>(0) > self.s3_q.q.val().get_bits::<32>(0));

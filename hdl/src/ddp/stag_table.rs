@@ -6,16 +6,21 @@
 //!
 //! - **Valid bits** apart from the rest, in a 64-bit register vector: an invalidation writes only
 //!   its bit (no read-modify-write of the wide fields), and the clear port needs no RAM port.
-//! - **The 148 other bits** as two words of [`W_BITS`] = 80 at addresses `index * 2 + word` of
-//!   ONE block RAM of 128 x 80 bits: 5 iCE40 block RAMs (256 x 16 each). One word per entry
-//!   (148 bits in 64 words) would take 10 of them, each 3/4 empty: a block RAM is at most 16
+//! - **The 116 other bits** as two words of [`W_BITS`] = 64 at addresses `index * 2 + word` of
+//!   ONE block RAM of 128 x 64 bits: 4 iCE40 block RAMs (256 x 16 each). One word per entry
+//!   (116 bits in 64 words) would take 8 of them, each 3/4 empty: a block RAM is at most 16
 //!   bits wide. The words follow the pipeline stage that needs them, so the table is read over
 //!   two cycles without delaying any check:
-//!   - word 0 (read in the request's cycle, used in S1): base_TO\[15:0\], base_TO\[47:32\], region
+//!   - word 0 (read in the request's cycle, used in S1): base_TO\[15:0\], region
 //!     length\[15:0\], key, PD, access rights, QP binding, remote-invalidate flag ([`W0_BITS`] =
-//!     68 bits, offsets `W0_*`);
-//!   - word 1 (read one cycle later, used in S2): base_TO\[31:16\], base_TO\[63:48\], region
-//!     length\[31:16\], host address (80 bits, offsets `W1_*`).
+//!     52 bits, offsets `W0_*`);
+//!   - word 1 (read one cycle later, used in S2): base_TO\[31:16\], region length\[31:16\], host
+//!     address (64 bits, offsets `W1_*`).
+//! - **base_TO is 32 bits** on the Cu build (bits 63..32 are 0): the driver registers a region
+//!   at its host (DMA) address as base TO, and refuses one that ends above 2^32 (the 32-bit DMA
+//!   address, `docs/decisions.md`), so no registered region has a larger base. 32 bits saved
+//!   per entry are one block RAM (5 before). [`StagCheck`](super::stag_check::StagCheck) makes
+//!   an entry programmed with base_TO\[63:32\] != 0 invalid.
 //!
 //! # Timing
 //!
@@ -25,7 +30,7 @@
 //!   entry takes two consecutive cycles of the port: a request in the cycle after another one
 //!   takes the port from the first one's word 1 (see [`StagCheck`](super::stag_check::StagCheck)).
 //! - **Writes**: `write` in cycle `p` writes the valid bit and word 1 (`write_w1`) at the end of
-//!   `p`, and word 0 (`write_w0`, kept in a 68-bit register) at the end of `p + 1`
+//!   `p`, and word 0 (`write_w0`, kept in a 52-bit register) at the end of `p + 1`
 //!   (`w0_pending` high in `p + 1`, with `w0_index`). A `write` in `p + 1` as well (only a
 //!   repeated commit of the same staging registers: `prog_*` are HostIf's staging registers)
 //!   replaces the pending word 0 with its own, of the same index and value.
@@ -43,12 +48,10 @@ use std::fmt::Write;
 
 /// Word 0: base_TO\[15:0\].
 pub const W0_BASE_0: usize = 0;
-/// Word 0: base_TO\[47:32\].
-pub const W0_BASE_2: usize = 16;
 /// Word 0: region length\[15:0\].
-pub const W0_LEN_L: usize = 32;
+pub const W0_LEN_L: usize = 16;
 /// Word 0: the key.
-pub const W0_KEY: usize = 48;
+pub const W0_KEY: usize = 32;
 /// Word 0: the PD.
 pub const W0_PD: usize = W0_KEY + 8;
 /// Word 0: the access rights (`rnic_proto::verbs::access` bits).
@@ -63,17 +66,15 @@ pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
 pub const W0_BITS: usize = W0_REMOTE_INV + 1;
 /// Word 1: base_TO\[31:16\].
 pub const W1_BASE_1: usize = 0;
-/// Word 1: base_TO\[63:48\].
-pub const W1_BASE_3: usize = 16;
 /// Word 1: region length\[31:16\].
-pub const W1_LEN_H: usize = 32;
+pub const W1_LEN_H: usize = 16;
 /// Word 1: the host address.
-pub const W1_HOST: usize = 48;
+pub const W1_HOST: usize = 32;
 /// Width of a RAM word (word 1).
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(W0_BITS == 68 && W_BITS == 80 && STAG_ENTRIES == 64);
+const _: () = assert!(W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64);
 
 /// Simple dual-port RAM (one registered read port, one write port, one clock) of `2^A` words of
 /// `W` bits, mapped to iCE40 block RAM. Unlike the MPA context RAM it allows a read and a write
