@@ -113,11 +113,13 @@ impl Setup {
                 ),
             ];
             for (s, acc, len, bound, inv, off) in specs {
-                // Base TOs anywhere, but far enough from 0 and 2^64 for the offset mutants.
+                // Base TOs anywhere below 2^32 (the Cu STag table keeps 32 bits of base TO, as
+                // the driver registers no region above 2^32), far enough from 0 and 2^32 for
+                // the offset mutants.
                 let base_to = match rng.gen_range(0..3) {
                     0 => 0x1_0000,
-                    1 => rng.gen_range(0x1_0000..1u64 << 40),
-                    _ => rng.gen_range(1u64 << 40..u64::MAX - (1 << 20)),
+                    1 => rng.gen_range(0x1_0000..1u64 << 31),
+                    _ => rng.gen_range(1u64 << 31..(1u64 << 32) - (1 << 20)),
                 };
                 stags.push((
                     8 * q + s,

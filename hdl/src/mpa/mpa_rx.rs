@@ -72,17 +72,21 @@
 //! - Context storage: the [`CTX_BITS`] = 118 bits are four words of [`CTX_WORD_BITS`] = 32 at
 //!   addresses `conn * 4 + word` of one RAM: 2 iCE40 block RAMs (256 x 16 each) instead of the
 //!   8 that one 118-bit word per connection needs (a block RAM is at most 16 bits wide, and 4
-//!   connections use 16 of its 256 words). One word moves per swap cycle (`sph`: words
-//!   already swapped): word 0 `obuf`, word 1 `words_left` and `since_hdr`, word 2 `crc`, word 3
-//!   the flags, `len_lo` and `ulen` in the last cycle (`switch_b`, where `cur` and the
-//!   connection's settings change, and where a pending restart of the new connection resets
-//!   its flags and `crc`). An error is taken only in the swap's first cycle (its compares come
-//!   from the last word processed before it), so it is in `dead` when word 3 leaves. A
-//!   configuration restart holds the swap for its cycle (`cfg_v`); once a word of `cur` has left
-//!   (`sph` != 0), a restart of `cur` sets its restart flag, applied at its next swap-in, like
-//!   a restart of any connection not in the working registers. The cost: four bubbles per
-//!   change of connection (one with 8 block RAMs, two with 4) and a 32-bit 4:1 multiplexer on
-//!   the RAM's write data.
+//!   connections use 16 of its 256 words). Word 0 is `obuf`, word 1 `words_left` and
+//!   `since_hdr`, word 2 `crc`, word 3 the flags, `len_lo` and `ulen`. The swap takes four
+//!   cycles (`sph`: words already swapped) and rotates the words through the working
+//!   registers: each cycle writes word 0's register (`obuf`) to the old connection's entry,
+//!   shifts words 1-3's registers down by one word, and loads word 3's from the store (3 + 7
+//!   pad bits carry the words wider than words 1 and 3 in transit), so the store's write data
+//!   needs no multiplexer. In the last cycle (`switch_b`) the new connection's four words are
+//!   in place; `cur` and the connection's settings change, and a pending restart of the new
+//!   connection resets its flags and `crc`. An error is taken only in the swap's first cycle
+//!   (its compares come from the last word processed before it) and goes into the flags as
+//!   they leave word 3's registers in that cycle. A configuration restart holds the swap for
+//!   its cycle (`cfg_v`); once a word of `cur` has left (`sph` != 0), a restart of `cur` sets
+//!   its restart flag, applied at its next swap-in, like a restart of any connection not in
+//!   the working registers. The cost: four bubbles per change of connection (one with the
+//!   8-block-RAM single word, two with 64-bit words in 4 block RAMs).
 //! - Timing (100 MHz on the iCE40-HX8K): everything moves on one advance, `llp_ready`, that
 //!   depends on registers only (`adv_q`, registered from the next values of what it depends
 //!   on, and the swap flag); the ULPDU output is a 2-entry skid buffer, so `ulpdu_ready` reaches
@@ -201,6 +205,10 @@ pub struct MpaRx {
     /// Second cycle of a context swap (word 1), or waiting for it while a configuration
     /// restart takes its cycle.
     sph: DFF<Bits<2>>,
+    /// Bits of a context word in transit through word 1's and word 3's registers in a swap
+    /// (beyond their fields).
+    pad1: DFF<Bits<3>>,
+    pad3: DFF<Bits<7>>,
     /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
     s1_go: DFF<Bit>,
     /// The outputs can take a beat and no configuration restart is due: the advance, but for
@@ -358,6 +366,8 @@ impl Default for MpaRx {
             s1_mark: Default::default(),
             s1_switch: Default::default(),
             sph: Default::default(),
+            pad1: Default::default(),
+            pad3: Default::default(),
             s1_go: Default::default(),
             adv_q: Default::default(),
             cur: Default::default(),
@@ -438,9 +448,10 @@ impl Logic for MpaRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
-            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
-            since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long, verdict, v_crc_ok,
-            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
+            pad1, pad3, adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
+            zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long,
+            verdict, v_crc_ok, v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q,
+            err_code_q
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
@@ -705,7 +716,8 @@ impl Logic for MpaRx {
         // store, the S1 word's connection from the store (or restarted, after a configuration
         // write while it was not `cur`).
         self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val())
-            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15);
+            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15)
+            | (bit_cast::<CTX_WORD_BITS, 3>(self.pad1.q.val()) << 29);
         self.ctx_wr3.next = bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into())
             | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 1)
             | (bit_cast::<CTX_WORD_BITS, 1>(
@@ -716,33 +728,23 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_WORD_BITS, 1>(self.zero_len.q.val().into()) << 5)
             | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 6)
             | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 7)
-            | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 9);
+            | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 9)
+            | (bit_cast::<CTX_WORD_BITS, 7>(self.pad3.q.val()) << 25);
+        // The swap rotates the four words through the working registers, word 0 (`obuf`)
+        // first: each swap cycle writes `obuf` to the store, shifts word k + 1's registers into
+        // word k's, and loads word 3's registers (the flags, with the pad bits that carry the
+        // words in transit) from the store. After four cycles the new connection's words 0-3
+        // are in place and the old one's are in the store, with no write multiplexer.
         self.ctx.write_enable.next = self.switch.val();
         self.ctx.write_addr.next = (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 2)
             | bit_cast::<CTX_ADDR_BITS, 2>(self.sph.q.val());
         self.ctx.write_data.next = self.obuf.q.val();
-        if self.sph.q.val() == 1 {
-            self.ctx.write_data.next = self.ctx_wr1.val();
-        } else if self.sph.q.val() == 2 {
-            self.ctx.write_data.next = self.crc.q.val();
-        } else if self.sph.q.val() == 3 {
-            self.ctx.write_data.next = self.ctx_wr3.val();
-        }
-        // Words 0-2: fields no configuration restart and no error touches while they move
-        // (`crc` is set again at `switch_b` if the connection was restarted).
         if self.switch.val() {
-            if self.sph.q.val() == 0 {
-                self.obuf.d.next = self.ctx.read_data.val();
-            } else if self.sph.q.val() == 1 {
-                self.words_left.d.next = self.ctx.read_data.val().get_bits::<15>(0);
-                self.since_hdr.d.next = self.ctx.read_data.val().get_bits::<14>(15);
-            } else if self.sph.q.val() == 2 {
-                self.crc.d.next = self.ctx.read_data.val();
-            }
-        }
-        // Word 1 and the connection's settings at `switch_b`.
-        if self.switch_b.val() {
-            self.cur.d.next = self.s1_conn.q.val();
+            self.obuf.d.next = self.ctx_wr1.val();
+            self.words_left.d.next = self.crc.q.val().get_bits::<15>(0);
+            self.since_hdr.d.next = self.crc.q.val().get_bits::<14>(15);
+            self.pad1.d.next = self.crc.q.val().get_bits::<3>(29);
+            self.crc.d.next = self.ctx_wr3.val();
             self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(0);
             self.crc_next.d.next = self.ctx.read_data.val().get_bit(1);
             self.dead.d.next = self.ctx.read_data.val().get_bit(2);
@@ -752,6 +754,11 @@ impl Logic for MpaRx {
             self.first.d.next = self.ctx.read_data.val().get_bit(6);
             self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(7);
             self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(9);
+            self.pad3.d.next = self.ctx.read_data.val().get_bits::<7>(25);
+        }
+        // The last swap cycle: the connection's settings, and its pending restart.
+        if self.switch_b.val() {
+            self.cur.d.next = self.s1_conn.q.val();
             self.cur_crc_on.d.next = self.crc_of.val();
             self.cur_max.d.next = self.max_of.val();
             if self.restart_of.val() {
