@@ -54,6 +54,10 @@
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
 //!
+//! A request that is answered has no request in the cycle after it, so the request's S1
+//! registers load only with a request and hold it through S2, and the S3 registers that S4
+//! needs load only with an answered request and hold it through S4: no copies per stage.
+//!
 //! Timing rules of the iCE40 at 100 MHz (DESIGN.md "Budgets"): no carry chain longer than 17
 //! bits starts at a block RAM output (whose clock-to-out is long), no chain is longer than 33
 //! bits, and the entry compares are registered before the status and the valid-bit clear use
@@ -174,9 +178,6 @@ pub struct StagCheck {
 
     // S2: entry compares as flags, low 16-bit halves, the upper halves' operands.
     s2_v: DFF<Bit>,
-    s2_tag: DFF<Bits<CHK_TAG_BITS>>,
-    s2_inv: DFF<Bit>,
-    s2_idx: DFF<Bits<STAG_INDEX_BITS>>,
     /// Index in range, no collision, valid bit set, key equal.
     s2_ent_ok: DFF<Bit>,
     /// PD equal and (not QP-bound or bound to this QP).
@@ -191,10 +192,6 @@ pub struct StagCheck {
     /// bit 16.
     s2_off_l: DFF<Bits<17>>,
     s2_q_l: DFF<Bits<17>>,
-    s2_to_1: DFF<Bits<16>>,
-    s2_hi0: DFF<Bit>,
-    s2_hi1: DFF<Bit>,
-    s2_len_h: DFF<Bits<16>>,
     /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
     fw1_v: DFF<Bit>,
     fw1_idx: DFF<Bits<STAG_INDEX_BITS>>,
@@ -221,10 +218,6 @@ pub struct StagCheck {
 
     // S4.
     s4_v: DFF<Bit>,
-    s4_tag: DFF<Bits<CHK_TAG_BITS>>,
-    s4_early: DFF<Bits<3>>,
-    s4_inv: DFF<Bit>,
-    s4_wrap: DFF<Bit>,
     s4_bounds: DFF<Bit>,
     s4_host: DFF<Bits<DMA_ADDR_BITS>>,
 
@@ -302,9 +295,6 @@ impl Default for StagCheck {
             s1_idx_ok: Default::default(),
             s1_coll: Default::default(),
             s2_v: Default::default(),
-            s2_tag: Default::default(),
-            s2_inv: Default::default(),
-            s2_idx: Default::default(),
             s2_ent_ok: Default::default(),
             s2_assoc: Default::default(),
             s2_acc_ok: Default::default(),
@@ -313,10 +303,6 @@ impl Default for StagCheck {
             s2_wrap: Default::default(),
             s2_off_l: Default::default(),
             s2_q_l: Default::default(),
-            s2_to_1: Default::default(),
-            s2_hi0: Default::default(),
-            s2_hi1: Default::default(),
-            s2_len_h: Default::default(),
             fw1_v: Default::default(),
             fw1_idx: Default::default(),
             s2_fw_hit: Default::default(),
@@ -332,10 +318,6 @@ impl Default for StagCheck {
             s3_host_l: Default::default(),
             s3_host_h: Default::default(),
             s4_v: Default::default(),
-            s4_tag: Default::default(),
-            s4_early: Default::default(),
-            s4_inv: Default::default(),
-            s4_wrap: Default::default(),
             s4_bounds: Default::default(),
             s4_host: Default::default(),
             r_v: Default::default(),
@@ -368,11 +350,10 @@ impl Logic for StagCheck {
     fn update(&mut self) {
         dff_setup!(
             self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_hi0, s1_hi1, s1_len, s1_pd, s1_qp,
-            s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_tag, s2_inv, s2_idx,
-            s2_ent_ok, s2_assoc, s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, s2_to_1,
-            s2_hi0, s2_hi1, s2_len_h, fw1_v, fw1_idx, s2_fw_hit, s3_v, s3_tag, s3_early, s3_inv,
-            s3_wrap, s3_off, s3_hi0, s3_hi1, s3_q, s3_host_l, s3_host_h, s4_v, s4_tag, s4_early,
-            s4_inv, s4_wrap, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
+            s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_ent_ok, s2_assoc,
+            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
+            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off, s3_hi0, s3_hi1, s3_q, s3_host_l,
+            s3_host_h, s4_v, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
 
@@ -401,20 +382,24 @@ impl Logic for StagCheck {
         // takes the read port from the previous request's word 1 (which is then cancelled).
         self.stags.read_a.next = self.chk_valid.val();
         self.stags.read_a_index.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
+        // The request's registers load only with a request, so they hold it through S2 (a
+        // request that is answered has none after it in t + 1): S2 reads them directly.
         self.s1_v.d.next = self.chk_valid.val();
-        self.s1_tag.d.next = self.chk_tag.val();
-        self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
-        self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all();
-        self.s1_hi0.d.next = self.chk_to.val().get_bits::<32>(32) == 0;
-        self.s1_hi1.d.next = self.chk_to.val().get_bits::<32>(32) == 1;
-        self.s1_len.d.next = self.chk_len.val();
-        self.s1_pd.d.next = self.chk_pd.val();
-        self.s1_qp.d.next = self.chk_qp.val();
-        self.s1_access.d.next = self.chk_access.val();
-        self.s1_inv.d.next = self.chk_invalidate.val();
-        self.s1_key.d.next = self.chk_stag.val().get_bits::<8>(0);
-        self.s1_idx.d.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
-        self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
+        if self.chk_valid.val() {
+            self.s1_tag.d.next = self.chk_tag.val();
+            self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
+            self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all();
+            self.s1_hi0.d.next = self.chk_to.val().get_bits::<32>(32) == 0;
+            self.s1_hi1.d.next = self.chk_to.val().get_bits::<32>(32) == 1;
+            self.s1_len.d.next = self.chk_len.val();
+            self.s1_pd.d.next = self.chk_pd.val();
+            self.s1_qp.d.next = self.chk_qp.val();
+            self.s1_access.d.next = self.chk_access.val();
+            self.s1_inv.d.next = self.chk_invalidate.val();
+            self.s1_key.d.next = self.chk_stag.val().get_bits::<8>(0);
+            self.s1_idx.d.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
+            self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
+        }
         // Word 0 written in this cycle (a `prog_write` now or in the previous cycle).
         self.s1_coll.d.next = (self.prog_write.val()
             && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
@@ -426,9 +411,6 @@ impl Logic for StagCheck {
         // this one (it takes the read port: no word 1 for this one).
         self.e_a.next = self.stags.read_data.val().get_bits::<W0_BITS>(0);
         self.s2_v.d.next = self.s1_v.q.val() && !self.chk_valid.val();
-        self.s2_tag.d.next = self.s1_tag.q.val();
-        self.s2_inv.d.next = self.s1_inv.q.val();
-        self.s2_idx.d.next = self.s1_idx.q.val();
         self.s2_ent_ok.d.next = self.s1_idx_ok.q.val()
             && !self.s1_coll.q.val()
             && self.stags.read_valid.val()
@@ -454,29 +436,25 @@ impl Logic for StagCheck {
             - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
         self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
-        self.s2_to_1.d.next = self.s1_to.q.val().get_bits::<16>(16);
-        self.s2_hi0.d.next = self.s1_hi0.q.val();
-        self.s2_hi1.d.next = self.s1_hi1.q.val();
-        self.s2_len_h.d.next = self.s1_len.q.val().get_bits::<16>(16);
         // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
         // This request's index was cleared at the end of this cycle (by the invalidate now in
         // S2) or of the previous one (`fw1`): later than its valid bit read. Compared here so
         // that the status and the clear in S2 wait for no comparator.
-        self.s2_fw_hit.d.next = (self.stags.clear.val()
-            && (self.s2_idx.q.val() == self.s1_idx.q.val()))
-            || (self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s1_idx.q.val()));
+        // (An invalidate now in S2 clears only if no request came after it, so never this
+        // one's index.)
+        self.s2_fw_hit.d.next = self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s1_idx.q.val());
 
         // ---- S2 (cycle t+2): the entry checks' status, the invalidation; upper halves.
         self.invalid.next = !self.s2_ent_ok.q.val()
             || self.s2_fw_hit.q.val()
-            || (!self.s2_inv.q.val() && self.s2_reprog.q.val());
+            || (!self.s1_inv.q.val() && self.s2_reprog.q.val());
         self.early.next = 0.into();
         if self.invalid.val() {
             self.early.next = self.st_invalid.val();
         } else if !self.s2_assoc.q.val() {
             self.early.next = self.st_not_assoc.val();
-        } else if self.s2_inv.q.val() {
+        } else if self.s1_inv.q.val() {
             if !self.s2_rinv.q.val() {
                 self.early.next = self.st_not_inv.val();
             }
@@ -484,23 +462,23 @@ impl Logic for StagCheck {
             self.early.next = self.st_access.val();
         }
         self.stags.clear.next = self.s2_v.q.val()
-            && self.s2_inv.q.val()
+            && self.s1_inv.q.val()
             && !self.invalid.val()
             && self.s2_assoc.q.val()
             && self.s2_rinv.q.val()
             && !self.s2_reprog.q.val();
-        self.stags.clear_index.next = self.s2_idx.q.val();
+        self.stags.clear_index.next = self.s1_idx.q.val();
         self.fw1_v.d.next = self.stags.clear.val();
-        self.fw1_idx.d.next = self.s2_idx.q.val();
-        self.off_h.next = bit_cast::<17, 16>(self.s2_to_1.q.val())
+        self.fw1_idx.d.next = self.s1_idx.q.val();
+        self.off_h.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
-        self.s3_hi0.d.next = self.s2_hi0.q.val();
-        self.s3_hi1.d.next = self.s2_hi1.q.val();
+        self.s3_hi0.d.next = self.s1_hi0.q.val();
+        self.s3_hi1.d.next = self.s1_hi1.q.val();
         self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
-            - bit_cast::<17, 16>(self.s2_len_h.q.val())
+            - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
             - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q.d.next = (bit_cast::<33, 17>(self.q_h.val()) << 16)
             | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
@@ -509,10 +487,14 @@ impl Logic for StagCheck {
         self.s3_host_l.d.next = self.host_l.val();
         self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
         self.s3_v.d.next = self.s2_v.q.val();
-        self.s3_tag.d.next = self.s2_tag.q.val();
-        self.s3_early.d.next = self.early.val();
-        self.s3_inv.d.next = self.s2_inv.q.val();
-        self.s3_wrap.d.next = self.s2_wrap.q.val();
+        // Loaded only with a request, so they hold it through S4 (the next answered request
+        // reaches S2 two cycles later).
+        if self.s2_v.q.val() {
+            self.s3_tag.d.next = self.s1_tag.q.val();
+            self.s3_early.d.next = self.early.val();
+            self.s3_inv.d.next = self.s1_inv.q.val();
+            self.s3_wrap.d.next = self.s2_wrap.q.val();
+        }
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
         // TO[63:32] (base_to[63:32] is 0) equals the low borrow: 0 <= off < 2^32.
@@ -528,25 +510,21 @@ impl Logic for StagCheck {
         ) << 16)
             | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
         self.s4_v.d.next = self.s3_v.q.val();
-        self.s4_tag.d.next = self.s3_tag.q.val();
-        self.s4_early.d.next = self.s3_early.q.val();
-        self.s4_inv.d.next = self.s3_inv.q.val();
-        self.s4_wrap.d.next = self.s3_wrap.q.val();
 
         // ---- S4 (cycle t+4): the status, in check order.
         self.status.next = 0.into();
-        if self.s4_inv.q.val() || (self.s4_early.q.val() != 0) {
-            self.status.next = self.s4_early.q.val();
-        } else if self.s4_wrap.q.val() {
+        if self.s3_inv.q.val() || (self.s3_early.q.val() != 0) {
+            self.status.next = self.s3_early.q.val();
+        } else if self.s3_wrap.q.val() {
             self.status.next = self.st_wrap.val();
         } else if self.s4_bounds.q.val() {
             self.status.next = self.st_bounds.val();
         }
         self.r_v.d.next = self.s4_v.q.val();
-        self.r_tag.d.next = self.s4_tag.q.val();
+        self.r_tag.d.next = self.s3_tag.q.val();
         self.r_status.d.next = self.status.val();
         self.r_host.d.next = 0.into();
-        if (self.status.val() == 0) && !self.s4_inv.q.val() {
+        if (self.status.val() == 0) && !self.s3_inv.q.val() {
             self.r_host.d.next = self.s4_host.q.val();
         }
 
