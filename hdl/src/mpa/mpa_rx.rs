@@ -243,10 +243,6 @@ pub struct MpaRx {
     obuf: DFF<Bits<32>>,
     /// The next beat is the ULPDU's first.
     first: DFF<Bit>,
-    /// CRC checking is on for `cur`.
-    cur_crc_on: DFF<Bit>,
-    /// `cur`'s maximum ULPDU_Length (a copy of `max_ulpdu[cur]`).
-    cur_max: DFF<Bits<16>>,
     /// The CRC field processed in the previous cycle: its verdict (CRC good or off, marker
     /// bad), registered; an error is taken in this cycle.
     verdict: DFF<Bit>,
@@ -384,8 +380,6 @@ impl Default for MpaRx {
             marker_bad: Default::default(),
             obuf: Default::default(),
             first: Default::default(),
-            cur_crc_on: Default::default(),
-            cur_max: Default::default(),
             too_long: Default::default(),
             verdict: Default::default(),
             v_crc_ok: Default::default(),
@@ -449,9 +443,8 @@ impl Logic for MpaRx {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
             pad1, pad3, adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
-            zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, cur_crc_on, cur_max, too_long,
-            verdict, v_crc_ok, v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q,
-            err_code_q
+            zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok,
+            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
@@ -490,19 +483,18 @@ impl Logic for MpaRx {
                 self.in_markers.next = self.markers[i].q.val();
             }
         }
-        // The settings of the connection being swapped in (or of `cur` during a restart).
+        // `cur`'s settings (a configuration write of `cur` changes them only while the pipeline
+        // waits: the word FSM works neither in the cycle after it nor in a swap), and the
+        // restart flag of the connection being swapped in.
         self.max_of.next = self.max_ulpdu[0].q.val();
         self.crc_of.next = self.crc_on[0].q.val();
         self.restart_of.next = self.restart[0].q.val();
         for i in 1..CONNECTIONS {
-            if self.cfg_v.q.val() {
-                if self.cur.q.val().index() == i {
-                    self.max_of.next = self.max_ulpdu[i].q.val();
-                    self.crc_of.next = self.crc_on[i].q.val();
-                }
-            } else if self.s1_conn.q.val().index() == i {
+            if self.cur.q.val().index() == i {
                 self.max_of.next = self.max_ulpdu[i].q.val();
                 self.crc_of.next = self.crc_on[i].q.val();
+            }
+            if self.s1_conn.q.val().index() == i {
                 self.restart_of.next = self.restart[i].q.val();
             }
         }
@@ -605,7 +597,7 @@ impl Logic for MpaRx {
             | ((self.s1_word.q.val() << 8) & self.byte1.val())
             | ((self.s1_word.q.val() >> 8) & self.byte2.val())
             | (self.s1_word.q.val() >> 24);
-        self.crc_ok.next = !self.cur_crc_on.q.val() || (self.crc.q.val() == !self.swapped.val());
+        self.crc_ok.next = !self.crc_of.val() || (self.crc.q.val() == !self.swapped.val());
         self.bad.next = self.verdict.q.val() && (!self.v_crc_ok.q.val() || self.v_mbad.q.val());
         // FPDUPTR (two LSBs ignored): 0 before a header, else the distance from the header.
         self.ptr_ok.next = self.s1_word.q.val().get_bits::<14>(2) == 0;
@@ -663,7 +655,7 @@ impl Logic for MpaRx {
             } else if !self.in_fpdu.q.val() {
                 // Header: ULPDU_Length and ULPDU bytes 0-1. A length over the maximum is
                 // taken in the next cycle (`too_long`), before anything of this FPDU leaves.
-                self.too_long.d.next = self.length.val() > self.cur_max.q.val();
+                self.too_long.d.next = self.length.val() > self.max_of.val();
                 self.in_fpdu.d.next = true;
                 self.crc.d.next = self.crc_upd.next_state.val();
                 self.since_hdr.d.next = 1.into();
@@ -759,8 +751,6 @@ impl Logic for MpaRx {
         // The last swap cycle: the connection's settings, and its pending restart.
         if self.switch_b.val() {
             self.cur.d.next = self.s1_conn.q.val();
-            self.cur_crc_on.d.next = self.crc_of.val();
-            self.cur_max.d.next = self.max_of.val();
             if self.restart_of.val() {
                 self.in_fpdu.d.next = false;
                 self.crc_next.d.next = false;
@@ -781,8 +771,6 @@ impl Logic for MpaRx {
         // waits for the connection's next swap-in as for any other connection.
         if self.cfg_v.q.val() {
             if (self.cfg_conn_q.q.val() == self.cur.q.val()) && (self.sph.q.val() == 0) {
-                self.cur_crc_on.d.next = self.crc_of.val();
-                self.cur_max.d.next = self.max_of.val();
                 self.too_long.d.next = false;
                 self.in_fpdu.d.next = false;
                 self.crc_next.d.next = false;
