@@ -48,9 +48,8 @@
 //!           end of this cycle. Upper 16-bit halves from the RAM (word 1): off[31:16],
 //!           q[31:16]; host address low half (16-bit add).
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
-//!           that 0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare); host
-//!           address high half.
-//!  t+4  S4  the status is chosen and registered.
+//!           that 0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare).
+//!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
 //!
@@ -219,7 +218,6 @@ pub struct StagCheck {
     // S4.
     s4_v: DFF<Bit>,
     s4_bounds: DFF<Bit>,
-    s4_host: DFF<Bits<DMA_ADDR_BITS>>,
 
     // Response registers.
     r_v: DFF<Bit>,
@@ -237,6 +235,7 @@ pub struct StagCheck {
     off_h: Signal<Local, Bits<17>>,
     q_h: Signal<Local, Bits<17>>,
     host_l: Signal<Local, Bits<17>>,
+    host: Signal<Local, Bits<DMA_ADDR_BITS>>,
     hi_ok: Signal<Local, Bit>,
     status: Signal<Local, Bits<3>>,
 
@@ -319,7 +318,7 @@ impl Default for StagCheck {
             s3_host_h: Default::default(),
             s4_v: Default::default(),
             s4_bounds: Default::default(),
-            s4_host: Default::default(),
+            host: Default::default(),
             r_v: Default::default(),
             r_tag: Default::default(),
             r_status: Default::default(),
@@ -353,7 +352,7 @@ impl Logic for StagCheck {
             s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_ent_ok, s2_assoc,
             s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
             s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off, s3_hi0, s3_hi1, s3_q, s3_host_l,
-            s3_host_h, s4_v, s4_bounds, s4_host, r_v, r_tag, r_status, r_host
+            s3_host_h, s4_v, s4_bounds, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
 
@@ -473,8 +472,6 @@ impl Logic for StagCheck {
         self.off_h.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
-        self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
-            | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.s3_hi0.d.next = self.s1_hi0.q.val();
         self.s3_hi1.d.next = self.s1_hi1.q.val();
         self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
@@ -484,8 +481,6 @@ impl Logic for StagCheck {
             | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
         self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
-        self.s3_host_l.d.next = self.host_l.val();
-        self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
         self.s3_v.d.next = self.s2_v.q.val();
         // Loaded only with a request, so they hold it through S4 (the next answered request
         // reaches S2 two cycles later).
@@ -494,6 +489,10 @@ impl Logic for StagCheck {
             self.s3_early.d.next = self.early.val();
             self.s3_inv.d.next = self.s1_inv.q.val();
             self.s3_wrap.d.next = self.s2_wrap.q.val();
+            self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
+                | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+            self.s3_host_l.d.next = self.host_l.val();
+            self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
         }
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
@@ -503,12 +502,6 @@ impl Logic for StagCheck {
         self.s4_bounds.d.next = !self.hi_ok.val()
             || self.s3_q.q.val().get_bit(32)
             || (self.s3_off.q.val().get_bits::<32>(0) > self.s3_q.q.val().get_bits::<32>(0));
-        self.s4_host.d.next = (bit_cast::<32, 16>(
-            self.s3_host_h.q.val()
-                + self.s3_off.q.val().get_bits::<16>(16)
-                + bit_cast::<16, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
-        ) << 16)
-            | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
         self.s4_v.d.next = self.s3_v.q.val();
 
         // ---- S4 (cycle t+4): the status, in check order.
@@ -523,9 +516,16 @@ impl Logic for StagCheck {
         self.r_v.d.next = self.s4_v.q.val();
         self.r_tag.d.next = self.s3_tag.q.val();
         self.r_status.d.next = self.status.val();
+        // The host address's upper half (the S3 registers still hold this request).
+        self.host.next = (bit_cast::<32, 16>(
+            self.s3_host_h.q.val()
+                + self.s3_off.q.val().get_bits::<16>(16)
+                + bit_cast::<16, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
+        ) << 16)
+            | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
         self.r_host.d.next = 0.into();
         if (self.status.val() == 0) && !self.s3_inv.q.val() {
-            self.r_host.d.next = self.s4_host.q.val();
+            self.r_host.d.next = self.host.val();
         }
 
         self.rsp_valid.next = self.r_v.q.val();
