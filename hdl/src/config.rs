@@ -39,6 +39,11 @@ pub const STAG_INDEX_BITS: usize = 6;
 /// Entries of the STag table.
 pub const STAG_ENTRIES: usize = 1 << STAG_INDEX_BITS;
 
+/// Bits of a region's base TO the STag table keeps on the Cu build: an entry programmed with a
+/// base TO of `1 << STAG_BASE_TO_BITS` or more is written invalid (`docs/decisions.md`,
+/// "Receive data path: area and block RAMs").
+pub const STAG_BASE_TO_BITS: usize = 32;
+
 /// Bits of a protection-domain number in the hardware (16 PDs on the Cu).
 pub const PD_BITS: usize = 4;
 

@@ -1,7 +1,7 @@
 //! The `key=value,...` specifications of `rnic inject`: memory regions, the QP, receive WQEs.
 //! Every malformed specification is one line of error naming the field.
 
-use rnic_hdl::config::{PD_BITS, QPS, STAG_ENTRIES};
+use rnic_hdl::config::{PD_BITS, QPS, STAG_BASE_TO_BITS, STAG_ENTRIES};
 use rnic_proto::verbs::{access, stag_index};
 
 /// A memory region: `--mr stag=..,addr=..,len=..,access=..,pd=..[,to=..][,qp=..][,inv]`.
@@ -136,8 +136,10 @@ pub fn parse_mr(spec: &str) -> Result<MrSpec, String> {
         ));
     }
     let base_to = base_to.unwrap_or(addr as u64);
-    if base_to.checked_add(len as u64).is_none() {
-        return Err(format!("--mr: to={base_to:#x} + len wraps past 2^64"));
+    if base_to >> STAG_BASE_TO_BITS != 0 {
+        return Err(format!(
+            "--mr: to={base_to:#x} is not below 2^{STAG_BASE_TO_BITS}, the base TOs the STag table keeps"
+        ));
     }
     Ok(MrSpec {
         stag,
@@ -199,9 +201,8 @@ mod tests {
         assert_eq!(mr.base_to, 0x1000);
         assert!(mr.remote_inv);
         assert_eq!(mr.qp, None);
-        let mr =
-            parse_mr("stag=0x100,addr=0,len=1,access=all,pd=0,to=0xffff000000000000,qp=0").unwrap();
-        assert_eq!(mr.base_to, 0xffff_0000_0000_0000);
+        let mr = parse_mr("stag=0x100,addr=0,len=1,access=all,pd=0,to=0xffff0000,qp=0").unwrap();
+        assert_eq!(mr.base_to, 0xffff_0000);
         assert_eq!(mr.qp, Some(0));
     }
 
@@ -219,6 +220,10 @@ mod tests {
                 "'pd' must be at most",
             ),
             ("stag=1,addr=0xffffffff,len=2,access=rw,pd=0", "32-bit DMA"),
+            (
+                "stag=1,addr=0,len=1,access=rw,pd=0,to=0x100000000",
+                "not below 2^32",
+            ),
             (
                 "stag=1,addr=0,len=1,access=rw,pd=0,colour=red",
                 "unknown field 'colour'",
