@@ -91,7 +91,9 @@
 
 use super::check_status;
 use super::stag_table::{StagTable, W0_BITS, W_BITS};
-use crate::config::{CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_INDEX_BITS};
+use crate::config::{
+    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_BASE_TO_BITS, STAG_INDEX_BITS,
+};
 use rust_hdl::prelude::*;
 
 /// Cycles from a request (`chk_valid` high in cycle `t`) to its response (`rsp_valid` high in
@@ -105,6 +107,7 @@ const _: () = assert!(
         && PD_BITS == 4
         && CONN_BITS == 2
         && DMA_ADDR_BITS == 32
+        && STAG_BASE_TO_BITS == 32
         && super::stag_table::W0_BASE_0 == 0
         && super::stag_table::W0_LEN_L == 16
         && super::stag_table::W0_KEY == 32
