@@ -164,7 +164,7 @@ const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
 
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
-const REC_BITS: usize = 64;
+const REC_BITS: usize = 37;
 
 /// FSM states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -381,8 +381,7 @@ pub struct RxControl {
     // The outcome of `Eval`, applied in `Eval2`.
     e_fail: DFF<Bit>,
     e_drop: DFF<Bit>,
-    e_triple: DFF<Bits<16>>,
-    e_mdr: DFF<Bits<3>>,
+    e_code: DFF<Bits<6>>,
     e_go_vd: DFF<Bit>,
     e_dying: DFF<Bit>,
     e_push: DFF<Bit>,
@@ -442,12 +441,8 @@ pub struct RxControl {
     // Pending record of the job.
     o_kind: DFF<Bits<3>>,
     o_val: DFF<Bits<32>>,
-    o_index: DFF<Bits<16>>,
     o_inv: DFF<Bit>,
     o_sol: DFF<Bit>,
-    o_mdr: DFF<Bits<3>>,
-    o_cqesel: DFF<Bits<2>>,
-    o_stsel: DFF<Bits<2>>,
     rec: RxContextRam<REC_BITS, 3>,
     // The done.
     dl_v: DFF<Bit>,
@@ -455,9 +450,9 @@ pub struct RxControl {
     dl_triv_q: DFF<Bit>,
     dl_recv_q: DFF<Bit>,
     dl_kind_q: DFF<Bits<3>>,
+    /// The error code of an error record (see [`RxControl`]'s `ec_*`), for DoneGet.
+    dl_code_q: DFF<Bits<6>>,
     dl_inv_q: DFF<Bit>,
-    dl_cqesel_q: DFF<Bits<2>>,
-    dl_stsel_q: DFF<Bits<2>>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -469,10 +464,7 @@ pub struct RxControl {
     // The verdict decided by the front FSM (`Direct`).
     o_place: DFF<Bit>,
     pf_v: DFF<Bit>,
-    pf_triple: DFF<Bits<16>>,
-    pf_mdr: DFF<Bits<3>>,
-    pf_cqesel: DFF<Bits<2>>,
-    pf_stsel: DFF<Bits<2>>,
+    pf_code: DFF<Bits<6>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
@@ -525,11 +517,10 @@ pub struct RxControl {
     aev_v: DFF<Bit>,
     aev_qp_q: DFF<Bits<CONN_BITS>>,
     aev_kind_q: DFF<Bits<8>>,
-    aev_triple_q: DFF<Bits<16>>,
+    ev_triple_q: DFF<Bits<16>>,
     term_v: DFF<Bit>,
     term_conn_q: DFF<Bits<CONN_BITS>>,
     term_slot_q: DFF<Bit>,
-    term_triple_q: DFF<Bits<16>>,
     term_mdr_q: DFF<Bits<3>>,
     term_seglen_q: DFF<Bits<16>>,
 
@@ -565,10 +556,7 @@ pub struct RxControl {
     op_ok_t: Signal<Local, Bit>,
     // Actions decided this cycle (applied at the end of `update`).
     fail: Signal<Local, Bit>,
-    f_triple: Signal<Local, Bits<16>>,
-    f_mdr: Signal<Local, Bits<3>>,
-    f_cqesel: Signal<Local, Bits<2>>,
-    f_stsel: Signal<Local, Bits<2>>,
+    f_code: Signal<Local, Bits<6>>,
     go_vd: Signal<Local, Bit>,
     go_place: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -602,11 +590,14 @@ pub struct RxControl {
     bdying_set: Signal<Local, Bit>,
     w_kind_n: Signal<Local, Bits<3>>,
     w_val_n: Signal<Local, Bits<32>>,
-    w_mdr_n: Signal<Local, Bits<3>>,
-    w_cqesel_n: Signal<Local, Bits<2>>,
-    w_stsel_n: Signal<Local, Bits<2>>,
-    w_triple_n: Signal<Local, Bits<16>>,
+    w_code_n: Signal<Local, Bits<6>>,
+    // The error code decoded (DoneGet): Terminate triple, M / D / R, CQE and its status.
+    dc_triple: Signal<Local, Bits<16>>,
+    dc_mdr: Signal<Local, Bits<3>>,
+    dc_cqesel: Signal<Local, Bits<2>>,
+    dc_stsel: Signal<Local, Bits<2>>,
     rec_we: Signal<Local, Bit>,
+    qc_idx_we: Signal<Local, Bit>,
     dl_en: Signal<Local, Bit>,
     dl_err: Signal<Local, Bit>,
     dl_trivial: Signal<Local, Bit>,
@@ -674,6 +665,24 @@ pub struct RxControl {
     ev_term_sent: Constant<Bits<8>>,
     ev_term_rcvd: Constant<Bits<8>>,
     ev_term_bad: Constant<Bits<8>>,
+    // Error codes of the front FSM's failures (a queued check's is 32 | ctx << 3 | status):
+    // carried instead of the Terminate triple, decoded once at the done (`dc_*`).
+    ec_trunc: Constant<Bits<6>>,
+    ec_dv_tg: Constant<Bits<6>>,
+    ec_dv_ut: Constant<Bits<6>>,
+    ec_qn: Constant<Bits<6>>,
+    ec_rv: Constant<Bits<6>>,
+    ec_opcode: Constant<Bits<6>>,
+    ec_mo: Constant<Bits<6>>,
+    ec_rrlen: Constant<Bits<6>>,
+    ec_msn: Constant<Bits<6>>,
+    ec_ird: Constant<Bits<6>>,
+    ec_no_buf: Constant<Bits<6>>,
+    ec_too_long: Constant<Bits<6>>,
+    ec_send_prot: Constant<Bits<6>>,
+    ec_inv_op: Constant<Bits<6>>,
+    ec_inv_prot: Constant<Bits<6>>,
+    ec_queue: Constant<Bits<6>>,
     // Record kinds (local encoding of the pending record).
     cq_full: Constant<Bits<CQ_CNT>>,
     k_none: Constant<Bits<3>>,
@@ -701,6 +710,10 @@ fn c8(v: u8) -> Constant<Bits<8>> {
 }
 
 fn c3(v: u8) -> Constant<Bits<3>> {
+    Constant::new(u64::from(v).into())
+}
+
+fn c6(v: u8) -> Constant<Bits<6>> {
     Constant::new(u64::from(v).into())
 }
 
@@ -861,8 +874,7 @@ impl Default for RxControl {
             ap_msn0: Default::default(),
             e_fail: Default::default(),
             e_drop: Default::default(),
-            e_triple: Default::default(),
-            e_mdr: Default::default(),
+            e_code: Default::default(),
             e_go_vd: Default::default(),
             e_dying: Default::default(),
             e_push: Default::default(),
@@ -916,21 +928,16 @@ impl Default for RxControl {
             prev_lo: Default::default(),
             o_kind: Default::default(),
             o_val: Default::default(),
-            o_index: Default::default(),
             o_inv: Default::default(),
             o_sol: Default::default(),
-            o_mdr: Default::default(),
-            o_cqesel: Default::default(),
-            o_stsel: Default::default(),
             rec: Default::default(),
             dl_v: Default::default(),
             dl_ph: Default::default(),
             dl_triv_q: Default::default(),
             dl_recv_q: Default::default(),
             dl_kind_q: Default::default(),
+            dl_code_q: Default::default(),
             dl_inv_q: Default::default(),
-            dl_cqesel_q: Default::default(),
-            dl_stsel_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -941,10 +948,7 @@ impl Default for RxControl {
             d_free: Default::default(),
             o_place: Default::default(),
             pf_v: Default::default(),
-            pf_triple: Default::default(),
-            pf_mdr: Default::default(),
-            pf_cqesel: Default::default(),
-            pf_stsel: Default::default(),
+            pf_code: Default::default(),
             o_addr: Default::default(),
             cq_busy: Default::default(),
             cq_got: Default::default(),
@@ -990,11 +994,10 @@ impl Default for RxControl {
             aev_v: Default::default(),
             aev_qp_q: Default::default(),
             aev_kind_q: Default::default(),
-            aev_triple_q: Default::default(),
+            ev_triple_q: Default::default(),
             term_v: Default::default(),
             term_conn_q: Default::default(),
             term_slot_q: Default::default(),
-            term_triple_q: Default::default(),
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
@@ -1027,10 +1030,7 @@ impl Default for RxControl {
             tf_slot: Default::default(),
             op_ok_t: Default::default(),
             fail: Default::default(),
-            f_triple: Default::default(),
-            f_mdr: Default::default(),
-            f_cqesel: Default::default(),
-            f_stsel: Default::default(),
+            f_code: Default::default(),
             go_vd: Default::default(),
             go_place: Default::default(),
             issue: Default::default(),
@@ -1064,11 +1064,13 @@ impl Default for RxControl {
             bdying_set: Default::default(),
             w_kind_n: Default::default(),
             w_val_n: Default::default(),
-            w_mdr_n: Default::default(),
-            w_cqesel_n: Default::default(),
-            w_stsel_n: Default::default(),
-            w_triple_n: Default::default(),
+            w_code_n: Default::default(),
+            dc_triple: Default::default(),
+            dc_mdr: Default::default(),
+            dc_cqesel: Default::default(),
+            dc_stsel: Default::default(),
             rec_we: Default::default(),
+            qc_idx_we: Default::default(),
             dl_en: Default::default(),
             dl_err: Default::default(),
             dl_trivial: Default::default(),
@@ -1146,6 +1148,22 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
+            ec_trunc: c6(0),
+            ec_dv_tg: c6(1),
+            ec_dv_ut: c6(2),
+            ec_qn: c6(3),
+            ec_rv: c6(4),
+            ec_opcode: c6(5),
+            ec_mo: c6(6),
+            ec_rrlen: c6(7),
+            ec_msn: c6(8),
+            ec_ird: c6(9),
+            ec_no_buf: c6(10),
+            ec_too_long: c6(11),
+            ec_send_prot: c6(12),
+            ec_inv_op: c6(13),
+            ec_inv_prot: c6(14),
+            ec_queue: c6(32),
             cq_full: Constant::new((CQ_DEPTH as u64).into()),
             k_none: c3(0),
             k_recv: c3(1),
@@ -1187,8 +1205,7 @@ impl Logic for RxControl {
             ap_msn0,
             e_fail,
             e_drop,
-            e_triple,
-            e_mdr,
+            e_code,
             e_go_vd,
             e_dying,
             e_push,
@@ -1241,18 +1258,11 @@ impl Logic for RxControl {
             prev_lo,
             o_kind,
             o_val,
-            o_index,
             o_inv,
             o_sol,
-            o_mdr,
-            o_cqesel,
-            o_stsel,
             o_place,
             pf_v,
-            pf_triple,
-            pf_mdr,
-            pf_cqesel,
-            pf_stsel,
+            pf_code,
             o_addr,
             cq_head,
             cq_tail,
@@ -1265,9 +1275,8 @@ impl Logic for RxControl {
             dl_triv_q,
             dl_recv_q,
             dl_kind_q,
+            dl_code_q,
             dl_inv_q,
-            dl_cqesel_q,
-            dl_stsel_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1305,11 +1314,10 @@ impl Logic for RxControl {
             aev_v,
             aev_qp_q,
             aev_kind_q,
-            aev_triple_q,
+            ev_triple_q,
             term_v,
             term_conn_q,
             term_slot_q,
-            term_triple_q,
             term_mdr_q,
             term_seglen_q
         );
@@ -1467,7 +1475,7 @@ impl Logic for RxControl {
         // (MSN 1: low half 1 in the cycle of word 3; MO 0).
         self.qctx.clock.next = self.clock.val();
         self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 3;
-        self.qctx.read_addr.next = self.qc_conn.val() + 6;
+        self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
         if self.c_fresh.q.val() {
             self.qc_v.next = 0.into();
@@ -1493,10 +1501,7 @@ impl Logic for RxControl {
 
         // ---- Defaults.
         self.fail.next = false;
-        self.f_triple.next = self.t_trunc.val();
-        self.f_mdr.next = 0.into();
-        self.f_cqesel.next = 0.into();
-        self.f_stsel.next = 0.into();
+        self.f_code.next = self.ec_trunc.val();
         self.go_vd.next = false;
         self.go_place.next = false;
         self.issue.next = false;
@@ -1520,6 +1525,7 @@ impl Logic for RxControl {
         self.rk.d.next = 0.into();
         self.rk_last.d.next = false;
         self.rec_we.next = false;
+        self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
         self.rec_rd.next = self.rec.read_data.val();
@@ -1581,8 +1587,7 @@ impl Logic for RxControl {
         // Likewise the record's control fields, for DoneGet (timing: block RAM output).
         self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
         self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
-        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(56);
-        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(58);
+        self.dl_code_q.d.next = self.rec_rd.val().get_bits::<6>(21);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
@@ -1604,9 +1609,97 @@ impl Logic for RxControl {
             }
         }
 
+        // ---- The error code of a done's record (`dl_code_q`) decoded: the Terminate triple
+        // (RFC 5040 §7 / `rfc5040-rdmap.md` §5), M / D / R (6: the DDP header is copied, 7:
+        // the RDMAP header too), the CQE (0 none, 1 Recv WQE popped, 2 RdmaRead) and its
+        // status (1 LocLenErr, 2 LocProtErr, else GeneralErr).
+        self.dc_triple.next = self.t_trunc.val();
+        self.dc_mdr.next = 6.into();
+        self.dc_cqesel.next = 0.into();
+        self.dc_stsel.next = 0.into();
+        if self.dl_code_q.q.val().get_bit(5) {
+            // A queued check (`32 | ctx << 3 | status`): 0 Write, 1 Read Response, 2 Read
+            // Request.
+            if self.dl_code_q.q.val().get_bits::<2>(3) == 2 {
+                self.dc_mdr.next = 7.into();
+                self.dc_triple.next = self.t_rr_bounds.val();
+                if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_invalid.val() {
+                    self.dc_triple.next = self.t_rr_invalid.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_not_assoc.val() {
+                    self.dc_triple.next = self.t_rr_not_assoc.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_access.val() {
+                    self.dc_triple.next = self.t_access.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_wrap.val() {
+                    self.dc_triple.next = self.t_rr_wrap.val();
+                }
+            } else {
+                if self.dl_code_q.q.val().get_bits::<2>(3) == 1 {
+                    self.dc_cqesel.next = 2.into();
+                    self.dc_stsel.next = 2.into();
+                }
+                self.dc_triple.next = self.t_tg_bounds.val();
+                if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_invalid.val() {
+                    self.dc_triple.next = self.t_tg_invalid.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_not_assoc.val() {
+                    self.dc_triple.next = self.t_tg_not_assoc.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_access.val() {
+                    self.dc_triple.next = self.t_access.val();
+                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_wrap.val() {
+                    self.dc_triple.next = self.t_tg_wrap.val();
+                }
+            }
+        } else if self.dl_code_q.q.val() == self.ec_trunc.val() {
+            self.dc_mdr.next = 0.into();
+        } else if self.dl_code_q.q.val() == self.ec_dv_tg.val() {
+            self.dc_triple.next = self.t_dv_tagged.val();
+            self.dc_mdr.next = 0.into();
+        } else if self.dl_code_q.q.val() == self.ec_dv_ut.val() {
+            self.dc_triple.next = self.t_dv_untagged.val();
+            self.dc_mdr.next = 0.into();
+        } else if self.dl_code_q.q.val() == self.ec_qn.val() {
+            self.dc_triple.next = self.t_qn.val();
+        } else if self.dl_code_q.q.val() == self.ec_rv.val() {
+            self.dc_triple.next = self.t_rv.val();
+            self.dc_mdr.next = 0.into();
+        } else if self.dl_code_q.q.val() == self.ec_opcode.val() {
+            self.dc_triple.next = self.t_opcode.val();
+            self.dc_mdr.next = 0.into();
+        } else if self.dl_code_q.q.val() == self.ec_mo.val() {
+            self.dc_triple.next = self.t_mo.val();
+        } else if self.dl_code_q.q.val() == self.ec_rrlen.val() {
+            self.dc_triple.next = self.t_trunc.val();
+        } else if self.dl_code_q.q.val() == self.ec_msn.val() {
+            self.dc_triple.next = self.t_msn.val();
+        } else if self.dl_code_q.q.val() == self.ec_ird.val() {
+            self.dc_triple.next = self.t_ird.val();
+        } else if self.dl_code_q.q.val() == self.ec_no_buf.val() {
+            self.dc_triple.next = self.t_no_buf.val();
+        } else if self.dl_code_q.q.val() == self.ec_too_long.val() {
+            self.dc_triple.next = self.t_too_long.val();
+            self.dc_cqesel.next = 1.into();
+            self.dc_stsel.next = 1.into();
+        } else if self.dl_code_q.q.val() == self.ec_send_prot.val() {
+            self.dc_triple.next = self.t_send_prot.val();
+            self.dc_mdr.next = 0.into();
+            self.dc_cqesel.next = 1.into();
+            self.dc_stsel.next = 2.into();
+        } else if self.dl_code_q.q.val() == self.ec_inv_op.val() {
+            self.dc_triple.next = self.t_inv_op.val();
+            self.dc_cqesel.next = 1.into();
+            self.dc_stsel.next = 3.into();
+        } else {
+            // `ec_inv_prot`.
+            self.dc_triple.next = self.t_inv_prot.val();
+            self.dc_cqesel.next = 1.into();
+            self.dc_stsel.next = 3.into();
+        }
+
         // ---- The FSM.
         match self.state.q.val() {
             RxState::Idle => {
+                // The WQE index of the done's QP (field 3, low half), for DoneGet.
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 3) | 6;
                 if self.job_valid.val() && !self.held.q.val() {
                     self.held.d.next = true;
                     self.blocked.d.next = false;
@@ -1635,14 +1728,12 @@ impl Logic for RxControl {
                         self.term_v.d.next = true;
                         self.term_conn_q.d.next = self.llp_qp.val();
                         self.term_slot_q.d.next = false;
-                        self.term_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
-                            | bit_cast::<16, 8>(self.llp_code.val());
                         self.term_mdr_q.d.next = 0.into();
                         self.term_seglen_q.d.next = 0.into();
                         self.aev_v.d.next = true;
                         self.aev_qp_q.d.next = self.llp_qp.val();
                         self.aev_kind_q.d.next = self.ev_term_sent.val();
-                        self.aev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
+                        self.ev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
                             | bit_cast::<16, 8>(self.llp_code.val());
                         self.d_free.d.next = false;
                         self.state.d.next = RxState::Emit;
@@ -1859,9 +1950,6 @@ impl Logic for RxControl {
                 // Eval2; a Send's is set in SendOk).
                 self.o_kind.d.next = self.k_none.val();
                 self.o_val.d.next = 0.into();
-                self.o_cqesel.d.next = 0.into();
-                self.o_stsel.d.next = 0.into();
-                self.o_mdr.d.next = 0.into();
                 self.o_inv.d.next = false;
                 self.o_sol.d.next = false;
                 if self.o_term.q.val() {
@@ -1882,33 +1970,30 @@ impl Logic for RxControl {
                     self.go_vd.next = true;
                 } else if self.f_short.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_trunc.val();
+                    self.f_code.next = self.ec_trunc.val();
                 } else if self.h_dv.q.val() != 1 {
                     self.fail.next = true;
                     if self.h_t.q.val() {
-                        self.f_triple.next = self.t_dv_tagged.val();
+                        self.f_code.next = self.ec_dv_tg.val();
                     } else {
-                        self.f_triple.next = self.t_dv_untagged.val();
+                        self.f_code.next = self.ec_dv_ut.val();
                     }
                 } else if !self.h_t.q.val() && self.f_qn_gt2.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_qn.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_qn.val();
                 } else if self.h_rv.q.val() != 1 {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_rv.val();
+                    self.f_code.next = self.ec_rv.val();
                 } else if self.h_opc.q.val().get_bit(3) || !self.op_ok_t.val() {
                     // Rows 5 and 6.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_opcode.val();
+                    self.f_code.next = self.ec_opcode.val();
                 } else if self.o_rreq.q.val() && (!self.h_l.q.val() || !self.f_mo_zero.q.val()) {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_mo.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_mo.val();
                 } else if self.o_rreq.q.val() && self.f_rrlen_bad.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_trunc.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_rrlen.val();
                 } else if self.o_term.q.val() {
                     // Row 9: never answered; the QP goes to error at the done.
                     self.dying_set.next = true;
@@ -1926,7 +2011,7 @@ impl Logic for RxControl {
                     // Rows 11-12.
                     if self.orq_zero_q.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_opcode.val();
+                        self.f_code.next = self.ec_opcode.val();
                     } else {
                         if self.h_l.q.val() {
                             self.orq_dec.next = true;
@@ -1943,12 +2028,10 @@ impl Logic for RxControl {
                     // Rows 18-20 (the check operands were read into chk_*).
                     if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_msn.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_msn.val();
                     } else if self.irq_full_q.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_ird.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_ird.val();
                     } else {
                         self.msn1_inc.next = true;
                         self.irq_inc.next = true;
@@ -1964,12 +2047,10 @@ impl Logic for RxControl {
                     // Sends: rows 13-15.
                     if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_msn.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_msn.val();
                     } else if !self.f_mo_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_mo.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_mo.val();
                     } else if self.jq_popp.val() {
                         // The previous message's WQE is popped at its done: retry after it.
                         self.e_block.d.next = true;
@@ -1979,8 +2060,7 @@ impl Logic for RxControl {
                 }
                 // The outcome of the rows is registered and applied in Eval2.
                 self.e_fail.d.next = self.fail.val();
-                self.e_triple.d.next = self.f_triple.val();
-                self.e_mdr.d.next = self.f_mdr.val();
+                self.e_code.d.next = self.f_code.val();
                 self.e_go_vd.d.next = self.go_vd.val();
                 self.e_dying.d.next = self.dying_set.val();
                 self.e_push.d.next = self.cq_push.val();
@@ -2021,8 +2101,7 @@ impl Logic for RxControl {
                     }
                 } else {
                     self.fail.next = self.e_fail.q.val();
-                    self.f_triple.next = self.e_triple.q.val();
-                    self.f_mdr.next = self.e_mdr.q.val();
+                    self.f_code.next = self.e_code.q.val();
                     self.go_vd.next = self.e_go_vd.q.val();
                     self.dying_set.next = self.e_dying.q.val();
                     self.cq_push.next = self.e_push.q.val();
@@ -2065,8 +2144,9 @@ impl Logic for RxControl {
                     // Row 16, compared here and acted on in SendRows.
                     self.w_too_long.d.next =
                         self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE).
-                    self.o_index.d.next = self.rq_rsp_index.val();
+                    // The WQE index (only a Send's record uses it: Recv CQE, or its error
+                    // CQE) goes into the context RAM (`qc_idx`, see "State").
+                    self.qc_idx_we.next = true;
                     self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
                     // WQE TO + MO, low half now, high half (with the carry) in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -2091,15 +2171,11 @@ impl Logic for RxControl {
                 if !self.w_present.q.val() {
                     // Row 15.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_no_buf.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_no_buf.val();
                 } else if self.w_too_long.q.val() {
                     // Row 16.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_too_long.val();
-                    self.f_mdr.next = 6.into();
-                    self.f_cqesel.next = 1.into();
-                    self.f_stsel.next = 1.into();
+                    self.f_code.next = self.ec_too_long.val();
                 } else if !self.f_zpay.q.val() {
                     // Row 17.
                     self.issue.next = true;
@@ -2144,17 +2220,12 @@ impl Logic for RxControl {
                         self.fail.next = true;
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
-                                self.f_triple.next = self.t_send_prot.val();
-                                self.f_cqesel.next = 1.into();
-                                self.f_stsel.next = 2.into();
+                                self.f_code.next = self.ec_send_prot.val();
                             }
                             ChkCtx::SendInv => {
-                                self.f_mdr.next = 6.into();
-                                self.f_cqesel.next = 1.into();
-                                self.f_stsel.next = 3.into();
-                                self.f_triple.next = self.t_inv_prot.val();
+                                self.f_code.next = self.ec_inv_prot.val();
                                 if self.rsp_status.val() == self.st_invalid.val() {
-                                    self.f_triple.next = self.t_inv_op.val();
+                                    self.f_code.next = self.ec_inv_op.val();
                                 }
                             }
                         }
@@ -2199,13 +2270,14 @@ impl Logic for RxControl {
                 // Shared fields of the events.
                 self.cqe_qp_q.d.next = self.d_conn.q.val();
                 self.cqe_byte_len_q.d.next = 0.into();
-                self.cqe_index_q.d.next = self.rec_rd.val().get_bits::<16>(37);
+                // The WQE index of the QP's Send, read from the context RAM in Idle.
+                self.cqe_index_q.d.next = self.qctx.read_data.val();
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
                 self.cqe_status_q.d.next = self.wc_success.val();
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
-                self.aev_triple_q.d.next = 0.into();
+                self.ev_triple_q.d.next = 0.into();
                 self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
                 if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
@@ -2252,7 +2324,7 @@ impl Logic for RxControl {
                     if self.dl_kind_q.q.val() == self.k_trcv.val() {
                         self.aev_kind_q.d.next = self.ev_term_rcvd.val();
                         // Octet 18: Layer << 4 | EType; octet 19: Code.
-                        self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
+                        self.ev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
                     } else {
                         self.aev_kind_q.d.next = self.ev_term_bad.val();
                     }
@@ -2269,27 +2341,27 @@ impl Logic for RxControl {
                     self.term_v.d.next = true;
                     self.term_conn_q.d.next = self.d_conn.q.val();
                     self.term_slot_q.d.next = self.d_slot.q.val();
-                    self.term_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
                     self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(5);
-                    self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(53);
+                    self.term_mdr_q.d.next = self.dc_mdr.val();
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
-                    self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
-                    if self.dl_cqesel_q.q.val() != 0 {
+                    // One triple register for `term_*` and `aev_*` (both carry it here).
+                    self.ev_triple_q.d.next = self.dc_triple.val();
+                    if self.dc_cqesel.val() != 0 {
                         self.cqe_v.d.next = true;
                     }
-                    if self.dl_cqesel_q.q.val() == 1 {
+                    if self.dc_cqesel.val() == 1 {
                         self.rq_v.d.next = true;
                         self.rq_qp_q.d.next = self.d_conn.q.val();
                         self.rq_pop_q.d.next = true;
                     }
-                    if self.dl_cqesel_q.q.val() == 2 {
+                    if self.dc_cqesel.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                         self.cqe_index_q.d.next = 0.into();
                     }
-                    if self.dl_stsel_q.q.val() == 1 {
+                    if self.dc_stsel.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
-                    } else if self.dl_stsel_q.q.val() == 2 {
+                    } else if self.dc_stsel.val() == 2 {
                         self.cqe_status_q.d.next = self.wc_loc_prot.val();
                     } else {
                         self.cqe_status_q.d.next = self.wc_general.val();
@@ -2331,10 +2403,7 @@ impl Logic for RxControl {
         // is written into `o_*` one cycle later, from registers (timing: `fail` comes from
         // three states' conditions; `Direct` waits for `pf_v`).
         self.pf_v.d.next = self.fail.val();
-        self.pf_triple.d.next = self.f_triple.val();
-        self.pf_mdr.d.next = self.f_mdr.val();
-        self.pf_cqesel.d.next = self.f_cqesel.val();
-        self.pf_stsel.d.next = self.f_stsel.val();
+        self.pf_code.d.next = self.f_code.val();
         if self.fail.val() {
             self.dying_set.next = true;
             self.go_vd.next = true;
@@ -2342,11 +2411,8 @@ impl Logic for RxControl {
         }
         if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 16>(self.pf_triple.q.val()) << 16)
+            self.o_val.d.next = (bit_cast::<32, 6>(self.pf_code.q.val()) << 16)
                 | bit_cast::<32, 16>(self.j_len.q.val());
-            self.o_mdr.d.next = self.pf_mdr.q.val();
-            self.o_cqesel.d.next = self.pf_cqesel.q.val();
-            self.o_stsel.d.next = self.pf_stsel.q.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2421,10 +2487,10 @@ impl Logic for RxControl {
         }
         self.w_kind_n.next = self.o_kind.q.val();
         self.w_val_n.next = self.o_val.q.val();
-        self.w_mdr_n.next = self.o_mdr.q.val();
-        self.w_cqesel_n.next = self.o_cqesel.q.val();
-        self.w_stsel_n.next = self.o_stsel.q.val();
-        self.w_triple_n.next = self.t_tg_bounds.val();
+        // A queued check's error code: the context and the status (decoded at the done).
+        self.w_code_n.next = self.ec_queue.val()
+            | (bit_cast::<6, 2>(self.h_ctx.val()) << 3)
+            | bit_cast::<6, 3>(self.h_st.val());
         self.bdying_set.next = false;
         self.cq_pop.next =
             self.h_busy.val() && self.h_got.val() && (!self.vd_v.q.val() || self.vd_ready.val());
@@ -2438,9 +2504,6 @@ impl Logic for RxControl {
                 | bit_cast::<3, 1>(self.h_slot.val().into());
             self.w_kind_n.next = self.h_kind.val();
             self.w_val_n.next = self.h_addr.val();
-            self.w_mdr_n.next = 0.into();
-            self.w_cqesel_n.next = 0.into();
-            self.w_stsel_n.next = 0.into();
             if self.h_dead.val() {
                 self.w_kind_n.next = self.k_none.val();
             } else if self.h_st.val() == self.st_ok.val() {
@@ -2452,35 +2515,7 @@ impl Logic for RxControl {
                 // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
                 self.bdying_set.next = true;
                 self.w_kind_n.next = self.k_err.val();
-                self.w_mdr_n.next = 6.into();
-                if self.h_ctx.val() == 2 {
-                    self.w_mdr_n.next = 7.into();
-                    self.w_triple_n.next = self.t_rr_bounds.val();
-                    if self.h_st.val() == self.st_invalid.val() {
-                        self.w_triple_n.next = self.t_rr_invalid.val();
-                    } else if self.h_st.val() == self.st_not_assoc.val() {
-                        self.w_triple_n.next = self.t_rr_not_assoc.val();
-                    } else if self.h_st.val() == self.st_access.val() {
-                        self.w_triple_n.next = self.t_access.val();
-                    } else if self.h_st.val() == self.st_wrap.val() {
-                        self.w_triple_n.next = self.t_rr_wrap.val();
-                    }
-                } else {
-                    if self.h_ctx.val() == 1 {
-                        self.w_cqesel_n.next = 2.into();
-                        self.w_stsel_n.next = 2.into();
-                    }
-                    if self.h_st.val() == self.st_invalid.val() {
-                        self.w_triple_n.next = self.t_tg_invalid.val();
-                    } else if self.h_st.val() == self.st_not_assoc.val() {
-                        self.w_triple_n.next = self.t_tg_not_assoc.val();
-                    } else if self.h_st.val() == self.st_access.val() {
-                        self.w_triple_n.next = self.t_access.val();
-                    } else if self.h_st.val() == self.st_wrap.val() {
-                        self.w_triple_n.next = self.t_tg_wrap.val();
-                    }
-                }
-                self.w_val_n.next = (bit_cast::<32, 16>(self.w_triple_n.val()) << 16)
+                self.w_val_n.next = (bit_cast::<32, 6>(self.w_code_n.val()) << 16)
                     | bit_cast::<32, 16>(self.h_len.val());
             }
             for i in 0..CQ_DEPTH {
@@ -2514,18 +2549,11 @@ impl Logic for RxControl {
         self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
             | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
             | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
-            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
-            | (bit_cast::<REC_BITS, 16>(self.o_index.q.val()) << 37)
-            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
-            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
-            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5);
         if self.cq_pop.val() {
             // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
             self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
-                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
-                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
-                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
-                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5);
         }
         self.rec.write_data.next = self.rec_wr.val();
         // The read port: the done's record in `DoneRd`, else never the entry being written.
@@ -2581,6 +2609,12 @@ impl Logic for RxControl {
             self.w2_v.d.next = true;
             self.w2_addr.d.next = (self.qc_conn.val() | self.qc_wf.val()) + 1;
             self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
+        }
+        if self.qc_idx_we.val() {
+            // A Send's WQE index (RqWait: no update is written then, see "State").
+            self.qctx.write_enable.next = true;
+            self.qctx.write_addr.next = self.qc_conn.val() | 6;
+            self.qctx.write_data.next = self.rq_rsp_index.val();
         }
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
@@ -2708,15 +2742,15 @@ impl Logic for RxControl {
         self.aev_valid.next = self.aev_v.q.val();
         self.aev_qp.next = self.aev_qp_q.q.val();
         self.aev_kind.next = self.aev_kind_q.q.val();
-        self.aev_layer.next = self.aev_triple_q.q.val().get_bits::<4>(12);
-        self.aev_etype.next = self.aev_triple_q.q.val().get_bits::<4>(8);
-        self.aev_code.next = self.aev_triple_q.q.val().get_bits::<8>(0);
+        self.aev_layer.next = self.ev_triple_q.q.val().get_bits::<4>(12);
+        self.aev_etype.next = self.ev_triple_q.q.val().get_bits::<4>(8);
+        self.aev_code.next = self.ev_triple_q.q.val().get_bits::<8>(0);
         self.term_valid.next = self.term_v.q.val();
         self.term_conn.next = self.term_conn_q.q.val();
         self.term_slot.next = self.term_slot_q.q.val();
-        self.term_layer.next = self.term_triple_q.q.val().get_bits::<4>(12);
-        self.term_etype.next = self.term_triple_q.q.val().get_bits::<4>(8);
-        self.term_code.next = self.term_triple_q.q.val().get_bits::<8>(0);
+        self.term_layer.next = self.ev_triple_q.q.val().get_bits::<4>(12);
+        self.term_etype.next = self.ev_triple_q.q.val().get_bits::<4>(8);
+        self.term_code.next = self.ev_triple_q.q.val().get_bits::<8>(0);
         self.term_m.next = self.term_mdr_q.q.val().get_bit(2);
         self.term_d.next = self.term_mdr_q.q.val().get_bit(1);
         self.term_r.next = self.term_mdr_q.q.val().get_bit(0);
