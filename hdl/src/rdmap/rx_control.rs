@@ -510,7 +510,6 @@ pub struct RxControl {
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
     cqe_status_q: DFF<Bits<8>>,
-    cqe_byte_len_q: DFF<Bits<32>>,
     cqe_index_q: DFF<Bits<16>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
@@ -987,7 +986,6 @@ impl Default for RxControl {
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
             cqe_status_q: Default::default(),
-            cqe_byte_len_q: Default::default(),
             cqe_index_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
@@ -1307,7 +1305,6 @@ impl Logic for RxControl {
             cqe_qp_q,
             cqe_opcode_q,
             cqe_status_q,
-            cqe_byte_len_q,
             cqe_index_q,
             cqe_with_inv_q,
             cqe_sol_q,
@@ -2190,6 +2187,7 @@ impl Logic for RxControl {
                     self.issue.next = true;
                     self.chk_acc_q.d.next = 0.into();
                     self.chk_inv_q.d.next = true;
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.ctx.d.next = ChkCtx::SendInv;
                 } else {
                     self.state.d.next = RxState::SendOk;
@@ -2207,6 +2205,7 @@ impl Logic for RxControl {
                                     self.issue.next = true;
                                     self.chk_acc_q.d.next = 0.into();
                                     self.chk_inv_q.d.next = true;
+                                    self.chk_stag_q.d.next = self.h_stag.q.val();
                                     self.ctx.d.next = ChkCtx::SendInv;
                                 } else {
                                     self.state.d.next = RxState::SendOk;
@@ -2269,7 +2268,16 @@ impl Logic for RxControl {
                 self.state.d.next = RxState::Emit;
                 // Shared fields of the events.
                 self.cqe_qp_q.d.next = self.d_conn.q.val();
-                self.cqe_byte_len_q.d.next = 0.into();
+                // `o_addr` is `cqe_byte_len` (a Recv's) and `irq_src_addr` (a Read Request's),
+                // else 0; `h_stag` is `cqe_inv_stag`, loaded by the header read of a Recv with
+                // Invalidate, else 0. Nothing else uses either while the FSM emits.
+                self.h_stag.d.next = 0.into();
+                self.o_addr.d.next = 0.into();
+                if (self.dl_kind_q.q.val() == self.k_recv.val())
+                    || (self.dl_kind_q.q.val() == self.k_irq.val())
+                {
+                    self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
+                }
                 // The WQE index of the QP's Send, read from the context RAM in Idle.
                 self.cqe_index_q.d.next = self.qctx.read_data.val();
                 self.cqe_with_inv_q.d.next = false;
@@ -2278,7 +2286,6 @@ impl Logic for RxControl {
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
                 self.ev_triple_q.d.next = 0.into();
-                self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
                 if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
                 }
@@ -2292,7 +2299,6 @@ impl Logic for RxControl {
                     self.rq_v.d.next = true;
                     self.rq_qp_q.d.next = self.d_conn.q.val();
                     self.rq_pop_q.d.next = true;
-                    self.cqe_byte_len_q.d.next = self.rec_rd.val().get_bits::<32>(5);
                     self.cqe_with_inv_q.d.next = self.dl_inv_q.q.val();
                     self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
                     if self.dl_inv_q.q.val() {
@@ -2696,11 +2702,9 @@ impl Logic for RxControl {
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
-        // An invalidate request names the Invalidate STag (octets 2-5 of the Send).
+        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: copied
+        // from `h_stag` into `chk_stag_q` when it is issued.)
         self.chk_stag.next = self.chk_stag_q.q.val();
-        if self.chk_inv_q.q.val() {
-            self.chk_stag.next = self.h_stag.q.val();
-        }
         self.chk_to.next = self.chk_to_q.q.val();
         self.chk_len.next = self.chk_len_q.q.val();
         self.chk_pd.next = self.chk_pd_q.q.val();
@@ -2730,13 +2734,10 @@ impl Logic for RxControl {
         self.cqe_qp.next = self.cqe_qp_q.q.val();
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
         self.cqe_status.next = self.cqe_status_q.q.val();
-        self.cqe_byte_len.next = self.cqe_byte_len_q.q.val();
+        self.cqe_byte_len.next = self.o_addr.q.val();
         self.cqe_index.next = self.cqe_index_q.q.val();
-        // A Recv CQE without Invalidate has `cqe_inv_stag = 0`.
-        self.cqe_inv_stag.next = 0.into();
-        if self.cqe_with_inv_q.q.val() {
-            self.cqe_inv_stag.next = self.h_stag.q.val();
-        }
+        // A Recv CQE without Invalidate has `cqe_inv_stag = 0` (see DoneGet).
+        self.cqe_inv_stag.next = self.h_stag.q.val();
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
         self.cqe_solicited.next = self.cqe_sol_q.q.val();
         self.aev_valid.next = self.aev_v.q.val();
