@@ -164,7 +164,7 @@ const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
 
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
-const REC_BITS: usize = 37;
+const REC_BITS: usize = 44;
 
 /// FSM states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -381,7 +381,7 @@ pub struct RxControl {
     // The outcome of `Eval`, applied in `Eval2`.
     e_fail: DFF<Bit>,
     e_drop: DFF<Bit>,
-    e_code: DFF<Bits<6>>,
+    e_code: DFF<Bits<4>>,
     e_go_vd: DFF<Bit>,
     e_dying: DFF<Bit>,
     e_push: DFF<Bit>,
@@ -443,6 +443,9 @@ pub struct RxControl {
     o_val: DFF<Bits<32>>,
     o_inv: DFF<Bit>,
     o_sol: DFF<Bit>,
+    o_mdr: DFF<Bits<3>>,
+    o_cqesel: DFF<Bits<2>>,
+    o_stsel: DFF<Bits<2>>,
     rec: RxContextRam<REC_BITS, 3>,
     // The done.
     dl_v: DFF<Bit>,
@@ -450,8 +453,8 @@ pub struct RxControl {
     dl_triv_q: DFF<Bit>,
     dl_recv_q: DFF<Bit>,
     dl_kind_q: DFF<Bits<3>>,
-    /// The error code of an error record (see [`RxControl`]'s `ec_*`), for DoneGet.
-    dl_code_q: DFF<Bits<6>>,
+    dl_cqesel_q: DFF<Bits<2>>,
+    dl_stsel_q: DFF<Bits<2>>,
     dl_inv_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
@@ -464,7 +467,7 @@ pub struct RxControl {
     // The verdict decided by the front FSM (`Direct`).
     o_place: DFF<Bit>,
     pf_v: DFF<Bit>,
-    pf_code: DFF<Bits<6>>,
+    pf_code: DFF<Bits<4>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
@@ -555,7 +558,7 @@ pub struct RxControl {
     op_ok_t: Signal<Local, Bit>,
     // Actions decided this cycle (applied at the end of `update`).
     fail: Signal<Local, Bit>,
-    f_code: Signal<Local, Bits<6>>,
+    f_code: Signal<Local, Bits<4>>,
     go_vd: Signal<Local, Bit>,
     go_place: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -589,12 +592,15 @@ pub struct RxControl {
     bdying_set: Signal<Local, Bit>,
     w_kind_n: Signal<Local, Bits<3>>,
     w_val_n: Signal<Local, Bits<32>>,
-    w_code_n: Signal<Local, Bits<6>>,
-    // The error code decoded (DoneGet): Terminate triple, M / D / R, CQE and its status.
-    dc_triple: Signal<Local, Bits<16>>,
-    dc_mdr: Signal<Local, Bits<3>>,
-    dc_cqesel: Signal<Local, Bits<2>>,
-    dc_stsel: Signal<Local, Bits<2>>,
+    w_triple_n: Signal<Local, Bits<16>>,
+    w_mdr_n: Signal<Local, Bits<3>>,
+    w_cqesel_n: Signal<Local, Bits<2>>,
+    w_stsel_n: Signal<Local, Bits<2>>,
+    // A front failure's code decoded (`pf_code`): Terminate triple, M / D / R, CQE and status.
+    pc_triple: Signal<Local, Bits<16>>,
+    pc_mdr: Signal<Local, Bits<3>>,
+    pc_cqesel: Signal<Local, Bits<2>>,
+    pc_stsel: Signal<Local, Bits<2>>,
     rec_we: Signal<Local, Bit>,
     qc_idx_we: Signal<Local, Bit>,
     dl_en: Signal<Local, Bit>,
@@ -666,22 +672,21 @@ pub struct RxControl {
     ev_term_bad: Constant<Bits<8>>,
     // Error codes of the front FSM's failures (a queued check's is 32 | ctx << 3 | status):
     // carried instead of the Terminate triple, decoded once at the done (`dc_*`).
-    ec_trunc: Constant<Bits<6>>,
-    ec_dv_tg: Constant<Bits<6>>,
-    ec_dv_ut: Constant<Bits<6>>,
-    ec_qn: Constant<Bits<6>>,
-    ec_rv: Constant<Bits<6>>,
-    ec_opcode: Constant<Bits<6>>,
-    ec_mo: Constant<Bits<6>>,
-    ec_rrlen: Constant<Bits<6>>,
-    ec_msn: Constant<Bits<6>>,
-    ec_ird: Constant<Bits<6>>,
-    ec_no_buf: Constant<Bits<6>>,
-    ec_too_long: Constant<Bits<6>>,
-    ec_send_prot: Constant<Bits<6>>,
-    ec_inv_op: Constant<Bits<6>>,
-    ec_inv_prot: Constant<Bits<6>>,
-    ec_queue: Constant<Bits<6>>,
+    ec_trunc: Constant<Bits<4>>,
+    ec_dv_tg: Constant<Bits<4>>,
+    ec_dv_ut: Constant<Bits<4>>,
+    ec_qn: Constant<Bits<4>>,
+    ec_rv: Constant<Bits<4>>,
+    ec_opcode: Constant<Bits<4>>,
+    ec_mo: Constant<Bits<4>>,
+    ec_rrlen: Constant<Bits<4>>,
+    ec_msn: Constant<Bits<4>>,
+    ec_ird: Constant<Bits<4>>,
+    ec_no_buf: Constant<Bits<4>>,
+    ec_too_long: Constant<Bits<4>>,
+    ec_send_prot: Constant<Bits<4>>,
+    ec_inv_op: Constant<Bits<4>>,
+    ec_inv_prot: Constant<Bits<4>>,
     // Record kinds (local encoding of the pending record).
     cq_full: Constant<Bits<CQ_CNT>>,
     k_none: Constant<Bits<3>>,
@@ -709,10 +714,6 @@ fn c8(v: u8) -> Constant<Bits<8>> {
 }
 
 fn c3(v: u8) -> Constant<Bits<3>> {
-    Constant::new(u64::from(v).into())
-}
-
-fn c6(v: u8) -> Constant<Bits<6>> {
     Constant::new(u64::from(v).into())
 }
 
@@ -929,13 +930,17 @@ impl Default for RxControl {
             o_val: Default::default(),
             o_inv: Default::default(),
             o_sol: Default::default(),
+            o_mdr: Default::default(),
+            o_cqesel: Default::default(),
+            o_stsel: Default::default(),
             rec: Default::default(),
             dl_v: Default::default(),
             dl_ph: Default::default(),
             dl_triv_q: Default::default(),
             dl_recv_q: Default::default(),
             dl_kind_q: Default::default(),
-            dl_code_q: Default::default(),
+            dl_cqesel_q: Default::default(),
+            dl_stsel_q: Default::default(),
             dl_inv_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
@@ -1062,11 +1067,14 @@ impl Default for RxControl {
             bdying_set: Default::default(),
             w_kind_n: Default::default(),
             w_val_n: Default::default(),
-            w_code_n: Default::default(),
-            dc_triple: Default::default(),
-            dc_mdr: Default::default(),
-            dc_cqesel: Default::default(),
-            dc_stsel: Default::default(),
+            w_triple_n: Default::default(),
+            w_mdr_n: Default::default(),
+            w_cqesel_n: Default::default(),
+            w_stsel_n: Default::default(),
+            pc_triple: Default::default(),
+            pc_mdr: Default::default(),
+            pc_cqesel: Default::default(),
+            pc_stsel: Default::default(),
             rec_we: Default::default(),
             qc_idx_we: Default::default(),
             dl_en: Default::default(),
@@ -1146,22 +1154,21 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
-            ec_trunc: c6(0),
-            ec_dv_tg: c6(1),
-            ec_dv_ut: c6(2),
-            ec_qn: c6(3),
-            ec_rv: c6(4),
-            ec_opcode: c6(5),
-            ec_mo: c6(6),
-            ec_rrlen: c6(7),
-            ec_msn: c6(8),
-            ec_ird: c6(9),
-            ec_no_buf: c6(10),
-            ec_too_long: c6(11),
-            ec_send_prot: c6(12),
-            ec_inv_op: c6(13),
-            ec_inv_prot: c6(14),
-            ec_queue: c6(32),
+            ec_trunc: c4(0),
+            ec_dv_tg: c4(1),
+            ec_dv_ut: c4(2),
+            ec_qn: c4(3),
+            ec_rv: c4(4),
+            ec_opcode: c4(5),
+            ec_mo: c4(6),
+            ec_rrlen: c4(7),
+            ec_msn: c4(8),
+            ec_ird: c4(9),
+            ec_no_buf: c4(10),
+            ec_too_long: c4(11),
+            ec_send_prot: c4(12),
+            ec_inv_op: c4(13),
+            ec_inv_prot: c4(14),
             cq_full: Constant::new((CQ_DEPTH as u64).into()),
             k_none: c3(0),
             k_recv: c3(1),
@@ -1258,6 +1265,9 @@ impl Logic for RxControl {
             o_val,
             o_inv,
             o_sol,
+            o_mdr,
+            o_cqesel,
+            o_stsel,
             o_place,
             pf_v,
             pf_code,
@@ -1273,7 +1283,8 @@ impl Logic for RxControl {
             dl_triv_q,
             dl_recv_q,
             dl_kind_q,
-            dl_code_q,
+            dl_cqesel_q,
+            dl_stsel_q,
             dl_inv_q,
             dl_conn,
             dl_slot,
@@ -1584,7 +1595,8 @@ impl Logic for RxControl {
         // Likewise the record's control fields, for DoneGet (timing: block RAM output).
         self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
         self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
-        self.dl_code_q.d.next = self.rec_rd.val().get_bits::<6>(21);
+        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(40);
+        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(42);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
@@ -1604,91 +1616,6 @@ impl Logic for RxControl {
                     self.q_dslot[i].d.next = !self.q_dslot[i].q.val();
                 }
             }
-        }
-
-        // ---- The error code of a done's record (`dl_code_q`) decoded: the Terminate triple
-        // (RFC 5040 §7 / `rfc5040-rdmap.md` §5), M / D / R (6: the DDP header is copied, 7:
-        // the RDMAP header too), the CQE (0 none, 1 Recv WQE popped, 2 RdmaRead) and its
-        // status (1 LocLenErr, 2 LocProtErr, else GeneralErr).
-        self.dc_triple.next = self.t_trunc.val();
-        self.dc_mdr.next = 6.into();
-        self.dc_cqesel.next = 0.into();
-        self.dc_stsel.next = 0.into();
-        if self.dl_code_q.q.val().get_bit(5) {
-            // A queued check (`32 | ctx << 3 | status`): 0 Write, 1 Read Response, 2 Read
-            // Request.
-            if self.dl_code_q.q.val().get_bits::<2>(3) == 2 {
-                self.dc_mdr.next = 7.into();
-                self.dc_triple.next = self.t_rr_bounds.val();
-                if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_invalid.val() {
-                    self.dc_triple.next = self.t_rr_invalid.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_not_assoc.val() {
-                    self.dc_triple.next = self.t_rr_not_assoc.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_access.val() {
-                    self.dc_triple.next = self.t_access.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_wrap.val() {
-                    self.dc_triple.next = self.t_rr_wrap.val();
-                }
-            } else {
-                if self.dl_code_q.q.val().get_bits::<2>(3) == 1 {
-                    self.dc_cqesel.next = 2.into();
-                    self.dc_stsel.next = 2.into();
-                }
-                self.dc_triple.next = self.t_tg_bounds.val();
-                if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_invalid.val() {
-                    self.dc_triple.next = self.t_tg_invalid.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_not_assoc.val() {
-                    self.dc_triple.next = self.t_tg_not_assoc.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_access.val() {
-                    self.dc_triple.next = self.t_access.val();
-                } else if self.dl_code_q.q.val().get_bits::<3>(0) == self.st_wrap.val() {
-                    self.dc_triple.next = self.t_tg_wrap.val();
-                }
-            }
-        } else if self.dl_code_q.q.val() == self.ec_trunc.val() {
-            self.dc_mdr.next = 0.into();
-        } else if self.dl_code_q.q.val() == self.ec_dv_tg.val() {
-            self.dc_triple.next = self.t_dv_tagged.val();
-            self.dc_mdr.next = 0.into();
-        } else if self.dl_code_q.q.val() == self.ec_dv_ut.val() {
-            self.dc_triple.next = self.t_dv_untagged.val();
-            self.dc_mdr.next = 0.into();
-        } else if self.dl_code_q.q.val() == self.ec_qn.val() {
-            self.dc_triple.next = self.t_qn.val();
-        } else if self.dl_code_q.q.val() == self.ec_rv.val() {
-            self.dc_triple.next = self.t_rv.val();
-            self.dc_mdr.next = 0.into();
-        } else if self.dl_code_q.q.val() == self.ec_opcode.val() {
-            self.dc_triple.next = self.t_opcode.val();
-            self.dc_mdr.next = 0.into();
-        } else if self.dl_code_q.q.val() == self.ec_mo.val() {
-            self.dc_triple.next = self.t_mo.val();
-        } else if self.dl_code_q.q.val() == self.ec_rrlen.val() {
-            self.dc_triple.next = self.t_trunc.val();
-        } else if self.dl_code_q.q.val() == self.ec_msn.val() {
-            self.dc_triple.next = self.t_msn.val();
-        } else if self.dl_code_q.q.val() == self.ec_ird.val() {
-            self.dc_triple.next = self.t_ird.val();
-        } else if self.dl_code_q.q.val() == self.ec_no_buf.val() {
-            self.dc_triple.next = self.t_no_buf.val();
-        } else if self.dl_code_q.q.val() == self.ec_too_long.val() {
-            self.dc_triple.next = self.t_too_long.val();
-            self.dc_cqesel.next = 1.into();
-            self.dc_stsel.next = 1.into();
-        } else if self.dl_code_q.q.val() == self.ec_send_prot.val() {
-            self.dc_triple.next = self.t_send_prot.val();
-            self.dc_mdr.next = 0.into();
-            self.dc_cqesel.next = 1.into();
-            self.dc_stsel.next = 2.into();
-        } else if self.dl_code_q.q.val() == self.ec_inv_op.val() {
-            self.dc_triple.next = self.t_inv_op.val();
-            self.dc_cqesel.next = 1.into();
-            self.dc_stsel.next = 3.into();
-        } else {
-            // `ec_inv_prot`.
-            self.dc_triple.next = self.t_inv_prot.val();
-            self.dc_cqesel.next = 1.into();
-            self.dc_stsel.next = 3.into();
         }
 
         // ---- The FSM.
@@ -2347,27 +2274,27 @@ impl Logic for RxControl {
                     self.term_v.d.next = true;
                     self.term_conn_q.d.next = self.d_conn.q.val();
                     self.term_slot_q.d.next = self.d_slot.q.val();
-                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(5);
-                    self.term_mdr_q.d.next = self.dc_mdr.val();
+                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(37);
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
                     // One triple register for `term_*` and `aev_*` (both carry it here).
-                    self.ev_triple_q.d.next = self.dc_triple.val();
-                    if self.dc_cqesel.val() != 0 {
+                    self.ev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
+                    if self.dl_cqesel_q.q.val() != 0 {
                         self.cqe_v.d.next = true;
                     }
-                    if self.dc_cqesel.val() == 1 {
+                    if self.dl_cqesel_q.q.val() == 1 {
                         self.rq_v.d.next = true;
                         self.rq_qp_q.d.next = self.d_conn.q.val();
                         self.rq_pop_q.d.next = true;
                     }
-                    if self.dc_cqesel.val() == 2 {
+                    if self.dl_cqesel_q.q.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                         self.cqe_index_q.d.next = 0.into();
                     }
-                    if self.dc_stsel.val() == 1 {
+                    if self.dl_stsel_q.q.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
-                    } else if self.dc_stsel.val() == 2 {
+                    } else if self.dl_stsel_q.q.val() == 2 {
                         self.cqe_status_q.d.next = self.wc_loc_prot.val();
                     } else {
                         self.cqe_status_q.d.next = self.wc_general.val();
@@ -2415,10 +2342,66 @@ impl Logic for RxControl {
             self.go_vd.next = true;
             self.go_place.next = false;
         }
+        // The front failure's code (`pf_code`, one of `ec_*`) decoded, a 4-input table: the
+        // Terminate triple (Layer << 12 | EType << 8 | Code, RFC 5040 §7 / `rfc5040-rdmap.md`
+        // §5), M / D / R (6: the DDP header is copied), the CQE (1: error CQE, WQE popped) and
+        // its status (1 LocLenErr, 2 LocProtErr, 3 GeneralErr).
+        self.pc_triple.next = self.t_trunc.val();
+        self.pc_mdr.next = 6.into();
+        self.pc_cqesel.next = 0.into();
+        self.pc_stsel.next = 0.into();
+        if self.pf_code.q.val() == self.ec_trunc.val() {
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_dv_tg.val() {
+            self.pc_triple.next = self.t_dv_tagged.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_dv_ut.val() {
+            self.pc_triple.next = self.t_dv_untagged.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_qn.val() {
+            self.pc_triple.next = self.t_qn.val();
+        } else if self.pf_code.q.val() == self.ec_rv.val() {
+            self.pc_triple.next = self.t_rv.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_opcode.val() {
+            self.pc_triple.next = self.t_opcode.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_mo.val() {
+            self.pc_triple.next = self.t_mo.val();
+        } else if self.pf_code.q.val() == self.ec_rrlen.val() {
+            self.pc_triple.next = self.t_trunc.val();
+        } else if self.pf_code.q.val() == self.ec_msn.val() {
+            self.pc_triple.next = self.t_msn.val();
+        } else if self.pf_code.q.val() == self.ec_ird.val() {
+            self.pc_triple.next = self.t_ird.val();
+        } else if self.pf_code.q.val() == self.ec_no_buf.val() {
+            self.pc_triple.next = self.t_no_buf.val();
+        } else if self.pf_code.q.val() == self.ec_too_long.val() {
+            self.pc_triple.next = self.t_too_long.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 1.into();
+        } else if self.pf_code.q.val() == self.ec_send_prot.val() {
+            self.pc_triple.next = self.t_send_prot.val();
+            self.pc_mdr.next = 0.into();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 2.into();
+        } else if self.pf_code.q.val() == self.ec_inv_op.val() {
+            self.pc_triple.next = self.t_inv_op.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 3.into();
+        } else {
+            // `ec_inv_prot`.
+            self.pc_triple.next = self.t_inv_prot.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 3.into();
+        }
         if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 6>(self.pf_code.q.val()) << 16)
-                | bit_cast::<32, 16>(self.j_len.q.val());
+            self.o_val.d.next = (bit_cast::<32, 16>(self.j_len.q.val()) << 16)
+                | bit_cast::<32, 16>(self.pc_triple.val());
+            self.o_mdr.d.next = self.pc_mdr.val();
+            self.o_cqesel.d.next = self.pc_cqesel.val();
+            self.o_stsel.d.next = self.pc_stsel.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2493,10 +2476,10 @@ impl Logic for RxControl {
         }
         self.w_kind_n.next = self.o_kind.q.val();
         self.w_val_n.next = self.o_val.q.val();
-        // A queued check's error code: the context and the status (decoded at the done).
-        self.w_code_n.next = self.ec_queue.val()
-            | (bit_cast::<6, 2>(self.h_ctx.val()) << 3)
-            | bit_cast::<6, 3>(self.h_st.val());
+        self.w_mdr_n.next = self.o_mdr.q.val();
+        self.w_cqesel_n.next = self.o_cqesel.q.val();
+        self.w_stsel_n.next = self.o_stsel.q.val();
+        self.w_triple_n.next = self.t_tg_bounds.val();
         self.bdying_set.next = false;
         self.cq_pop.next =
             self.h_busy.val() && self.h_got.val() && (!self.vd_v.q.val() || self.vd_ready.val());
@@ -2510,6 +2493,9 @@ impl Logic for RxControl {
                 | bit_cast::<3, 1>(self.h_slot.val().into());
             self.w_kind_n.next = self.h_kind.val();
             self.w_val_n.next = self.h_addr.val();
+            self.w_mdr_n.next = 6.into();
+            self.w_cqesel_n.next = 0.into();
+            self.w_stsel_n.next = 0.into();
             if self.h_dead.val() {
                 self.w_kind_n.next = self.k_none.val();
             } else if self.h_st.val() == self.st_ok.val() {
@@ -2521,8 +2507,36 @@ impl Logic for RxControl {
                 // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
                 self.bdying_set.next = true;
                 self.w_kind_n.next = self.k_err.val();
-                self.w_val_n.next = (bit_cast::<32, 6>(self.w_code_n.val()) << 16)
-                    | bit_cast::<32, 16>(self.h_len.val());
+                if self.h_ctx.val() == 2 {
+                    self.w_mdr_n.next = 7.into();
+                    self.w_triple_n.next = self.t_rr_bounds.val();
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_rr_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_rr_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_rr_wrap.val();
+                    }
+                } else {
+                    if self.h_ctx.val() == 1 {
+                        self.w_cqesel_n.next = 2.into();
+                        self.w_stsel_n.next = 2.into();
+                    }
+                    if self.h_st.val() == self.st_invalid.val() {
+                        self.w_triple_n.next = self.t_tg_invalid.val();
+                    } else if self.h_st.val() == self.st_not_assoc.val() {
+                        self.w_triple_n.next = self.t_tg_not_assoc.val();
+                    } else if self.h_st.val() == self.st_access.val() {
+                        self.w_triple_n.next = self.t_access.val();
+                    } else if self.h_st.val() == self.st_wrap.val() {
+                        self.w_triple_n.next = self.t_tg_wrap.val();
+                    }
+                }
+                // The error record's value: segment length (`term_seglen`), triple.
+                self.w_val_n.next = (bit_cast::<32, 16>(self.h_len.val()) << 16)
+                    | bit_cast::<32, 16>(self.w_triple_n.val());
             }
             for i in 0..CQ_DEPTH {
                 if self.cq_head.q.val().index() == i {
@@ -2555,11 +2569,17 @@ impl Logic for RxControl {
         self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
             | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
             | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
-            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5);
+            | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
+            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
+            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         if self.cq_pop.val() {
             // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
             self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
-                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5);
+                | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
+                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
+                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
+                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         }
         self.rec.write_data.next = self.rec_wr.val();
         // The read port: the done's record in `DoneRd`, else never the entry being written.
