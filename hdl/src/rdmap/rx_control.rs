@@ -427,7 +427,7 @@ pub struct RxControl {
     // Send: WQE and sums.
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
-    w_to_hi: DFF<Bits<32>>,
+    w_carry: DFF<Bit>,
     s_sum: DFF<Bits<33>>,
     // Header reads.
     rd_done_mode: DFF<Bit>,
@@ -602,6 +602,13 @@ pub struct RxControl {
     pc_cqesel: Signal<Local, Bits<2>>,
     pc_stsel: Signal<Local, Bits<2>>,
     rec_we: Signal<Local, Bit>,
+    hlen: Signal<Local, Bits<16>>,
+    to_sum: Signal<Local, Bits<33>>,
+    irq_dn: Signal<Local, Bits<CONNECTIONS>>,
+    /// Per QP (5 bits each) the step of its IRQ / ORQ count: +1, or 31 (-1).
+    irq_st: Signal<Local, Bits<{ 5 * CONNECTIONS }>>,
+    orq_st: Signal<Local, Bits<{ 5 * CONNECTIONS }>>,
+    orq_dn: Signal<Local, Bits<CONNECTIONS>>,
     qc_idx_we: Signal<Local, Bit>,
     dl_en: Signal<Local, Bit>,
     dl_err: Signal<Local, Bit>,
@@ -689,6 +696,9 @@ pub struct RxControl {
     ec_inv_prot: Constant<Bits<4>>,
     // Record kinds (local encoding of the pending record).
     cq_full: Constant<Bits<CQ_CNT>>,
+    c_steps: Constant<Bits<{ 5 * CONNECTIONS }>>,
+    c_m1: Constant<Bits<{ 5 * CONNECTIONS }>>,
+    c4_one: Constant<Bits<CONNECTIONS>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -917,7 +927,7 @@ impl Default for RxControl {
             f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_too_long: Default::default(),
-            w_to_hi: Default::default(),
+            w_carry: Default::default(),
             s_sum: Default::default(),
             rd_done_mode: Default::default(),
             ra: Default::default(),
@@ -1076,6 +1086,12 @@ impl Default for RxControl {
             pc_cqesel: Default::default(),
             pc_stsel: Default::default(),
             rec_we: Default::default(),
+            hlen: Default::default(),
+            to_sum: Default::default(),
+            irq_dn: Default::default(),
+            irq_st: Default::default(),
+            orq_st: Default::default(),
+            orq_dn: Default::default(),
             qc_idx_we: Default::default(),
             dl_en: Default::default(),
             dl_err: Default::default(),
@@ -1170,6 +1186,9 @@ impl Default for RxControl {
             ec_inv_op: c4(13),
             ec_inv_prot: c4(14),
             cq_full: Constant::new((CQ_DEPTH as u64).into()),
+            c_steps: Constant::new((0..CONNECTIONS).map(|i| 1u64 << (5 * i)).sum::<u64>().into()),
+            c_m1: Constant::new(0x1eu64.into()),
+            c4_one: Constant::new(1u64.into()),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
@@ -1252,7 +1271,7 @@ impl Logic for RxControl {
             w_too_long,
             ap_dying,
             ap_dying_qp,
-            w_to_hi,
+            w_carry,
             s_sum,
             rd_done_mode,
             ra,
@@ -1533,6 +1552,9 @@ impl Logic for RxControl {
         self.rk.d.next = 0.into();
         self.rk_last.d.next = false;
         self.rec_we.next = false;
+        self.hlen.next = self.hdr_untagged.val();
+        self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.h_mo.q.val());
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1727,15 +1749,14 @@ impl Logic for RxControl {
                             // Lengths against the header of this T: rows 1, 8, 9, P.
                             self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
                             self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                            // One subtractor for P (the header length by T, then subtracted).
+                            self.hlen.next = self.hdr_untagged.val();
                             if self.hdr_a_data.val().get_bit(31) {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
-                            } else {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
+                                self.hlen.next = self.hdr_tagged.val();
                             }
+                            self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
+                            self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
+                            self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
                             if self.hdr_a_data.val().get_bit(31) {
                                 // Tagged: the TO ends in word 3.
                                 self.rlast.d.next = 3.into();
@@ -2071,14 +2092,15 @@ impl Logic for RxControl {
                     // The WQE index (only a Send's record uses it: Recv CQE, or its error
                     // CQE) goes into the context RAM (`qc_idx`, see "State").
                     self.qc_idx_we.next = true;
-                    self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
-                    // WQE TO + MO, low half now, high half (with the carry) in SendRows.
+                    // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
+                    // high half in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
-                    self.chk_to_q.d.next = bit_cast::<64, 33>(
-                        bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-                            + bit_cast::<33, 32>(self.h_mo.q.val()),
-                    );
+                    self.w_carry.d.next = self.to_sum.val().get_bit(32);
+                    self.chk_to_q.d.next = (bit_cast::<64, 32>(
+                        self.rq_rsp_to.val().get_bits::<32>(32),
+                    ) << 32)
+                        | bit_cast::<64, 32>(self.to_sum.val().get_bits::<32>(0));
                     self.state.d.next = RxState::SendRows;
                 }
             }
@@ -2087,11 +2109,12 @@ impl Logic for RxControl {
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
-                self.chk_to_q.d.next = (bit_cast::<64, 32>(
-                    self.w_to_hi.q.val()
-                        + bit_cast::<32, 1>(self.chk_to_q.q.val().get_bit(32).into()),
-                ) << 32)
-                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                if self.w_carry.q.val() {
+                    self.chk_to_q.d.next = (bit_cast::<64, 32>(
+                        self.chk_to_q.q.val().get_bits::<32>(32) + 1,
+                    ) << 32)
+                        | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                }
                 if !self.w_present.q.val() {
                     // Row 15.
                     self.fail.next = true;
@@ -2496,6 +2519,11 @@ impl Logic for RxControl {
             self.w_mdr_n.next = 6.into();
             self.w_cqesel_n.next = 0.into();
             self.w_stsel_n.next = 0.into();
+            // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
+            // (Also when the QP was dead already, which changes nothing: `dying` only drops
+            // the QP's later jobs, as `!en || err` does. Timing: `h_dead` is not in the path
+            // to the per-QP `dying` enables.)
+            self.bdying_set.next = self.h_st.val() != self.st_ok.val();
             if self.h_dead.val() {
                 self.w_kind_n.next = self.k_none.val();
             } else if self.h_st.val() == self.st_ok.val() {
@@ -2504,8 +2532,6 @@ impl Logic for RxControl {
                     self.vd_addr_q.d.next = self.h_addr.val();
                 }
             } else {
-                // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
-                self.bdying_set.next = true;
                 self.w_kind_n.next = self.k_err.val();
                 if self.h_ctx.val() == 2 {
                     self.w_mdr_n.next = 7.into();
@@ -2642,6 +2668,27 @@ impl Logic for RxControl {
             self.qctx.write_addr.next = self.qc_conn.val() | 6;
             self.qctx.write_data.next = self.rq_rsp_index.val();
         }
+        // The decrements of the IRQ / ORQ counts, one bit per QP.
+        self.irq_dn.next = 0.into();
+        self.orq_dn.next = 0.into();
+        self.irq_st.next = self.c_steps.val();
+        self.orq_st.next = self.c_steps.val();
+        for i in 0..CONNECTIONS {
+            if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
+                self.irq_dn.next = self.irq_dn.val().replace_bit(i, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 1, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 2, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 3, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 4, true);
+            }
+            if self.ap_orq.q.val() && (self.j_conn.q.val().index() == i) {
+                self.orq_dn.next = self.orq_dn.val().replace_bit(i, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 1, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 2, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 3, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 4, true);
+            }
+        }
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
                 // The header's MSN (`h_b`) equals the expected one (rows 13 / 18 passed):
@@ -2675,20 +2722,19 @@ impl Logic for RxControl {
             if self.bdying_set.val() && (self.h_conn.val().index() == i) {
                 self.q_dying[i].d.next = true;
             }
-            // Increment and decrement in the same cycle cancel.
-            if self.ap_irq.q.val() && (self.j_conn.q.val().index() == i) {
-                if !(self.irq_done.val() && (self.irq_done_qp.val().index() == i)) {
-                    self.q_irq[i].d.next = self.q_irq[i].q.val() + 1;
-                }
-            } else if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
-                self.q_irq[i].d.next = self.q_irq[i].q.val() - 1;
+            // Increment and decrement in the same cycle cancel. One adder per counter: the
+            // step is +1, or 31 (-1) when decrementing (`irq_dn` / `orq_dn` bit i).
+            if (self.ap_irq.q.val() && (self.j_conn.q.val().index() == i))
+                != self.irq_dn.val().get_bit(i)
+            {
+                self.q_irq[i].d.next =
+                    self.q_irq[i].q.val() + self.irq_st.val().get_bits::<5>(5 * i);
             }
-            if self.orq_push.val() && (self.orq_push_qp.val().index() == i) {
-                if !(self.ap_orq.q.val() && (self.j_conn.q.val().index() == i)) {
-                    self.q_orq[i].d.next = self.q_orq[i].q.val() + 1;
-                }
-            } else if self.ap_orq.q.val() && (self.j_conn.q.val().index() == i) {
-                self.q_orq[i].d.next = self.q_orq[i].q.val() - 1;
+            if (self.orq_push.val() && (self.orq_push_qp.val().index() == i))
+                != self.orq_dn.val().get_bit(i)
+            {
+                self.q_orq[i].d.next =
+                    self.q_orq[i].q.val() + self.orq_st.val().get_bits::<5>(5 * i);
             }
             if self.llp_err_valid.val() && (self.llp_err_conn.val().index() == i) {
                 self.q_llp[i].d.next = true;
