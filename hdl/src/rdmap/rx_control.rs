@@ -1894,11 +1894,15 @@ impl Logic for RxControl {
                 // The pending record by opcode alone (a drop or a failure overrides it in
                 // Eval2; a Send's is set in SendOk).
                 self.o_kind.d.next = self.k_none.val();
+                // (0 is the `irq_src_addr` of a zero-length Read Request; the received triple
+                // of a Terminate.)
                 self.o_val.d.next = 0.into();
+                if self.o_term.q.val() {
+                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
+                }
                 self.o_inv.d.next = false;
                 self.o_sol.d.next = false;
                 if self.o_term.q.val() {
-                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
                     self.o_kind.d.next = self.k_trcv.val();
                     if self.f_term_short.q.val() || !self.h_l.q.val() || !self.f_mo_zero.q.val() {
                         self.o_kind.d.next = self.k_tbad.val();
@@ -2109,12 +2113,11 @@ impl Logic for RxControl {
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
-                if self.w_carry.q.val() {
-                    self.chk_to_q.d.next = (bit_cast::<64, 32>(
-                        self.chk_to_q.q.val().get_bits::<32>(32) + 1,
-                    ) << 32)
-                        | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                }
+                self.chk_to_q.d.next = (bit_cast::<64, 32>(
+                    self.chk_to_q.q.val().get_bits::<32>(32)
+                        + bit_cast::<32, 1>(self.w_carry.q.val().into()),
+                ) << 32)
+                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
                 if !self.w_present.q.val() {
                     // Row 15.
                     self.fail.next = true;
@@ -2150,7 +2153,9 @@ impl Logic for RxControl {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
-                                self.o_addr.d.next = self.rsp_host_addr.val();
+                                // Straight into the verdict register: it is empty from
+                                // Eval2 (which waits for it) to Direct, and the queue is too.
+                                self.vd_addr_q.d.next = self.rsp_host_addr.val();
                                 if self.h_l.q.val() && self.o_inv.q.val() {
                                     self.issue.next = true;
                                     self.chk_acc_q.d.next = 0.into();
@@ -2201,10 +2206,10 @@ impl Logic for RxControl {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
                     self.vd_place_q.d.next = self.o_place.q.val();
-                    // `vd_addr` is 0 without placement.
-                    self.vd_addr_q.d.next = 0.into();
-                    if self.o_place.q.val() {
-                        self.vd_addr_q.d.next = self.o_addr.q.val();
+                    // `vd_addr` is 0 without placement (a placed Send's address was loaded in
+                    // ChkWait).
+                    if !self.o_place.q.val() {
+                        self.vd_addr_q.d.next = 0.into();
                     }
                     self.rec_we.next = true;
                     self.held.d.next = false;
@@ -2438,7 +2443,7 @@ impl Logic for RxControl {
             }
         }
         if self.go_vd.val() {
-            // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
+            // The verdict leaves from `Direct` (a placed Send's address is in `vd_addr_q`).
             self.o_place.d.next = self.go_place.val();
             self.state.d.next = RxState::Direct;
         }
