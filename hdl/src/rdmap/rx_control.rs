@@ -353,6 +353,8 @@ pub struct RxControl {
     q_dslot: [DFF<Bit>; CONNECTIONS],
 
     state: DFF<RxState>,
+    /// The connection whose latched LLP error is served next (see `llp_any`).
+    llp_sel_q: DFF<Bits<CONN_BITS>>,
     ctx: DFF<ChkCtx>,
     // The job.
     held: DFF<Bit>,
@@ -548,6 +550,8 @@ pub struct RxControl {
     dq_err: Signal<Local, Bit>,
     in_dslot: Signal<Local, Bit>,
     llp_any: Signal<Local, Bit>,
+    lp_found: Signal<Local, Bit>,
+    lp_pick: Signal<Local, Bits<CONN_BITS>>,
     llp_qp: Signal<Local, Bits<CONN_BITS>>,
     llp_code: Signal<Local, Bits<8>>,
     llp_en: Signal<Local, Bit>,
@@ -1034,6 +1038,9 @@ impl Default for RxControl {
             dq_err: Default::default(),
             in_dslot: Default::default(),
             llp_any: Default::default(),
+            lp_found: Default::default(),
+            lp_pick: Default::default(),
+            llp_sel_q: Default::default(),
             llp_qp: Default::default(),
             llp_code: Default::default(),
             llp_en: Default::default(),
@@ -1207,6 +1214,7 @@ impl Logic for RxControl {
             self,
             clock,
             state,
+            llp_sel_q,
             ctx,
             held,
             blocked,
@@ -1458,24 +1466,21 @@ impl Logic for RxControl {
                 self.in_dslot.next = self.q_dslot[i].q.val();
             }
         }
-        self.llp_any.next = false;
-        self.llp_qp.next = 0.into();
-        self.llp_code.next = self.q_llp_code[0].q.val();
-        self.llp_en.next = self.q_en[0].q.val();
-        self.llp_err.next = self.q_err[0].q.val();
+        self.lp_found.next = false;
+        self.lp_pick.next = 0.into();
         self.tf_any.next = false;
         self.tf_qp.next = 0.into();
         self.tf_slot.next = self.q_hold_slot[0].q.val();
         // The lowest pending connection: count the connections before the first pending one.
         for i in 0..CONNECTIONS {
-            if !self.llp_any.val() {
+            if !self.lp_found.val() {
                 // Wait for the connection's earlier segments (or take it at once when the QP
                 // already erred: it only clears the latch then).
                 if self.q_llp[i].q.val() && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val())
                 {
-                    self.llp_any.next = true;
+                    self.lp_found.next = true;
                 } else {
-                    self.llp_qp.next = self.llp_qp.val() + 1;
+                    self.lp_pick.next = self.lp_pick.val() + 1;
                 }
             }
             if !self.tf_any.val() {
@@ -1486,12 +1491,25 @@ impl Logic for RxControl {
                 }
             }
         }
-        for i in 1..CONNECTIONS {
-            if self.llp_qp.val().index() == i {
+        // Timing: the pick is registered (`llp_sel_q`) and taken only if that connection's
+        // condition still holds (a connection becoming eligible waits one cycle; one just
+        // served is not served again).
+        self.llp_sel_q.d.next = self.lp_pick.val();
+        self.llp_qp.next = self.llp_sel_q.q.val();
+        self.llp_any.next = false;
+        self.llp_code.next = self.q_llp_code[0].q.val();
+        self.llp_en.next = self.q_en[0].q.val();
+        self.llp_err.next = self.q_err[0].q.val();
+        for i in 0..CONNECTIONS {
+            if self.llp_sel_q.q.val().index() == i {
+                self.llp_any.next = self.q_llp[i].q.val()
+                    && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val());
                 self.llp_code.next = self.q_llp_code[i].q.val();
                 self.llp_en.next = self.q_en[i].q.val();
                 self.llp_err.next = self.q_err[i].q.val();
             }
+        }
+        for i in 1..CONNECTIONS {
             if self.tf_qp.val().index() == i {
                 self.tf_slot.next = self.q_hold_slot[i].q.val();
             }
