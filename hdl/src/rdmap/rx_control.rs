@@ -173,6 +173,9 @@ pub enum RxState {
     Idle,
     /// Reading header words (of a job, or of a done's slot).
     Read,
+    /// A latched LLP error was taken: commit it (Terminate, TerminateSent) unless the QP is
+    /// disabled or in error already.
+    LlpErr,
     /// Running rows 0-15/18-19 on the captured header.
     Eval,
     /// Applying the outcome of the rows (or waiting for the check queue).
@@ -1678,30 +1681,15 @@ impl Logic for RxControl {
                     self.d_good.d.next = self.dl_good.q.val();
                     self.state.d.next = RxState::DoneGet;
                 } else if self.llp_any.val() {
+                    // A latched LLP error: cleared now, committed in LlpErr (timing: the
+                    // Terminate's and event's registers are loaded from that state).
                     for i in 0..CONNECTIONS {
                         if self.llp_qp.val().index() == i {
                             self.q_llp[i].d.next = false;
                         }
                     }
-                    if self.llp_en.val() && !self.llp_err.val() {
-                        // The first error of the QP: Terminate 2/LLP/code, no headers.
-                        self.err_set.next = true;
-                        self.err_qp.next = self.llp_qp.val();
-                        self.dying_set.next = true;
-                        self.dying_qp.next = self.llp_qp.val();
-                        self.term_v.d.next = true;
-                        self.term_conn_q.d.next = self.llp_qp.val();
-                        self.term_slot_q.d.next = false;
-                        self.term_mdr_q.d.next = 0.into();
-                        self.term_seglen_q.d.next = 0.into();
-                        self.aev_v.d.next = true;
-                        self.aev_qp_q.d.next = self.llp_qp.val();
-                        self.aev_kind_q.d.next = self.ev_term_sent.val();
-                        self.ev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
-                            | bit_cast::<16, 8>(self.llp_code.val());
-                        self.d_free.d.next = false;
-                        self.state.d.next = RxState::Emit;
-                    }
+                    self.llp_sel_q.d.next = self.llp_sel_q.q.val();
+                    self.state.d.next = RxState::LlpErr;
                 } else if self.tf_any.val() && !self.lane_free.val() {
                     self.free_v.d.next = true;
                     self.free_conn_q.d.next = self.tf_qp.val();
@@ -1724,6 +1712,29 @@ impl Logic for RxControl {
                         self.ra.d.next = 1.into();
                     }
                     self.rlast.d.next = 5.into();
+                }
+            }
+            RxState::LlpErr => {
+                self.llp_sel_q.d.next = self.llp_sel_q.q.val();
+                self.state.d.next = RxState::Idle;
+                if self.llp_en.val() && !self.llp_err.val() {
+                    // The first error of the QP: Terminate 2/LLP/code, no headers.
+                    self.err_set.next = true;
+                    self.err_qp.next = self.llp_qp.val();
+                    self.dying_set.next = true;
+                    self.dying_qp.next = self.llp_qp.val();
+                    self.term_v.d.next = true;
+                    self.term_conn_q.d.next = self.llp_qp.val();
+                    self.term_slot_q.d.next = false;
+                    self.term_mdr_q.d.next = 0.into();
+                    self.term_seglen_q.d.next = 0.into();
+                    self.aev_v.d.next = true;
+                    self.aev_qp_q.d.next = self.llp_qp.val();
+                    self.aev_kind_q.d.next = self.ev_term_sent.val();
+                    self.ev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
+                        | bit_cast::<16, 8>(self.llp_code.val());
+                    self.d_free.d.next = false;
+                    self.state.d.next = RxState::Emit;
                 }
             }
             RxState::Read => {
