@@ -549,8 +549,6 @@ pub struct RxControl {
     jq_irq: Signal<Local, Bits<5>>,
     jq_orq: Signal<Local, Bits<5>>,
     jq_popp: Signal<Local, Bit>,
-    dq_en: Signal<Local, Bit>,
-    dq_err: Signal<Local, Bit>,
     in_dslot: Signal<Local, Bit>,
     llp_any: Signal<Local, Bit>,
     lp_found: Signal<Local, Bit>,
@@ -1037,8 +1035,6 @@ impl Default for RxControl {
             jq_irq: Default::default(),
             jq_orq: Default::default(),
             jq_popp: Default::default(),
-            dq_en: Default::default(),
-            dq_err: Default::default(),
             in_dslot: Default::default(),
             llp_any: Default::default(),
             lp_found: Default::default(),
@@ -1444,8 +1440,6 @@ impl Logic for RxControl {
         self.jq_irq.next = self.q_irq[0].q.val();
         self.jq_orq.next = self.q_orq[0].q.val();
         self.jq_popp.next = self.q_popp[0].q.val();
-        self.dq_en.next = self.q_en[0].q.val();
-        self.dq_err.next = self.q_err[0].q.val();
         self.in_dslot.next = self.q_dslot[0].q.val();
         for i in 1..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
@@ -1460,10 +1454,6 @@ impl Logic for RxControl {
                 self.jq_irq.next = self.q_irq[i].q.val();
                 self.jq_orq.next = self.q_orq[i].q.val();
                 self.jq_popp.next = self.q_popp[i].q.val();
-            }
-            if self.d_conn.q.val().index() == i {
-                self.dq_en.next = self.q_en[i].q.val();
-                self.dq_err.next = self.q_err[i].q.val();
             }
             if self.done_conn.val().index() == i {
                 self.in_dslot.next = self.q_dslot[i].q.val();
@@ -1678,7 +1668,11 @@ impl Logic for RxControl {
                     // A done with events: its record stays on the read port until DoneGet.
                     self.d_conn.d.next = self.dl_conn.q.val();
                     self.d_slot.d.next = self.dl_slot.q.val();
-                    self.d_good.d.next = self.dl_good.q.val();
+                    // The done has effects only if good and the QP enabled and not in
+                    // error: decided here from the lane's look-up (timing; only DoneGet and
+                    // LlpErr set `err`, and the configuration waits for `idle`).
+                    self.d_good.d.next =
+                        self.dl_good.q.val() && !self.dl_err.val() && self.dl_en.val();
                     self.state.d.next = RxState::DoneGet;
                 } else if self.llp_any.val() {
                     // A latched LLP error: cleared now, committed in LlpErr (timing: the
@@ -2273,11 +2267,7 @@ impl Logic for RxControl {
                 if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
                 }
-                if !self.d_good.q.val()
-                    || self.dq_err.val()
-                    || !self.dq_en.val()
-                    || (self.dl_kind_q.q.val() == self.k_none.val())
-                {
+                if !self.d_good.q.val() || (self.dl_kind_q.q.val() == self.k_none.val()) {
                     // No effect: free the slot only.
                 } else if self.dl_kind_q.q.val() == self.k_recv.val() {
                     self.rq_v.d.next = true;
