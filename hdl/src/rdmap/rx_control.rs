@@ -358,6 +358,7 @@ pub struct RxControl {
     state: DFF<RxState>,
     /// The connection whose latched LLP error is served next (see `llp_any`).
     llp_sel_q: DFF<Bits<CONN_BITS>>,
+    llp_any_q: DFF<Bit>,
     ctx: DFF<ChkCtx>,
     // The job.
     held: DFF<Bit>,
@@ -375,7 +376,6 @@ pub struct RxControl {
     h_a: DFF<Bits<32>>,
     h_b: DFF<Bits<32>>,
     h_mo: DFF<Bits<32>>,
-    h_term: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
@@ -882,7 +882,6 @@ impl Default for RxControl {
             h_a: Default::default(),
             h_b: Default::default(),
             h_mo: Default::default(),
-            h_term: Default::default(),
             p_len: Default::default(),
             f_short: Default::default(),
             f_size_zero: Default::default(),
@@ -1040,6 +1039,7 @@ impl Default for RxControl {
             lp_found: Default::default(),
             lp_pick: Default::default(),
             llp_sel_q: Default::default(),
+            llp_any_q: Default::default(),
             llp_qp: Default::default(),
             llp_code: Default::default(),
             llp_en: Default::default(),
@@ -1192,7 +1192,12 @@ impl Default for RxControl {
             ec_inv_op: c4(13),
             ec_inv_prot: c4(14),
             cq_full: Constant::new((CQ_DEPTH as u64).into()),
-            c_steps: Constant::new((0..CONNECTIONS).map(|i| 1u64 << (5 * i)).sum::<u64>().into()),
+            c_steps: Constant::new(
+                (0..CONNECTIONS)
+                    .map(|i| 1u64 << (5 * i))
+                    .sum::<u64>()
+                    .into(),
+            ),
             c_m1: Constant::new(0x1eu64.into()),
             c4_one: Constant::new(1u64.into()),
             k_none: c3(0),
@@ -1214,6 +1219,7 @@ impl Logic for RxControl {
             clock,
             state,
             llp_sel_q,
+            llp_any_q,
             ctx,
             held,
             blocked,
@@ -1229,7 +1235,6 @@ impl Logic for RxControl {
             h_a,
             h_b,
             h_mo,
-            h_term,
             p_len,
             f_short,
             f_size_zero,
@@ -1502,6 +1507,7 @@ impl Logic for RxControl {
                 self.llp_err.next = self.q_err[i].q.val();
             }
         }
+        self.llp_any_q.d.next = self.llp_any.val();
         for i in 1..CONNECTIONS {
             if self.tf_qp.val().index() == i {
                 self.tf_slot.next = self.q_hold_slot[i].q.val();
@@ -1674,16 +1680,21 @@ impl Logic for RxControl {
                     self.d_good.d.next =
                         self.dl_good.q.val() && !self.dl_err.val() && self.dl_en.val();
                     self.state.d.next = RxState::DoneGet;
-                } else if self.llp_any.val() {
+                } else if self.llp_any_q.q.val() {
                     // A latched LLP error: cleared now, committed in LlpErr (timing: the
-                    // Terminate's and event's registers are loaded from that state).
-                    for i in 0..CONNECTIONS {
-                        if self.llp_qp.val().index() == i {
-                            self.q_llp[i].d.next = false;
+                    // Terminate's and event's registers are loaded from that state). Timing:
+                    // the priority over the rest is by the previous cycle's `llp_any` (a cycle
+                    // without action if it no longer holds; one for a job or a free first if
+                    // it newly holds).
+                    if self.llp_any.val() {
+                        for i in 0..CONNECTIONS {
+                            if self.llp_qp.val().index() == i {
+                                self.q_llp[i].d.next = false;
+                            }
                         }
+                        self.llp_sel_q.d.next = self.llp_sel_q.q.val();
+                        self.state.d.next = RxState::LlpErr;
                     }
-                    self.llp_sel_q.d.next = self.llp_sel_q.q.val();
-                    self.state.d.next = RxState::LlpErr;
                 } else if self.tf_any.val() && !self.lane_free.val() {
                     self.free_v.d.next = true;
                     self.free_conn_q.d.next = self.tf_qp.val();
@@ -1846,7 +1857,10 @@ impl Logic for RxControl {
                             self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
                         }
                         if self.rk.q.val().get_bit(5) {
-                            self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                            // A Terminate's octets 18-19 (Layer / EType, Code) straight into
+                            // the record value (nothing else uses `o_val` during a read).
+                            self.o_val.d.next =
+                                bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
                             self.f_mo_eq.d.next = self.c_hi_eq.q.val()
                                 && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
                         }
@@ -1919,9 +1933,8 @@ impl Logic for RxControl {
                 self.o_kind.d.next = self.k_none.val();
                 // (0 is the `irq_src_addr` of a zero-length Read Request; the received triple
                 // of a Terminate.)
-                self.o_val.d.next = 0.into();
-                if self.o_term.q.val() {
-                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
+                if !self.o_term.q.val() {
+                    self.o_val.d.next = 0.into();
                 }
                 self.o_inv.d.next = false;
                 self.o_sol.d.next = false;
@@ -2124,10 +2137,9 @@ impl Logic for RxControl {
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
                     self.w_carry.d.next = self.to_sum.val().get_bit(32);
-                    self.chk_to_q.d.next = (bit_cast::<64, 32>(
-                        self.rq_rsp_to.val().get_bits::<32>(32),
-                    ) << 32)
-                        | bit_cast::<64, 32>(self.to_sum.val().get_bits::<32>(0));
+                    self.chk_to_q.d.next =
+                        (bit_cast::<64, 32>(self.rq_rsp_to.val().get_bits::<32>(32)) << 32)
+                            | bit_cast::<64, 32>(self.to_sum.val().get_bits::<32>(0));
                     self.state.d.next = RxState::SendRows;
                 }
             }
