@@ -95,8 +95,19 @@
 //!   next, and clears the flag; MO back to 0 after L = 1 only sets the flag. The next job's
 //!   first context read is at least one cycle after the high half was written (it is taken in
 //!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
-//!   read-after-write hazard and no bypass. The read port's idle address (field 3) is never
-//!   written, so a read never meets a write of the same entry.
+//!   read-after-write hazard and no bypass. Field 3's low half is the WQE index of the QP's
+//!   Send (written in RqWait, when no update is written; read in the Idle cycle before DoneGet
+//!   for `cqe_index`): a QP has at most one Send whose index a done needs (a Send L = 1 checked
+//!   and not done blocks the QP's next Send; a failed one kills the QP). The read port's idle
+//!   address (field 3, high half) is never written, so a read never meets a write of the same
+//!   entry.
+//! - The pending record (44 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
+//!   32-bit value (a Recv's byte count, a Read Request's `irq_src_addr`, a received
+//!   Terminate's triple, or an error's `seglen << 16 | triple`), M / D / R, the error CQE
+//!   (none, Recv WQE popped, RdmaRead) and its status (LocLen, LocProt, General). A front
+//!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
+//!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
+//!   a queued check's failure builds its triple from (context, status) at the pop.
 //! - The check queue has two entries (conn, slot, context, L, length; the response's status
 //!   and host address): that covers the StagCheck latency at the job rate (the throughput
 //!   below is that of four entries). A response goes to the oldest entry without one
@@ -105,10 +116,16 @@
 //!   compared.
 //! - Registers shared by exclusive uses: the `irq_*` outputs are the header / check registers
 //!   (`h_mo`, `h_a` / `h_b`, `chk_len`, `h_stag`, `chk_to`, `o_addr`) loaded by the done's
-//!   header read, and `cqe_inv_stag` is `h_stag` (octets 2-5) when `cqe_with_inv`: while the
-//!   front FSM emits a done's events it reads no job, and the StagCheck takes `chk_*` only in
-//!   the cycle of `chk_valid`. A tagged segment's TO goes into `chk_to` as its words arrive.
-//!   The header word being read is one-hot (`rk`), so each capture enable is one flag.
+//!   header read; `cqe_inv_stag` is `h_stag` (octets 2-5, zeroed by DoneGet unless the header
+//!   read loads it) and `cqe_byte_len` is `o_addr` (zeroed by DoneGet but for a Recv or a Read
+//!   Request): while the front FSM emits a done's events it reads no job, and the StagCheck
+//!   takes `chk_*` only in the cycle of `chk_valid`. One triple register serves `term_*` and
+//!   `aev_*`. An invalidate request copies `h_stag` into `chk_stag` when it is issued; a
+//!   tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO high half in
+//!   RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address goes
+//!   straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
+//!   Terminate's triple straight into the record value. The header word being read is
+//!   one-hot (`rk`), so each capture enable is one flag.
 //!
 //! # Timing and throughput
 //!
@@ -121,14 +138,14 @@
 //! classifies a record one cycle before acting on it; DoneGet decides from the record's
 //! control fields registered by the lane (`dl_*_q`), not from the block RAM's output; a failed
 //! row's error record is written into `o_*` one cycle after the failure from registered codes
-//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`). Standalone
-//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
-//! `--freq 100`, inputs from a shift register, outputs XOR-reduced): 2259 logic cells (1637
-//! LUT4, 1090 flip-flops, 285 carries) and 5 block RAMs (4 for the pending records, 1 for the
-//! MSN / MO context), 94.6 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852
-//! flip-flops), 4 block RAMs, 86.1 MHz. Not yet 100 MHz: the path left is the check queue's
-//! head (a 2:1 mux by `cq_head`) through the failure classification into the per-QP `dying`
-//! enables; registering the head entry is the next step.
+//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`); a failed
+//! queued check marks its QP dying whether or not the QP was dead already (no `h_dead` in
+//! that path: `dying` only drops later jobs, as `!en || err` does); the LLP error to serve is
+//! picked one cycle ahead (`llp_sel_q`, `llp_any_q`) and committed from its own state
+//! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
+//! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
+//! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
+//! XOR-reduced): FIGURES_HERE.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
@@ -2124,14 +2141,16 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqWait => {
+                // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
+                // into the context RAM (field 3, see "State") in every RqWait cycle, the last
+                // one with the answer (timing: the write enable is the state alone; no done
+                // reads the entry while the FSM is here).
+                self.qc_idx_we.next = true;
                 if self.rq_rsp_valid.val() {
                     self.w_present.d.next = self.rq_rsp_present.val();
                     // Row 16, compared here and acted on in SendRows.
                     self.w_too_long.d.next =
                         self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    // The WQE index (only a Send's record uses it: Recv CQE, or its error
-                    // CQE) goes into the context RAM (`qc_idx`, see "State").
-                    self.qc_idx_we.next = true;
                     // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
                     // high half in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
