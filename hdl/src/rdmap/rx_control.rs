@@ -145,7 +145,13 @@
 //! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
 //! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
 //! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): FIGURES_HERE.
+//! XOR-reduced): 1993 logic cells (1439
+//! LUT4, 970 flip-flops, 219 carries) and 4 block RAMs (3 for the pending records, 1 for the
+//! MSN / MO / WQE-index context), 89.2 MHz with nextpnr's default seed (94.7 and 95.3 with
+//! seeds 2 and 3: the paths left are the FSM's wide capture enables, e.g. `o_val`, `chk_to`,
+//! mostly routing); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
+//! 98.5 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs,
+//! 86.1 MHz. Not yet 100 MHz.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
