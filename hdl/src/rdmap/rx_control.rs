@@ -725,8 +725,6 @@ pub struct RxControl {
     // Record kinds (local encoding of the pending record).
     cq_full: Constant<Bits<CQ_CNT>>,
     c_steps: Constant<Bits<{ 5 * CONNECTIONS }>>,
-    c_m1: Constant<Bits<{ 5 * CONNECTIONS }>>,
-    c4_one: Constant<Bits<CONNECTIONS>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -1221,8 +1219,6 @@ impl Default for RxControl {
                     .sum::<u64>()
                     .into(),
             ),
-            c_m1: Constant::new(0x1eu64.into()),
-            c4_one: Constant::new(1u64.into()),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
