@@ -95,8 +95,19 @@
 //!   next, and clears the flag; MO back to 0 after L = 1 only sets the flag. The next job's
 //!   first context read is at least one cycle after the high half was written (it is taken in
 //!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
-//!   read-after-write hazard and no bypass. The read port's idle address (field 3) is never
-//!   written, so a read never meets a write of the same entry.
+//!   read-after-write hazard and no bypass. Field 3's low half is the WQE index of the QP's
+//!   Send (written in RqWait, when no update is written; read in the Idle cycle before DoneGet
+//!   for `cqe_index`): a QP has at most one Send whose index a done needs (a Send L = 1 checked
+//!   and not done blocks the QP's next Send; a failed one kills the QP). The read port's idle
+//!   address (field 3, high half) is never written, so a read never meets a write of the same
+//!   entry.
+//! - The pending record (44 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
+//!   32-bit value (a Recv's byte count, a Read Request's `irq_src_addr`, a received
+//!   Terminate's triple, or an error's `seglen << 16 | triple`), M / D / R, the error CQE
+//!   (none, Recv WQE popped, RdmaRead) and its status (LocLen, LocProt, General). A front
+//!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
+//!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
+//!   a queued check's failure builds its triple from (context, status) at the pop.
 //! - The check queue has two entries (conn, slot, context, L, length; the response's status
 //!   and host address): that covers the StagCheck latency at the job rate (the throughput
 //!   below is that of four entries). A response goes to the oldest entry without one
@@ -105,10 +116,16 @@
 //!   compared.
 //! - Registers shared by exclusive uses: the `irq_*` outputs are the header / check registers
 //!   (`h_mo`, `h_a` / `h_b`, `chk_len`, `h_stag`, `chk_to`, `o_addr`) loaded by the done's
-//!   header read, and `cqe_inv_stag` is `h_stag` (octets 2-5) when `cqe_with_inv`: while the
-//!   front FSM emits a done's events it reads no job, and the StagCheck takes `chk_*` only in
-//!   the cycle of `chk_valid`. A tagged segment's TO goes into `chk_to` as its words arrive.
-//!   The header word being read is one-hot (`rk`), so each capture enable is one flag.
+//!   header read; `cqe_inv_stag` is `h_stag` (octets 2-5, zeroed by DoneGet unless the header
+//!   read loads it) and `cqe_byte_len` is `o_addr` (zeroed by DoneGet but for a Recv or a Read
+//!   Request): while the front FSM emits a done's events it reads no job, and the StagCheck
+//!   takes `chk_*` only in the cycle of `chk_valid`. One triple register serves `term_*` and
+//!   `aev_*`. An invalidate request copies `h_stag` into `chk_stag` when it is issued; a
+//!   tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO high half in
+//!   RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address goes
+//!   straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
+//!   Terminate's triple straight into the record value. The header word being read is
+//!   one-hot (`rk`), so each capture enable is one flag.
 //!
 //! # Timing and throughput
 //!
@@ -121,14 +138,20 @@
 //! classifies a record one cycle before acting on it; DoneGet decides from the record's
 //! control fields registered by the lane (`dl_*_q`), not from the block RAM's output; a failed
 //! row's error record is written into `o_*` one cycle after the failure from registered codes
-//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`). Standalone
-//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
-//! `--freq 100`, inputs from a shift register, outputs XOR-reduced): 2259 logic cells (1637
-//! LUT4, 1090 flip-flops, 285 carries) and 5 block RAMs (4 for the pending records, 1 for the
-//! MSN / MO context), 94.6 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852
-//! flip-flops), 4 block RAMs, 86.1 MHz. Not yet 100 MHz: the path left is the check queue's
-//! head (a 2:1 mux by `cq_head`) through the failure classification into the per-QP `dying`
-//! enables; registering the head entry is the next step.
+//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`); a failed
+//! queued check marks its QP dying whether or not the QP was dead already (no `h_dead` in
+//! that path: `dying` only drops later jobs, as `!en || err` does); the LLP error to serve is
+//! picked one cycle ahead (`llp_sel_q`, `llp_any_q`) and committed from its own state
+//! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
+//! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
+//! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
+//! XOR-reduced): 1993 logic cells (1439
+//! LUT4, 970 flip-flops, 219 carries) and 4 block RAMs (3 for the pending records, 1 for the
+//! MSN / MO / WQE-index context), 89.2 MHz with nextpnr's default seed (94.7 and 95.3 with
+//! seeds 2 and 3: the paths left are the FSM's wide capture enables, e.g. `o_val`, `chk_to`,
+//! mostly routing); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
+//! 98.5 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs,
+//! 86.1 MHz. Not yet 100 MHz.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
@@ -164,7 +187,7 @@ const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
 
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
-const REC_BITS: usize = 64;
+const REC_BITS: usize = 44;
 
 /// FSM states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -173,6 +196,9 @@ pub enum RxState {
     Idle,
     /// Reading header words (of a job, or of a done's slot).
     Read,
+    /// A latched LLP error was taken: commit it (Terminate, TerminateSent) unless the QP is
+    /// disabled or in error already.
+    LlpErr,
     /// Running rows 0-15/18-19 on the captured header.
     Eval,
     /// Applying the outcome of the rows (or waiting for the check queue).
@@ -353,6 +379,9 @@ pub struct RxControl {
     q_dslot: [DFF<Bit>; CONNECTIONS],
 
     state: DFF<RxState>,
+    /// The connection whose latched LLP error is served next (see `llp_any`).
+    llp_sel_q: DFF<Bits<CONN_BITS>>,
+    llp_any_q: DFF<Bit>,
     ctx: DFF<ChkCtx>,
     // The job.
     held: DFF<Bit>,
@@ -370,7 +399,6 @@ pub struct RxControl {
     h_a: DFF<Bits<32>>,
     h_b: DFF<Bits<32>>,
     h_mo: DFF<Bits<32>>,
-    h_term: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
@@ -381,8 +409,7 @@ pub struct RxControl {
     // The outcome of `Eval`, applied in `Eval2`.
     e_fail: DFF<Bit>,
     e_drop: DFF<Bit>,
-    e_triple: DFF<Bits<16>>,
-    e_mdr: DFF<Bits<3>>,
+    e_code: DFF<Bits<4>>,
     e_go_vd: DFF<Bit>,
     e_dying: DFF<Bit>,
     e_push: DFF<Bit>,
@@ -428,7 +455,7 @@ pub struct RxControl {
     // Send: WQE and sums.
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
-    w_to_hi: DFF<Bits<32>>,
+    w_carry: DFF<Bit>,
     s_sum: DFF<Bits<33>>,
     // Header reads.
     rd_done_mode: DFF<Bit>,
@@ -442,7 +469,6 @@ pub struct RxControl {
     // Pending record of the job.
     o_kind: DFF<Bits<3>>,
     o_val: DFF<Bits<32>>,
-    o_index: DFF<Bits<16>>,
     o_inv: DFF<Bit>,
     o_sol: DFF<Bit>,
     o_mdr: DFF<Bits<3>>,
@@ -455,9 +481,9 @@ pub struct RxControl {
     dl_triv_q: DFF<Bit>,
     dl_recv_q: DFF<Bit>,
     dl_kind_q: DFF<Bits<3>>,
-    dl_inv_q: DFF<Bit>,
     dl_cqesel_q: DFF<Bits<2>>,
     dl_stsel_q: DFF<Bits<2>>,
+    dl_inv_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -469,10 +495,7 @@ pub struct RxControl {
     // The verdict decided by the front FSM (`Direct`).
     o_place: DFF<Bit>,
     pf_v: DFF<Bit>,
-    pf_triple: DFF<Bits<16>>,
-    pf_mdr: DFF<Bits<3>>,
-    pf_cqesel: DFF<Bits<2>>,
-    pf_stsel: DFF<Bits<2>>,
+    pf_code: DFF<Bits<4>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
@@ -518,18 +541,16 @@ pub struct RxControl {
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
     cqe_status_q: DFF<Bits<8>>,
-    cqe_byte_len_q: DFF<Bits<32>>,
     cqe_index_q: DFF<Bits<16>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
     aev_v: DFF<Bit>,
     aev_qp_q: DFF<Bits<CONN_BITS>>,
     aev_kind_q: DFF<Bits<8>>,
-    aev_triple_q: DFF<Bits<16>>,
+    ev_triple_q: DFF<Bits<16>>,
     term_v: DFF<Bit>,
     term_conn_q: DFF<Bits<CONN_BITS>>,
     term_slot_q: DFF<Bit>,
-    term_triple_q: DFF<Bits<16>>,
     term_mdr_q: DFF<Bits<3>>,
     term_seglen_q: DFF<Bits<16>>,
 
@@ -551,10 +572,10 @@ pub struct RxControl {
     jq_irq: Signal<Local, Bits<5>>,
     jq_orq: Signal<Local, Bits<5>>,
     jq_popp: Signal<Local, Bit>,
-    dq_en: Signal<Local, Bit>,
-    dq_err: Signal<Local, Bit>,
     in_dslot: Signal<Local, Bit>,
     llp_any: Signal<Local, Bit>,
+    lp_found: Signal<Local, Bit>,
+    lp_pick: Signal<Local, Bits<CONN_BITS>>,
     llp_qp: Signal<Local, Bits<CONN_BITS>>,
     llp_code: Signal<Local, Bits<8>>,
     llp_en: Signal<Local, Bit>,
@@ -565,10 +586,7 @@ pub struct RxControl {
     op_ok_t: Signal<Local, Bit>,
     // Actions decided this cycle (applied at the end of `update`).
     fail: Signal<Local, Bit>,
-    f_triple: Signal<Local, Bits<16>>,
-    f_mdr: Signal<Local, Bits<3>>,
-    f_cqesel: Signal<Local, Bits<2>>,
-    f_stsel: Signal<Local, Bits<2>>,
+    f_code: Signal<Local, Bits<4>>,
     go_vd: Signal<Local, Bit>,
     go_place: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -602,11 +620,24 @@ pub struct RxControl {
     bdying_set: Signal<Local, Bit>,
     w_kind_n: Signal<Local, Bits<3>>,
     w_val_n: Signal<Local, Bits<32>>,
+    w_triple_n: Signal<Local, Bits<16>>,
     w_mdr_n: Signal<Local, Bits<3>>,
     w_cqesel_n: Signal<Local, Bits<2>>,
     w_stsel_n: Signal<Local, Bits<2>>,
-    w_triple_n: Signal<Local, Bits<16>>,
+    // A front failure's code decoded (`pf_code`): Terminate triple, M / D / R, CQE and status.
+    pc_triple: Signal<Local, Bits<16>>,
+    pc_mdr: Signal<Local, Bits<3>>,
+    pc_cqesel: Signal<Local, Bits<2>>,
+    pc_stsel: Signal<Local, Bits<2>>,
     rec_we: Signal<Local, Bit>,
+    hlen: Signal<Local, Bits<16>>,
+    to_sum: Signal<Local, Bits<33>>,
+    irq_dn: Signal<Local, Bits<CONNECTIONS>>,
+    /// Per QP (5 bits each) the step of its IRQ / ORQ count: +1, or 31 (-1).
+    irq_st: Signal<Local, Bits<{ 5 * CONNECTIONS }>>,
+    orq_st: Signal<Local, Bits<{ 5 * CONNECTIONS }>>,
+    orq_dn: Signal<Local, Bits<CONNECTIONS>>,
+    qc_idx_we: Signal<Local, Bit>,
     dl_en: Signal<Local, Bit>,
     dl_err: Signal<Local, Bit>,
     dl_trivial: Signal<Local, Bit>,
@@ -674,8 +705,26 @@ pub struct RxControl {
     ev_term_sent: Constant<Bits<8>>,
     ev_term_rcvd: Constant<Bits<8>>,
     ev_term_bad: Constant<Bits<8>>,
+    // Error codes of the front FSM's failures (a queued check's is 32 | ctx << 3 | status):
+    // carried instead of the Terminate triple, decoded once at the done (`dc_*`).
+    ec_trunc: Constant<Bits<4>>,
+    ec_dv_tg: Constant<Bits<4>>,
+    ec_dv_ut: Constant<Bits<4>>,
+    ec_qn: Constant<Bits<4>>,
+    ec_rv: Constant<Bits<4>>,
+    ec_opcode: Constant<Bits<4>>,
+    ec_mo: Constant<Bits<4>>,
+    ec_rrlen: Constant<Bits<4>>,
+    ec_msn: Constant<Bits<4>>,
+    ec_ird: Constant<Bits<4>>,
+    ec_no_buf: Constant<Bits<4>>,
+    ec_too_long: Constant<Bits<4>>,
+    ec_send_prot: Constant<Bits<4>>,
+    ec_inv_op: Constant<Bits<4>>,
+    ec_inv_prot: Constant<Bits<4>>,
     // Record kinds (local encoding of the pending record).
     cq_full: Constant<Bits<CQ_CNT>>,
+    c_steps: Constant<Bits<{ 5 * CONNECTIONS }>>,
     k_none: Constant<Bits<3>>,
     k_recv: Constant<Bits<3>>,
     k_read: Constant<Bits<3>>,
@@ -854,15 +903,13 @@ impl Default for RxControl {
             h_a: Default::default(),
             h_b: Default::default(),
             h_mo: Default::default(),
-            h_term: Default::default(),
             p_len: Default::default(),
             f_short: Default::default(),
             f_size_zero: Default::default(),
             ap_msn0: Default::default(),
             e_fail: Default::default(),
             e_drop: Default::default(),
-            e_triple: Default::default(),
-            e_mdr: Default::default(),
+            e_code: Default::default(),
             e_go_vd: Default::default(),
             e_dying: Default::default(),
             e_push: Default::default(),
@@ -905,7 +952,7 @@ impl Default for RxControl {
             f_mo_zero: Default::default(),
             w_present: Default::default(),
             w_too_long: Default::default(),
-            w_to_hi: Default::default(),
+            w_carry: Default::default(),
             s_sum: Default::default(),
             rd_done_mode: Default::default(),
             ra: Default::default(),
@@ -916,7 +963,6 @@ impl Default for RxControl {
             prev_lo: Default::default(),
             o_kind: Default::default(),
             o_val: Default::default(),
-            o_index: Default::default(),
             o_inv: Default::default(),
             o_sol: Default::default(),
             o_mdr: Default::default(),
@@ -928,9 +974,9 @@ impl Default for RxControl {
             dl_triv_q: Default::default(),
             dl_recv_q: Default::default(),
             dl_kind_q: Default::default(),
-            dl_inv_q: Default::default(),
             dl_cqesel_q: Default::default(),
             dl_stsel_q: Default::default(),
+            dl_inv_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -941,10 +987,7 @@ impl Default for RxControl {
             d_free: Default::default(),
             o_place: Default::default(),
             pf_v: Default::default(),
-            pf_triple: Default::default(),
-            pf_mdr: Default::default(),
-            pf_cqesel: Default::default(),
-            pf_stsel: Default::default(),
+            pf_code: Default::default(),
             o_addr: Default::default(),
             cq_busy: Default::default(),
             cq_got: Default::default(),
@@ -983,18 +1026,16 @@ impl Default for RxControl {
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
             cqe_status_q: Default::default(),
-            cqe_byte_len_q: Default::default(),
             cqe_index_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
             aev_v: Default::default(),
             aev_qp_q: Default::default(),
             aev_kind_q: Default::default(),
-            aev_triple_q: Default::default(),
+            ev_triple_q: Default::default(),
             term_v: Default::default(),
             term_conn_q: Default::default(),
             term_slot_q: Default::default(),
-            term_triple_q: Default::default(),
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
@@ -1014,10 +1055,12 @@ impl Default for RxControl {
             jq_irq: Default::default(),
             jq_orq: Default::default(),
             jq_popp: Default::default(),
-            dq_en: Default::default(),
-            dq_err: Default::default(),
             in_dslot: Default::default(),
             llp_any: Default::default(),
+            lp_found: Default::default(),
+            lp_pick: Default::default(),
+            llp_sel_q: Default::default(),
+            llp_any_q: Default::default(),
             llp_qp: Default::default(),
             llp_code: Default::default(),
             llp_en: Default::default(),
@@ -1027,10 +1070,7 @@ impl Default for RxControl {
             tf_slot: Default::default(),
             op_ok_t: Default::default(),
             fail: Default::default(),
-            f_triple: Default::default(),
-            f_mdr: Default::default(),
-            f_cqesel: Default::default(),
-            f_stsel: Default::default(),
+            f_code: Default::default(),
             go_vd: Default::default(),
             go_place: Default::default(),
             issue: Default::default(),
@@ -1064,11 +1104,22 @@ impl Default for RxControl {
             bdying_set: Default::default(),
             w_kind_n: Default::default(),
             w_val_n: Default::default(),
+            w_triple_n: Default::default(),
             w_mdr_n: Default::default(),
             w_cqesel_n: Default::default(),
             w_stsel_n: Default::default(),
-            w_triple_n: Default::default(),
+            pc_triple: Default::default(),
+            pc_mdr: Default::default(),
+            pc_cqesel: Default::default(),
+            pc_stsel: Default::default(),
             rec_we: Default::default(),
+            hlen: Default::default(),
+            to_sum: Default::default(),
+            irq_dn: Default::default(),
+            irq_st: Default::default(),
+            orq_st: Default::default(),
+            orq_dn: Default::default(),
+            qc_idx_we: Default::default(),
             dl_en: Default::default(),
             dl_err: Default::default(),
             dl_trivial: Default::default(),
@@ -1146,7 +1197,28 @@ impl Default for RxControl {
             ev_term_sent: c8(AsyncEventKind::TerminateSent as u8),
             ev_term_rcvd: c8(AsyncEventKind::TerminateReceived as u8),
             ev_term_bad: c8(AsyncEventKind::BadTerminateReceived as u8),
+            ec_trunc: c4(0),
+            ec_dv_tg: c4(1),
+            ec_dv_ut: c4(2),
+            ec_qn: c4(3),
+            ec_rv: c4(4),
+            ec_opcode: c4(5),
+            ec_mo: c4(6),
+            ec_rrlen: c4(7),
+            ec_msn: c4(8),
+            ec_ird: c4(9),
+            ec_no_buf: c4(10),
+            ec_too_long: c4(11),
+            ec_send_prot: c4(12),
+            ec_inv_op: c4(13),
+            ec_inv_prot: c4(14),
             cq_full: Constant::new((CQ_DEPTH as u64).into()),
+            c_steps: Constant::new(
+                (0..CONNECTIONS)
+                    .map(|i| 1u64 << (5 * i))
+                    .sum::<u64>()
+                    .into(),
+            ),
             k_none: c3(0),
             k_recv: c3(1),
             k_read: c3(2),
@@ -1165,6 +1237,8 @@ impl Logic for RxControl {
             self,
             clock,
             state,
+            llp_sel_q,
+            llp_any_q,
             ctx,
             held,
             blocked,
@@ -1180,15 +1254,13 @@ impl Logic for RxControl {
             h_a,
             h_b,
             h_mo,
-            h_term,
             p_len,
             f_short,
             f_size_zero,
             ap_msn0,
             e_fail,
             e_drop,
-            e_triple,
-            e_mdr,
+            e_code,
             e_go_vd,
             e_dying,
             e_push,
@@ -1230,7 +1302,7 @@ impl Logic for RxControl {
             w_too_long,
             ap_dying,
             ap_dying_qp,
-            w_to_hi,
+            w_carry,
             s_sum,
             rd_done_mode,
             ra,
@@ -1241,7 +1313,6 @@ impl Logic for RxControl {
             prev_lo,
             o_kind,
             o_val,
-            o_index,
             o_inv,
             o_sol,
             o_mdr,
@@ -1249,10 +1320,7 @@ impl Logic for RxControl {
             o_stsel,
             o_place,
             pf_v,
-            pf_triple,
-            pf_mdr,
-            pf_cqesel,
-            pf_stsel,
+            pf_code,
             o_addr,
             cq_head,
             cq_tail,
@@ -1265,9 +1333,9 @@ impl Logic for RxControl {
             dl_triv_q,
             dl_recv_q,
             dl_kind_q,
-            dl_inv_q,
             dl_cqesel_q,
             dl_stsel_q,
+            dl_inv_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1298,18 +1366,16 @@ impl Logic for RxControl {
             cqe_qp_q,
             cqe_opcode_q,
             cqe_status_q,
-            cqe_byte_len_q,
             cqe_index_q,
             cqe_with_inv_q,
             cqe_sol_q,
             aev_v,
             aev_qp_q,
             aev_kind_q,
-            aev_triple_q,
+            ev_triple_q,
             term_v,
             term_conn_q,
             term_slot_q,
-            term_triple_q,
             term_mdr_q,
             term_seglen_q
         );
@@ -1398,8 +1464,6 @@ impl Logic for RxControl {
         self.jq_irq.next = self.q_irq[0].q.val();
         self.jq_orq.next = self.q_orq[0].q.val();
         self.jq_popp.next = self.q_popp[0].q.val();
-        self.dq_en.next = self.q_en[0].q.val();
-        self.dq_err.next = self.q_err[0].q.val();
         self.in_dslot.next = self.q_dslot[0].q.val();
         for i in 1..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
@@ -1415,32 +1479,25 @@ impl Logic for RxControl {
                 self.jq_orq.next = self.q_orq[i].q.val();
                 self.jq_popp.next = self.q_popp[i].q.val();
             }
-            if self.d_conn.q.val().index() == i {
-                self.dq_en.next = self.q_en[i].q.val();
-                self.dq_err.next = self.q_err[i].q.val();
-            }
             if self.done_conn.val().index() == i {
                 self.in_dslot.next = self.q_dslot[i].q.val();
             }
         }
-        self.llp_any.next = false;
-        self.llp_qp.next = 0.into();
-        self.llp_code.next = self.q_llp_code[0].q.val();
-        self.llp_en.next = self.q_en[0].q.val();
-        self.llp_err.next = self.q_err[0].q.val();
+        self.lp_found.next = false;
+        self.lp_pick.next = 0.into();
         self.tf_any.next = false;
         self.tf_qp.next = 0.into();
         self.tf_slot.next = self.q_hold_slot[0].q.val();
         // The lowest pending connection: count the connections before the first pending one.
         for i in 0..CONNECTIONS {
-            if !self.llp_any.val() {
+            if !self.lp_found.val() {
                 // Wait for the connection's earlier segments (or take it at once when the QP
                 // already erred: it only clears the latch then).
                 if self.q_llp[i].q.val() && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val())
                 {
-                    self.llp_any.next = true;
+                    self.lp_found.next = true;
                 } else {
-                    self.llp_qp.next = self.llp_qp.val() + 1;
+                    self.lp_pick.next = self.lp_pick.val() + 1;
                 }
             }
             if !self.tf_any.val() {
@@ -1451,12 +1508,26 @@ impl Logic for RxControl {
                 }
             }
         }
-        for i in 1..CONNECTIONS {
-            if self.llp_qp.val().index() == i {
+        // Timing: the pick is registered (`llp_sel_q`) and taken only if that connection's
+        // condition still holds (a connection becoming eligible waits one cycle; one just
+        // served is not served again).
+        self.llp_sel_q.d.next = self.lp_pick.val();
+        self.llp_qp.next = self.llp_sel_q.q.val();
+        self.llp_any.next = false;
+        self.llp_code.next = self.q_llp_code[0].q.val();
+        self.llp_en.next = self.q_en[0].q.val();
+        self.llp_err.next = self.q_err[0].q.val();
+        for i in 0..CONNECTIONS {
+            if self.llp_sel_q.q.val().index() == i {
+                self.llp_any.next = self.q_llp[i].q.val()
+                    && ((self.q_pend[i].q.val() == 0) || self.q_err[i].q.val());
                 self.llp_code.next = self.q_llp_code[i].q.val();
                 self.llp_en.next = self.q_en[i].q.val();
                 self.llp_err.next = self.q_err[i].q.val();
             }
+        }
+        self.llp_any_q.d.next = self.llp_any.val();
+        for i in 1..CONNECTIONS {
             if self.tf_qp.val().index() == i {
                 self.tf_slot.next = self.q_hold_slot[i].q.val();
             }
@@ -1467,7 +1538,7 @@ impl Logic for RxControl {
         // (MSN 1: low half 1 in the cycle of word 3; MO 0).
         self.qctx.clock.next = self.clock.val();
         self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 3;
-        self.qctx.read_addr.next = self.qc_conn.val() + 6;
+        self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
         if self.c_fresh.q.val() {
             self.qc_v.next = 0.into();
@@ -1493,10 +1564,7 @@ impl Logic for RxControl {
 
         // ---- Defaults.
         self.fail.next = false;
-        self.f_triple.next = self.t_trunc.val();
-        self.f_mdr.next = 0.into();
-        self.f_cqesel.next = 0.into();
-        self.f_stsel.next = 0.into();
+        self.f_code.next = self.ec_trunc.val();
         self.go_vd.next = false;
         self.go_place.next = false;
         self.issue.next = false;
@@ -1520,6 +1588,10 @@ impl Logic for RxControl {
         self.rk.d.next = 0.into();
         self.rk_last.d.next = false;
         self.rec_we.next = false;
+        self.hlen.next = self.hdr_untagged.val();
+        self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
+            + bit_cast::<33, 32>(self.h_mo.q.val());
+        self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
         self.rec_rd.next = self.rec.read_data.val();
@@ -1581,8 +1653,8 @@ impl Logic for RxControl {
         // Likewise the record's control fields, for DoneGet (timing: block RAM output).
         self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
         self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
-        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(56);
-        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(58);
+        self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(40);
+        self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(42);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
             self.lane_free.next = true;
             self.free_v.d.next = true;
@@ -1607,6 +1679,9 @@ impl Logic for RxControl {
         // ---- The FSM.
         match self.state.q.val() {
             RxState::Idle => {
+                // The WQE index of the done's QP (field 3, low half), for DoneGet.
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 3) | 6;
                 if self.job_valid.val() && !self.held.q.val() {
                     self.held.d.next = true;
                     self.blocked.d.next = false;
@@ -1618,34 +1693,26 @@ impl Logic for RxControl {
                     // A done with events: its record stays on the read port until DoneGet.
                     self.d_conn.d.next = self.dl_conn.q.val();
                     self.d_slot.d.next = self.dl_slot.q.val();
-                    self.d_good.d.next = self.dl_good.q.val();
+                    // The done has effects only if good and the QP enabled and not in
+                    // error: decided here from the lane's look-up (timing; only DoneGet and
+                    // LlpErr set `err`, and the configuration waits for `idle`).
+                    self.d_good.d.next =
+                        self.dl_good.q.val() && !self.dl_err.val() && self.dl_en.val();
                     self.state.d.next = RxState::DoneGet;
-                } else if self.llp_any.val() {
-                    for i in 0..CONNECTIONS {
-                        if self.llp_qp.val().index() == i {
-                            self.q_llp[i].d.next = false;
+                } else if self.llp_any_q.q.val() {
+                    // A latched LLP error: cleared now, committed in LlpErr (timing: the
+                    // Terminate's and event's registers are loaded from that state). Timing:
+                    // the priority over the rest is by the previous cycle's `llp_any` (a cycle
+                    // without action if it no longer holds; one for a job or a free first if
+                    // it newly holds).
+                    if self.llp_any.val() {
+                        for i in 0..CONNECTIONS {
+                            if self.llp_qp.val().index() == i {
+                                self.q_llp[i].d.next = false;
+                            }
                         }
-                    }
-                    if self.llp_en.val() && !self.llp_err.val() {
-                        // The first error of the QP: Terminate 2/LLP/code, no headers.
-                        self.err_set.next = true;
-                        self.err_qp.next = self.llp_qp.val();
-                        self.dying_set.next = true;
-                        self.dying_qp.next = self.llp_qp.val();
-                        self.term_v.d.next = true;
-                        self.term_conn_q.d.next = self.llp_qp.val();
-                        self.term_slot_q.d.next = false;
-                        self.term_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
-                            | bit_cast::<16, 8>(self.llp_code.val());
-                        self.term_mdr_q.d.next = 0.into();
-                        self.term_seglen_q.d.next = 0.into();
-                        self.aev_v.d.next = true;
-                        self.aev_qp_q.d.next = self.llp_qp.val();
-                        self.aev_kind_q.d.next = self.ev_term_sent.val();
-                        self.aev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
-                            | bit_cast::<16, 8>(self.llp_code.val());
-                        self.d_free.d.next = false;
-                        self.state.d.next = RxState::Emit;
+                        self.llp_sel_q.d.next = self.llp_sel_q.q.val();
+                        self.state.d.next = RxState::LlpErr;
                     }
                 } else if self.tf_any.val() && !self.lane_free.val() {
                     self.free_v.d.next = true;
@@ -1669,6 +1736,29 @@ impl Logic for RxControl {
                         self.ra.d.next = 1.into();
                     }
                     self.rlast.d.next = 5.into();
+                }
+            }
+            RxState::LlpErr => {
+                self.llp_sel_q.d.next = self.llp_sel_q.q.val();
+                self.state.d.next = RxState::Idle;
+                if self.llp_en.val() && !self.llp_err.val() {
+                    // The first error of the QP: Terminate 2/LLP/code, no headers.
+                    self.err_set.next = true;
+                    self.err_qp.next = self.llp_qp.val();
+                    self.dying_set.next = true;
+                    self.dying_qp.next = self.llp_qp.val();
+                    self.term_v.d.next = true;
+                    self.term_conn_q.d.next = self.llp_qp.val();
+                    self.term_slot_q.d.next = false;
+                    self.term_mdr_q.d.next = 0.into();
+                    self.term_seglen_q.d.next = 0.into();
+                    self.aev_v.d.next = true;
+                    self.aev_qp_q.d.next = self.llp_qp.val();
+                    self.aev_kind_q.d.next = self.ev_term_sent.val();
+                    self.ev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
+                        | bit_cast::<16, 8>(self.llp_code.val());
+                    self.d_free.d.next = false;
+                    self.state.d.next = RxState::Emit;
                 }
             }
             RxState::Read => {
@@ -1712,15 +1802,14 @@ impl Logic for RxControl {
                             // Lengths against the header of this T: rows 1, 8, 9, P.
                             self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
                             self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                            // One subtractor for P (the header length by T, then subtracted).
+                            self.hlen.next = self.hdr_untagged.val();
                             if self.hdr_a_data.val().get_bit(31) {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_tagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_tagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_tagged.val();
-                            } else {
-                                self.f_short.d.next = self.j_len.q.val() < self.hdr_untagged.val();
-                                self.f_zpay.d.next = self.j_len.q.val() == self.hdr_untagged.val();
-                                self.p_len.d.next = self.j_len.q.val() - self.hdr_untagged.val();
+                                self.hlen.next = self.hdr_tagged.val();
                             }
+                            self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
+                            self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
+                            self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
                             if self.hdr_a_data.val().get_bit(31) {
                                 // Tagged: the TO ends in word 3.
                                 self.rlast.d.next = 3.into();
@@ -1787,7 +1876,10 @@ impl Logic for RxControl {
                             self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
                         }
                         if self.rk.q.val().get_bit(5) {
-                            self.h_term.d.next = self.sh.val().get_bits::<16>(16);
+                            // A Terminate's octets 18-19 (Layer / EType, Code) straight into
+                            // the record value (nothing else uses `o_val` during a read).
+                            self.o_val.d.next =
+                                bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
                             self.f_mo_eq.d.next = self.c_hi_eq.q.val()
                                 && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
                         }
@@ -1858,14 +1950,14 @@ impl Logic for RxControl {
                 // The pending record by opcode alone (a drop or a failure overrides it in
                 // Eval2; a Send's is set in SendOk).
                 self.o_kind.d.next = self.k_none.val();
-                self.o_val.d.next = 0.into();
-                self.o_cqesel.d.next = 0.into();
-                self.o_stsel.d.next = 0.into();
-                self.o_mdr.d.next = 0.into();
+                // (0 is the `irq_src_addr` of a zero-length Read Request; the received triple
+                // of a Terminate.)
+                if !self.o_term.q.val() {
+                    self.o_val.d.next = 0.into();
+                }
                 self.o_inv.d.next = false;
                 self.o_sol.d.next = false;
                 if self.o_term.q.val() {
-                    self.o_val.d.next = bit_cast::<32, 16>(self.h_term.q.val());
                     self.o_kind.d.next = self.k_trcv.val();
                     if self.f_term_short.q.val() || !self.h_l.q.val() || !self.f_mo_zero.q.val() {
                         self.o_kind.d.next = self.k_tbad.val();
@@ -1882,33 +1974,30 @@ impl Logic for RxControl {
                     self.go_vd.next = true;
                 } else if self.f_short.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_trunc.val();
+                    self.f_code.next = self.ec_trunc.val();
                 } else if self.h_dv.q.val() != 1 {
                     self.fail.next = true;
                     if self.h_t.q.val() {
-                        self.f_triple.next = self.t_dv_tagged.val();
+                        self.f_code.next = self.ec_dv_tg.val();
                     } else {
-                        self.f_triple.next = self.t_dv_untagged.val();
+                        self.f_code.next = self.ec_dv_ut.val();
                     }
                 } else if !self.h_t.q.val() && self.f_qn_gt2.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_qn.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_qn.val();
                 } else if self.h_rv.q.val() != 1 {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_rv.val();
+                    self.f_code.next = self.ec_rv.val();
                 } else if self.h_opc.q.val().get_bit(3) || !self.op_ok_t.val() {
                     // Rows 5 and 6.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_opcode.val();
+                    self.f_code.next = self.ec_opcode.val();
                 } else if self.o_rreq.q.val() && (!self.h_l.q.val() || !self.f_mo_zero.q.val()) {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_mo.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_mo.val();
                 } else if self.o_rreq.q.val() && self.f_rrlen_bad.q.val() {
                     self.fail.next = true;
-                    self.f_triple.next = self.t_trunc.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_rrlen.val();
                 } else if self.o_term.q.val() {
                     // Row 9: never answered; the QP goes to error at the done.
                     self.dying_set.next = true;
@@ -1926,7 +2015,7 @@ impl Logic for RxControl {
                     // Rows 11-12.
                     if self.orq_zero_q.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_opcode.val();
+                        self.f_code.next = self.ec_opcode.val();
                     } else {
                         if self.h_l.q.val() {
                             self.orq_dec.next = true;
@@ -1943,12 +2032,10 @@ impl Logic for RxControl {
                     // Rows 18-20 (the check operands were read into chk_*).
                     if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_msn.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_msn.val();
                     } else if self.irq_full_q.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_ird.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_ird.val();
                     } else {
                         self.msn1_inc.next = true;
                         self.irq_inc.next = true;
@@ -1964,12 +2051,10 @@ impl Logic for RxControl {
                     // Sends: rows 13-15.
                     if !self.f_msn_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_msn.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_msn.val();
                     } else if !self.f_mo_eq.q.val() {
                         self.fail.next = true;
-                        self.f_triple.next = self.t_mo.val();
-                        self.f_mdr.next = 6.into();
+                        self.f_code.next = self.ec_mo.val();
                     } else if self.jq_popp.val() {
                         // The previous message's WQE is popped at its done: retry after it.
                         self.e_block.d.next = true;
@@ -1979,8 +2064,7 @@ impl Logic for RxControl {
                 }
                 // The outcome of the rows is registered and applied in Eval2.
                 self.e_fail.d.next = self.fail.val();
-                self.e_triple.d.next = self.f_triple.val();
-                self.e_mdr.d.next = self.f_mdr.val();
+                self.e_code.d.next = self.f_code.val();
                 self.e_go_vd.d.next = self.go_vd.val();
                 self.e_dying.d.next = self.dying_set.val();
                 self.e_push.d.next = self.cq_push.val();
@@ -2021,8 +2105,7 @@ impl Logic for RxControl {
                     }
                 } else {
                     self.fail.next = self.e_fail.q.val();
-                    self.f_triple.next = self.e_triple.q.val();
-                    self.f_mdr.next = self.e_mdr.q.val();
+                    self.f_code.next = self.e_code.q.val();
                     self.go_vd.next = self.e_go_vd.q.val();
                     self.dying_set.next = self.e_dying.q.val();
                     self.cq_push.next = self.e_push.q.val();
@@ -2060,21 +2143,24 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqWait => {
+                // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
+                // into the context RAM (field 3, see "State") in every RqWait cycle, the last
+                // one with the answer (timing: the write enable is the state alone; no done
+                // reads the entry while the FSM is here).
+                self.qc_idx_we.next = true;
                 if self.rq_rsp_valid.val() {
                     self.w_present.d.next = self.rq_rsp_present.val();
                     // Row 16, compared here and acted on in SendRows.
                     self.w_too_long.d.next =
                         self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE).
-                    self.o_index.d.next = self.rq_rsp_index.val();
-                    self.w_to_hi.d.next = self.rq_rsp_to.val().get_bits::<32>(32);
-                    // WQE TO + MO, low half now, high half (with the carry) in SendRows.
+                    // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
+                    // high half in SendRows.
                     self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
                     self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
-                    self.chk_to_q.d.next = bit_cast::<64, 33>(
-                        bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-                            + bit_cast::<33, 32>(self.h_mo.q.val()),
-                    );
+                    self.w_carry.d.next = self.to_sum.val().get_bit(32);
+                    self.chk_to_q.d.next =
+                        (bit_cast::<64, 32>(self.rq_rsp_to.val().get_bits::<32>(32)) << 32)
+                            | bit_cast::<64, 32>(self.to_sum.val().get_bits::<32>(0));
                     self.state.d.next = RxState::SendRows;
                 }
             }
@@ -2084,22 +2170,18 @@ impl Logic for RxControl {
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.chk_to_q.d.next = (bit_cast::<64, 32>(
-                    self.w_to_hi.q.val()
-                        + bit_cast::<32, 1>(self.chk_to_q.q.val().get_bit(32).into()),
+                    self.chk_to_q.q.val().get_bits::<32>(32)
+                        + bit_cast::<32, 1>(self.w_carry.q.val().into()),
                 ) << 32)
                     | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
                 if !self.w_present.q.val() {
                     // Row 15.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_no_buf.val();
-                    self.f_mdr.next = 6.into();
+                    self.f_code.next = self.ec_no_buf.val();
                 } else if self.w_too_long.q.val() {
                     // Row 16.
                     self.fail.next = true;
-                    self.f_triple.next = self.t_too_long.val();
-                    self.f_mdr.next = 6.into();
-                    self.f_cqesel.next = 1.into();
-                    self.f_stsel.next = 1.into();
+                    self.f_code.next = self.ec_too_long.val();
                 } else if !self.f_zpay.q.val() {
                     // Row 17.
                     self.issue.next = true;
@@ -2114,6 +2196,7 @@ impl Logic for RxControl {
                     self.issue.next = true;
                     self.chk_acc_q.d.next = 0.into();
                     self.chk_inv_q.d.next = true;
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
                     self.ctx.d.next = ChkCtx::SendInv;
                 } else {
                     self.state.d.next = RxState::SendOk;
@@ -2126,11 +2209,14 @@ impl Logic for RxControl {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
-                                self.o_addr.d.next = self.rsp_host_addr.val();
+                                // Straight into the verdict register: it is empty from
+                                // Eval2 (which waits for it) to Direct, and the queue is too.
+                                self.vd_addr_q.d.next = self.rsp_host_addr.val();
                                 if self.h_l.q.val() && self.o_inv.q.val() {
                                     self.issue.next = true;
                                     self.chk_acc_q.d.next = 0.into();
                                     self.chk_inv_q.d.next = true;
+                                    self.chk_stag_q.d.next = self.h_stag.q.val();
                                     self.ctx.d.next = ChkCtx::SendInv;
                                 } else {
                                     self.state.d.next = RxState::SendOk;
@@ -2144,17 +2230,12 @@ impl Logic for RxControl {
                         self.fail.next = true;
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
-                                self.f_triple.next = self.t_send_prot.val();
-                                self.f_cqesel.next = 1.into();
-                                self.f_stsel.next = 2.into();
+                                self.f_code.next = self.ec_send_prot.val();
                             }
                             ChkCtx::SendInv => {
-                                self.f_mdr.next = 6.into();
-                                self.f_cqesel.next = 1.into();
-                                self.f_stsel.next = 3.into();
-                                self.f_triple.next = self.t_inv_prot.val();
+                                self.f_code.next = self.ec_inv_prot.val();
                                 if self.rsp_status.val() == self.st_invalid.val() {
-                                    self.f_triple.next = self.t_inv_op.val();
+                                    self.f_code.next = self.ec_inv_op.val();
                                 }
                             }
                         }
@@ -2181,10 +2262,10 @@ impl Logic for RxControl {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
                     self.vd_place_q.d.next = self.o_place.q.val();
-                    // `vd_addr` is 0 without placement.
-                    self.vd_addr_q.d.next = 0.into();
-                    if self.o_place.q.val() {
-                        self.vd_addr_q.d.next = self.o_addr.q.val();
+                    // `vd_addr` is 0 without placement (a placed Send's address was loaded in
+                    // ChkWait).
+                    if !self.o_place.q.val() {
+                        self.vd_addr_q.d.next = 0.into();
                     }
                     self.rec_we.next = true;
                     self.held.d.next = false;
@@ -2198,29 +2279,33 @@ impl Logic for RxControl {
                 self.state.d.next = RxState::Emit;
                 // Shared fields of the events.
                 self.cqe_qp_q.d.next = self.d_conn.q.val();
-                self.cqe_byte_len_q.d.next = 0.into();
-                self.cqe_index_q.d.next = self.rec_rd.val().get_bits::<16>(37);
+                // `o_addr` is `cqe_byte_len` (a Recv's) and `irq_src_addr` (a Read Request's),
+                // else 0; `h_stag` is `cqe_inv_stag`, loaded by the header read of a Recv with
+                // Invalidate, else 0. Nothing else uses either while the FSM emits.
+                self.h_stag.d.next = 0.into();
+                self.o_addr.d.next = 0.into();
+                if (self.dl_kind_q.q.val() == self.k_recv.val())
+                    || (self.dl_kind_q.q.val() == self.k_irq.val())
+                {
+                    self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
+                }
+                // The WQE index of the QP's Send, read from the context RAM in Idle.
+                self.cqe_index_q.d.next = self.qctx.read_data.val();
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
                 self.cqe_status_q.d.next = self.wc_success.val();
                 self.cqe_opcode_q.d.next = self.wc_recv.val();
                 self.aev_qp_q.d.next = self.d_conn.q.val();
-                self.aev_triple_q.d.next = 0.into();
-                self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
+                self.ev_triple_q.d.next = 0.into();
                 if self.dl_recv_q.q.val() {
                     self.popp_clr.next = true;
                 }
-                if !self.d_good.q.val()
-                    || self.dq_err.val()
-                    || !self.dq_en.val()
-                    || (self.dl_kind_q.q.val() == self.k_none.val())
-                {
+                if !self.d_good.q.val() || (self.dl_kind_q.q.val() == self.k_none.val()) {
                     // No effect: free the slot only.
                 } else if self.dl_kind_q.q.val() == self.k_recv.val() {
                     self.rq_v.d.next = true;
                     self.rq_qp_q.d.next = self.d_conn.q.val();
                     self.rq_pop_q.d.next = true;
-                    self.cqe_byte_len_q.d.next = self.rec_rd.val().get_bits::<32>(5);
                     self.cqe_with_inv_q.d.next = self.dl_inv_q.q.val();
                     self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
                     if self.dl_inv_q.q.val() {
@@ -2252,7 +2337,7 @@ impl Logic for RxControl {
                     if self.dl_kind_q.q.val() == self.k_trcv.val() {
                         self.aev_kind_q.d.next = self.ev_term_rcvd.val();
                         // Octet 18: Layer << 4 | EType; octet 19: Code.
-                        self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
+                        self.ev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
                     } else {
                         self.aev_kind_q.d.next = self.ev_term_bad.val();
                     }
@@ -2269,12 +2354,12 @@ impl Logic for RxControl {
                     self.term_v.d.next = true;
                     self.term_conn_q.d.next = self.d_conn.q.val();
                     self.term_slot_q.d.next = self.d_slot.q.val();
-                    self.term_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
-                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(5);
-                    self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(53);
+                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(37);
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
-                    self.aev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    // One triple register for `term_*` and `aev_*` (both carry it here).
+                    self.ev_triple_q.d.next = self.rec_rd.val().get_bits::<16>(5);
                     if self.dl_cqesel_q.q.val() != 0 {
                         self.cqe_v.d.next = true;
                     }
@@ -2331,22 +2416,72 @@ impl Logic for RxControl {
         // is written into `o_*` one cycle later, from registers (timing: `fail` comes from
         // three states' conditions; `Direct` waits for `pf_v`).
         self.pf_v.d.next = self.fail.val();
-        self.pf_triple.d.next = self.f_triple.val();
-        self.pf_mdr.d.next = self.f_mdr.val();
-        self.pf_cqesel.d.next = self.f_cqesel.val();
-        self.pf_stsel.d.next = self.f_stsel.val();
+        self.pf_code.d.next = self.f_code.val();
         if self.fail.val() {
             self.dying_set.next = true;
             self.go_vd.next = true;
             self.go_place.next = false;
         }
+        // The front failure's code (`pf_code`, one of `ec_*`) decoded, a 4-input table: the
+        // Terminate triple (Layer << 12 | EType << 8 | Code, RFC 5040 §7 / `rfc5040-rdmap.md`
+        // §5), M / D / R (6: the DDP header is copied), the CQE (1: error CQE, WQE popped) and
+        // its status (1 LocLenErr, 2 LocProtErr, 3 GeneralErr).
+        self.pc_triple.next = self.t_trunc.val();
+        self.pc_mdr.next = 6.into();
+        self.pc_cqesel.next = 0.into();
+        self.pc_stsel.next = 0.into();
+        if self.pf_code.q.val() == self.ec_trunc.val() {
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_dv_tg.val() {
+            self.pc_triple.next = self.t_dv_tagged.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_dv_ut.val() {
+            self.pc_triple.next = self.t_dv_untagged.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_qn.val() {
+            self.pc_triple.next = self.t_qn.val();
+        } else if self.pf_code.q.val() == self.ec_rv.val() {
+            self.pc_triple.next = self.t_rv.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_opcode.val() {
+            self.pc_triple.next = self.t_opcode.val();
+            self.pc_mdr.next = 0.into();
+        } else if self.pf_code.q.val() == self.ec_mo.val() {
+            self.pc_triple.next = self.t_mo.val();
+        } else if self.pf_code.q.val() == self.ec_rrlen.val() {
+            self.pc_triple.next = self.t_trunc.val();
+        } else if self.pf_code.q.val() == self.ec_msn.val() {
+            self.pc_triple.next = self.t_msn.val();
+        } else if self.pf_code.q.val() == self.ec_ird.val() {
+            self.pc_triple.next = self.t_ird.val();
+        } else if self.pf_code.q.val() == self.ec_no_buf.val() {
+            self.pc_triple.next = self.t_no_buf.val();
+        } else if self.pf_code.q.val() == self.ec_too_long.val() {
+            self.pc_triple.next = self.t_too_long.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 1.into();
+        } else if self.pf_code.q.val() == self.ec_send_prot.val() {
+            self.pc_triple.next = self.t_send_prot.val();
+            self.pc_mdr.next = 0.into();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 2.into();
+        } else if self.pf_code.q.val() == self.ec_inv_op.val() {
+            self.pc_triple.next = self.t_inv_op.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 3.into();
+        } else {
+            // `ec_inv_prot`.
+            self.pc_triple.next = self.t_inv_prot.val();
+            self.pc_cqesel.next = 1.into();
+            self.pc_stsel.next = 3.into();
+        }
         if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 16>(self.pf_triple.q.val()) << 16)
-                | bit_cast::<32, 16>(self.j_len.q.val());
-            self.o_mdr.d.next = self.pf_mdr.q.val();
-            self.o_cqesel.d.next = self.pf_cqesel.q.val();
-            self.o_stsel.d.next = self.pf_stsel.q.val();
+            self.o_val.d.next = (bit_cast::<32, 16>(self.j_len.q.val()) << 16)
+                | bit_cast::<32, 16>(self.pc_triple.val());
+            self.o_mdr.d.next = self.pc_mdr.val();
+            self.o_cqesel.d.next = self.pc_cqesel.val();
+            self.o_stsel.d.next = self.pc_stsel.val();
         }
         if self.issue.val() {
             self.chk_v.d.next = true;
@@ -2360,7 +2495,7 @@ impl Logic for RxControl {
             }
         }
         if self.go_vd.val() {
-            // The verdict leaves from `Direct` (the Send's address was kept in `o_addr`).
+            // The verdict leaves from `Direct` (a placed Send's address is in `vd_addr_q`).
             self.o_place.d.next = self.go_place.val();
             self.state.d.next = RxState::Direct;
         }
@@ -2438,9 +2573,14 @@ impl Logic for RxControl {
                 | bit_cast::<3, 1>(self.h_slot.val().into());
             self.w_kind_n.next = self.h_kind.val();
             self.w_val_n.next = self.h_addr.val();
-            self.w_mdr_n.next = 0.into();
+            self.w_mdr_n.next = 6.into();
             self.w_cqesel_n.next = 0.into();
             self.w_stsel_n.next = 0.into();
+            // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
+            // (Also when the QP was dead already, which changes nothing: `dying` only drops
+            // the QP's later jobs, as `!en || err` does. Timing: `h_dead` is not in the path
+            // to the per-QP `dying` enables.)
+            self.bdying_set.next = self.h_st.val() != self.st_ok.val();
             if self.h_dead.val() {
                 self.w_kind_n.next = self.k_none.val();
             } else if self.h_st.val() == self.st_ok.val() {
@@ -2449,10 +2589,7 @@ impl Logic for RxControl {
                     self.vd_addr_q.d.next = self.h_addr.val();
                 }
             } else {
-                // Rows 10, 12, 20 failed: the QP dies now, the error is committed at the done.
-                self.bdying_set.next = true;
                 self.w_kind_n.next = self.k_err.val();
-                self.w_mdr_n.next = 6.into();
                 if self.h_ctx.val() == 2 {
                     self.w_mdr_n.next = 7.into();
                     self.w_triple_n.next = self.t_rr_bounds.val();
@@ -2480,8 +2617,9 @@ impl Logic for RxControl {
                         self.w_triple_n.next = self.t_tg_wrap.val();
                     }
                 }
-                self.w_val_n.next = (bit_cast::<32, 16>(self.w_triple_n.val()) << 16)
-                    | bit_cast::<32, 16>(self.h_len.val());
+                // The error record's value: segment length (`term_seglen`), triple.
+                self.w_val_n.next = (bit_cast::<32, 16>(self.h_len.val()) << 16)
+                    | bit_cast::<32, 16>(self.w_triple_n.val());
             }
             for i in 0..CQ_DEPTH {
                 if self.cq_head.q.val().index() == i {
@@ -2515,17 +2653,16 @@ impl Logic for RxControl {
             | (bit_cast::<REC_BITS, 1>(self.o_inv.q.val().into()) << 3)
             | (bit_cast::<REC_BITS, 1>(self.o_sol.q.val().into()) << 4)
             | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
-            | (bit_cast::<REC_BITS, 16>(self.o_index.q.val()) << 37)
-            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
-            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
-            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+            | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
+            | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
+            | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         if self.cq_pop.val() {
             // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
             self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
                 | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
-                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 53)
-                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 56)
-                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 58);
+                | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
+                | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
+                | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         }
         self.rec.write_data.next = self.rec_wr.val();
         // The read port: the done's record in `DoneRd`, else never the entry being written.
@@ -2582,6 +2719,33 @@ impl Logic for RxControl {
             self.w2_addr.d.next = (self.qc_conn.val() | self.qc_wf.val()) + 1;
             self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
         }
+        if self.qc_idx_we.val() {
+            // A Send's WQE index (RqWait: no update is written then, see "State").
+            self.qctx.write_enable.next = true;
+            self.qctx.write_addr.next = self.qc_conn.val() | 6;
+            self.qctx.write_data.next = self.rq_rsp_index.val();
+        }
+        // The decrements of the IRQ / ORQ counts, one bit per QP.
+        self.irq_dn.next = 0.into();
+        self.orq_dn.next = 0.into();
+        self.irq_st.next = self.c_steps.val();
+        self.orq_st.next = self.c_steps.val();
+        for i in 0..CONNECTIONS {
+            if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
+                self.irq_dn.next = self.irq_dn.val().replace_bit(i, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 1, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 2, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 3, true);
+                self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 4, true);
+            }
+            if self.ap_orq.q.val() && (self.j_conn.q.val().index() == i) {
+                self.orq_dn.next = self.orq_dn.val().replace_bit(i, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 1, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 2, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 3, true);
+                self.orq_st.next = self.orq_st.val().replace_bit(5 * i + 4, true);
+            }
+        }
         for i in 0..CONNECTIONS {
             if self.j_conn.q.val().index() == i {
                 // The header's MSN (`h_b`) equals the expected one (rows 13 / 18 passed):
@@ -2615,20 +2779,19 @@ impl Logic for RxControl {
             if self.bdying_set.val() && (self.h_conn.val().index() == i) {
                 self.q_dying[i].d.next = true;
             }
-            // Increment and decrement in the same cycle cancel.
-            if self.ap_irq.q.val() && (self.j_conn.q.val().index() == i) {
-                if !(self.irq_done.val() && (self.irq_done_qp.val().index() == i)) {
-                    self.q_irq[i].d.next = self.q_irq[i].q.val() + 1;
-                }
-            } else if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
-                self.q_irq[i].d.next = self.q_irq[i].q.val() - 1;
+            // Increment and decrement in the same cycle cancel. One adder per counter: the
+            // step is +1, or 31 (-1) when decrementing (`irq_dn` / `orq_dn` bit i).
+            if (self.ap_irq.q.val() && (self.j_conn.q.val().index() == i))
+                != self.irq_dn.val().get_bit(i)
+            {
+                self.q_irq[i].d.next =
+                    self.q_irq[i].q.val() + self.irq_st.val().get_bits::<5>(5 * i);
             }
-            if self.orq_push.val() && (self.orq_push_qp.val().index() == i) {
-                if !(self.ap_orq.q.val() && (self.j_conn.q.val().index() == i)) {
-                    self.q_orq[i].d.next = self.q_orq[i].q.val() + 1;
-                }
-            } else if self.ap_orq.q.val() && (self.j_conn.q.val().index() == i) {
-                self.q_orq[i].d.next = self.q_orq[i].q.val() - 1;
+            if (self.orq_push.val() && (self.orq_push_qp.val().index() == i))
+                != self.orq_dn.val().get_bit(i)
+            {
+                self.q_orq[i].d.next =
+                    self.q_orq[i].q.val() + self.orq_st.val().get_bits::<5>(5 * i);
             }
             if self.llp_err_valid.val() && (self.llp_err_conn.val().index() == i) {
                 self.q_llp[i].d.next = true;
@@ -2662,11 +2825,9 @@ impl Logic for RxControl {
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
-        // An invalidate request names the Invalidate STag (octets 2-5 of the Send).
+        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: copied
+        // from `h_stag` into `chk_stag_q` when it is issued.)
         self.chk_stag.next = self.chk_stag_q.q.val();
-        if self.chk_inv_q.q.val() {
-            self.chk_stag.next = self.h_stag.q.val();
-        }
         self.chk_to.next = self.chk_to_q.q.val();
         self.chk_len.next = self.chk_len_q.q.val();
         self.chk_pd.next = self.chk_pd_q.q.val();
@@ -2696,27 +2857,24 @@ impl Logic for RxControl {
         self.cqe_qp.next = self.cqe_qp_q.q.val();
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
         self.cqe_status.next = self.cqe_status_q.q.val();
-        self.cqe_byte_len.next = self.cqe_byte_len_q.q.val();
+        self.cqe_byte_len.next = self.o_addr.q.val();
         self.cqe_index.next = self.cqe_index_q.q.val();
-        // A Recv CQE without Invalidate has `cqe_inv_stag = 0`.
-        self.cqe_inv_stag.next = 0.into();
-        if self.cqe_with_inv_q.q.val() {
-            self.cqe_inv_stag.next = self.h_stag.q.val();
-        }
+        // A Recv CQE without Invalidate has `cqe_inv_stag = 0` (see DoneGet).
+        self.cqe_inv_stag.next = self.h_stag.q.val();
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
         self.cqe_solicited.next = self.cqe_sol_q.q.val();
         self.aev_valid.next = self.aev_v.q.val();
         self.aev_qp.next = self.aev_qp_q.q.val();
         self.aev_kind.next = self.aev_kind_q.q.val();
-        self.aev_layer.next = self.aev_triple_q.q.val().get_bits::<4>(12);
-        self.aev_etype.next = self.aev_triple_q.q.val().get_bits::<4>(8);
-        self.aev_code.next = self.aev_triple_q.q.val().get_bits::<8>(0);
+        self.aev_layer.next = self.ev_triple_q.q.val().get_bits::<4>(12);
+        self.aev_etype.next = self.ev_triple_q.q.val().get_bits::<4>(8);
+        self.aev_code.next = self.ev_triple_q.q.val().get_bits::<8>(0);
         self.term_valid.next = self.term_v.q.val();
         self.term_conn.next = self.term_conn_q.q.val();
         self.term_slot.next = self.term_slot_q.q.val();
-        self.term_layer.next = self.term_triple_q.q.val().get_bits::<4>(12);
-        self.term_etype.next = self.term_triple_q.q.val().get_bits::<4>(8);
-        self.term_code.next = self.term_triple_q.q.val().get_bits::<8>(0);
+        self.term_layer.next = self.ev_triple_q.q.val().get_bits::<4>(12);
+        self.term_etype.next = self.ev_triple_q.q.val().get_bits::<4>(8);
+        self.term_code.next = self.ev_triple_q.q.val().get_bits::<8>(0);
         self.term_m.next = self.term_mdr_q.q.val().get_bit(2);
         self.term_d.next = self.term_mdr_q.q.val().get_bit(1);
         self.term_r.next = self.term_mdr_q.q.val().get_bit(0);
