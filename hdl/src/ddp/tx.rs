@@ -38,7 +38,7 @@
 //! - the same address and length, hint not fallen: the region's blocks are the message's, its
 //!   requests go on (`msg_take` now): no DMA latency before its first payload beat;
 //! - a message without payload (Read Request, length 0): the read-ahead is left alone;
-//! - anything else: `Flush` waits until every busy slot's completion is in (`all_in`; tags are
+//! - anything else: a flush (`fl`) waits until every busy slot's completion is in (`all_in`; tags are
 //!   never reused before their last beat), frees the slots (`rd_cnt = rq_cnt`), then loads the
 //!   message's own requests (`msg_take` then).
 //!
@@ -147,9 +147,6 @@ pub enum DdpTxState {
     /// The message's last beat is in the output stage: waiting for it to be taken (the message
     /// is still offered until then).
     Drain,
-    /// The message taken does not continue the read-ahead: waiting for the read-ahead's
-    /// completions, then freeing its blocks (the message's requests start after).
-    Flush,
 }
 
 /// The DDP / RDMAP transmit segmenter.
@@ -267,6 +264,10 @@ pub struct DdpTx {
     k_pay: DFF<Bit>,
     /// The hint was low in the cycle of a take with a read-ahead.
     fell: DFF<Bit>,
+    /// Flush (in `Seg`, `seg_wait` kept): the message taken does not continue the read-ahead;
+    /// waiting for the read-ahead's completions, then freeing its slots (the message's
+    /// requests start after). A flag, not a state: 4 states keep the state in 2 bits.
+    fl: DFF<Bit>,
     /// Per block slot (tag): requested and not yet released by the reader (or freed).
     busy: [DFF<Bit>; TX_BLOCKS],
     /// Slot offset of the region being requested: a block's slot (tag) is its host address
@@ -471,6 +472,7 @@ impl Default for DdpTx {
             m_r: Default::default(),
             k_pay: Default::default(),
             fell: Default::default(),
+            fl: Default::default(),
             busy: Default::default(),
             rq_off: Default::default(),
             last_slot: Default::default(),
@@ -581,7 +583,7 @@ impl Logic for DdpTx {
             rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, a_addr, a_len,
-            m_r, k_pay, rq_off, last_slot, fell
+            m_r, k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -913,11 +915,10 @@ impl Logic for DdpTx {
             && (self.rq_left.q.val() != 0)
             && !self.rq_busy.val()
             && !self.rq_gap.q.val().any();
-        // No request in `Flush` (it waits for the read-ahead's completions) nor for a
+        // No request in a flush (it waits for the read-ahead's completions) nor for a
         // cancelled read-ahead between messages (freed in `Idle`).
         self.pay_rd_req_valid.next = self.rq_ok.q.val()
-            && (((self.state.q.val() != DdpTxState::Idle)
-                && (self.state.q.val() != DdpTxState::Flush))
+            && (((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
                 || (self.ra.q.val() && !self.ra_stale.q.val()));
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
@@ -1015,7 +1016,6 @@ impl Logic for DdpTx {
         // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
         self.wr.d.next = self.word_ready.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
-            && (self.state.q.val() != DdpTxState::Flush)
             && self.wr.q.val()
             && (((bit_cast::<3, 2>(self.fn_.q.val())
                 + bit_cast::<3, 1>(self.inflight.q.val().into()))
@@ -1080,8 +1080,10 @@ impl Logic for DdpTx {
             | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(
                 self.msg_addr.val().get_bits::<TX_BLK_WORD_BITS>(2),
             );
-        self.decide.next =
-            (self.state.q.val() == DdpTxState::Seg) && self.seg_wait.q.val() && self.ra.q.val();
+        self.decide.next = (self.state.q.val() == DdpTxState::Seg)
+            && self.seg_wait.q.val()
+            && self.ra.q.val()
+            && !self.fl.q.val();
         self.all_in.next = true;
         for i in 0..TX_BLOCKS {
             if self.busy[i].q.val() && !self.done[i].q.val() {
@@ -1094,7 +1096,7 @@ impl Logic for DdpTx {
             && self.nxt_valid.val()
             && (self.nxt_len.val() != 0)
             && (self.rq_left.q.val() == 0)
-            && (self.state.q.val() != DdpTxState::Flush)
+            && !self.fl.q.val()
             && !self.taking.val();
         if self.ra_start.val() {
             self.ra.d.next = true;
@@ -1112,7 +1114,7 @@ impl Logic for DdpTx {
             && !self.nxt_valid.val()
             && !self.taking.val()
             && !self.decide.val()
-            && (self.state.q.val() != DdpTxState::Flush)
+            && !self.fl.q.val()
         {
             self.ra_stale.d.next = true;
             self.rq_left.d.next = 0.into();
@@ -1133,13 +1135,20 @@ impl Logic for DdpTx {
                 self.ra.d.next = false;
                 self.msg_take.next = true;
             } else {
-                self.state.d.next = DdpTxState::Flush;
+                // (No word is read meanwhile: `wr` stays 0, the slots hold the region's data.)
+                self.fl.d.next = true;
+                self.seg_wait.d.next = true;
+                self.wr.d.next = false;
             }
         }
+        if self.fl.q.val() {
+            self.seg_wait.d.next = true;
+            self.wr.d.next = false;
+        }
         // Cancel: once every completion of the region is in, free its slots (every busy slot
-        // is the region's: no message is being read), in `Flush` or between messages.
+        // is the region's: no message is being read), in a flush or between messages.
         if self.all_in.val()
-            && ((self.state.q.val() == DdpTxState::Flush)
+            && (self.fl.q.val()
                 || ((self.state.q.val() == DdpTxState::Idle)
                     && !self.msg_valid.val()
                     && self.ra.q.val()
@@ -1151,11 +1160,12 @@ impl Logic for DdpTx {
             self.rd_cnt.d.next = self.rq_cnt.q.val();
             self.ra.d.next = false;
             self.ra_stale.d.next = false;
-            if self.state.q.val() == DdpTxState::Flush {
+            if self.fl.q.val() {
                 self.rq_addr.d.next = self.msg_addr.val();
                 self.rq_left.d.next = self.msg_len.val();
                 self.wr.d.next = false;
-                self.state.d.next = DdpTxState::Seg;
+                self.fl.d.next = false;
+                self.seg_wait.d.next = false;
                 self.msg_take.next = true;
             }
         }

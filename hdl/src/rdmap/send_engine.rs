@@ -335,6 +335,8 @@ pub struct SendEngine {
     /// This fetch takes the prefetched WQE from `orq`.
     pf_use: DFF<Bit>,
     pf_busy: Signal<Local, Bit>,
+    /// The served QP is enabled, not in error, and has a WQE after the one at ci (registered).
+    pf_ok: DFF<Bit>,
     /// Early check of the prefetched WQE (the hint): 0 none, 1 reading its words 0..=5 from
     /// `orq`, 2 presenting the check, 3 waiting for the answer, 4 done.
     ec_st: DFF<Bits<3>>,
@@ -441,7 +443,7 @@ impl Logic for SendEngine {
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
             c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1, orq_ra_q, ld_m1, ec_st, ec_w, ec_ws, e_ok, tk
+            k_ci1, orq_ra_q, ld_m1, ec_st, ec_w, ec_ws, e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -609,14 +611,17 @@ impl Logic for SendEngine {
         // where the served QP and its ci have not changed since `Decide`.
         self.k_ci1.d.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
+        // The QP's part registered too (`pf_ok`, timing): one more cycle old, still right in
+        // those states (pi only grows; a QP gone to error meanwhile gets a prefetch that its
+        // next `Load2` drops).
+        self.pf_ok.d.next =
+            self.k_en.val() && !self.k_err.val() && (self.k_ci1.q.val() != self.k_pi.val());
         self.pf_start.next = ((self.state.q.val() == SeState::Msg)
             || (self.state.q.val() == SeState::WriteBack)
             || (self.state.q.val() == SeState::DoneWait))
             && !self.is_read.val()
             && (self.pf_st.q.val() == 0)
-            && self.k_en.val()
-            && !self.k_err.val()
-            && (self.k_ci1.q.val() != self.k_pi.val());
+            && self.pf_ok.q.val();
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = (self.state.q.val() == SeState::Load2)
             && self.l_en.q.val()
@@ -657,6 +662,10 @@ impl Logic for SendEngine {
             self.f_valid.next = true;
             self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
             self.f_last.next = self.beat.q.val() == 7;
+        }
+        // The early check's words come the same way (no second input on the `w_*` registers).
+        if self.ec_st.q.val() == 1 {
+            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
         }
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
         self.lchk_stag.next = self.w_lkey.q.val();
@@ -1197,21 +1206,21 @@ impl Logic for SendEngine {
             self.orq.read_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
             self.ec_w.d.next = self.ec_w.q.val() + 1;
             if self.ec_w.q.val() == 1 {
-                self.ec_ws.d.next = (self.orq.read_data.val().get_bits::<8>(24) == 0)
-                    || ((self.orq.read_data.val().get_bits::<8>(24) >= 2)
-                        && (self.orq.read_data.val().get_bits::<8>(24) <= 5));
+                self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
+                    || ((self.f_data.val().get_bits::<8>(24) >= 2)
+                        && (self.f_data.val().get_bits::<8>(24) <= 5));
             }
             if self.ec_w.q.val() == 2 {
-                self.w_len.d.next = self.orq.read_data.val().get_bits::<32>(0);
+                self.w_len.d.next = self.f_data.val();
             }
             if self.ec_w.q.val() == 3 {
-                self.w_lkey.d.next = self.orq.read_data.val().get_bits::<32>(0);
+                self.w_lkey.d.next = self.f_data.val();
             }
             if self.ec_w.q.val() == 5 {
-                self.w_addr_hi.d.next = self.orq.read_data.val().get_bits::<32>(0);
+                self.w_addr_hi.d.next = self.f_data.val();
             }
             if self.ec_w.q.val() == 6 {
-                self.w_addr_lo.d.next = self.orq.read_data.val().get_bits::<32>(0);
+                self.w_addr_lo.d.next = self.f_data.val();
                 // A hint only for a Write / Send with payload.
                 if self.ec_ws.q.val() && self.w_len.q.val().any() {
                     self.ec_st.d.next = 2.into();

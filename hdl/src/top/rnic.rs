@@ -344,9 +344,10 @@ impl Logic for Rnic {
         self.arb.se_nxt_valid.next = self.se.nxt_valid.val();
         self.arb.se_nxt_addr.next = self.se.nxt_addr.val();
         self.arb.se_nxt_len.next = self.se.nxt_len.val();
-        self.arb.rr_nxt_valid.next = false;
-        self.arb.rr_nxt_addr.next = 0.into();
-        self.arb.rr_nxt_len.next = 0.into();
+        self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
+        self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
+        self.arb.rr_nxt_addr.next = self.rr.rr_nxt_addr.val();
+        self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
         self.ddp.nxt_valid.next = self.arb.nxt_valid.val();
         self.ddp.nxt_addr.next = self.arb.nxt_addr.val();
         self.ddp.nxt_len.next = self.arb.nxt_len.val();
