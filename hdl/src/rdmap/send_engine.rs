@@ -1026,6 +1026,11 @@ impl Logic for SendEngine {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
             self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
         }
+        // The early check reads words 0..=5 of the prefetched WQE (below; never with
+        // `pf_take` / `pf_use`, which stay last in this mux: timing).
+        if self.ec_st.q.val() == 1 {
+            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
+        }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`.
         if self.pf_take.val() {
@@ -1202,8 +1207,7 @@ impl Logic for SendEngine {
             self.ec_w.d.next = 0.into();
         }
         if self.ec_st.q.val() == 1 {
-            // Word `ec_w` is addressed; word `ec_w - 1` is on the RAM output.
-            self.orq.read_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
+            // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
             self.ec_w.d.next = self.ec_w.q.val() + 1;
             if self.ec_w.q.val() == 1 {
                 self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
