@@ -124,7 +124,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         }
         let nsel = if shown.is_some() {
             if pick == 1 {
-                usize::from(offer[0].is_none() && hint[1].is_some())
+                // A waiting SendEngine Read Request (no payload) does not count.
+                let se_pay = offer[0].is_some_and(|j| j.opcode != 1);
+                usize::from(!se_pay && hint[1].is_some())
             } else {
                 usize::from(offer[1].is_some() || hint[0].is_none())
             }

@@ -24,8 +24,10 @@
 //!   goes to the source shown, as `se_msg_take` / `rr_msg_take`.
 //! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nxt_*` is the hint of the
 //!   source expected to be granted next (`nsel`): while a job of one source is shown, the other
-//!   one if it waits, else the same one if it has a hint, else the other; with nothing shown,
-//!   the SendEngine if it has a hint, else the ReadResponder. When `nsel` changes, `nxt_valid`
+//!   one if it waits (the SendEngine only with a message that reads payload: a Read Request
+//!   between two Read Responses leaves DdpTx's read-ahead alone, so the hint after it counts),
+//!   else the same one if it has a hint, else the other; with nothing shown, the SendEngine if
+//!   it has a hint, else the ReadResponder. When `nsel` changes, `nxt_valid`
 //!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
 //!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
 //!
@@ -219,7 +221,8 @@ impl Logic for TxArbiter {
         self.rr_msg_take.next = self.msg_take.val() && self.pick_rr.val();
         if self.msg_valid.val() {
             if self.pick_rr.val() {
-                self.nsel.next = !self.se_msg_valid.val() && self.rr_nxt_valid.val();
+                self.nsel.next = !(self.se_msg_valid.val() && (self.se_msg_opcode.val() != 1))
+                    && self.rr_nxt_valid.val();
             } else {
                 self.nsel.next = self.rr_msg_valid.val() || !self.se_nxt_valid.val();
             }
