@@ -37,6 +37,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let done = sim.output("irq_done").unwrap();
     let done_qp = sim.output("irq_done_qp").unwrap();
     let idle = sim.output("idle").unwrap();
+    let take_in = sim.input("rr_msg_take").unwrap();
+    let nxt_valid = sim.output("rr_nxt_valid").unwrap();
+    let nxt_addr = sim.output("rr_nxt_addr").unwrap();
+    let nxt_len = sim.output("rr_nxt_len").unwrap();
+    // DdpTx's `msg_take` was given for the job shown (its addr / len may change since).
+    let mut taken_shown = false;
+    let mut hints = 0usize;
     let reqs: Vec<ReadReq> = (0..p.reqs).map(|_| ReadReq::random(&mut rng)).collect();
     let mut queue: VecDeque<ReadReq> = reqs.iter().copied().collect();
     let mut showing = false;
@@ -65,7 +72,31 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
         let full = sink.inflight.len() >= RR_INFLIGHT;
-        let shown = out.read(sim);
+        let mut shown = out.read(sim);
+        // The read-ahead hint is the next request's (after the one taken, if it was).
+        if sim.get(nxt_valid) == 1 {
+            hints += 1;
+            let k = usize::from(shown.is_some() && taken_shown);
+            let r = queued.get(k).unwrap_or_else(|| {
+                panic!("seed {seed} cycle {cycle}: a hint with no request queued")
+            });
+            assert_eq!(
+                (sim.get(nxt_addr) as u32, sim.get(nxt_len) as u32),
+                (r.src_addr, r.size),
+                "seed {seed} cycle {cycle}: rr_nxt_* of the next request"
+            );
+        }
+        if taken_shown {
+            // Read only at the take.
+            if let Some(m) = shown.as_mut() {
+                let h = queued.front().unwrap().response();
+                m.addr = h.addr;
+                m.len = h.len;
+            }
+        }
+        // The DdpTx model takes a job shown (msg_take) at once, or at its ready.
+        let take_now = shown.is_some() && !taken_shown && (ready || rng.gen_bool(0.5));
+        sim.set(take_in, u128::from(take_now));
         if let Some(m) = &shown {
             assert!(
                 !full,
@@ -103,7 +134,11 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             with_room = 0;
             assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
         }
+        if take_now {
+            taken_shown = true;
+        }
         if let (Some(m), true) = (shown, ready) {
+            taken_shown = false;
             let r = queued.pop_front().unwrap();
             got.push(m);
             sink.take(&mut rng, r.qp);
@@ -134,6 +169,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let want_qps: Vec<u8> = reqs.iter().map(|r| r.qp).collect();
     assert_eq!(done_qps, want_qps, "seed {seed}: irq_done QPs in order");
     assert_eq!(sim.get(idle), 1, "seed {seed}: idle at the end");
+    if p.reqs >= 100 && p.show > 0.5 {
+        assert!(hints > 0, "seed {seed}: no read-ahead hint");
+    }
     // Jobs come IRQ_WORDS + 2 cycles apart at best: dones 40 cycles late fill the FIFO.
     if p.capacity > RR_INFLIGHT && p.max_delay >= 40 {
         assert_eq!(max_inflight, RR_INFLIGHT, "seed {seed}: FIFO never full");
@@ -255,6 +293,15 @@ impl Logic for RrArb {
         self.arb.se_msg_len.next = self.se_msg_len.val();
         self.se_msg_ready.next = self.arb.se_msg_ready.val();
         self.se_msg_done.next = self.arb.se_msg_done.val();
+        // No take strobe nor hints here (`msg_take` 0: nothing is read ahead).
+        self.arb.msg_take.next = false;
+        self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
+        self.arb.se_nxt_valid.next = false;
+        self.arb.se_nxt_addr.next = 0.into();
+        self.arb.se_nxt_len.next = 0.into();
+        self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
+        self.arb.rr_nxt_addr.next = self.rr.rr_nxt_addr.val();
+        self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
         self.arb.rr_msg_valid.next = self.rr.rr_msg_valid.val();
         self.arb.rr_msg_conn.next = self.rr.rr_msg_conn.val();
         self.arb.rr_msg_opcode.next = self.rr.rr_msg_opcode.val();

@@ -7,7 +7,9 @@
 //! picked source sees `ready`; each message is taken exactly once, each source's jobs in order;
 //! every `msg_done` is routed to the owner of the oldest message in flight, and to it only;
 //! no more than `TXA_INFLIGHT` messages in flight; neither source is passed over twice while it
-//! waits; `idle` exactly when nothing is in flight or held.
+//! waits; `idle` exactly when nothing is in flight or held; `msg_take` routed to the source
+//! shown; the read-ahead hint `nxt_*` is the hint of the source expected next (the model's
+//! `nsel`), with `nxt_valid` 0 for a cycle whenever that choice changes.
 
 // Per-source arrays (ports, offers, sources) are indexed together by the source number.
 #![allow(clippy::needless_range_loop)]
@@ -33,6 +35,17 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let ports = [MsgIn::new(sim, "se_"), MsgIn::new(sim, "rr_")];
     let out = MsgOut::new(sim, "");
     let idle = sim.output("idle").unwrap();
+    let i = |n: &str| sim.input(n).unwrap();
+    let hin = [
+        [i("se_nxt_valid"), i("se_nxt_addr"), i("se_nxt_len")],
+        [i("rr_nxt_valid"), i("rr_nxt_addr"), i("rr_nxt_len")],
+    ];
+    let take_in = i("msg_take");
+    let o = |n: &str| sim.output(n).unwrap();
+    let takes = [o("se_msg_take"), o("rr_msg_take")];
+    let hout = [o("nxt_valid"), o("nxt_addr"), o("nxt_len")];
+    let mut hint: [Option<(u32, u32)>; 2] = [None, None];
+    let mut nsel_prev = 0usize;
     let want: [VecDeque<MsgJob>; 2] = [
         (0..p.jobs).map(|_| MsgJob::random(&mut rng)).collect(),
         (0..p.jobs).map(|_| MsgJob::random(&mut rng)).collect(),
@@ -59,6 +72,21 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         for s in 0..2 {
             ports[s].drive(sim, offer[s].as_ref());
         }
+        for s in 0..2 {
+            if rng.gen_bool(0.05) {
+                hint[s] = if hint[s].is_some() {
+                    None
+                } else {
+                    Some((rng.gen(), rng.gen()))
+                };
+            }
+            let (a, l) = hint[s].unwrap_or((rng.gen(), rng.gen()));
+            sim.set(hin[s][0], u128::from(hint[s].is_some()));
+            sim.set(hin[s][1], u128::from(a));
+            sim.set(hin[s][2], u128::from(l));
+        }
+        let take = rng.gen_bool(0.3);
+        sim.set(take_in, u128::from(take));
         let ready = sink.ready(&mut rng);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
@@ -85,6 +113,39 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 );
             }
             _ => assert_eq!(shown, None, "seed {seed} cycle {cycle}: nothing shown"),
+        }
+        // Take strobe and hint.
+        for s in 0..2 {
+            assert_eq!(
+                sim.get(takes[s]) == 1,
+                take && pick == s,
+                "seed {seed} cycle {cycle}: msg_take of source {s}"
+            );
+        }
+        let nsel = if shown.is_some() {
+            if pick == 1 {
+                // A waiting SendEngine Read Request (no payload) does not count.
+                let se_pay = offer[0].is_some_and(|j| j.opcode != 1);
+                usize::from(!se_pay && hint[1].is_some())
+            } else {
+                usize::from(offer[1].is_some() || hint[0].is_none())
+            }
+        } else {
+            usize::from(hint[0].is_none())
+        };
+        let want_hint = if nsel == nsel_prev { hint[nsel] } else { None };
+        nsel_prev = nsel;
+        assert_eq!(
+            sim.get(hout[0]) == 1,
+            want_hint.is_some(),
+            "seed {seed} cycle {cycle}: nxt_valid (source {nsel})"
+        );
+        if let Some((a, l)) = want_hint {
+            assert_eq!(
+                (sim.get(hout[1]) as u32, sim.get(hout[2]) as u32),
+                (a, l),
+                "seed {seed} cycle {cycle}: nxt_addr / nxt_len"
+            );
         }
         let rdy = [sim.get(ports[0].ready) == 1, sim.get(ports[1].ready) == 1];
         for s in 0..2 {

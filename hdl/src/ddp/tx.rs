@@ -22,9 +22,37 @@
 //! The block works on the message **while it is offered**: it reads `msg_*` directly (no copy
 //! of the 290 bits of fields) and raises `msg_ready` in the cycle the message's last beat is
 //! accepted, which is also the `msg_done` strobe. A source must therefore hold `msg_*` stable
-//! while `msg_valid` (the ordinary valid / ready rule). The cost: the next message's payload is
-//! not read ahead during the previous message (one DMA latency between messages); for long
-//! messages, the goal of this block, that is negligible.
+//! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
+//! the last time in the cycle of the `msg_take` strobe (`msg_len` of a Read Request is read in
+//! place): the SendEngine uses those registers for the next WQE's early check meanwhile.
+//!
+//! # Read-ahead (issue 5)
+//!
+//! Taken only while offered, each message paid one DMA latency (~50 cycles) before its first
+//! payload beat: 5 % of a 4 KiB Write. The source therefore gives a hint (`nxt_valid`,
+//! `nxt_addr`, `nxt_len`: "the next message will probably read this region, checked for local
+//! read access"). When the current message's requests are all issued (`rq_left` = 0) and a hint
+//! is up, the requester goes on with the hinted region (`ra`; `a_addr` / `a_len` remember it)
+//! into the slots the reader frees. When the next message is taken (`decide`, the cycle after
+//! the take, with the compare `m_r` registered at the take):
+//! - the same address and length, hint not fallen: the region's blocks are the message's, its
+//!   requests go on (`msg_take` now): no DMA latency before its first payload beat;
+//! - a message without payload (Read Request, length 0): the read-ahead is left alone;
+//! - anything else: a flush (`fl`) waits until every busy slot's completion is in (`all_in`; tags are
+//!   never reused before their last beat), frees the slots (`rd_cnt = rq_cnt`), then loads the
+//!   message's own requests (`msg_take` then).
+//!
+//! A hint that falls while a region is read ahead (not at a take) makes it stale
+//! (`ra_stale`): no more requests, never used, cancelled at the next message or in `Idle`.
+//! So data read for a withdrawn hint is never sent for a later message of the same address
+//! after the host changed that memory. Slot bookkeeping for this: blocks are counted across
+//! messages (`rq_cnt` / `rd_cnt` are not reset at a take: "the reader's block is requested" is
+//! still `rq_cnt != rd_cnt`, as regions are requested in the order they are read), a slot is
+//! requested only when not `busy` (requested and not released), and a region's slots are its
+//! blocks' address bits `[9:7]` plus a per-region offset `rq_off`, chosen at the read-ahead's
+//! start so that its first block takes the slot after the previous region's last one (the
+//! first the reader frees; by address alone it could collide with the current message's last
+//! block and wait until the end). The reader adds the same offset (`m_wa`).
 //!
 //! # Payload path
 //!
@@ -70,12 +98,12 @@
 //!
 //! Two cycles to take a message and set up its first segment, then one beat per cycle while
 //! payload is there; the next segment's first beat follows the previous one's last in the next
-//! cycle. The first payload beat waits for the first completion beat (DMA latency): with the
-//! message taken only while it is offered, each message still pays one DMA latency (~50
-//! cycles) before its first payload beat, the largest remaining cost of a 4 KiB message. Steady
+//! cycle. Without a read-ahead the first payload beat waits for the first completion beat (DMA
+//! latency, ~50 cycles); with a hinted message (the SendEngine's Writes / Sends) it does not:
+//! a 1 KiB message takes its beats + 4 cycles from its offer to its `msg_done` (tested). Steady
 //! state: one beat per cycle with a DMA latency of 50. `idle` is 1 when no message is being
-//! worked on (then no request is outstanding: a message ends only after all its payload was
-//! read).
+//! worked on and no region is read ahead (then no request is outstanding: a message ends only
+//! after all its payload was read, a read-ahead only after its completions).
 //!
 //! **Output stage**: a 2-entry skid buffer (`o_*` drive `ulpdu_*`, `s_*` take the beat made
 //! while the output stalls); the inside sees "ready" as `!s_valid` (a register), so
@@ -104,6 +132,8 @@ pub const TX_BUF_BITS: usize = DMA_SUB_TAG_BITS + TX_BLK_WORD_BITS;
 pub const TX_BLK_OCTETS: u64 = 1 << TX_BLK_OCT_BITS;
 
 const _: () = assert!(TX_BLOCKS == 1 << DMA_SUB_TAG_BITS);
+// `#[hdl_gen]` cannot name constants: a block's slot bits are host address bits [9:7].
+const _: () = assert!(TX_BLK_OCT_BITS == 7);
 
 /// The FSM of the segmenter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
@@ -140,6 +170,13 @@ pub struct DdpTx {
     pub msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     pub msg_len: Signal<In, Bits<32>>,
     pub msg_done: Signal<Out, Bit>,
+    /// Strobe: `msg_addr` and `msg_len` of the offered message were read for the last time
+    /// (the other fields stay read in place until `msg_done`).
+    pub msg_take: Signal<Out, Bit>,
+    // Read-ahead hint: the next message will probably read `[nxt_addr, nxt_addr + nxt_len)`.
+    pub nxt_valid: Signal<In, Bit>,
+    pub nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub nxt_len: Signal<In, Bits<32>>,
     // Payload DMA reads.
     pub pay_rd_req_valid: Signal<Out, Bit>,
     pub pay_rd_req_ready: Signal<In, Bit>,
@@ -214,6 +251,45 @@ pub struct DdpTx {
     fits_r: DFF<Bit>,
     /// The first segment's set-up cycle is still to come.
     seg_wait: DFF<Bit>,
+    // ---- Read-ahead.
+    /// A region is being read ahead (or was) for a message not yet taken: `a_addr`, `a_len`.
+    ra: DFF<Bit>,
+    /// The hint fell while reading ahead: the region is never used, only cancelled.
+    ra_stale: DFF<Bit>,
+    a_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    a_len: DFF<Bits<32>>,
+    /// `msg_addr == a_addr && msg_len == a_len`, registered (valid in the cycle after a take).
+    m_r: DFF<Bit>,
+    /// The message taken reads payload (not a Read Request, length not 0).
+    k_pay: DFF<Bit>,
+    /// The hint was low in the cycle of a take with a read-ahead.
+    fell: DFF<Bit>,
+    /// Flush (in `Seg`, `seg_wait` kept): the message taken does not continue the read-ahead;
+    /// waiting for the read-ahead's completions, then freeing its slots (the message's
+    /// requests start after). A flag, not a state: 4 states keep the state in 2 bits.
+    fl: DFF<Bit>,
+    /// Per block slot (tag): requested and not yet released by the reader (or freed).
+    busy: [DFF<Bit>; TX_BLOCKS],
+    /// Slot offset of the region being requested: a block's slot (tag) is its host address
+    /// bits `[9:7]` plus this (set when a read-ahead starts, so that its first block takes the
+    /// slot after the previous region's last one, the first the reader frees).
+    rq_off: DFF<Bits<DMA_SUB_TAG_BITS>>,
+    /// The slot of the last request.
+    last_slot: DFF<Bits<DMA_SUB_TAG_BITS>>,
+    /// The message's first buffer word address: host word address bits `[9:2]`, slot offset
+    /// added.
+    m_wa: Signal<Local, Bits<TX_BUF_BITS>>,
+    m_slot: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
+    /// Every busy slot's completion is in.
+    all_in: Signal<Local, Bit>,
+    /// The slot of the next request is busy.
+    rq_busy: Signal<Local, Bit>,
+    taking: Signal<Local, Bit>,
+    /// The offered message reads payload.
+    pay: Signal<Local, Bit>,
+    ra_start: Signal<Local, Bit>,
+    /// The cycle after a take with a read-ahead: continue it, leave it, or cancel it.
+    decide: Signal<Local, Bit>,
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
@@ -308,7 +384,6 @@ pub struct DdpTx {
     room: Signal<Local, Bits<16>>,
     rq_len: Signal<Local, Bits<16>>,
     rq_fire: Signal<Local, Bit>,
-    rq_ahead: Signal<Local, Bits<4>>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
@@ -340,6 +415,10 @@ impl Default for DdpTx {
             msg_addr: Default::default(),
             msg_len: Default::default(),
             msg_done: Default::default(),
+            msg_take: Default::default(),
+            nxt_valid: Default::default(),
+            nxt_addr: Default::default(),
+            nxt_len: Default::default(),
             pay_rd_req_valid: Default::default(),
             pay_rd_req_ready: Default::default(),
             pay_rd_req_addr: Default::default(),
@@ -386,6 +465,25 @@ impl Default for DdpTx {
             rq_gap: Default::default(),
             fits_r: Default::default(),
             seg_wait: Default::default(),
+            ra: Default::default(),
+            ra_stale: Default::default(),
+            a_addr: Default::default(),
+            a_len: Default::default(),
+            m_r: Default::default(),
+            k_pay: Default::default(),
+            fell: Default::default(),
+            fl: Default::default(),
+            busy: Default::default(),
+            rq_off: Default::default(),
+            last_slot: Default::default(),
+            m_wa: Default::default(),
+            m_slot: Default::default(),
+            all_in: Default::default(),
+            rq_busy: Default::default(),
+            taking: Default::default(),
+            pay: Default::default(),
+            ra_start: Default::default(),
+            decide: Default::default(),
             wptr: Default::default(),
             done: Default::default(),
             pbuf: Default::default(),
@@ -462,7 +560,6 @@ impl Default for DdpTx {
             room: Default::default(),
             rq_len: Default::default(),
             rq_fire: Default::default(),
-            rq_ahead: Default::default(),
             cpl_wptr: Default::default(),
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
@@ -485,7 +582,8 @@ impl Logic for DdpTx {
             seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
             rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, a_addr, a_len,
+            m_r, k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -496,6 +594,8 @@ impl Logic for DdpTx {
             self.wptr[i].d.next = self.wptr[i].q.val();
             self.done[i].clock.next = self.clock.val();
             self.done[i].d.next = self.done[i].q.val();
+            self.busy[i].clock.next = self.clock.val();
+            self.busy[i].d.next = self.busy[i].q.val();
         }
         self.pbuf.read_clock.next = self.clock.val();
         self.pbuf.write_clock.next = self.clock.val();
@@ -711,7 +811,7 @@ impl Logic for DdpTx {
             && self.o_last.q.val()
             && self.o_fin.q.val();
         self.msg_ready.next = self.msg_done.val();
-        self.idle.next = self.state.q.val() == DdpTxState::Idle;
+        self.idle.next = (self.state.q.val() == DdpTxState::Idle) && !self.ra.q.val();
 
         // ---- Segment bookkeeping.
         self.seg_fits.next = (self.msg_rem.q.val().get_bits::<16>(16) == 0)
@@ -789,31 +889,44 @@ impl Logic for DdpTx {
             self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
         }
         self.rq_lenr.d.next = self.rq_len.val();
-        // `rq_ok` also registers "octets left" and "fewer than 8 blocks ahead": a request
-        // leaves `rq_ok` 0 in the next cycle, so they are fresh when used, and `rd_cnt` only
-        // grows (stale towards "no room"). Keeps the `pay_rd_req_ready` -> enables path short.
-        self.rq_ahead.next = self.rq_cnt.q.val() - self.rd_cnt.q.val();
+        // `rq_ok` also registers "octets left" and "the block's slot is free": a request
+        // leaves `rq_ok` 0 in the next cycle, so they are fresh when used, and a slot is only
+        // freed otherwise (stale towards "busy"). Keeps the `pay_rd_req_ready` -> enables path
+        // short. (Within one region the slots are consecutive, so this is "fewer than 8 blocks
+        // ahead of the reader"; a read-ahead region starts anywhere.)
+        self.rq_busy.next = false;
+        for i in 0..TX_BLOCKS {
+            if self.pay_rd_req_tag.val().index() == i {
+                self.rq_busy.next = self.busy[i].q.val();
+            }
+        }
         // Pacing: a request is offered no sooner than the completion port can have returned
         // the previous one (one beat per cycle), so that completions of a burst of requests
         // (a message's start) do not come back out of order and leave the reader waiting.
         if self.rq_gap.q.val().any() {
             self.rq_gap.d.next = self.rq_gap.q.val() - 1;
         }
-        self.rq_ok.d.next = (self.state.q.val() != DdpTxState::Idle)
-            && (self.rq_left.q.val() != 0)
-            && !self.rq_ahead.val().get_bit(3)
-            && !self.rq_gap.q.val().any();
-        self.pay_rd_req_valid.next = (self.state.q.val() != DdpTxState::Idle) && self.rq_ok.q.val();
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = self.rq_lenr.q.val();
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
-        self.pay_rd_req_tag.next = self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.pay_rd_req_tag.next =
+            self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0) + self.rq_off.q.val();
+        self.rq_ok.d.next = ((self.state.q.val() != DdpTxState::Idle) || self.ra.q.val())
+            && (self.rq_left.q.val() != 0)
+            && !self.rq_busy.val()
+            && !self.rq_gap.q.val().any();
+        // No request in a flush (it waits for the read-ahead's completions) nor for a
+        // cancelled read-ahead between messages (freed in `Idle`).
+        self.pay_rd_req_valid.next = self.rq_ok.q.val()
+            && (((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
+                || (self.ra.q.val() && !self.ra_stale.q.val()));
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
             self.rq_addr.d.next = self.rq_addr.q.val() + bit_cast::<32, 16>(self.rq_lenr.q.val());
             self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
+            self.last_slot.d.next = self.pay_rd_req_tag.val();
             // Beats of the request (one DW-aligned beat per 4 octets, about) less the 2
             // cycles a request takes anyway.
             self.rq_gap.d.next = 0.into();
@@ -822,6 +935,7 @@ impl Logic for DdpTx {
             }
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_req_tag.val().index() == i {
+                    self.busy[i].d.next = true;
                     self.done[i].d.next = false;
                     self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
@@ -918,6 +1032,11 @@ impl Logic for DdpTx {
                     || (self.words_left.q.val() == 1)
                 {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
+                    for i in 0..TX_BLOCKS {
+                        if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
+                            self.busy[i].d.next = false;
+                        }
+                    }
                 }
             }
         }
@@ -946,8 +1065,113 @@ impl Logic for DdpTx {
             self.state.d.next = DdpTxState::Idle;
         }
 
+        // ---- Read-ahead (see "Read-ahead"). The compare is registered: used in the cycle
+        // after a take (`decide`), when `msg_*` are still those of the take.
+        self.m_r.d.next = (self.msg_addr.val() == self.a_addr.q.val())
+            && (self.msg_len.val() == self.a_len.q.val());
+        self.taking.next = (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val();
+        self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
+        // The message's blocks are in the slots of the region requested last (a read-ahead's,
+        // or the message's own, `rq_off` unchanged): the slot offset applies to the reader.
+        self.m_slot.next =
+            self.msg_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7) + self.rq_off.q.val();
+        self.m_wa.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.m_slot.val())
+            << self.c_shift.val())
+            | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(
+                self.msg_addr.val().get_bits::<TX_BLK_WORD_BITS>(2),
+            );
+        self.decide.next = (self.state.q.val() == DdpTxState::Seg)
+            && self.seg_wait.q.val()
+            && self.ra.q.val()
+            && !self.fl.q.val();
+        self.all_in.next = true;
+        for i in 0..TX_BLOCKS {
+            if self.busy[i].q.val() && !self.done[i].q.val() {
+                self.all_in.next = false;
+            }
+        }
+        self.msg_take.next = self.taking.val() && !self.ra.q.val();
+        // Start: the requests of the message (if any) are all issued, a hint is there.
+        self.ra_start.next = !self.ra.q.val()
+            && self.nxt_valid.val()
+            && (self.nxt_len.val() != 0)
+            && (self.rq_left.q.val() == 0)
+            && !self.fl.q.val()
+            && !self.taking.val();
+        if self.ra_start.val() {
+            self.ra.d.next = true;
+            self.ra_stale.d.next = false;
+            self.a_addr.d.next = self.nxt_addr.val();
+            self.a_len.d.next = self.nxt_len.val();
+            self.rq_off.d.next =
+                self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
+            self.rq_addr.d.next = self.nxt_addr.val();
+            self.rq_left.d.next = self.nxt_len.val();
+        }
+        // The hint fell (not at a take, whose message may be the hinted one): stop
+        // requesting; the region is cancelled at the next chance and never used.
+        if self.ra.q.val()
+            && !self.nxt_valid.val()
+            && !self.taking.val()
+            && !self.decide.val()
+            && !self.fl.q.val()
+        {
+            self.ra_stale.d.next = true;
+            self.rq_left.d.next = 0.into();
+        }
+        // The cycle after a take with a read-ahead: a message without payload leaves it alone;
+        // the hinted message continues it (its blocks are now the message's); any other
+        // message cancels it.
+        self.fell.d.next = self.taking.val() && !self.nxt_valid.val();
+        if self.decide.val() {
+            if !self.k_pay.q.val() {
+                // The hint may not fall across the take of another message either.
+                if self.fell.q.val() || !self.nxt_valid.val() {
+                    self.ra_stale.d.next = true;
+                    self.rq_left.d.next = 0.into();
+                }
+                self.msg_take.next = true;
+            } else if self.m_r.q.val() && !self.ra_stale.q.val() {
+                self.ra.d.next = false;
+                self.msg_take.next = true;
+            } else {
+                // (No word is read meanwhile: `wr` stays 0, the slots hold the region's data.)
+                self.fl.d.next = true;
+                self.seg_wait.d.next = true;
+                self.wr.d.next = false;
+            }
+        }
+        if self.fl.q.val() {
+            self.seg_wait.d.next = true;
+            self.wr.d.next = false;
+        }
+        // Cancel: once every completion of the region is in, free its slots (every busy slot
+        // is the region's: no message is being read), in a flush or between messages.
+        if self.all_in.val()
+            && (self.fl.q.val()
+                || ((self.state.q.val() == DdpTxState::Idle)
+                    && !self.msg_valid.val()
+                    && self.ra.q.val()
+                    && self.ra_stale.q.val()))
+        {
+            for i in 0..TX_BLOCKS {
+                self.busy[i].d.next = false;
+            }
+            self.rd_cnt.d.next = self.rq_cnt.q.val();
+            self.ra.d.next = false;
+            self.ra_stale.d.next = false;
+            if self.fl.q.val() {
+                self.rq_addr.d.next = self.msg_addr.val();
+                self.rq_left.d.next = self.msg_len.val();
+                self.wr.d.next = false;
+                self.fl.d.next = false;
+                self.seg_wait.d.next = false;
+                self.msg_take.next = true;
+            }
+        }
+
         // ---- Taking a message: latch what changes per segment, reset the payload path.
-        if (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val() {
+        if self.taking.val() {
             self.state.d.next = DdpTxState::Seg;
             self.seg_wait.d.next = true;
             self.k_tagged.d.next = self.tagged.val();
@@ -960,27 +1184,37 @@ impl Logic for DdpTx {
             self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
             self.to_c.d.next = false;
             self.seg_last.d.next = false;
-            self.rq_addr.d.next = self.msg_addr.val();
-            self.rq_cnt.d.next = 0.into();
-            self.rd_cnt.d.next = 0.into();
+            if !self.ra.q.val() {
+                self.rq_addr.d.next = self.msg_addr.val();
+            }
+            self.k_pay.d.next = self.pay.val();
             self.inflight.d.next = false;
             self.wr.d.next = false;
             self.fn_.d.next = 0.into();
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
-            self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
-            self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) + 1;
+            self.rptr.d.next = self.m_wa.val();
+            self.rptr1.d.next = self.m_wa.val() + 1;
             if self.msg_addr.val().get_bits::<2>(0) < 2 {
-                self.rptr.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2) - 1;
-                self.rptr1.d.next = self.msg_addr.val().get_bits::<TX_BUF_BITS>(2);
+                self.rptr.d.next = self.m_wa.val() - 1;
+                self.rptr1.d.next = self.m_wa.val();
+            }
+            if !self.ra.q.val() {
+                self.rq_left.d.next = self.msg_len.val();
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
-                self.rq_left.d.next = 0.into();
-                self.words_left.d.next = 0.into();
+                if !self.ra.q.val() {
+                    self.rq_left.d.next = 0.into();
+                }
             } else {
                 self.msg_rem.d.next = self.msg_len.val();
-                self.rq_left.d.next = self.msg_len.val();
+            }
+            // No word to read (and no block to release) without payload: the block counts
+            // run across messages.
+            if !self.pay.val() {
+                self.words_left.d.next = 0.into();
+            } else {
                 self.words_left.d.next = (self.msg_len.val()
                     + bit_cast::<32, 2>(self.msg_addr.val().get_bits::<2>(0))
                     + 3)
@@ -992,9 +1226,10 @@ impl Logic for DdpTx {
 
 crate::sim_ports!(impl[] DdpTx {
     inputs: qpc_write, qpc_qp, qpc_tx_mulpdu, msg_valid, msg_conn, msg_opcode, msg_stag, msg_to,
-        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, pay_rd_req_ready, pay_rd_cpl_valid,
+        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, nxt_valid, nxt_addr, nxt_len,
+        pay_rd_req_ready, pay_rd_cpl_valid,
         pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep, pay_rd_cpl_last, ulpdu_ready;
-    outputs: msg_ready, msg_done, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len,
+    outputs: msg_ready, msg_done, msg_take, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len,
         pay_rd_req_tag, ulpdu_data, ulpdu_keep, ulpdu_last, ulpdu_valid, ulpdu_conn, ulpdu_len,
         idle;
 });

@@ -37,6 +37,13 @@
 //!   its own handshake (FIFO empty) names the QP of the request queue's head. With the FIFO
 //!   full no job is offered.
 //! - `idle`: no request queued, no response taken and not yet done.
+//! - **Read-ahead hint** (`rr_nxt_*`, `docs/core.md` "The message job"): once DdpTx took the
+//!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` are not read any more)
+//!   and a further request is queued, its size and source address are read from the queue
+//!   into `o_len` / `o_addr` (words 3 and 4, 3 cycles; the read port is free while a job is in
+//!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
+//!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
+//!   meanwhile, so the next response does not wait for a DMA latency.
 //!
 //! # Timing
 //!
@@ -136,6 +143,12 @@ pub struct ReadResponder {
     pub rr_msg_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub rr_msg_len: Signal<Out, Bits<32>>,
     pub rr_msg_done: Signal<In, Bit>,
+    /// DdpTx read `rr_msg_addr` / `rr_msg_len` for the last time (through the TxArbiter).
+    pub rr_msg_take: Signal<In, Bit>,
+    /// Read-ahead hint: the next queued request's payload.
+    pub rr_nxt_valid: Signal<Out, Bit>,
+    pub rr_nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub rr_nxt_len: Signal<Out, Bits<32>>,
     // To RxControl: one Read Request answered.
     pub irq_done: Signal<Out, Bit>,
     pub irq_done_qp: Signal<Out, Bits<CONN_BITS>>,
@@ -178,6 +191,11 @@ pub struct ReadResponder {
     full: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     op_rresp: Constant<Bits<4>>,
+    /// DdpTx took the job in the output register: its `o_len` / `o_addr` are free.
+    tk: DFF<Bit>,
+    /// Hint: 0 none, 1..=3 reading the next request's words 3 and 4, 4 up.
+    h_st: DFF<Bits<3>>,
+    h_busy: Signal<Local, Bit>,
 }
 
 impl Default for ReadResponder {
@@ -205,6 +223,13 @@ impl Default for ReadResponder {
             rr_msg_addr: Default::default(),
             rr_msg_len: Default::default(),
             rr_msg_done: Default::default(),
+            rr_msg_take: Default::default(),
+            rr_nxt_valid: Default::default(),
+            rr_nxt_addr: Default::default(),
+            rr_nxt_len: Default::default(),
+            tk: Default::default(),
+            h_st: Default::default(),
+            h_busy: Default::default(),
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
             idle: Default::default(),
@@ -244,7 +269,7 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt
+            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st
         );
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
@@ -284,8 +309,12 @@ impl Logic for ReadResponder {
             self.wword.d.next = 0.into();
         }
         // The head request out of the queue into the output register, one word a cycle.
+        self.h_busy.next = (self.h_st.q.val() != 0) && (self.h_st.q.val() != 4);
         self.go.next = self.fetch.q.val()
-            || (!self.o_v.q.val() && !self.lat.q.val() && (self.qcnt.q.val() != 0));
+            || (!self.o_v.q.val()
+                && !self.lat.q.val()
+                && !self.h_busy.val()
+                && (self.qcnt.q.val() != 0));
         self.mem.read_address.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
             << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
@@ -365,13 +394,50 @@ impl Logic for ReadResponder {
         }
         self.idle.next =
             (self.q_cnt.q.val() == 0) && (self.qcnt.q.val() == 0) && (self.wword.q.val() == 0);
+
+        // ---- Read-ahead hint: the next queued request's size and address (words 3, 4 of
+        // the entry at `rd_ptr`) into `o_len` / `o_addr` once the job shown was taken.
+        if self.rr_msg_take.val() {
+            self.tk.d.next = true;
+        }
+        if self.take.val() {
+            self.tk.d.next = false;
+        }
+        if (self.h_st.q.val() == 0)
+            && self.tk.q.val()
+            && self.o_v.q.val()
+            && (self.qcnt.q.val() > 1)
+        {
+            self.h_st.d.next = 1.into();
+        }
+        if self.h_st.q.val() == 1 {
+            self.mem.read_address.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 3;
+            self.h_st.d.next = 2.into();
+        }
+        if self.h_st.q.val() == 2 {
+            self.mem.read_address.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 4;
+            self.o_len.d.next = self.mem.read_data.val();
+            self.h_st.d.next = 3.into();
+        }
+        if self.h_st.q.val() == 3 {
+            self.o_addr.d.next = self.mem.read_data.val();
+            self.h_st.d.next = 4.into();
+        }
+        if self.rr_msg_take.val() {
+            self.h_st.d.next = 0.into();
+        }
+        self.rr_nxt_valid.next = self.h_st.q.val() == 4;
+        self.rr_nxt_addr.next = self.o_addr.q.val();
+        self.rr_nxt_len.next = self.o_len.q.val();
     }
 }
 
 crate::sim_ports!(impl[] ReadResponder {
     inputs: irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
-        irq_src_addr, rr_msg_ready, rr_msg_done;
+        irq_src_addr, rr_msg_ready, rr_msg_done, rr_msg_take;
     outputs: irq_ready, rr_msg_valid, rr_msg_conn, rr_msg_opcode, rr_msg_stag, rr_msg_to,
         rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn, rr_msg_addr, rr_msg_len, irq_done,
-        irq_done_qp, idle;
+        irq_done_qp, idle, rr_nxt_valid, rr_nxt_addr, rr_nxt_len;
 });

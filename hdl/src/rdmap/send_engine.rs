@@ -46,6 +46,20 @@
 //! holds, flushes and the round robin (the pick is not changed, only the fetch is faster) are
 //! untouched. Not for a Read (short; its ci moves at the hand-over).
 //!
+//! **Early check and read-ahead hint** (issue 5): once DdpTx took the Write / Send being sent
+//! (`msg_take`: `msg_addr` / `msg_len` are not read any more, so `w_len`, `w_lkey`,
+//! `w_addr_*`, `host_addr` are free) and the prefetched WQE is in `orq`, its words 0..=5 are
+//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload, its local check is
+//! made on the `lchk_*` port (idle then). If it passes, `nxt_*` = (`host_addr`, `w_len`) is the
+//! hint for DdpTx's read-ahead (`e_ok`), up until that WQE's message is taken (`msg_take`) or
+//! the engine drops it: a `Load2` that does not take the prefetched WQE, a hold or an unknown
+//! opcode in its `Decide`, a `qpc_write`. Its `Decide` goes straight to `Msg` (the check was
+//! made; a failed early check leaves `e_ok` 0 and the normal check fails again, same error
+//! path). `DoneWait` is not left while the early check reads `orq` or presents its check, and
+//! the early check does not start in the cycle `DoneWait` is left (from then on `orq`'s read
+//! port is the engine's). Holds, fences, flushes, round robin and CQE order are untouched: the
+//! WQE still goes through `Load2` and `Decide` like any other.
+//!
 //! **CQE holding register**: a CQE moves from `c_*` into `h_*` (driving `scqe_*`) in one cycle
 //! when `h_*` is free; the engine goes on while HostIf waits for the DMA write port (in the
 //! loopback bench it waited ~60 cycles behind the peer's placement writes). One holding slot
@@ -96,7 +110,9 @@
 //! `msg_done` and the CQE >= 1: about 24 cycles + DMA latency + transmit time. With the WQE
 //! prefetched: `msg_done` to the next `msg_valid` in about 23 cycles (`WriteBack`, `DoneWait`,
 //! `Cqe`, `Idle` 2, `Load`, `Load2`, 8 words, `Decide`, the check); measured on the whole core
-//! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). For 100 MHz on
+//! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). With the early
+//! check the check leaves that path (about 16 cycles) and DdpTx's read-ahead the DMA latency:
+//! 1057 cycles a message (`core_probe write 4096 8`). For 100 MHz on
 //! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
 //! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
 //! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
@@ -213,6 +229,12 @@ pub struct SendEngine {
     pub msg_addr: Signal<Out, Bits<32>>,
     pub msg_len: Signal<Out, Bits<32>>,
     pub msg_done: Signal<In, Bit>,
+    /// DdpTx read `msg_addr` / `msg_len` for the last time (through the TxArbiter).
+    pub msg_take: Signal<In, Bit>,
+    /// Read-ahead hint: the prefetched WQE's payload, checked (`docs/core.md` "DdpTx").
+    pub nxt_valid: Signal<Out, Bit>,
+    pub nxt_addr: Signal<Out, Bits<32>>,
+    pub nxt_len: Signal<Out, Bits<32>>,
     pub orq_push: Signal<Out, Bit>,
     pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
     // Read completions from the receive side.
@@ -313,6 +335,22 @@ pub struct SendEngine {
     /// This fetch takes the prefetched WQE from `orq`.
     pf_use: DFF<Bit>,
     pf_busy: Signal<Local, Bit>,
+    /// The served QP is enabled, not in error, and has a WQE after the one at ci (registered).
+    pf_ok: DFF<Bit>,
+    /// Early check of the prefetched WQE (the hint): 0 none, 1 reading its words 0..=5 from
+    /// `orq`, 2 presenting the check, 3 waiting for the answer, 4 done.
+    ec_st: DFF<Bits<3>>,
+    ec_w: DFF<Bits<3>>,
+    /// The prefetched WQE is a Write or a Send (its word 0).
+    ec_ws: DFF<Bit>,
+    /// The early check passed: `host_addr` and `w_len` are the prefetched WQE's (`nxt_*`),
+    /// and its `Decide` skips the check.
+    e_ok: DFF<Bit>,
+    /// DdpTx took the message offered: `w_len`, `w_lkey`, `w_addr_*`, `host_addr` are free
+    /// (they feed `msg_*` fields read only at the take).
+    tk: DFF<Bit>,
+    ec_busy: Signal<Local, Bit>,
+    ec_drop: Signal<Local, Bit>,
     /// `Load2` takes the prefetched WQE.
     pf_take: Signal<Local, Bit>,
     pf_start: Signal<Local, Bit>,
@@ -405,7 +443,7 @@ impl Logic for SendEngine {
             msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
             c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1, orq_ra_q, ld_m1
+            k_ci1, orq_ra_q, ld_m1, ec_st, ec_w, ec_ws, e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -573,14 +611,17 @@ impl Logic for SendEngine {
         // where the served QP and its ci have not changed since `Decide`.
         self.k_ci1.d.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
+        // The QP's part registered too (`pf_ok`, timing): one more cycle old, still right in
+        // those states (pi only grows; a QP gone to error meanwhile gets a prefetch that its
+        // next `Load2` drops).
+        self.pf_ok.d.next =
+            self.k_en.val() && !self.k_err.val() && (self.k_ci1.q.val() != self.k_pi.val());
         self.pf_start.next = ((self.state.q.val() == SeState::Msg)
             || (self.state.q.val() == SeState::WriteBack)
             || (self.state.q.val() == SeState::DoneWait))
             && !self.is_read.val()
             && (self.pf_st.q.val() == 0)
-            && self.k_en.val()
-            && !self.k_err.val()
-            && (self.k_ci1.q.val() != self.k_pi.val());
+            && self.pf_ok.q.val();
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = (self.state.q.val() == SeState::Load2)
             && self.l_en.q.val()
@@ -621,6 +662,10 @@ impl Logic for SendEngine {
             self.f_valid.next = true;
             self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
             self.f_last.next = self.beat.q.val() == 7;
+        }
+        // The early check's words come the same way (no second input on the `w_*` registers).
+        if self.ec_st.q.val() == 1 {
+            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
         }
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
         self.lchk_stag.next = self.w_lkey.q.val();
@@ -871,9 +916,10 @@ impl Logic for SendEngine {
                 } else if self.hold_q.q.val() {
                     self.set_blk.next = true;
                     self.state.d.next = SeState::Idle;
-                } else if self.w_len.q.val().any() {
+                } else if self.w_len.q.val().any() && !self.e_ok.q.val() {
                     self.state.d.next = SeState::Check;
                 } else {
+                    // No payload, or checked early (the prefetched WQE, `host_addr` set).
                     self.state.d.next = SeState::Msg;
                 }
             }
@@ -922,7 +968,12 @@ impl Logic for SendEngine {
                 }
             }
             SeState::DoneWait => {
-                if self.msg_done.val() || self.done_seen.q.val() {
+                // Not while the early check reads `orq` or presents its check (a done
+                // meanwhile is kept).
+                if self.msg_done.val() {
+                    self.done_seen.d.next = true;
+                }
+                if (self.msg_done.val() || self.done_seen.q.val()) && !self.ec_busy.val() {
                     if self.is_read.val() {
                         // Outstanding since the hand-over; its CQE comes with `rdc`.
                         self.state.d.next = SeState::Idle;
@@ -974,6 +1025,11 @@ impl Logic for SendEngine {
         if self.pf_wr.val() {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
             self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
+        }
+        // The early check reads words 0..=5 of the prefetched WQE (below; never with
+        // `pf_take` / `pf_use`, which stay last in this mux: timing).
+        if self.ec_st.q.val() == 1 {
+            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`.
@@ -1126,6 +1182,81 @@ impl Logic for SendEngine {
                 self.q_f1[i].d.next = true;
             }
         }
+        // ---- Early check of the prefetched WQE: once DdpTx took the Write / Send being
+        // sent (`tk`), its words 0..=5 are read from `orq` into the fields the message no
+        // longer needs, the local check is made, and on success the payload region is the
+        // read-ahead hint (`e_ok`), kept until that WQE's message is taken, or dropped when
+        // the engine does anything else with it (another `Load2`, a hold or an error in
+        // `Decide`, a context write). `Decide` then skips the check.
+        self.ec_busy.next = (self.ec_st.q.val() == 1) || (self.ec_st.q.val() == 2);
+        if self.state.q.val() == SeState::Decide {
+            self.tk.d.next = false;
+        }
+        if (self.ec_st.q.val() == 0)
+            && self.tk.q.val()
+            && !self.is_read.val()
+            && (self.pf_st.q.val() == 4)
+            && ((self.state.q.val() == SeState::Msg)
+                || (self.state.q.val() == SeState::WriteBack)
+                || ((self.state.q.val() == SeState::DoneWait)
+                    && !self.msg_done.val()
+                    && !self.done_seen.q.val()))
+        {
+            // (Not in the cycle `DoneWait` is left: `orq` is the engine's from then on.)
+            self.ec_st.d.next = 1.into();
+            self.ec_w.d.next = 0.into();
+        }
+        if self.ec_st.q.val() == 1 {
+            // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
+            self.ec_w.d.next = self.ec_w.q.val() + 1;
+            if self.ec_w.q.val() == 1 {
+                self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
+                    || ((self.f_data.val().get_bits::<8>(24) >= 2)
+                        && (self.f_data.val().get_bits::<8>(24) <= 5));
+            }
+            if self.ec_w.q.val() == 2 {
+                self.w_len.d.next = self.f_data.val();
+            }
+            if self.ec_w.q.val() == 3 {
+                self.w_lkey.d.next = self.f_data.val();
+            }
+            if self.ec_w.q.val() == 5 {
+                self.w_addr_hi.d.next = self.f_data.val();
+            }
+            if self.ec_w.q.val() == 6 {
+                self.w_addr_lo.d.next = self.f_data.val();
+                // A hint only for a Write / Send with payload.
+                if self.ec_ws.q.val() && self.w_len.q.val().any() {
+                    self.ec_st.d.next = 2.into();
+                } else {
+                    self.ec_st.d.next = 4.into();
+                }
+            }
+        }
+        if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
+            self.ec_st.d.next = 3.into();
+        }
+        if (self.ec_st.q.val() == 3) && self.lrsp_valid.val() {
+            self.host_addr.d.next = self.lrsp_host_addr.val();
+            self.e_ok.d.next = !self.lrsp_status.val().any();
+            self.ec_st.d.next = 4.into();
+        }
+        self.ec_drop.next = self.qpc_write.val()
+            || ((self.state.q.val() == SeState::Load2) && !self.pf_take.val())
+            || ((self.state.q.val() == SeState::Decide)
+                && ((self.w_op.q.val() > 5) || self.hold_q.q.val()));
+        if self.msg_take.val() || self.ec_drop.val() {
+            self.ec_st.d.next = 0.into();
+            self.e_ok.d.next = false;
+        }
+        if self.msg_take.val() {
+            self.tk.d.next = true;
+        }
+        self.nxt_valid.next = self.e_ok.q.val();
+        self.nxt_addr.next = self.host_addr.q.val();
+        self.nxt_len.next = self.w_len.q.val();
+        self.lchk_valid.next = (self.state.q.val() == SeState::Check) || (self.ec_st.q.val() == 2);
+
         // The engine took the held read completion.
         if self.rdcq_take.val() {
             self.rdch_valid.d.next = false;
@@ -1137,13 +1268,13 @@ crate::sim_ports!(impl[] SendEngine {
     inputs: qpc_write, qpc_qp, qpc_enable, qpc_pd, qpc_ord, qpc_sq_base, qpc_sq_log2,
         sq_db_valid, sq_db_qp, sq_db_pi, qp_err_valid, qp_err_qp, sq_rd_req_ready,
         sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
-        lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr, msg_ready, msg_done, rdc_valid,
-        rdc_qp, rdc_status, scqe_ready;
+        lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr, msg_ready, msg_done, msg_take,
+        rdc_valid, rdc_qp, rdc_status, scqe_ready;
     outputs: sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len, sq_rd_req_tag, lchk_valid,
         lchk_stag, lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
         orq_push, orq_push_qp, rdc_ready, scqe_valid, scqe_qp, scqe_opcode, scqe_status,
-        scqe_byte_len, scqe_index, idle;
+        scqe_byte_len, scqe_index, idle, nxt_valid, nxt_addr, nxt_len;
 });
 
 // `rdcq` entries are {status[8], QP[2]}, read at literal bit positions.

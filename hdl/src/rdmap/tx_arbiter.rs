@@ -20,6 +20,16 @@
 //!   full no job is offered (`msg_valid` = 0) until a done frees an entry. A `msg_done` in the
 //!   cycle of its own handshake (FIFO empty) is routed to the source being taken.
 //! - `idle`: no message taken and not yet done, and no job held on `msg_*`.
+//! - **Take strobe.** DdpTx's `msg_take` (it has read `msg_addr` / `msg_len` for the last time)
+//!   goes to the source shown, as `se_msg_take` / `rr_msg_take`.
+//! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nxt_*` is the hint of the
+//!   source expected to be granted next (`nsel`): while a job of one source is shown, the other
+//!   one if it waits (the SendEngine only with a message that reads payload: a Read Request
+//!   between two Read Responses leaves DdpTx's read-ahead alone, so the hint after it counts),
+//!   else the same one if it has a hint, else the other; with nothing shown, the SendEngine if
+//!   it has a hint, else the ReadResponder. When `nsel` changes, `nxt_valid`
+//!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
+//!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
 //!
 //! # Timing
 //!
@@ -80,7 +90,20 @@ pub struct TxArbiter {
     pub rr_msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     pub rr_msg_len: Signal<In, Bits<32>>,
     pub rr_msg_done: Signal<Out, Bit>,
+    // Take strobes and read-ahead hints of the sources.
+    pub se_msg_take: Signal<Out, Bit>,
+    pub rr_msg_take: Signal<Out, Bit>,
+    pub se_nxt_valid: Signal<In, Bit>,
+    pub se_nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub se_nxt_len: Signal<In, Bits<32>>,
+    pub rr_nxt_valid: Signal<In, Bit>,
+    pub rr_nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    pub rr_nxt_len: Signal<In, Bits<32>>,
     // To DdpTx.
+    pub msg_take: Signal<In, Bit>,
+    pub nxt_valid: Signal<Out, Bit>,
+    pub nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub nxt_len: Signal<Out, Bits<32>>,
     pub msg_valid: Signal<Out, Bit>,
     pub msg_ready: Signal<In, Bit>,
     pub msg_conn: Signal<Out, Bits<CONN_BITS>>,
@@ -115,12 +138,15 @@ pub struct TxArbiter {
     take: Signal<Local, Bit>,
     /// The owner of the message `msg_done` names: 1 = ReadResponder.
     head_rr: Signal<Local, Bit>,
+    /// The source expected to be granted next (its hint is forwarded): 1 = ReadResponder.
+    nsel: Signal<Local, Bit>,
+    nsel_q: DFF<Bit>,
 }
 
 impl Logic for TxArbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt);
+        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q);
         for i in 0..TXA_INFLIGHT {
             self.own[i].clock.next = self.clock.val();
             self.own[i].d.next = self.own[i].q.val();
@@ -189,6 +215,33 @@ impl Logic for TxArbiter {
             self.own_cnt.d.next = self.own_cnt.q.val() - 1;
         }
         self.idle.next = (self.own_cnt.q.val() == 0) && !self.held.q.val();
+
+        // Take strobe and the read-ahead hint of the source expected next.
+        self.se_msg_take.next = self.msg_take.val() && !self.pick_rr.val();
+        self.rr_msg_take.next = self.msg_take.val() && self.pick_rr.val();
+        if self.msg_valid.val() {
+            if self.pick_rr.val() {
+                self.nsel.next = !(self.se_msg_valid.val() && (self.se_msg_opcode.val() != 1))
+                    && self.rr_nxt_valid.val();
+            } else {
+                self.nsel.next = self.rr_msg_valid.val() || !self.se_nxt_valid.val();
+            }
+        } else {
+            self.nsel.next = !self.se_nxt_valid.val();
+        }
+        self.nsel_q.d.next = self.nsel.val();
+        if self.nsel.val() {
+            self.nxt_valid.next = self.rr_nxt_valid.val();
+            self.nxt_addr.next = self.rr_nxt_addr.val();
+            self.nxt_len.next = self.rr_nxt_len.val();
+        } else {
+            self.nxt_valid.next = self.se_nxt_valid.val();
+            self.nxt_addr.next = self.se_nxt_addr.val();
+            self.nxt_len.next = self.se_nxt_len.val();
+        }
+        if self.nsel.val() != self.nsel_q.q.val() {
+            self.nxt_valid.next = false;
+        }
     }
 }
 
@@ -196,8 +249,9 @@ crate::sim_ports!(impl[] TxArbiter {
     inputs: se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to, se_msg_inv_stag,
         se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, rr_msg_valid, rr_msg_conn,
         rr_msg_opcode, rr_msg_stag, rr_msg_to, rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn,
-        rr_msg_addr, rr_msg_len, msg_ready, msg_done;
+        rr_msg_addr, rr_msg_len, msg_ready, msg_done, se_nxt_valid, se_nxt_addr, se_nxt_len,
+        rr_nxt_valid, rr_nxt_addr, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle;
+        idle, se_msg_take, rr_msg_take, nxt_valid, nxt_addr, nxt_len;
 });

@@ -338,6 +338,19 @@ impl Logic for Rnic {
         self.ddp.msg_len.next = self.arb.msg_len.val();
         self.arb.msg_ready.next = self.ddp.msg_ready.val();
         self.arb.msg_done.next = self.ddp.msg_done.val();
+        // Take strobes and read-ahead hints (`docs/core.md` "DdpTx", "Read-ahead").
+        self.arb.msg_take.next = self.ddp.msg_take.val();
+        self.se.msg_take.next = self.arb.se_msg_take.val();
+        self.arb.se_nxt_valid.next = self.se.nxt_valid.val();
+        self.arb.se_nxt_addr.next = self.se.nxt_addr.val();
+        self.arb.se_nxt_len.next = self.se.nxt_len.val();
+        self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
+        self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
+        self.arb.rr_nxt_addr.next = self.rr.rr_nxt_addr.val();
+        self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
+        self.ddp.nxt_valid.next = self.arb.nxt_valid.val();
+        self.ddp.nxt_addr.next = self.arb.nxt_addr.val();
+        self.ddp.nxt_len.next = self.arb.nxt_len.val();
 
         // ULPDUs: DdpTx's segments and RxPath's Terminates into MpaTx.
         self.mux.ddp_data.next = self.ddp.ulpdu_data.val();

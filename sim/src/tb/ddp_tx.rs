@@ -17,6 +17,14 @@
 //!   DMA model's protection monitor sees no read outside the allowed ranges;
 //! - `msg_done`: exactly one per message, in the cycle its last segment's last beat is taken;
 //!   `msg_ready` only then; `idle` at the end.
+//! - `msg_take`: exactly one per message, while it is offered; after it the driver puts junk on
+//!   `msg_addr` / `msg_len` (a source may change them then), except for a Read Request.
+//!
+//! Read-ahead hints (`nxt_*`, [`TxHint`]): per message a plan (hint a later message's region,
+//! hint a region no message reads, hint a later message and withdraw the hint, then change
+//! that message's host memory before it is offered, so that stale read-ahead data would be
+//! sent and caught). A request may also read the last hinted region; expected segments are
+//! built when a message is offered, from host memory as it is then.
 
 use crate::dma_port::{DmaConfig, DmaPort};
 use crate::host_mem::HostMemory;
@@ -183,6 +191,54 @@ impl TxTraffic {
     }
 }
 
+/// A read-ahead hint plan, attached to a message: it starts `delay` cycles after that message
+/// is offered (kept while another hint is presented: hints never change without a gap).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxHint {
+    /// No hint.
+    None,
+    /// Hint message `target`'s region (a later message) until it is offered.
+    Next { target: usize, delay: u64 },
+    /// Hint `[addr, addr + len)`, read by no message, until the next message is offered.
+    Other { addr: u32, len: u32, delay: u64 },
+    /// Hint message `target`'s region for `hold` cycles, then withdraw it and rewrite that
+    /// message's host memory (it must be sent with the new octets).
+    Withdraw {
+        target: usize,
+        delay: u64,
+        hold: u64,
+    },
+}
+
+/// Random hint plans for `msgs`: most hint the next message with payload (after a random
+/// delay), some another region, some are withdrawn, some none.
+pub fn random_hints(rng: &mut impl Rng, msgs: &[TxMsg]) -> Vec<TxHint> {
+    (0..msgs.len())
+        .map(|i| {
+            let target = (i + 1..msgs.len()).find(|&j| msgs[j].opcode != 1 && msgs[j].len > 0);
+            let delay = if rng.gen_bool(0.5) {
+                0
+            } else {
+                rng.gen_range(0..400)
+            };
+            match (rng.gen_range(0..10), target) {
+                (0..=5, Some(t)) => TxHint::Next { target: t, delay },
+                (6, Some(t)) => TxHint::Withdraw {
+                    target: t,
+                    delay,
+                    hold: rng.gen_range(1..300),
+                },
+                (7, _) => TxHint::Other {
+                    addr: 0x7000_0000 + rng.gen_range(0..1 << 20),
+                    len: rng.gen_range(1..3000),
+                    delay,
+                },
+                _ => TxHint::None,
+            }
+        })
+        .collect()
+}
+
 /// What a run produced.
 #[derive(Clone, Debug, Default)]
 pub struct TxReport {
@@ -194,6 +250,9 @@ pub struct TxReport {
     pub segments: usize,
     /// Read requests made.
     pub requests: usize,
+    /// Per message: cycles from its offer to its `msg_done` (inclusive), and its beats.
+    pub msg_cycles: Vec<u64>,
+    pub msg_beats: Vec<u64>,
 }
 
 impl TxReport {
@@ -209,7 +268,7 @@ pub struct DdpTxTb {
     o: Vec<OutputId>,
 }
 
-const INS: [&str; 20] = [
+const INS: [&str; 23] = [
     "qpc_write",
     "qpc_qp",
     "qpc_tx_mulpdu",
@@ -230,8 +289,11 @@ const INS: [&str; 20] = [
     "pay_rd_cpl_keep",
     "pay_rd_cpl_last",
     "ulpdu_ready",
+    "nxt_valid",
+    "nxt_addr",
+    "nxt_len",
 ];
-const OUTS: [&str; 13] = [
+const OUTS: [&str; 14] = [
     "msg_ready",
     "msg_done",
     "pay_rd_req_valid",
@@ -245,6 +307,7 @@ const OUTS: [&str; 13] = [
     "ulpdu_conn",
     "ulpdu_len",
     "idle",
+    "msg_take",
 ];
 
 // Input indexes.
@@ -259,6 +322,9 @@ const CPL_DATA: usize = 16;
 const CPL_KEEP: usize = 17;
 const CPL_LAST: usize = 18;
 const U_READY: usize = 19;
+const NXT_VALID: usize = 20;
+const NXT_ADDR: usize = 21;
+const NXT_LEN: usize = 22;
 // Output indexes.
 const MSG_READY: usize = 0;
 const MSG_DONE: usize = 1;
@@ -273,6 +339,7 @@ const U_VALID: usize = 9;
 const U_CONN: usize = 10;
 const U_LEN: usize = 11;
 const IDLE: usize = 12;
+const MSG_TAKE: usize = 13;
 
 impl DdpTxTb {
     /// Looks the ports up.
@@ -313,6 +380,23 @@ impl DdpTxTb {
         seed: u64,
         max_cycles: u64,
     ) -> Result<TxReport> {
+        self.run_hinted(sim, mulpdu, msgs, &[], mem, traffic, seed, max_cycles)
+    }
+
+    /// [`Self::run`] with a read-ahead hint plan per message (`hints[i]` for message `i`; a
+    /// shorter slice means no hint for the rest).
+    #[allow(clippy::too_many_arguments)]
+    pub fn run_hinted(
+        &self,
+        sim: &mut dyn Backend,
+        mulpdu: [u16; CONNECTIONS],
+        msgs: &[TxMsg],
+        hints: &[TxHint],
+        mem: &mut HostMemory,
+        traffic: &TxTraffic,
+        seed: u64,
+        max_cycles: u64,
+    ) -> Result<TxReport> {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut port = DmaPort::new(traffic.dma, seed ^ 0xd7);
         for m in msgs {
@@ -320,6 +404,18 @@ impl DdpTxTb {
                 mem.allow_device(m.addr, m.len, true, false);
             }
         }
+        for h in hints {
+            if let TxHint::Other { addr, len, .. } = *h {
+                mem.allow_device(addr, len, true, false);
+            }
+        }
+        // The hint presented: (addr, len, from cycle, until cycle (withdraw), target message).
+        let mut hint: Option<(u32, u32, u64, u64, Option<usize>)> = None;
+        // The regions hinted so far (requests may read them).
+        let mut hinted: Vec<(u32, u32)> = Vec::new();
+        let mut taken = false;
+        let mut offered_at = 0u64;
+        let mut msg_beats = 0u64;
         // Program the MULPDUs.
         sim.set(self.i[MSG_VALID], 0);
         sim.set(self.i[U_READY], 0);
@@ -332,11 +428,8 @@ impl DdpTxTb {
             sim.tick();
         }
         sim.set(self.i[QPC_WRITE], 0);
-        // Expected segments per message, from the golden model.
-        let expect: Vec<Vec<TxSegment>> = msgs
-            .iter()
-            .map(|m| expected_segments(m, mulpdu[m.conn], mem))
-            .collect();
+        // Expected segments of the message offered, from the golden model (built at the offer).
+        let mut expect: Vec<TxSegment> = Vec::new();
         let mut report = TxReport::default();
         let mut next_msg = 0usize; // message offered / being worked on
         let mut offered = false;
@@ -354,12 +447,101 @@ impl DdpTxTb {
             // Offer the message (held until msg_ready).
             if !offered && rng.gen_bool(traffic.offer) {
                 offered = true;
+                taken = false;
+                offered_at = now;
+                msg_beats = 0;
                 start.get_or_insert(now);
+                let m = &msgs[next_msg];
+                expect = expected_segments(m, mulpdu[m.conn], mem);
+                // A hint of this message, or of a region no message reads, ends here.
+                if let Some((.., t)) = hint {
+                    if t.is_none() || t == Some(next_msg) {
+                        hint = None;
+                    }
+                }
+                if hint.is_none() {
+                    // Low for a cycle at least between two hints (the contract).
+                    let h = match hints.get(next_msg).copied().unwrap_or(TxHint::None) {
+                        TxHint::Next { target, delay } => TxHint::Next {
+                            target,
+                            delay: delay.max(1),
+                        },
+                        TxHint::Other { addr, len, delay } => TxHint::Other {
+                            addr,
+                            len,
+                            delay: delay.max(1),
+                        },
+                        TxHint::Withdraw {
+                            target,
+                            delay,
+                            hold,
+                        } => TxHint::Withdraw {
+                            target,
+                            delay: delay.max(1),
+                            hold,
+                        },
+                        TxHint::None => TxHint::None,
+                    };
+                    hint = match h {
+                        TxHint::None => None,
+                        TxHint::Next { target, delay } => Some((
+                            msgs[target].addr,
+                            msgs[target].len,
+                            now + delay,
+                            u64::MAX,
+                            Some(target),
+                        )),
+                        TxHint::Other { addr, len, delay } => {
+                            Some((addr, len, now + delay, u64::MAX, None))
+                        }
+                        TxHint::Withdraw {
+                            target,
+                            delay,
+                            hold,
+                        } => Some((
+                            msgs[target].addr,
+                            msgs[target].len,
+                            now + delay,
+                            now + delay + hold,
+                            Some(target),
+                        )),
+                    };
+                }
             }
             if offered {
                 self.set_msg(sim, &msgs[next_msg]);
+                if taken && msgs[next_msg].opcode != 1 {
+                    // Read for the last time at the take: a source may change them now.
+                    sim.set(self.i[4 + 7], u128::from(rng.gen::<u32>()));
+                    sim.set(self.i[4 + 8], u128::from(rng.gen::<u32>()));
+                }
             }
             sim.set(self.i[MSG_VALID], u128::from(offered));
+            // The hint.
+            let mut nxt = false;
+            if let Some((a, l, from, until, target)) = hint {
+                if now >= until {
+                    // Withdrawn: the target's memory changes before it is offered.
+                    hint = None;
+                    if let Some(t) = target {
+                        let m = &msgs[t];
+                        let bytes: Vec<u8> = (0..m.len).map(|_| rng.gen()).collect();
+                        mem.write(m.addr, &bytes);
+                    }
+                } else if now >= from {
+                    nxt = true;
+                    sim.set(self.i[NXT_ADDR], u128::from(a));
+                    sim.set(self.i[NXT_LEN], u128::from(l));
+                    if hinted.last() != Some(&(a, l)) {
+                        hinted.push((a, l));
+                    }
+                }
+            }
+            if !nxt {
+                sim.set(self.i[NXT_ADDR], u128::from(rng.gen::<u32>()));
+                sim.set(self.i[NXT_LEN], u128::from(rng.gen::<u32>()));
+            }
+            sim.set(self.i[NXT_VALID], u128::from(nxt));
             // Completion beat.
             match port.rd_beat(now, mem) {
                 Some(b) => {
@@ -395,7 +577,6 @@ impl DdpTxTb {
                 let addr = sim.get(self.o[REQ_ADDR]) as u32;
                 let len = sim.get(self.o[REQ_LEN]) as usize;
                 let tag = sim.get(self.o[REQ_TAG]) as usize;
-                ensure!(offered, "read request with no message offered");
                 let m = &msgs[next_msg];
                 ensure!(
                     (1..=4096).contains(&len),
@@ -405,16 +586,27 @@ impl DdpTxTb {
                     (addr as u64 & 0xFFF) + len as u64 <= 4096,
                     "request at {addr:#x} of {len} crosses a 4 KiB boundary"
                 );
+                let inside = |a: u32, l: u32| {
+                    addr >= a && u64::from(addr) + len as u64 <= u64::from(a) + u64::from(l)
+                };
                 ensure!(
-                    m.opcode != 1
-                        && addr >= m.addr
-                        && u64::from(addr) + len as u64 <= u64::from(m.addr) + u64::from(m.len),
-                    "request {addr:#x}+{len} outside message {next_msg} {m:x?}"
+                    (offered && m.opcode != 1 && inside(m.addr, m.len))
+                        || hinted.iter().any(|&(a, l)| inside(a, l)),
+                    "request {addr:#x}+{len} outside message {next_msg} {m:x?} (offered \
+                     {offered}) and every hint"
                 );
                 ensure!(!outstanding[tag], "tag {tag} reused while outstanding");
                 outstanding[tag] = true;
                 port.rd_request(now, addr, len, tag as u8);
                 report.requests += 1;
+            }
+            // The take.
+            if sim.get(self.o[MSG_TAKE]) == 1 {
+                ensure!(
+                    offered && !taken,
+                    "msg_take with no message offered or a second time (message {next_msg})"
+                );
+                taken = true;
             }
             // ULPDU beats.
             let done = sim.get(self.o[MSG_DONE]) == 1;
@@ -422,6 +614,7 @@ impl DdpTxTb {
             let mut took_last = false;
             if sim.get(self.o[U_VALID]) == 1 && u_ready {
                 report.beats += 1;
+                msg_beats += 1;
                 let data = sim.get(self.o[U_DATA]) as u32;
                 let keep = sim.get(self.o[U_KEEP]) as u8;
                 let last = sim.get(self.o[U_LAST]) == 1;
@@ -453,7 +646,7 @@ impl DdpTxTb {
                 }
                 if last {
                     let s = cur.take().unwrap();
-                    let want = expect[next_msg].get(seg_idx);
+                    let want = expect.get(seg_idx);
                     if want != Some(&s) {
                         bail!(
                             "message {next_msg} {:x?} segment {seg_idx}: got {:02x?} (conn {} len {}), want {:02x?}",
@@ -469,27 +662,68 @@ impl DdpTxTb {
                     took_last = true;
                 }
             }
-            let final_beat = took_last && seg_idx == expect[next_msg].len();
+            let final_beat = took_last && seg_idx == expect.len();
             ensure!(
                 done == final_beat,
                 "msg_done = {done} but the message's final beat taken = {final_beat} \
                  (message {next_msg}, segment {seg_idx})"
             );
             ensure!(ready_out == done, "msg_ready differs from msg_done");
+            ensure!(!done || taken, "msg_done before msg_take");
             sim.tick();
             now += 1;
             if done {
+                report.msg_cycles.push(now - offered_at);
+                report.msg_beats.push(msg_beats);
                 next_msg += 1;
                 seg_idx = 0;
                 offered = false;
                 report.cycles = now - start.unwrap_or(0);
             }
         }
+        // No hint any more: a read-ahead left over is cancelled once its completions are in.
         sim.set(self.i[MSG_VALID], 0);
-        sim.set(self.i[CPL_VALID], 0);
-        for _ in 0..3 {
+        sim.set(self.i[NXT_VALID], 0);
+        sim.set(self.i[REQ_READY], 1);
+        let mut left = 0;
+        while left < 3 {
+            ensure!(now < max_cycles + 5000, "not idle after the last message");
+            // A request the cycle the hint fell is still allowed (inside the hint).
+            if sim.get(self.o[REQ_VALID]) == 1 {
+                let addr = sim.get(self.o[REQ_ADDR]) as u32;
+                let len = sim.get(self.o[REQ_LEN]) as usize;
+                let tag = sim.get(self.o[REQ_TAG]) as u8;
+                ensure!(
+                    left == 0
+                        && hinted.iter().any(|&(a, l)| addr >= a
+                            && u64::from(addr) + len as u64 <= u64::from(a) + u64::from(l)),
+                    "read request {addr:#x}+{len} after the last message"
+                );
+                port.rd_request(now, addr, len, tag);
+            }
+            match port.rd_beat(now, mem) {
+                Some(b) => {
+                    sim.set(self.i[CPL_VALID], 1);
+                    sim.set(self.i[CPL_TAG], u128::from(b.tag));
+                    sim.set(self.i[CPL_DATA], u128::from(b.data));
+                    sim.set(self.i[CPL_KEEP], u128::from(b.keep));
+                    sim.set(self.i[CPL_LAST], u128::from(b.last));
+                }
+                None => sim.set(self.i[CPL_VALID], 0),
+            }
+            ensure!(
+                sim.get(self.o[U_VALID]) == 0 && sim.get(self.o[MSG_TAKE]) == 0,
+                "output after the last message"
+            );
+            if sim.get(self.o[IDLE]) == 1 && !port.busy() {
+                left += 1;
+            } else {
+                left = 0;
+            }
             sim.tick();
+            now += 1;
         }
+        sim.set(self.i[CPL_VALID], 0);
         ensure!(sim.get(self.o[IDLE]) == 1, "not idle at the end");
         ensure!(
             sim.get(self.o[REQ_VALID]) == 0,

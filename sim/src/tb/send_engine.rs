@@ -422,6 +422,7 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
     let mut ord_hits = 0usize;
     let mut fence_held = 0usize;
     let mut fenced_read_after_read = 0usize;
+    let mut hints_seen = 0usize;
     let mut idle_run = 0u64;
     let mut first_qps = Vec::new();
     let fast = !cfg.random;
@@ -518,7 +519,20 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         }
         let mready = done_due.is_none() && msg_wait <= now && rng.gen_bool(p(0.5));
         sim.set(i(sim, "msg_ready"), u128::from(mready));
+        // The fake takes a message at its hand-over (`msg_take` with `msg_ready`).
+        let take = mready && sim.get(o(sim, "msg_valid")) == 1;
+        sim.set(i(sim, "msg_take"), u128::from(take));
         let push = sim.get(o(sim, "orq_push")) == 1;
+        // The read-ahead hint: while it is up, the next message handed over is the hinted one.
+        let hint = (sim.get(o(sim, "nxt_valid")) == 1).then(|| {
+            (
+                sim.get(o(sim, "nxt_addr")) as u32,
+                sim.get(o(sim, "nxt_len")) as u32,
+            )
+        });
+        if hint.is_some() {
+            hints_seen += 1;
+        }
         if mready && sim.get(o(sim, "msg_valid")) == 1 {
             let m = Msg {
                 conn: sim.get(o(sim, "msg_conn")) as u8,
@@ -532,6 +546,12 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                 len: sim.get(o(sim, "msg_len")) as u32,
             }
             .masked();
+            if let Some((a, l)) = hint {
+                assert!(
+                    m.opcode != 1 && m.len == l && m.addr == a,
+                    "seed {seed}: message {m:x?} handed over while the hint was {a:#x}+{l}"
+                );
+            }
             let q = m.conn as usize;
             let wi = retired[q].max(msg_wqe[q].last().map_or(0, |&x| x + 1));
             // The WQE is the next one of the QP not yet sent or completed.
@@ -580,7 +600,16 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             } else {
                 assert!(!push, "seed {seed}: orq_push without a Read Request");
             }
-            done_due = Some(now + if fast { 2 } else { rng.gen_range(1..30) });
+            done_due = Some(
+                now + if fast {
+                    2
+                } else if rng.gen_bool(0.3) {
+                    // Long enough for the prefetch and the early check.
+                    rng.gen_range(60..200)
+                } else {
+                    rng.gen_range(1..30)
+                },
+            );
             msg_wait = now + if fast { 0 } else { rng.gen_range(0..4) };
             if std::env::var("SE_DEBUG").is_ok_and(|v| v == seed.to_string()) && q == 0 {
                 eprintln!(
@@ -711,6 +740,10 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         }
     }
     if cfg.wqes_per_qp >= 40 && !cfg.errors {
+        assert!(
+            hints_seen > 0 || !cfg.random,
+            "seed {seed}: no read-ahead hint"
+        );
         assert!(ord_hits > 0, "seed {seed}: ORD limit never reached");
         assert!(fence_held > 0 || !cfg.random, "seed {seed}: no fence");
         assert!(
