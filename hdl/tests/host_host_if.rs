@@ -377,9 +377,13 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     let mut rq_pi = [0u16; 4];
     let mut rq_ci = [0u16; 4];
     let mut rq_wqes: [HashMap<u16, RqWqe>; 4] = Default::default();
-    let mut rq_wait: Option<(usize, u16, bool, u64)> = None; // qp, ci, present, cycle issued
+    // qp, ci, present, cycle issued, the QP's previous request was a pop.
+    let mut rq_wait: Option<(usize, u16, bool, u64, bool)> = None;
     let mut rq_must_pop = [false; 4];
+    let mut rq_popped = [false; 4];
     let (mut rq_answers, mut rq_present, mut rq_pops, mut rq_hits) = (0, 0, 0, 0);
+    // Reads right after a pop answered in one cycle: the head WQE prefetched after the pop.
+    let mut rq_pf_hits = 0;
     let mut cq_pi = [0u16; 4];
     let mut cq_ci = [0u16; 4];
     let mut cq_ovf = [false; 4];
@@ -747,9 +751,17 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             if pop {
                 rq_ci[qp] = rq_ci[qp].wrapping_add(1);
                 rq_must_pop[qp] = false;
+                rq_popped[qp] = true;
                 rq_pops += 1;
             } else {
-                rq_wait = Some((qp, rq_ci[qp], rq_ci[qp] != rq_pi[qp], sim.cycles()));
+                rq_wait = Some((
+                    qp,
+                    rq_ci[qp],
+                    rq_ci[qp] != rq_pi[qp],
+                    sim.cycles(),
+                    rq_popped[qp],
+                ));
+                rq_popped[qp] = false;
             }
         }
 
@@ -769,13 +781,14 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             read_checks += 1;
         }
         if get(sim, "rq_rsp_valid") == 1 {
-            let (qp, ci, present, at) = rq_wait.take().expect("rq_rsp without a read");
+            let (qp, ci, present, at, after_pop) = rq_wait.take().expect("rq_rsp without a read");
             // At the earliest in the cycle after it was taken; only a repeated read of a QP's
             // head WQE (answered from the answer registers) can be that fast.
             assert!(sim.cycles() > at);
             if sim.cycles() == at + 1 {
                 assert!(present, "QP {qp}: an empty RQ answered from the registers");
                 rq_hits += 1;
+                rq_pf_hits += usize::from(after_pop);
             }
             assert_eq!(
                 get(sim, "rq_rsp_present"),
@@ -884,6 +897,10 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     assert!(
         rq_present > 10 && rq_answers > rq_present && rq_pops > 10 && rq_hits > 1,
         "rq answers {rq_answers} present {rq_present} pops {rq_pops} hits {rq_hits}"
+    );
+    assert!(
+        rq_pf_hits > 1,
+        "no read after a pop answered from the prefetch: {rq_pf_hits}"
     );
     assert!(reqs.iter().all(|r| r.done > 5), "reads done");
     assert!(place_sent.len() > 5 && read_checks > 3);
