@@ -141,12 +141,14 @@ pub struct TxArbiter {
     /// The source expected to be granted next (its hint is forwarded): 1 = ReadResponder.
     nsel: Signal<Local, Bit>,
     nsel_q: DFF<Bit>,
+    /// The job shown had its `msg_take` (cleared at its handshake).
+    took: DFF<Bit>,
 }
 
 impl Logic for TxArbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q);
+        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q, took);
         for i in 0..TXA_INFLIGHT {
             self.own[i].clock.next = self.clock.val();
             self.own[i].d.next = self.own[i].q.val();
@@ -219,7 +221,16 @@ impl Logic for TxArbiter {
         // Take strobe and the read-ahead hint of the source expected next.
         self.se_msg_take.next = self.msg_take.val() && !self.pick_rr.val();
         self.rr_msg_take.next = self.msg_take.val() && self.pick_rr.val();
-        if self.msg_valid.val() {
+        if self.take.val() {
+            self.took.d.next = false;
+        } else if self.msg_take.val() {
+            self.took.d.next = true;
+        }
+        if self.msg_valid.val() && !self.took.q.val() {
+            // Shown, not taken yet: the choice made before it was shown is held (DdpTx
+            // compares the message with the hint at its take).
+            self.nsel.next = self.nsel_q.q.val();
+        } else if self.msg_valid.val() {
             if self.pick_rr.val() {
                 self.nsel.next = !(self.se_msg_valid.val() && (self.se_msg_opcode.val() != 1))
                     && self.rr_nxt_valid.val();
