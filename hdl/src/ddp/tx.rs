@@ -369,7 +369,8 @@ pub struct DdpTx {
     /// `rd_cnt`, and whether that word is ready.
     rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
-    wl1: Signal<Local, Bits<32>>,
+    /// `words_left` is above 1 (the word after this one is inside, without a carry chain).
+    wl_gt1: Signal<Local, Bit>,
     inside1: Signal<Local, Bit>,
     rd_cnt1: Signal<Local, Bits<4>>,
     blk_done1: Signal<Local, Bit>,
@@ -542,7 +543,7 @@ impl Default for DdpTx {
             wr: Default::default(),
             rptr1: Default::default(),
             rptr1_blk: Default::default(),
-            wl1: Default::default(),
+            wl_gt1: Default::default(),
             inside1: Default::default(),
             rd_cnt1: Default::default(),
             blk_done1: Default::default(),
@@ -978,17 +979,17 @@ impl Logic for DdpTx {
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         // The same for the word after it, the reader's state after an issue of this word.
-        self.wl1.next = self.words_left.q.val();
+        self.wl_gt1.next = (self.words_left.q.val() != 0) && (self.words_left.q.val() != 1);
+        self.inside1.next = self.words_left.q.val() != 0;
         self.rd_cnt1.next = self.rd_cnt.q.val();
         if self.inside.val() {
-            self.wl1.next = self.words_left.q.val() - 1;
+            self.inside1.next = self.wl_gt1.val();
             if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
                 || (self.words_left.q.val() == 1)
             {
                 self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
             }
         }
-        self.inside1.next = self.wl1.val() != 0;
         self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
         self.blk_done1.next = false;
         self.blk_wptr1.next = 0.into();
