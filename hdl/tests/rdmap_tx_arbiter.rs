@@ -79,10 +79,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 hint[s] = if hint[s].is_some() {
                     None
                 } else {
-                    Some((rng.gen(), rng.gen()))
+                    Some((rng.gen(), u32::from(rng.gen::<u16>())))
                 };
             }
-            let (a, l) = hint[s].unwrap_or((rng.gen(), rng.gen()));
+            let (a, l) = hint[s].unwrap_or((rng.gen(), u32::from(rng.gen::<u16>())));
             sim.set(hin[s][0], u128::from(hint[s].is_some()));
             sim.set(hin[s][1], u128::from(a));
             sim.set(hin[s][2], u128::from(l));

@@ -176,7 +176,8 @@ pub struct DdpTx {
     // Read-ahead hint: the next message will probably read `[nxt_addr, nxt_addr + nxt_len)`.
     pub nxt_valid: Signal<In, Bit>,
     pub nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
-    pub nxt_len: Signal<In, Bits<32>>,
+    /// 16 bits: a message of 64 KiB or more gets no hint.
+    pub nxt_len: Signal<In, Bits<16>>,
     // Payload DMA reads.
     pub pay_rd_req_valid: Signal<Out, Bit>,
     pub pay_rd_req_ready: Signal<In, Bit>,
@@ -576,11 +577,11 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
-            rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
+            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale,
-            m_r, k_pay, rq_off, last_slot, fell, fl
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1064,7 +1065,8 @@ impl Logic for DdpTx {
         // after a take (`decide`), when `msg_*` are still those of the take.
         self.m_r.d.next = self.nxt_valid.val()
             && (self.msg_addr.val() == self.nxt_addr.val())
-            && (self.msg_len.val() == self.nxt_len.val());
+            && (self.msg_len.val().get_bits::<16>(16) == 0)
+            && (self.msg_len.val().get_bits::<16>(0) == self.nxt_len.val());
         self.taking.next = (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val();
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
@@ -1100,7 +1102,7 @@ impl Logic for DdpTx {
             self.rq_off.d.next =
                 self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
             self.rq_addr.d.next = self.nxt_addr.val();
-            self.rq_left.d.next = self.nxt_len.val();
+            self.rq_left.d.next = bit_cast::<32, 16>(self.nxt_len.val());
         }
         // The hint fell (not at a take, whose message may be the hinted one): stop
         // requesting; the region is cancelled at the next chance and never used.

@@ -234,7 +234,7 @@ pub struct SendEngine {
     /// Read-ahead hint: the prefetched WQE's payload, checked (`docs/core.md` "DdpTx").
     pub nxt_valid: Signal<Out, Bit>,
     pub nxt_addr: Signal<Out, Bits<32>>,
-    pub nxt_len: Signal<Out, Bits<32>>,
+    pub nxt_len: Signal<Out, Bits<16>>,
     pub orq_push: Signal<Out, Bit>,
     pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
     // Read completions from the receive side.
@@ -1226,7 +1226,11 @@ impl Logic for SendEngine {
             if self.ec_w.q.val() == 6 {
                 self.w_addr_lo.d.next = self.f_data.val();
                 // A hint only for a Write / Send with payload.
-                if self.ec_ws.q.val() && self.w_len.q.val().any() {
+                // (Below 64 KiB: `nxt_len` is 16 bits.)
+                if self.ec_ws.q.val()
+                    && self.w_len.q.val().any()
+                    && (self.w_len.q.val().get_bits::<16>(16) == 0)
+                {
                     self.ec_st.d.next = 2.into();
                 } else {
                     self.ec_st.d.next = 4.into();
@@ -1254,7 +1258,7 @@ impl Logic for SendEngine {
         }
         self.nxt_valid.next = self.e_ok.q.val();
         self.nxt_addr.next = self.host_addr.q.val();
-        self.nxt_len.next = self.w_len.q.val();
+        self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
         self.lchk_valid.next = (self.state.q.val() == SeState::Check) || (self.ec_st.q.val() == 2);
 
         // The engine took the held read completion.

@@ -520,6 +520,10 @@ impl DdpTxTb {
                             Some(target),
                         )),
                     };
+                    // `nxt_len` is 16 bits: no hint of 64 KiB or more (the sources' rule).
+                    if hint.is_some_and(|(_, l, ..)| l >= 1 << 16) {
+                        hint = None;
+                    }
                 }
             }
             if offered {
@@ -553,7 +557,7 @@ impl DdpTxTb {
             }
             if !nxt {
                 sim.set(self.i[NXT_ADDR], u128::from(rng.gen::<u32>()));
-                sim.set(self.i[NXT_LEN], u128::from(rng.gen::<u32>()));
+                sim.set(self.i[NXT_LEN], u128::from(rng.gen::<u16>()));
             }
             sim.set(self.i[NXT_VALID], u128::from(nxt));
             // Completion beat.
