@@ -34,7 +34,9 @@
 //! read access"). When the current message's requests are all issued (`rq_left` = 0) and a hint
 //! is up, the requester goes on with the hinted region (`ra`; the hint itself remembers it)
 //! into the slots the reader frees. When the next message is taken (`decide`, the cycle after
-//! the take, with the compare `m_r` registered at the take):
+//! the take, with the compare `m_r` of the message with the hint registered at the take; the
+//! contract holds the hint up and unchanged until the hinted message's `msg_take`, so no copy
+//! of the region is kept; `nxt_len` is 16 bits, a message of 64 KiB or more gets no hint):
 //! - the same address and length, hint not fallen: the region's blocks are the message's, its
 //!   requests go on (`msg_take` now): no DMA latency before its first payload beat;
 //! - a message without payload (Read Request, length 0): the read-ahead is left alone;

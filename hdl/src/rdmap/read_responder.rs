@@ -43,7 +43,8 @@
 //!   into `o_len` / `o_addr` (words 3 and 4, 3 cycles; the read port is free while a job is in
 //!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
-//!   meanwhile, so the next response does not wait for a DMA latency.
+//!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
+//!   64 KiB is hinted (`rr_nxt_len` is 16 bits).
 //!
 //! # Timing
 //!

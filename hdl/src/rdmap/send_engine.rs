@@ -49,7 +49,8 @@
 //! **Early check and read-ahead hint** (issue 5): once DdpTx took the Write / Send being sent
 //! (`msg_take`: `msg_addr` / `msg_len` are not read any more, so `w_len`, `w_lkey`,
 //! `w_addr_*`, `host_addr` are free) and the prefetched WQE is in `orq`, its words 0..=5 are
-//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload, its local check is
+//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload below 64 KiB
+//! (`nxt_len` is 16 bits; a longer one is checked in `Decide` as before), its local check is
 //! made on the `lchk_*` port (idle then). If it passes, `nxt_*` = (`host_addr`, `w_len`) is the
 //! hint for DdpTx's read-ahead (`e_ok`), up until that WQE's message is taken (`msg_take`) or
 //! the engine drops it: a `Load2` that does not take the prefetched WQE, a hold or an unknown

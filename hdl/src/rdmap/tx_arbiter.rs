@@ -27,7 +27,11 @@
 //!   one if it waits (the SendEngine only with a message that reads payload: a Read Request
 //!   between two Read Responses leaves DdpTx's read-ahead alone, so the hint after it counts),
 //!   else the same one if it has a hint, else the other; with nothing shown, the SendEngine if
-//!   it has a hint, else the ReadResponder. When `nsel` changes, `nxt_valid`
+//!   it has a hint, else the ReadResponder. From the cycle a job is shown until its
+//!   `msg_take` (`took`), the choice made before it was shown is held: DdpTx compares the job
+//!   with the hint at its take (no copy of the region), so the hint of the shown job must stay
+//!   up until then. `nxt_len` is 16 bits (the sources hint no message of 64 KiB or more).
+//!   When `nsel` changes, `nxt_valid`
 //!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
 //!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
 //!

@@ -470,7 +470,7 @@ impl DdpTxTb {
                         hint = None;
                     }
                 }
-                if hint.map_or(true, |(.., t)| t != Some(next_msg)) {
+                if hint.is_none_or(|(.., t)| t != Some(next_msg)) {
                     replan = false;
                 }
                 if !replan && hint.is_none() {
