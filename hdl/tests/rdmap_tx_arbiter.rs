@@ -46,6 +46,8 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let hout = [o("nxt_valid"), o("nxt_addr"), o("nxt_len")];
     let mut hint: [Option<(u32, u32)>; 2] = [None, None];
     let mut nsel_prev = 0usize;
+    // The job shown had its `msg_take` (until its handshake): the hint choice is held till then.
+    let mut took = false;
     let want: [VecDeque<MsgJob>; 2] = [
         (0..p.jobs).map(|_| MsgJob::random(&mut rng)).collect(),
         (0..p.jobs).map(|_| MsgJob::random(&mut rng)).collect(),
@@ -77,10 +79,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 hint[s] = if hint[s].is_some() {
                     None
                 } else {
-                    Some((rng.gen(), rng.gen()))
+                    Some((rng.gen(), u32::from(rng.gen::<u16>())))
                 };
             }
-            let (a, l) = hint[s].unwrap_or((rng.gen(), rng.gen()));
+            let (a, l) = hint[s].unwrap_or((rng.gen(), u32::from(rng.gen::<u16>())));
             sim.set(hin[s][0], u128::from(hint[s].is_some()));
             sim.set(hin[s][1], u128::from(a));
             sim.set(hin[s][2], u128::from(l));
@@ -122,7 +124,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: msg_take of source {s}"
             );
         }
-        let nsel = if shown.is_some() {
+        let nsel = if shown.is_some() && !took {
+            nsel_prev
+        } else if shown.is_some() {
             if pick == 1 {
                 // A waiting SendEngine Read Request (no payload) does not count.
                 let se_pay = offer[0].is_some_and(|j| j.opcode != 1);
@@ -157,6 +161,11 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         }
         if held.is_none() && offer[0].is_some() && offer[1].is_some() && !full {
             both_waited += 1;
+        }
+        if shown.is_some() && ready {
+            took = false;
+        } else if take {
+            took = true;
         }
         if shown.is_some() {
             let s = pick;

@@ -32,9 +32,11 @@
 //! payload beat: 5 % of a 4 KiB Write. The source therefore gives a hint (`nxt_valid`,
 //! `nxt_addr`, `nxt_len`: "the next message will probably read this region, checked for local
 //! read access"). When the current message's requests are all issued (`rq_left` = 0) and a hint
-//! is up, the requester goes on with the hinted region (`ra`; `a_addr` / `a_len` remember it)
+//! is up, the requester goes on with the hinted region (`ra`; the hint itself remembers it)
 //! into the slots the reader frees. When the next message is taken (`decide`, the cycle after
-//! the take, with the compare `m_r` registered at the take):
+//! the take, with the compare `m_r` of the message with the hint registered at the take; the
+//! contract holds the hint up and unchanged until the hinted message's `msg_take`, so no copy
+//! of the region is kept; `nxt_len` is 16 bits, a message of 64 KiB or more gets no hint):
 //! - the same address and length, hint not fallen: the region's blocks are the message's, its
 //!   requests go on (`msg_take` now): no DMA latency before its first payload beat;
 //! - a message without payload (Read Request, length 0): the read-ahead is left alone;
@@ -176,7 +178,8 @@ pub struct DdpTx {
     // Read-ahead hint: the next message will probably read `[nxt_addr, nxt_addr + nxt_len)`.
     pub nxt_valid: Signal<In, Bit>,
     pub nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
-    pub nxt_len: Signal<In, Bits<32>>,
+    /// 16 bits: a message of 64 KiB or more gets no hint.
+    pub nxt_len: Signal<In, Bits<16>>,
     // Payload DMA reads.
     pub pay_rd_req_valid: Signal<Out, Bit>,
     pub pay_rd_req_ready: Signal<In, Bit>,
@@ -222,10 +225,9 @@ pub struct DdpTx {
     rem_m4: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
-    /// Message offset of the current segment's first payload octet (MO).
-    seg_off: DFF<Bits<32>>,
-    /// TO of the current segment (`msg_to + seg_off`), lower and upper halves and the carry
-    /// still to add to the upper half.
+    /// TO of the current segment (`msg_to + offset`), lower and upper halves and the carry
+    /// still to add to the upper half. Untagged messages carry no TO: there `to_lo` is the
+    /// segment's message offset (MO, from 0; `to_hi` unused), so one 32-bit adder serves both.
     to_lo: DFF<Bits<32>>,
     to_hi: DFF<Bits<32>>,
     to_c: DFF<Bit>,
@@ -252,13 +254,13 @@ pub struct DdpTx {
     /// The first segment's set-up cycle is still to come.
     seg_wait: DFF<Bit>,
     // ---- Read-ahead.
-    /// A region is being read ahead (or was) for a message not yet taken: `a_addr`, `a_len`.
+    /// A region is being read ahead (or was) for a message not yet taken: the hint's.
     ra: DFF<Bit>,
     /// The hint fell while reading ahead: the region is never used, only cancelled.
     ra_stale: DFF<Bit>,
-    a_addr: DFF<Bits<DMA_ADDR_BITS>>,
-    a_len: DFF<Bits<32>>,
-    /// `msg_addr == a_addr && msg_len == a_len`, registered (valid in the cycle after a take).
+    /// `nxt_valid && msg_addr == nxt_addr && msg_len == nxt_len`, registered (valid in the
+    /// cycle after a take: the hint is held, unchanged and up, while its message is offered,
+    /// until its `msg_take`).
     m_r: DFF<Bit>,
     /// The message taken reads payload (not a Read Request, length not 0).
     k_pay: DFF<Bit>,
@@ -370,7 +372,8 @@ pub struct DdpTx {
     /// `rd_cnt`, and whether that word is ready.
     rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
-    wl1: Signal<Local, Bits<32>>,
+    /// `words_left` is above 1 (the word after this one is inside, without a carry chain).
+    wl_gt1: Signal<Local, Bit>,
     inside1: Signal<Local, Bit>,
     rd_cnt1: Signal<Local, Bits<4>>,
     blk_done1: Signal<Local, Bit>,
@@ -449,7 +452,6 @@ impl Default for DdpTx {
             rem_m2: Default::default(),
             rem_m4: Default::default(),
             seg_last: Default::default(),
-            seg_off: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
             to_c: Default::default(),
@@ -467,8 +469,6 @@ impl Default for DdpTx {
             seg_wait: Default::default(),
             ra: Default::default(),
             ra_stale: Default::default(),
-            a_addr: Default::default(),
-            a_len: Default::default(),
             m_r: Default::default(),
             k_pay: Default::default(),
             fell: Default::default(),
@@ -546,7 +546,7 @@ impl Default for DdpTx {
             wr: Default::default(),
             rptr1: Default::default(),
             rptr1_blk: Default::default(),
-            wl1: Default::default(),
+            wl_gt1: Default::default(),
             inside1: Default::default(),
             rd_cnt1: Default::default(),
             blk_done1: Default::default(),
@@ -579,11 +579,11 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, seg_off, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
-            rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
+            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, a_addr, a_len,
-            m_r, k_pay, rq_off, last_slot, fell, fl
+            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -696,9 +696,9 @@ impl Logic for DdpTx {
             self.hdr_lo.next = self.msg_msn.val().get_bits::<16>(16);
         } else if self.hb.q.val() == 3 {
             self.hdr_hi.next = self.msg_msn.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.seg_off.q.val().get_bits::<16>(16);
+            self.hdr_lo.next = self.to_lo.q.val().get_bits::<16>(16);
         } else if self.hb.q.val() == 4 {
-            self.hdr_hi.next = self.seg_off.q.val().get_bits::<16>(0);
+            self.hdr_hi.next = self.to_lo.q.val().get_bits::<16>(0);
             self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
         } else if self.hb.q.val() == 5 {
             self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
@@ -868,8 +868,6 @@ impl Logic for DdpTx {
             self.inpay.d.next = false;
             self.state.d.next = DdpTxState::Emit;
             if self.state.q.val() == DdpTxState::Emit {
-                self.seg_off.d.next =
-                    self.seg_off.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
                 self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
                     + bit_cast::<33, 16>(self.maxpay.q.val());
                 self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
@@ -984,17 +982,17 @@ impl Logic for DdpTx {
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         // The same for the word after it, the reader's state after an issue of this word.
-        self.wl1.next = self.words_left.q.val();
+        self.wl_gt1.next = (self.words_left.q.val() != 0) && (self.words_left.q.val() != 1);
+        self.inside1.next = self.words_left.q.val() != 0;
         self.rd_cnt1.next = self.rd_cnt.q.val();
         if self.inside.val() {
-            self.wl1.next = self.words_left.q.val() - 1;
+            self.inside1.next = self.wl_gt1.val();
             if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
                 || (self.words_left.q.val() == 1)
             {
                 self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
             }
         }
-        self.inside1.next = self.wl1.val() != 0;
         self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
         self.blk_done1.next = false;
         self.blk_wptr1.next = 0.into();
@@ -1067,8 +1065,10 @@ impl Logic for DdpTx {
 
         // ---- Read-ahead (see "Read-ahead"). The compare is registered: used in the cycle
         // after a take (`decide`), when `msg_*` are still those of the take.
-        self.m_r.d.next = (self.msg_addr.val() == self.a_addr.q.val())
-            && (self.msg_len.val() == self.a_len.q.val());
+        self.m_r.d.next = self.nxt_valid.val()
+            && (self.msg_addr.val() == self.nxt_addr.val())
+            && (self.msg_len.val().get_bits::<16>(16) == 0)
+            && (self.msg_len.val().get_bits::<16>(0) == self.nxt_len.val());
         self.taking.next = (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val();
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
@@ -1101,12 +1101,10 @@ impl Logic for DdpTx {
         if self.ra_start.val() {
             self.ra.d.next = true;
             self.ra_stale.d.next = false;
-            self.a_addr.d.next = self.nxt_addr.val();
-            self.a_len.d.next = self.nxt_len.val();
             self.rq_off.d.next =
                 self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
             self.rq_addr.d.next = self.nxt_addr.val();
-            self.rq_left.d.next = self.nxt_len.val();
+            self.rq_left.d.next = bit_cast::<32, 16>(self.nxt_len.val());
         }
         // The hint fell (not at a take, whose message may be the hinted one): stop
         // requesting; the region is cancelled at the next chance and never used.
@@ -1163,6 +1161,8 @@ impl Logic for DdpTx {
             if self.fl.q.val() {
                 self.rq_addr.d.next = self.msg_addr.val();
                 self.rq_left.d.next = self.msg_len.val();
+                // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
+                self.rq_ok.d.next = false;
                 self.wr.d.next = false;
                 self.fl.d.next = false;
                 self.seg_wait.d.next = false;
@@ -1179,8 +1179,10 @@ impl Logic for DdpTx {
             self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
-            self.seg_off.d.next = 0.into();
-            self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
+            self.to_lo.d.next = 0.into();
+            if self.tagged.val() {
+                self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
+            }
             self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
             self.to_c.d.next = false;
             self.seg_last.d.next = false;

@@ -43,7 +43,8 @@
 //!   into `o_len` / `o_addr` (words 3 and 4, 3 cycles; the read port is free while a job is in
 //!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
-//!   meanwhile, so the next response does not wait for a DMA latency.
+//!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
+//!   64 KiB is hinted (`rr_nxt_len` is 16 bits).
 //!
 //! # Timing
 //!
@@ -148,7 +149,7 @@ pub struct ReadResponder {
     /// Read-ahead hint: the next queued request's payload.
     pub rr_nxt_valid: Signal<Out, Bit>,
     pub rr_nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
-    pub rr_nxt_len: Signal<Out, Bits<32>>,
+    pub rr_nxt_len: Signal<Out, Bits<16>>,
     // To RxControl: one Read Request answered.
     pub irq_done: Signal<Out, Bit>,
     pub irq_done_qp: Signal<Out, Bits<CONN_BITS>>,
@@ -428,9 +429,11 @@ impl Logic for ReadResponder {
         if self.rr_msg_take.val() {
             self.h_st.d.next = 0.into();
         }
-        self.rr_nxt_valid.next = self.h_st.q.val() == 4;
+        // (No hint for a response of 64 KiB or more: `nxt_len` is 16 bits.)
+        self.rr_nxt_valid.next =
+            (self.h_st.q.val() == 4) && (self.o_len.q.val().get_bits::<16>(16) == 0);
         self.rr_nxt_addr.next = self.o_addr.q.val();
-        self.rr_nxt_len.next = self.o_len.q.val();
+        self.rr_nxt_len.next = self.o_len.q.val().get_bits::<16>(0);
     }
 }
 

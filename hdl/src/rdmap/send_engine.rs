@@ -49,7 +49,8 @@
 //! **Early check and read-ahead hint** (issue 5): once DdpTx took the Write / Send being sent
 //! (`msg_take`: `msg_addr` / `msg_len` are not read any more, so `w_len`, `w_lkey`,
 //! `w_addr_*`, `host_addr` are free) and the prefetched WQE is in `orq`, its words 0..=5 are
-//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload, its local check is
+//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload below 64 KiB
+//! (`nxt_len` is 16 bits; a longer one is checked in `Decide` as before), its local check is
 //! made on the `lchk_*` port (idle then). If it passes, `nxt_*` = (`host_addr`, `w_len`) is the
 //! hint for DdpTx's read-ahead (`e_ok`), up until that WQE's message is taken (`msg_take`) or
 //! the engine drops it: a `Load2` that does not take the prefetched WQE, a hold or an unknown
@@ -234,7 +235,7 @@ pub struct SendEngine {
     /// Read-ahead hint: the prefetched WQE's payload, checked (`docs/core.md` "DdpTx").
     pub nxt_valid: Signal<Out, Bit>,
     pub nxt_addr: Signal<Out, Bits<32>>,
-    pub nxt_len: Signal<Out, Bits<32>>,
+    pub nxt_len: Signal<Out, Bits<16>>,
     pub orq_push: Signal<Out, Bit>,
     pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
     // Read completions from the receive side.
@@ -1226,7 +1227,11 @@ impl Logic for SendEngine {
             if self.ec_w.q.val() == 6 {
                 self.w_addr_lo.d.next = self.f_data.val();
                 // A hint only for a Write / Send with payload.
-                if self.ec_ws.q.val() && self.w_len.q.val().any() {
+                // (Below 64 KiB: `nxt_len` is 16 bits.)
+                if self.ec_ws.q.val()
+                    && self.w_len.q.val().any()
+                    && (self.w_len.q.val().get_bits::<16>(16) == 0)
+                {
                     self.ec_st.d.next = 2.into();
                 } else {
                     self.ec_st.d.next = 4.into();
@@ -1254,7 +1259,7 @@ impl Logic for SendEngine {
         }
         self.nxt_valid.next = self.e_ok.q.val();
         self.nxt_addr.next = self.host_addr.q.val();
-        self.nxt_len.next = self.w_len.q.val();
+        self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
         self.lchk_valid.next = (self.state.q.val() == SeState::Check) || (self.ec_st.q.val() == 2);
 
         // The engine took the held read completion.

@@ -27,7 +27,11 @@
 //!   one if it waits (the SendEngine only with a message that reads payload: a Read Request
 //!   between two Read Responses leaves DdpTx's read-ahead alone, so the hint after it counts),
 //!   else the same one if it has a hint, else the other; with nothing shown, the SendEngine if
-//!   it has a hint, else the ReadResponder. When `nsel` changes, `nxt_valid`
+//!   it has a hint, else the ReadResponder. From the cycle a job is shown until its
+//!   `msg_take` (`took`), the choice made before it was shown is held: DdpTx compares the job
+//!   with the hint at its take (no copy of the region), so the hint of the shown job must stay
+//!   up until then. `nxt_len` is 16 bits (the sources hint no message of 64 KiB or more).
+//!   When `nsel` changes, `nxt_valid`
 //!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
 //!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
 //!
@@ -95,15 +99,15 @@ pub struct TxArbiter {
     pub rr_msg_take: Signal<Out, Bit>,
     pub se_nxt_valid: Signal<In, Bit>,
     pub se_nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
-    pub se_nxt_len: Signal<In, Bits<32>>,
+    pub se_nxt_len: Signal<In, Bits<16>>,
     pub rr_nxt_valid: Signal<In, Bit>,
     pub rr_nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
-    pub rr_nxt_len: Signal<In, Bits<32>>,
+    pub rr_nxt_len: Signal<In, Bits<16>>,
     // To DdpTx.
     pub msg_take: Signal<In, Bit>,
     pub nxt_valid: Signal<Out, Bit>,
     pub nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
-    pub nxt_len: Signal<Out, Bits<32>>,
+    pub nxt_len: Signal<Out, Bits<16>>,
     pub msg_valid: Signal<Out, Bit>,
     pub msg_ready: Signal<In, Bit>,
     pub msg_conn: Signal<Out, Bits<CONN_BITS>>,
@@ -141,12 +145,14 @@ pub struct TxArbiter {
     /// The source expected to be granted next (its hint is forwarded): 1 = ReadResponder.
     nsel: Signal<Local, Bit>,
     nsel_q: DFF<Bit>,
+    /// The job shown had its `msg_take` (cleared at its handshake).
+    took: DFF<Bit>,
 }
 
 impl Logic for TxArbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q);
+        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q, took);
         for i in 0..TXA_INFLIGHT {
             self.own[i].clock.next = self.clock.val();
             self.own[i].d.next = self.own[i].q.val();
@@ -219,7 +225,16 @@ impl Logic for TxArbiter {
         // Take strobe and the read-ahead hint of the source expected next.
         self.se_msg_take.next = self.msg_take.val() && !self.pick_rr.val();
         self.rr_msg_take.next = self.msg_take.val() && self.pick_rr.val();
-        if self.msg_valid.val() {
+        if self.take.val() {
+            self.took.d.next = false;
+        } else if self.msg_take.val() {
+            self.took.d.next = true;
+        }
+        if self.msg_valid.val() && !self.took.q.val() {
+            // Shown, not taken yet: the choice made before it was shown is held (DdpTx
+            // compares the message with the hint at its take).
+            self.nsel.next = self.nsel_q.q.val();
+        } else if self.msg_valid.val() {
             if self.pick_rr.val() {
                 self.nsel.next = !(self.se_msg_valid.val() && (self.se_msg_opcode.val() != 1))
                     && self.rr_nxt_valid.val();

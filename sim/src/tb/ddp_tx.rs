@@ -414,6 +414,7 @@ impl DdpTxTb {
         // The regions hinted so far (requests may read them).
         let mut hinted: Vec<(u32, u32)> = Vec::new();
         let mut taken = false;
+        let mut replan = false;
         let mut offered_at = 0u64;
         let mut msg_beats = 0u64;
         // Program the MULPDUs.
@@ -453,13 +454,26 @@ impl DdpTxTb {
                 start.get_or_insert(now);
                 let m = &msgs[next_msg];
                 expect = expected_segments(m, mulpdu[m.conn], mem);
-                // A hint of this message, or of a region no message reads, ends here.
+                replan = true;
+                // A hint of this message is not withdrawn any more once it is offered.
+                if let Some((a, l, from, _, t)) = hint {
+                    if t == Some(next_msg) {
+                        hint = Some((a, l, from, u64::MAX, t));
+                    }
+                }
+            }
+            // A hint of a region no message reads ends at the offer; a hint of this message
+            // stays up (unchanged) until its take (the contract); then this message's plan.
+            if replan {
                 if let Some((.., t)) = hint {
-                    if t.is_none() || t == Some(next_msg) {
+                    if t.is_none() || (t == Some(next_msg) && taken) {
                         hint = None;
                     }
                 }
-                if hint.is_none() {
+                if hint.is_none_or(|(.., t)| t != Some(next_msg)) {
+                    replan = false;
+                }
+                if !replan && hint.is_none() {
                     // Low for a cycle at least between two hints (the contract).
                     let h = match hints.get(next_msg).copied().unwrap_or(TxHint::None) {
                         TxHint::Next { target, delay } => TxHint::Next {
@@ -506,6 +520,10 @@ impl DdpTxTb {
                             Some(target),
                         )),
                     };
+                    // `nxt_len` is 16 bits: no hint of 64 KiB or more (the sources' rule).
+                    if hint.is_some_and(|(_, l, ..)| l >= 1 << 16) {
+                        hint = None;
+                    }
                 }
             }
             if offered {
@@ -539,7 +557,7 @@ impl DdpTxTb {
             }
             if !nxt {
                 sim.set(self.i[NXT_ADDR], u128::from(rng.gen::<u32>()));
-                sim.set(self.i[NXT_LEN], u128::from(rng.gen::<u32>()));
+                sim.set(self.i[NXT_LEN], u128::from(rng.gen::<u16>()));
             }
             sim.set(self.i[NXT_VALID], u128::from(nxt));
             // Completion beat.

@@ -27,10 +27,11 @@ impl ReadReq {
             qp: rng.gen_range(0..4),
             sink_stag: rng.gen(),
             sink_to: rng.gen(),
-            size: if rng.gen_range(0..8) == 0 {
-                0
-            } else {
-                rng.gen()
+            // Some below 64 KiB: only those get a read-ahead hint (`rr_nxt_len` is 16 bits).
+            size: match rng.gen_range(0..8) {
+                0 => 0,
+                1..=3 => rng.gen_range(1..1 << 16),
+                _ => rng.gen(),
             },
             src_stag: rng.gen(),
             src_to: rng.gen(),
