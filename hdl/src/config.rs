@@ -59,6 +59,10 @@ pub const HDR_WORD_BITS: usize = 5;
 /// Header slots per connection (ping-pong: one being received while the previous one is still
 /// checked, placed or copied into a Terminate).
 pub const HDR_SLOTS: usize = 2;
+/// Address bits of the header RAM, `{conn, slot, word}` (DdpRxParse writes it; RxControl,
+/// RxPath and TerminateTx read it).
+pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+const _: () = assert!(HDR_SLOTS == 2);
 
 /// Bits of the caller's tag carried through a StagCheck request to its response.
 pub const CHK_TAG_BITS: usize = 4;

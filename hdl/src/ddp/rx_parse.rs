@@ -56,8 +56,7 @@ const _: () = assert!(
     DATA_WIDTH == 32 && HDR_SLOTS == 2 && HDR_WORDS == 1 << HDR_WORD_BITS && HDR_WORD_BITS == 5
 );
 
-/// Header RAM address bits: `{conn, slot, word}`.
-pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+pub use crate::config::HDR_ADDR_BITS;
 /// (connection, slot) pairs.
 const SLOT_COUNT: usize = CONNECTIONS * HDR_SLOTS;
 /// Job skid payload: ULPDU_Length 16, slot, connection.

@@ -178,8 +178,7 @@ use rnic_proto::rdmap::Opcode;
 use rnic_proto::verbs::{access, AsyncEventKind, WcOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
-/// Header-RAM address width: `{conn, slot, word}`.
-pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+pub use crate::config::HDR_ADDR_BITS;
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
 const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 

@@ -38,8 +38,7 @@ use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::terminate_tx::TerminateTx;
 use rust_hdl::prelude::*;
 
-/// Bits of a header RAM address: `{conn, slot, word}`.
-pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+pub use crate::config::HDR_ADDR_BITS;
 
 /// The receive path top. Ports: the "RxPath" list of [`crate::rdmap`].
 #[derive(LogicBlock, Default)]

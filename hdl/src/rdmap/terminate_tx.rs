@@ -62,8 +62,7 @@ use crate::config::{CONN_BITS, HDR_WORD_BITS};
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
 
-/// Width of a header RAM address: `{conn, slot, word}`.
-pub const HDR_ADDR_BITS: usize = CONN_BITS + 1 + HDR_WORD_BITS;
+pub use crate::config::HDR_ADDR_BITS;
 
 // The literal shifts in `update` (hdl_gen takes literals) follow the Cu configuration.
 const _: () = assert!(CONN_BITS == 2 && HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
