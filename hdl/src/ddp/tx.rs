@@ -136,6 +136,18 @@ pub const TX_BLK_OCTETS: u64 = 1 << TX_BLK_OCT_BITS;
 const _: () = assert!(TX_BLOCKS == 1 << DMA_SUB_TAG_BITS);
 // `#[hdl_gen]` cannot name constants: a block's slot bits are host address bits [9:7].
 const _: () = assert!(TX_BLK_OCT_BITS == 7);
+// The message kind is decoded from literal RDMAP opcodes (tagged 0 and 2, Read Request 1,
+// Invalidate STag carried by 4 and 6).
+const _: () = {
+    use rnic_proto::rdmap::opcode::Opcode;
+    assert!(
+        Opcode::RdmaWrite as u8 == 0
+            && Opcode::RdmaReadRequest as u8 == 1
+            && Opcode::RdmaReadResponse as u8 == 2
+            && Opcode::SendInvalidate as u8 == 4
+            && Opcode::SendSeInvalidate as u8 == 6
+    );
+};
 
 /// The FSM of the segmenter.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]

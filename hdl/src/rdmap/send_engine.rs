@@ -1284,3 +1284,22 @@ crate::sim_ports!(impl[] SendEngine {
 
 // `rdcq` entries are {status[8], QP[2]}, read at literal bit positions.
 const _: () = assert!(CONN_BITS == 2);
+// `#[hdl_gen]` cannot name constants: the WQE opcode is decoded from literals (Write 0, Read
+// 1, the Sends 2..=5, above 5 unknown; the early check's Write / Send test reads the same
+// values from the WQE's octet 0), and a Send's RDMAP opcode is the WQE opcode + 1.
+const _: () = {
+    use rnic_proto::host::WqeOpcode;
+    assert!(
+        WqeOpcode::RdmaWrite as u8 == 0
+            && WqeOpcode::RdmaRead as u8 == 1
+            && WqeOpcode::Send as u8 == 2
+            && WqeOpcode::SendSeInv as u8 == 5
+            && WqeOpcode::ALL.len() == 6
+            && WqeOpcode::RdmaWrite.rdmap_opcode() == 0
+            && WqeOpcode::RdmaRead.rdmap_opcode() == 1
+            && WqeOpcode::Send.rdmap_opcode() == WqeOpcode::Send as u8 + 1
+            && WqeOpcode::SendInv.rdmap_opcode() == WqeOpcode::SendInv as u8 + 1
+            && WqeOpcode::SendSe.rdmap_opcode() == WqeOpcode::SendSe as u8 + 1
+            && WqeOpcode::SendSeInv.rdmap_opcode() == WqeOpcode::SendSeInv as u8 + 1
+    );
+};

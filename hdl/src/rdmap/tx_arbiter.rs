@@ -63,6 +63,8 @@ const PTR_BITS: usize = 2;
 const CNT_BITS: usize = 3;
 // The count is full when its top bit (2) is set.
 const _: () = assert!(TXA_INFLIGHT == 1 << (CNT_BITS - 1) && TXA_INFLIGHT == 1 << PTR_BITS);
+// `#[hdl_gen]` cannot name constants: the hint choice tests the Read Request opcode as 1.
+const _: () = assert!(rnic_proto::rdmap::opcode::Opcode::RdmaReadRequest as u8 == 1);
 
 /// The transmit message arbiter in front of DdpTx.
 #[derive(LogicBlock, Default)]
