@@ -20,8 +20,8 @@ use rnic_proto::rdmap::terminate::{
 use rnic_proto::rdmap::Opcode;
 use rnic_proto::verbs::{access, make_stag, AsyncEventKind, WcOpcode, WcStatus};
 use rnic_sim::tb::rx_control::{
-    model, Aev, Cqe, Env, Irq, Outcome, QpConfig, RxControlTb, Segment, StagEntry, Term, Verdict,
-    Wqe,
+    model, Aev, Cqe, Env, Irq, Outcome, QpConfig, RxControlTb, Segment, StagEntry, Term, Timing,
+    Verdict, Wqe,
 };
 use rnic_sim::testbench::{run_with_waveform_on_failure, BackendKind};
 use std::sync::Mutex;
@@ -121,6 +121,17 @@ fn run(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) ->
 
 /// The hardware's outcome only (for runs the model does not cover: LLP errors, bad runs).
 fn run_hw(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64) -> Outcome {
+    run_hw_timed(kind, name, segs, env, seed).0
+}
+
+/// [`run_hw`] with the cycles of the pops and of the Sends' last dones.
+fn run_hw_timed(
+    kind: BackendKind,
+    name: &str,
+    segs: &[Segment],
+    env: &Env,
+    seed: u64,
+) -> (Outcome, Timing) {
     let result = Mutex::new(None);
     run_with_waveform_on_failure(
         name,
@@ -128,7 +139,7 @@ fn run_hw(kind: BackendKind, name: &str, segs: &[Segment], env: &Env, seed: u64)
         |sim| {
             let tb = RxControlTb::new(sim).expect("ports");
             let mut rng = StdRng::seed_from_u64(seed);
-            let out = tb.run(sim, segs, env, &mut rng);
+            let out = tb.run_timed(sim, segs, env, &mut rng);
             *result.lock().unwrap() = Some(out);
         },
     );
@@ -843,7 +854,8 @@ fn terminates_and_llp(kind: BackendKind) {
     assert_eq!(out.terms[0], vec![llp]);
     assert_eq!(out.aevs[0], vec![sent(&llp)]);
     assert!(out.cqes[0].is_empty(), "done_good = 0: no completion");
-    assert_eq!(out.pops[0], 0);
+    // The Send's WQE is popped if it was checked before the LLP error (`crc_after_check`).
+    assert!(out.pops[0] <= 1);
     assert!(out.aevs[3].is_empty() && out.terms[3].is_empty());
     assert!(out.verdicts.iter().all(|v| !v.place), "{:?}", out.verdicts);
     // The LLP error may come before or after the Send's check; nothing else is checked.
@@ -858,6 +870,94 @@ fn terminates_and_llp_rust_hdl() {
 #[test]
 fn terminates_and_llp_verilator() {
     terminates_and_llp(BackendKind::Verilator);
+}
+
+// ---- When the receive WQE is popped.
+
+/// A Send's WQE is popped when its L = 1 segment passes its checks, before that segment's
+/// `done_*` (the done writes only the CQE): the RQ then fetches the next head WQE while the
+/// segment is placed. Each QP's k-th pop is taken before the done of its k-th Send L = 1, and
+/// the completions are unchanged (the model's).
+fn pop_at_check(kind: BackendKind) {
+    let segs = good_segments();
+    let e = good_env();
+    for seed in [7, 8, 9] {
+        let (out, t) = run_hw_timed(kind, "rx_control_pop_at_check", &segs, &e, seed);
+        assert_eq!(out, model::expect(&segs, &e), "seed {seed}");
+        assert_eq!(out.pops, vec![2, 2, 0, 0]);
+        for qp in 0..2 {
+            assert_eq!(t.pops[qp].len(), t.send_last_dones[qp].len(), "QP {qp}");
+            for (k, (p, d)) in t.pops[qp].iter().zip(&t.send_last_dones[qp]).enumerate() {
+                assert!(
+                    p < d,
+                    "seed {seed} QP {qp} Send {k}: popped in cycle {p}, done in cycle {d}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn pop_at_check_rust_hdl() {
+    pop_at_check(BackendKind::RustHdl);
+}
+
+#[test]
+fn pop_at_check_verilator() {
+    pop_at_check(BackendKind::Verilator);
+}
+
+/// A Send L = 1 that passes its checks and then ends with `done_good = 0` (a CRC error): its
+/// WQE was popped at the check and gets no CQE; the LLP error takes the QP to error (the driver
+/// never reuses an RQ slot before its CQE and does not read the hardware's consumer index).
+/// The LLP error comes once the next job (QP 1's) was offered, so the Send was taken before
+/// it and is checked first (the error waits for the QP's segments in flight).
+fn crc_after_check(kind: BackendKind) {
+    let mut bad_send = send(1, 0, true, 4);
+    bad_send.good = false;
+    let segs = vec![bad_send, write(1, OTHER, 0, 8)];
+    let mut e = env();
+    let code = LlpErrorCode::CrcError.code();
+    e.llp_errors = vec![(0, code, 2)];
+    for seed in [1, 2, 3] {
+        let (out, t) = run_hw_timed(kind, "rx_control_crc_after_check", &segs, &e, seed);
+        assert_eq!(
+            out.verdicts[0],
+            Verdict {
+                conn: 0,
+                place: true,
+                addr: L0_HOST + 0xE0
+            },
+            "seed {seed}: the Send passed its checks"
+        );
+        assert_eq!(out.pops[0], 1, "seed {seed}: popped at the check");
+        assert!(t.pops[0][0] < t.send_last_dones[0][0], "seed {seed}");
+        assert!(out.cqes[0].is_empty(), "seed {seed}: done_good = 0, no CQE");
+        let llp = Term {
+            slot: 0,
+            layer: Layer::Llp as u8,
+            etype: TERMINATE_ETYPE_LLP,
+            code,
+            m: false,
+            d: false,
+            r: false,
+            seglen: 0,
+        };
+        assert_eq!(out.terms[0], vec![llp], "seed {seed}");
+        assert_eq!(out.aevs[0], vec![sent(&llp)], "seed {seed}");
+        assert_eq!(out.pops[1..], [0, 0, 0]);
+        assert!(out.verdicts[1].place && out.cqes[1].is_empty());
+    }
+}
+
+#[test]
+fn crc_after_check_rust_hdl() {
+    crc_after_check(BackendKind::RustHdl);
+}
+
+#[test]
+fn crc_after_check_verilator() {
+    crc_after_check(BackendKind::Verilator);
 }
 
 // ---- Random traffic against the model.

@@ -2251,12 +2251,20 @@ impl Logic for RxControl {
                     self.popp_set.next = true;
                     self.o_kind.d.next = self.k_recv.val();
                     self.o_val.d.next = self.s_sum.q.val().get_bits::<32>(0);
+                    // The WQE is popped now, at the check (the done only writes the CQE), so
+                    // that the RQ's prefetch of the next head WQE runs while this segment is
+                    // placed. `rq_v` is free: this Send's read was taken in RqReq, a done's
+                    // requests leave before Emit ends, and Direct waits for this pop.
+                    self.rq_v.d.next = true;
+                    self.rq_qp_q.d.next = self.j_conn.q.val();
+                    self.rq_pop_q.d.next = true;
                 }
             }
             RxState::Direct => {
                 if (!self.vd_v.q.val() || self.vd_ready.val())
                     && (self.cq_count.q.val() == 0)
                     && !self.pf_v.q.val()
+                    && !self.rq_v.q.val()
                 {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
@@ -2302,9 +2310,7 @@ impl Logic for RxControl {
                 if !self.d_good.q.val() || (self.dl_kind_q.q.val() == self.k_none.val()) {
                     // No effect: free the slot only.
                 } else if self.dl_kind_q.q.val() == self.k_recv.val() {
-                    self.rq_v.d.next = true;
-                    self.rq_qp_q.d.next = self.d_conn.q.val();
-                    self.rq_pop_q.d.next = true;
+                    // The WQE was popped at the check (SendOk): the CQE only.
                     self.cqe_with_inv_q.d.next = self.dl_inv_q.q.val();
                     self.cqe_sol_q.d.next = self.rec_rd.val().get_bit(4);
                     if self.dl_inv_q.q.val() {

@@ -306,6 +306,26 @@ impl Outcome {
     }
 }
 
+/// When things happened (cycle numbers), per QP: what [`Outcome`] leaves out, for tests of
+/// timing contracts (not compared with the model).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// Cycles in which a pop (`rq_req_pop = 1`) was taken.
+    pub pops: Vec<Vec<u64>>,
+    /// Cycles in which the `done_*` of a Send-type segment with L = 1 was taken.
+    pub send_last_dones: Vec<Vec<u64>>,
+}
+
+impl Segment {
+    /// A Send-type segment (untagged, opcode 3-6) with the L flag.
+    pub fn is_send_last(&self) -> bool {
+        let (c, r) = (self.header[0], self.header[1] & 0xF);
+        c & T_FLAG == 0
+            && c & L_FLAG != 0
+            && (Opcode::Send as u8..=Opcode::SendSeInvalidate as u8).contains(&r)
+    }
+}
+
 /// Environment of a run.
 #[derive(Clone, Debug)]
 pub struct Env {
@@ -377,7 +397,22 @@ impl RxControlTb {
         env: &Env,
         rng: &mut impl Rng,
     ) -> Outcome {
+        self.run_timed(sim, segments, env, rng).0
+    }
+
+    /// [`Self::run`], with the cycles of the pops and of the Sends' last dones.
+    pub fn run_timed(
+        &self,
+        sim: &mut dyn Backend,
+        segments: &[Segment],
+        env: &Env,
+        rng: &mut impl Rng,
+    ) -> (Outcome, Timing) {
         let mut out = Outcome::new();
+        let mut timing = Timing {
+            pops: vec![Vec::new(); CONNECTIONS],
+            send_last_dones: vec![Vec::new(); CONNECTIONS],
+        };
         let mut stags = env.stags.clone();
         let mut rqs = env.rqs.clone();
         for n in <RxControl as SimPorts>::inputs() {
@@ -409,9 +444,9 @@ impl RxControlTb {
         // Job offered: (segment index, slot).
         let mut offered: Option<(usize, usize)> = None;
         let mut job_order: VecDeque<usize> = VecDeque::new();
-        // Dones: (ready at cycle, conn, good).
-        let mut dones: VecDeque<(u64, usize, bool)> = VecDeque::new();
-        let mut done_offer: Option<(usize, bool)> = None;
+        // Dones: (ready at cycle, conn, good, segment index).
+        let mut dones: VecDeque<(u64, usize, bool, usize)> = VecDeque::new();
+        let mut done_offer: Option<(usize, bool, usize)> = None;
         let mut chk_rsp: VecDeque<(u64, u8, u8, u32)> = VecDeque::new();
         let mut rq_rsp: Option<(u64, Option<Wqe>)> = None;
         let mut term_dones: VecDeque<(u64, usize, usize)> = VecDeque::new();
@@ -490,15 +525,15 @@ impl RxControlTb {
             }
             // ---- Dones.
             if done_offer.is_none() {
-                if let Some(&(at, conn, good)) = dones.front() {
+                if let Some(&(at, conn, good, i)) = dones.front() {
                     if at <= cycle {
                         dones.pop_front();
-                        done_offer = Some((conn, good));
+                        done_offer = Some((conn, good, i));
                     }
                 }
             }
             match done_offer {
-                Some((conn, good)) => {
+                Some((conn, good, _)) => {
                     self.set(sim, "done_valid", 1);
                     self.set(sim, "done_conn", conn as u128);
                     self.set(sim, "done_good", u128::from(good));
@@ -559,9 +594,11 @@ impl RxControlTb {
                     active = true;
                 }
             }
-            if let Some((conn, _)) = done_offer {
+            if let Some((conn, _, i)) = done_offer {
                 if self.get(sim, "done_ready") == 1 {
-                    let _ = conn;
+                    if segments[i].is_send_last() {
+                        timing.send_last_dones[conn].push(cycle);
+                    }
                     done_offer = None;
                     active = true;
                 }
@@ -602,7 +639,7 @@ impl RxControlTb {
                     "cycle {cycle}: verdict of job {i}"
                 );
                 out.verdicts.push(v);
-                dones.push_back((cycle + rng.gen_range(1..12), v.conn, segments[i].good));
+                dones.push_back((cycle + rng.gen_range(1..12), v.conn, segments[i].good, i));
                 active = true;
             }
             if r_rq && self.get(sim, "rq_req_valid") == 1 {
@@ -613,6 +650,7 @@ impl RxControlTb {
                         "cycle {cycle}: pop of an empty RQ {qp}"
                     );
                     out.pops[qp] += 1;
+                    timing.pops[qp].push(cycle);
                 } else {
                     assert!(rq_rsp.is_none(), "cycle {cycle}: two RQ reads in flight");
                     rq_rsp = Some((cycle + rng.gen_range(1..8), rqs[qp].front().copied()));
@@ -712,7 +750,7 @@ impl RxControlTb {
         for (c, b) in busy.iter().enumerate() {
             assert_eq!(*b, [false, false], "connection {c}: slots left busy");
         }
-        out
+        (out, timing)
     }
 }
 
