@@ -51,8 +51,10 @@
 //! segment's run is done (`done_*`) with `done_good`:
 //!
 //! - Write: nothing (placed only, `rfc5040-rdmap.md` §2.2).
-//! - Send, L = 1: pop the receive WQE; CQE Recv / Success, byte_len = MO + P, index = WQE index,
-//!   `with_inv` and `inv_stag` for 4 and 6 (row 21 passed), `solicited` for 5 and 6.
+//! - Send, L = 1: CQE Recv / Success, byte_len = MO + P, index = WQE index, `with_inv` and
+//!   `inv_stag` for 4 and 6 (row 21 passed), `solicited` for 5 and 6. Its receive WQE is
+//!   popped earlier, when the segment passes rows 13-17 and 21 (before its verdict), so that
+//!   the RQ fetches the next head WQE while the segment is placed.
 //!
 //! Events of one QP leave in segment order (`cqe_*`, `aev_*`, `irq_*`, `term_*`); placements of a
 //! segment (`dma_wr_*`) come before its completion.
@@ -60,7 +62,8 @@
 //! - Read Request: IRQ count + 1 (counted at the check, row 19), push on `irq_*`.
 //! - Terminate: the async event of row 9.
 //!
-//! A segment whose run ends with `done_good = 0` (CRC or marker error) has no effect: no
+//! A segment whose run ends with `done_good = 0` (CRC or marker error) has no effect (but for a
+//! Send L = 1's WQE, popped at its check): no
 //! completion, no Terminate of its own (MpaRx reports the LLP error on `llp_err_*`, which RxControl
 //! turns into Terminate 2/`TERMINATE_ETYPE_LLP`/code, none, and the QP goes to error).
 //!
