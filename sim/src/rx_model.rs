@@ -31,6 +31,10 @@
 //!   the segment turns out bad (`good = false`); effects at "done" (WQE pop + CQE, ORQ count - 1 +
 //!   CQE, IRQ push, a received Terminate, committing an error) happen only for a good segment.
 //!   A bad segment is always followed by an LLP error in the core, which ends the QP anyway.
+//!   (The hardware pops a good Send's receive WQE earlier, when its L = 1 segment passes its
+//!   checks, `docs/decisions.md` "RxControl: the receive WQE popped at the last segment's
+//!   check"; the two differ only in the receive queue of a QP that a bad segment ends, which
+//!   no comparison with this model looks at.)
 
 use rnic_proto::ddp::{self, Packet as DdpPacket};
 use rnic_proto::mpa::TERMINATE_ETYPE_LLP;
