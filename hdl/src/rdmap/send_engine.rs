@@ -279,14 +279,13 @@ pub struct SendEngine {
     orq_ra_q: DFF<Bits<4>>,
     /// `orq_sig` at `orq_ra_q`, beside `orq.read_data` (the mux after the register: timing).
     sig_rd: Signal<Local, Bit>,
-    /// The cycle after `Load2`: the MSN of QN 1 is on the context RAM's output.
-    ld_m1: DFF<Bit>,
     /// The QP served last (round robin).
     rr: DFF<Bits<CONN_BITS>>,
     /// The QP being served.
     cur: DFF<Bits<CONN_BITS>>,
-    msn0: DFF<Bits<32>>,
-    msn1: DFF<Bits<32>>,
+    /// The MSN the WQE's message uses (QN 1 for a Read, else QN 0), read from the context
+    /// RAM while the WQE's beats arrive (its opcode is known from the first beat).
+    msn: DFF<Bits<32>>,
     base: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
     w_op: DFF<Bits<8>>,
@@ -332,7 +331,6 @@ pub struct SendEngine {
     pf_st: DFF<Bits<3>>,
     /// The QP of the prefetched WQE (its next WQE after the one being sent).
     pf_qp: DFF<Bits<CONN_BITS>>,
-    pf_beat: DFF<Bits<3>>,
     /// This fetch takes the prefetched WQE from `orq`.
     pf_use: DFF<Bit>,
     pf_busy: Signal<Local, Bit>,
@@ -341,7 +339,6 @@ pub struct SendEngine {
     /// Early check of the prefetched WQE (the hint): 0 none, 1 reading its words 0..=5 from
     /// `orq`, 2 presenting the check, 3 waiting for the answer, 4 done.
     ec_st: DFF<Bits<3>>,
-    ec_w: DFF<Bits<3>>,
     /// The prefetched WQE is a Write or a Send (its word 0).
     ec_ws: DFF<Bit>,
     /// The early check passed: `host_addr` and `w_len` are the prefetched WQE's (`nxt_*`),
@@ -407,6 +404,8 @@ pub struct SendEngine {
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
+    f_ci: Signal<Local, Bits<16>>,
+    foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<32>>,
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
@@ -441,10 +440,10 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
-            msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
-            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1, orq_ra_q, ld_m1, ec_st, ec_w, ec_ws, e_ok, tk, pf_ok
+            msn, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo,
+            w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st, c_len, c_idx,
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, orq_ra_q, ec_st,
+            ec_ws, e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -623,6 +622,14 @@ impl Logic for SendEngine {
             && !self.is_read.val()
             && (self.pf_st.q.val() == 0)
             && self.pf_ok.q.val();
+        // The ring offset of the WQE to fetch: ci (`Load2`) or ci + 1 (the prefetch).
+        self.f_ci.next = self.k_ci.val();
+        if self.pf_start.val() {
+            self.f_ci.next = self.k_ci1.q.val();
+        }
+        self.foff_n.next = bit_cast::<21, 16>(
+            self.f_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
+        ) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = (self.state.q.val() == SeState::Load2)
             && self.l_en.q.val()
@@ -634,10 +641,8 @@ impl Logic for SendEngine {
         if self.pf_start.val() {
             self.pf_st.d.next = 1.into();
             self.pf_qp.d.next = self.cur.q.val();
-            self.pf_beat.d.next = 0.into();
-            self.foff.d.next = bit_cast::<21, 16>(
-                self.k_ci1.q.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
-            ) << 5;
+            self.beat.d.next = 0.into();
+            self.foff.d.next = self.foff_n.val();
         }
         if self.pf_st.q.val() == 1 {
             self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
@@ -647,7 +652,7 @@ impl Logic for SendEngine {
             self.pf_st.d.next = 3.into();
         }
         if self.pf_wr.val() {
-            self.pf_beat.d.next = self.pf_beat.q.val() + 1;
+            self.beat.d.next = self.beat.q.val() + 1;
             if self.sq_rd_cpl_last.val() {
                 self.pf_st.d.next = 4.into();
             }
@@ -690,13 +695,12 @@ impl Logic for SendEngine {
         if self.is_read.val() {
             self.msg_stag.next = self.w_lkey.q.val();
             self.msg_to.next = self.lchk_to.val();
-            self.msg_msn.next = self.msn1.q.val();
         } else {
             self.msg_stag.next = self.w_rkey.q.val();
             self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
                 | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
-            self.msg_msn.next = self.msn0.q.val();
         }
+        self.msg_msn.next = self.msn.q.val();
         self.msg_inv_stag.next = self.w_rkey.q.val();
         self.msg_src_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
@@ -724,11 +728,7 @@ impl Logic for SendEngine {
         // kept away from the written entry (block RAM gives undefined data there).
         self.ctx_we.next = false;
         // The write-back writes the MSN a message can change: QN 1 for a Read, else QN 0.
-        if self.is_read.val() {
-            self.ctx.write_data.next = self.msn1.q.val();
-        } else {
-            self.ctx.write_data.next = self.msn0.q.val();
-        }
+        self.ctx.write_data.next = self.msn.q.val();
         self.orq.write_enable.next = false;
         // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
         // into the QP bits.
@@ -802,14 +802,7 @@ impl Logic for SendEngine {
                 self.state.d.next = SeState::Load2;
             }
             SeState::Load2 => {
-                // Word 1 (MSN of QN 0), read at the edge leaving `Load`.
-                self.msn0.d.next = self.ctx.read_data.val();
-                if self.k_f0.val() {
-                    self.msn0.d.next = 1.into();
-                }
-                self.foff.d.next = bit_cast::<21, 16>(
-                    self.k_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
-                ) << 5;
+                self.foff.d.next = self.foff_n.val();
                 self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
                 self.c_st.d.next = 5.into();
@@ -902,6 +895,14 @@ impl Logic for SendEngine {
                 }
             }
             SeState::Decide => {
+                // The MSN of the WQE's queue, read at the edge leaving `Fetch` (`w_op` is
+                // known from the first beat on).
+                self.msn.d.next = self.ctx.read_data.val();
+                if (self.is_read.val() && self.k_f1.val())
+                    || (!self.is_read.val() && self.k_f0.val())
+                {
+                    self.msn.d.next = 1.into();
+                }
                 self.c_idx.d.next = self.k_ci.val();
                 self.c_len.d.next = self.w_len.q.val();
                 self.c_op.d.next = self.wc_op.val();
@@ -951,9 +952,10 @@ impl Logic for SendEngine {
                         self.orq_push.next = true;
                         self.push.next = true;
                         self.ci_inc.next = true;
-                        self.msn1.d.next = self.msn1.q.val() + 1;
-                    } else if self.w_op.q.val() >= 2 {
-                        self.msn0.d.next = self.msn0.q.val() + 1;
+                    }
+                    if self.w_op.q.val() != 0 {
+                        // A Read counts QN 1, a Send QN 0 (`msn` is that one's).
+                        self.msn.d.next = self.msn.q.val() + 1;
                     }
                     self.state.d.next = SeState::WriteBack;
                 }
@@ -1024,13 +1026,13 @@ impl Logic for SendEngine {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
         if self.pf_wr.val() {
-            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
+            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
             self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
         if self.ec_st.q.val() == 1 {
-            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
+            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`.
@@ -1077,22 +1079,14 @@ impl Logic for SendEngine {
         if (self.state.q.val() == SeState::Idle) && !self.qpc_write.val() {
             self.ctx_rw.next = 0.into();
         }
-        if self.state.q.val() == SeState::Load {
-            self.ctx_rw.next = 1.into();
-        }
-        if self.state.q.val() == SeState::Load2 {
+        if (self.state.q.val() == SeState::Fetch) && self.is_read.val() {
             self.ctx_rw.next = 2.into();
+        }
+        if (self.state.q.val() == SeState::Fetch) && !self.is_read.val() {
+            self.ctx_rw.next = 1.into();
         }
         self.ctx.read_addr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.ctx_rw.val());
-        // MSN 1, the cycle after `Load2` (whatever the state; needed from `Msg` on).
-        self.ld_m1.d.next = self.state.q.val() == SeState::Load2;
-        if self.ld_m1.q.val() {
-            self.msn1.d.next = self.ctx.read_data.val();
-            if self.k_f1.val() {
-                self.msn1.d.next = 1.into();
-            }
-        }
 
         // Per-QP registers.
         for i in 0..4 {
@@ -1133,7 +1127,8 @@ impl Logic for SendEngine {
                     }
                 }
                 if self.r_ci_inc.q.val() {
-                    self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
+                    // `k_ci1`: ci + 1 of the strobe's cycle (one incrementer for the 4 QPs).
+                    self.q_ci[i].d.next = self.k_ci1.q.val();
                 }
                 if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
@@ -1205,26 +1200,26 @@ impl Logic for SendEngine {
         {
             // (Not in the cycle `DoneWait` is left: `orq` is the engine's from then on.)
             self.ec_st.d.next = 1.into();
-            self.ec_w.d.next = 0.into();
+            self.beat.d.next = 0.into();
         }
         if self.ec_st.q.val() == 1 {
             // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
-            self.ec_w.d.next = self.ec_w.q.val() + 1;
-            if self.ec_w.q.val() == 1 {
+            self.beat.d.next = self.beat.q.val() + 1;
+            if self.beat.q.val() == 1 {
                 self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
                     || ((self.f_data.val().get_bits::<8>(24) >= 2)
                         && (self.f_data.val().get_bits::<8>(24) <= 5));
             }
-            if self.ec_w.q.val() == 2 {
+            if self.beat.q.val() == 2 {
                 self.w_len.d.next = self.f_data.val();
             }
-            if self.ec_w.q.val() == 3 {
+            if self.beat.q.val() == 3 {
                 self.w_lkey.d.next = self.f_data.val();
             }
-            if self.ec_w.q.val() == 5 {
+            if self.beat.q.val() == 5 {
                 self.w_addr_hi.d.next = self.f_data.val();
             }
-            if self.ec_w.q.val() == 6 {
+            if self.beat.q.val() == 6 {
                 self.w_addr_lo.d.next = self.f_data.val();
                 // A hint only for a Write / Send with payload.
                 // (Below 64 KiB: `nxt_len` is 16 bits.)
