@@ -135,7 +135,7 @@ use rust_hdl::prelude::*;
 pub const ORQ_DEPTH: usize = 4;
 /// Bits of an outstanding-Read RAM entry: `{length[32], index[16]}` (the signaled bit is in
 /// flip-flops, `orq_sig`: 48 bits are 3 block RAMs, 49 were 4).
-const ORQ_W: usize = 48;
+const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
 const CTX_W: usize = 32;
@@ -300,7 +300,6 @@ pub struct SendEngine {
     w_raddr_lo: DFF<Bits<32>>,
     host_addr: DFF<Bits<32>>,
     done_seen: DFF<Bit>,
-    rdc_st: DFF<Bits<8>>,
     /// Read completions (`rdc_*`) waiting for the engine: {status, QP}.
     rdcq: SynchronousFIFO<Bits<10>, 4, 5, 1>,
     rdcq_valid: Signal<Local, Bit>,
@@ -310,7 +309,6 @@ pub struct SendEngine {
     rdch_valid: DFF<Bit>,
     rdch_qp: DFF<Bits<CONN_BITS>>,
     rdch_status: DFF<Bits<8>>,
-    c_qp: DFF<Bits<CONN_BITS>>,
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
@@ -405,6 +403,9 @@ pub struct SendEngine {
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
     f_ci: Signal<Local, Bits<16>>,
+    /// `k_log2`, one cycle old (right in `Load2` and while a Write / Send is offered).
+    l_log2: DFF<Bits<RING_LOG2_BITS>>,
+    f_mask: Signal<Local, Bits<16>>,
     foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<32>>,
     is_read: Signal<Local, Bit>,
@@ -419,6 +420,8 @@ pub struct SendEngine {
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
+    c_sub: Signal<Local, Bits<16>>,
+    c_ci: Signal<Local, Bits<16>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -441,9 +444,9 @@ impl Logic for SendEngine {
             self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
             msn, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo,
-            w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, orq_ra_q, ec_st,
-            ec_ws, e_ok, tk, pf_ok
+            w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx, h_valid, h_qp,
+            h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2, orq_ra_q, ec_st, ec_ws,
+            e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -627,9 +630,16 @@ impl Logic for SendEngine {
         if self.pf_start.val() {
             self.f_ci.next = self.k_ci1.q.val();
         }
-        self.foff_n.next = bit_cast::<21, 16>(
-            self.f_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
-        ) << 5;
+        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
+        // mux and a carry chain in front of `foff` were the critical path).
+        self.l_log2.d.next = self.k_log2.val();
+        self.f_mask.next = 0.into();
+        for j in 0..16 {
+            if self.l_log2.q.val().index() > j {
+                self.f_mask.next = self.f_mask.val().replace_bit(j, true);
+            }
+        }
+        self.foff_n.next = bit_cast::<21, 16>(self.f_ci.val() & self.f_mask.val()) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = (self.state.q.val() == SeState::Load2)
             && self.l_en.q.val()
@@ -666,12 +676,12 @@ impl Logic for SendEngine {
         self.f_last.next = self.sq_rd_cpl_last.val();
         if self.pf_use.q.val() {
             self.f_valid.next = true;
-            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_data.next = self.orq.read_data.val();
             self.f_last.next = self.beat.q.val() == 7;
         }
         // The early check's words come the same way (no second input on the `w_*` registers).
         if self.ec_st.q.val() == 1 {
-            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_data.next = self.orq.read_data.val();
         }
         self.lchk_valid.next = self.state.q.val() == SeState::Check;
         self.lchk_stag.next = self.w_lkey.q.val();
@@ -736,8 +746,17 @@ impl Logic for SendEngine {
         self.orq_waddr.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
-        self.orq.write_data.next =
-            (bit_cast::<48, 32>(self.w_len.q.val()) << 16) | bit_cast::<48, 16>(self.k_ci.val());
+        self.orq.write_data.next = self.w_len.q.val();
+        // The CQE's ring index: ci, or for an outstanding Read (`Rdc`, `FlushRead`: the oldest
+        // of the QP) ci - count. Only Reads pass the hold rules while Reads are outstanding,
+        // and each moves ci on at its hand-over, so a QP's outstanding Reads are the WQEs
+        // ci - count .. ci - 1 (a flush completes them before it moves ci): the entry needs no
+        // index.
+        self.c_sub.next = 0.into();
+        if (self.state.q.val() == SeState::Rdc) || (self.state.q.val() == SeState::FlushRead) {
+            self.c_sub.next = bit_cast::<16, 3>(self.k_oc.val());
+        }
+        self.c_ci.next = self.k_ci.val() - self.c_sub.val();
 
         self.pop.next = false;
         self.push.next = false;
@@ -761,7 +780,8 @@ impl Logic for SendEngine {
                 } else if self.rdcq_valid.val() {
                     self.rdcq_take.next = true;
                     self.cur.d.next = self.rdcq_qp.val();
-                    self.rdc_st.d.next = self.rdcq_status.val();
+                    // The CQE's status (`c_*` is free in `Idle`).
+                    self.c_st.d.next = self.rdcq_status.val();
                     if self.s_oc.val().any() {
                         self.state.d.next = SeState::Rdc;
                     }
@@ -775,16 +795,14 @@ impl Logic for SendEngine {
                 // FIFO entry {signaled, length, index} of the oldest Read.
                 self.pop.next = true;
                 self.unblock.next = true;
-                self.c_qp.d.next = self.cur.q.val();
                 self.c_op.d.next = 2.into();
-                self.c_st.d.next = self.rdc_st.q.val();
-                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
-                if self.rdc_st.q.val().any() {
+                self.c_idx.d.next = self.c_ci.val();
+                if self.c_st.q.val().any() {
                     self.c_len.d.next = 0.into();
                 } else {
-                    self.c_len.d.next = self.orq.read_data.val().get_bits::<32>(16);
+                    self.c_len.d.next = self.orq.read_data.val();
                 }
-                if self.sig_rd.val() || self.rdc_st.q.val().any() {
+                if self.sig_rd.val() || self.c_st.q.val().any() {
                     self.state.d.next = SeState::Cqe;
                 } else {
                     self.state.d.next = SeState::Idle;
@@ -803,7 +821,6 @@ impl Logic for SendEngine {
             }
             SeState::Load2 => {
                 self.foff.d.next = self.foff_n.val();
-                self.c_qp.d.next = self.cur.q.val();
                 self.c_len.d.next = 0.into();
                 self.c_st.d.next = 5.into();
                 if !self.l_en.q.val() {
@@ -817,7 +834,7 @@ impl Logic for SendEngine {
                 } else if self.l_err.q.val() {
                     self.ci_inc.next = true;
                     self.clr_lst.next = true;
-                    self.c_idx.d.next = self.k_ci.val();
+                    self.c_idx.d.next = self.c_ci.val();
                     if self.k_lst.val().any() {
                         self.c_op.d.next = self.k_lop.val();
                         self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
@@ -850,7 +867,7 @@ impl Logic for SendEngine {
             SeState::FlushRead => {
                 self.pop.next = true;
                 self.c_op.d.next = 2.into();
-                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
+                self.c_idx.d.next = self.c_ci.val();
                 self.state.d.next = SeState::Cqe;
             }
             SeState::FetchReq => {
@@ -903,7 +920,7 @@ impl Logic for SendEngine {
                 {
                     self.msn.d.next = 1.into();
                 }
-                self.c_idx.d.next = self.k_ci.val();
+                self.c_idx.d.next = self.c_ci.val();
                 self.c_len.d.next = self.w_len.q.val();
                 self.c_op.d.next = self.wc_op.val();
                 self.c_st.d.next = 0.into();
@@ -994,7 +1011,8 @@ impl Logic for SendEngine {
                 // order).
                 if !self.h_valid.q.val() {
                     self.h_valid.d.next = true;
-                    self.h_qp.d.next = self.c_qp.q.val();
+                    // (The CQE's QP is the one served: `cur` changes only in `Idle`.)
+                    self.h_qp.d.next = self.cur.q.val();
                     self.h_op.d.next = self.c_op.q.val();
                     self.h_st.d.next = self.c_st.q.val();
                     self.h_len.d.next = self.c_len.q.val();
@@ -1027,7 +1045,7 @@ impl Logic for SendEngine {
         }
         if self.pf_wr.val() {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
-            self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
+            self.orq.write_data.next = self.sq_rd_cpl_data.val();
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
