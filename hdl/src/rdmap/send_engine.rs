@@ -398,6 +398,7 @@ pub struct SendEngine {
     l_oc: DFF<Bit>,
     l_ne: DFF<Bit>,
     l_blk: DFF<Bit>,
+    l_pf: DFF<Bit>,
     /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
@@ -442,11 +443,11 @@ impl Logic for SendEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
-            msn, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi, w_addr_lo,
-            w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx, h_valid, h_qp,
-            h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2, orq_ra_q, ec_st, ec_ws,
-            e_ok, tk, pf_ok
+            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, pick_q, any_q, foff, faddr,
+            rr, cur, msn, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2, orq_ra_q,
+            ec_st, ec_ws, e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -641,13 +642,7 @@ impl Logic for SendEngine {
         }
         self.foff_n.next = bit_cast::<21, 16>(self.f_ci.val() & self.f_mask.val()) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
-        self.pf_take.next = (self.state.q.val() == SeState::Load2)
-            && self.l_en.q.val()
-            && !self.l_err.q.val()
-            && self.l_ne.q.val()
-            && !self.l_blk.q.val()
-            && (self.pf_st.q.val() == 4)
-            && (self.pf_qp.q.val() == self.cur.q.val());
+        self.pf_take.next = (self.state.q.val() == SeState::Load2) && self.l_pf.q.val();
         if self.pf_start.val() {
             self.pf_st.d.next = 1.into();
             self.pf_qp.d.next = self.cur.q.val();
@@ -815,6 +810,14 @@ impl Logic for SendEngine {
                 self.l_oc.d.next = self.k_oc.val().any();
                 self.l_ne.d.next = self.k_ne.val();
                 self.l_blk.d.next = self.k_blk.val();
+                // `Load2` takes the prefetched WQE (registered here: it addresses `orq`).
+                self.l_pf.d.next = self.k_en.val()
+                    && !self.k_err.val()
+                    && self.k_ne.val()
+                    && !self.k_blk.val()
+                    && (self.pf_st.q.val() == 4)
+                    && !self.qpc_write.val()
+                    && (self.pf_qp.q.val() == self.cur.q.val());
                 // Word 0 (sq_base), read at the edge leaving `Idle`.
                 self.base.d.next = self.ctx.read_data.val();
                 self.state.d.next = SeState::Load2;
@@ -1224,9 +1227,11 @@ impl Logic for SendEngine {
             // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
             self.beat.d.next = self.beat.q.val() + 1;
             if self.beat.q.val() == 1 {
-                self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
-                    || ((self.f_data.val().get_bits::<8>(24) >= 2)
-                        && (self.f_data.val().get_bits::<8>(24) <= 5));
+                // Opcode 0 or 2..=5: octet 0 below 8 and its low 3 bits neither 1, 6 nor 7
+                // (from the RAM's output, no compare chain: timing).
+                self.ec_ws.d.next = (self.orq.read_data.val().get_bits::<5>(27) == 0)
+                    && (self.orq.read_data.val().get_bits::<3>(24) != 1)
+                    && (self.orq.read_data.val().get_bits::<3>(24) < 6);
             }
             if self.beat.q.val() == 2 {
                 self.w_len.d.next = self.f_data.val();
