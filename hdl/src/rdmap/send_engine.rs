@@ -357,6 +357,8 @@ pub struct SendEngine {
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
+    /// Load WQE word k into its register (bit k).
+    f_ld: Signal<Local, Bits<8>>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
     /// Per QP: ci != pi.
@@ -881,33 +883,8 @@ impl Logic for SendEngine {
             }
             SeState::Fetch => {
                 if self.f_valid.val() {
+                    // (The words load their registers below, `f_ld`.)
                     self.beat.d.next = self.beat.q.val() + 1;
-                    if self.beat.q.val() == 0 {
-                        self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
-                        self.w_sig.d.next = self.f_data.val().get_bit(16);
-                        self.w_fence.d.next = self.f_data.val().get_bit(17);
-                    }
-                    if self.beat.q.val() == 1 {
-                        self.w_len.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 2 {
-                        self.w_lkey.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 3 {
-                        self.w_rkey.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 4 {
-                        self.w_addr_hi.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 5 {
-                        self.w_addr_lo.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 6 {
-                        self.w_raddr_hi.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 7 {
-                        self.w_raddr_lo.d.next = self.f_data.val();
-                    }
                     if self.f_last.val() {
                         self.pf_use.d.next = false;
                         self.state.d.next = SeState::Decide;
@@ -1233,17 +1210,7 @@ impl Logic for SendEngine {
                     && (self.orq.read_data.val().get_bits::<3>(24) != 1)
                     && (self.orq.read_data.val().get_bits::<3>(24) < 6);
             }
-            if self.beat.q.val() == 2 {
-                self.w_len.d.next = self.f_data.val();
-            }
-            if self.beat.q.val() == 3 {
-                self.w_lkey.d.next = self.f_data.val();
-            }
-            if self.beat.q.val() == 5 {
-                self.w_addr_hi.d.next = self.f_data.val();
-            }
             if self.beat.q.val() == 6 {
-                self.w_addr_lo.d.next = self.f_data.val();
                 // A hint only for a Write / Send with payload.
                 // (Below 64 KiB: `nxt_len` is 16 bits.)
                 if self.ec_ws.q.val()
@@ -1255,6 +1222,54 @@ impl Logic for SendEngine {
                     self.ec_st.d.next = 4.into();
                 }
             }
+        }
+        // The WQE word registers, one load enable each (`f_ld` bit = word; two enables on one
+        // register made yosys build a mux per bit instead of a flip-flop enable): word `beat`
+        // of a fetch, and the early check's words 1, 2, 4, 5 (word `beat - 1` on the RAM
+        // output) into the registers the message no longer needs.
+        self.f_ld.next = 0.into();
+        if (self.state.q.val() == SeState::Fetch) && self.f_valid.val() {
+            self.f_ld.next = bits::<8>(1) << bit_cast::<8, 3>(self.beat.q.val());
+        }
+        if self.ec_st.q.val() == 1 {
+            if self.beat.q.val() == 2 {
+                self.f_ld.next = 2.into();
+            }
+            if self.beat.q.val() == 3 {
+                self.f_ld.next = 4.into();
+            }
+            if self.beat.q.val() == 5 {
+                self.f_ld.next = 16.into();
+            }
+            if self.beat.q.val() == 6 {
+                self.f_ld.next = 32.into();
+            }
+        }
+        if self.f_ld.val().get_bit(0) {
+            self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+            self.w_sig.d.next = self.f_data.val().get_bit(16);
+            self.w_fence.d.next = self.f_data.val().get_bit(17);
+        }
+        if self.f_ld.val().get_bit(1) {
+            self.w_len.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(2) {
+            self.w_lkey.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(3) {
+            self.w_rkey.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(4) {
+            self.w_addr_hi.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(5) {
+            self.w_addr_lo.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(6) {
+            self.w_raddr_hi.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(7) {
+            self.w_raddr_lo.d.next = self.f_data.val();
         }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
             self.ec_st.d.next = 3.into();
