@@ -334,6 +334,8 @@ pub struct SendEngine {
     pf_busy: Signal<Local, Bit>,
     /// The served QP is enabled, not in error, and has a WQE after the one at ci (registered).
     pf_ok: DFF<Bit>,
+    /// In `Msg`, `WriteBack` or `DoneWait`.
+    in_msg: Signal<Local, Bit>,
     /// Early check of the prefetched WQE (the hint): 0 none, 1 reading its words 0..=5 from
     /// `orq`, 2 presenting the check, 3 waiting for the answer, 4 done.
     ec_st: DFF<Bits<3>>,
@@ -613,26 +615,28 @@ impl Logic for SendEngine {
         // then: `Idle` picks no QP while it is under way. Every rule stays with the fetch:
         // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
         // drops it.
-        // `k_ci1` is a cycle old: right in `Msg` / `WriteBack` / `DoneWait` of a Write / Send,
-        // where the served QP and its ci have not changed since `Decide`.
+        // A message's ci moves on as it goes to `Msg` (so that from then on the prefetch
+        // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1, a cycle old) is the new ci
+        // (`r_ci_inc`).
         self.k_ci1.d.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
-        // The QP's part registered too (`pf_ok`, timing): one more cycle old, still right in
-        // those states (pi only grows; a QP gone to error meanwhile gets a prefetch that its
-        // next `Load2` drops).
-        self.pf_ok.d.next =
-            self.k_en.val() && !self.k_err.val() && (self.k_ci1.q.val() != self.k_pi.val());
-        self.pf_start.next = ((self.state.q.val() == SeState::Msg)
+        // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
+        // engine goes to `Msg`) is applied and seen (pi only grows; a QP gone to error
+        // meanwhile gets a prefetch that its next `Load2` drops).
+        self.in_msg.next = (self.state.q.val() == SeState::Msg)
             || (self.state.q.val() == SeState::WriteBack)
-            || (self.state.q.val() == SeState::DoneWait))
+            || (self.state.q.val() == SeState::DoneWait);
+        self.pf_ok.d.next = self.k_en.val()
+            && !self.k_err.val()
+            && self.k_ne.val()
+            && self.in_msg.val()
+            && !self.r_ci_inc.q.val();
+        self.pf_start.next = self.in_msg.val()
             && !self.is_read.val()
             && (self.pf_st.q.val() == 0)
             && self.pf_ok.q.val();
-        // The ring offset of the WQE to fetch: ci (`Load2`) or ci + 1 (the prefetch).
+        // The ring offset of the WQE to fetch: ci (`Load2`, or the prefetch: ci moved on).
         self.f_ci.next = self.k_ci.val();
-        if self.pf_start.val() {
-            self.f_ci.next = self.k_ci1.q.val();
-        }
         // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
         // mux and a carry chain in front of `foff` were the critical path).
         self.l_log2.d.next = self.k_log2.val();
@@ -919,6 +923,8 @@ impl Logic for SendEngine {
                     self.state.d.next = SeState::Check;
                 } else {
                     // No payload, or checked early (the prefetched WQE, `host_addr` set).
+                    // The WQE is sent: ci moves on (its CQE index is `c_idx`).
+                    self.ci_inc.next = true;
                     self.state.d.next = SeState::Msg;
                 }
             }
@@ -934,6 +940,7 @@ impl Logic for SendEngine {
                         self.set_err.next = true;
                         self.state.d.next = SeState::Idle;
                     } else {
+                        self.ci_inc.next = true;
                         self.state.d.next = SeState::Msg;
                     }
                 }
@@ -948,7 +955,6 @@ impl Logic for SendEngine {
                     if self.is_read.val() {
                         self.orq_push.next = true;
                         self.push.next = true;
-                        self.ci_inc.next = true;
                     }
                     if self.w_op.q.val() != 0 {
                         // A Read counts QN 1, a Send QN 0 (`msn` is that one's).
@@ -978,10 +984,8 @@ impl Logic for SendEngine {
                         // Outstanding since the hand-over; its CQE comes with `rdc`.
                         self.state.d.next = SeState::Idle;
                     } else if self.w_sig.q.val() {
-                        self.ci_inc.next = true;
                         self.state.d.next = SeState::Cqe;
                     } else {
-                        self.ci_inc.next = true;
                         self.state.d.next = SeState::Idle;
                     }
                 }
