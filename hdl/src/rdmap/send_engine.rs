@@ -289,6 +289,8 @@ pub struct SendEngine {
     base: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
     w_op: DFF<Bits<8>>,
+    w_rd: DFF<Bit>,
+    w_unk: DFF<Bit>,
     w_sig: DFF<Bit>,
     w_fence: DFF<Bit>,
     w_len: DFF<Bits<32>>,
@@ -367,6 +369,7 @@ pub struct SendEngine {
     ne: [Signal<Local, Bit>; 4],
     k_ne: Signal<Local, Bit>,
     elig: Signal<Local, Bits<4>>,
+    elig_q: DFF<Bits<4>>,
     elig2: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<8>>,
     off: Signal<Local, Bits<CONN_BITS>>,
@@ -447,11 +450,11 @@ impl Logic for SendEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, pick_q, any_q, foff, faddr,
-            rr, cur, msn, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
-            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2, orq_ra_q,
-            ec_st, ec_ws, e_ok, tk, pf_ok
+            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
+            faddr, rr, cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey,
+            w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st,
+            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1,
+            l_log2, orq_ra_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
@@ -511,8 +514,11 @@ impl Logic for SendEngine {
         if self.el[3].val() {
             self.elig.next = self.elig.val() | 8;
         }
+        // The pick works on `elig` registered (`elig_q`, timing: the ci / pi compares and the
+        // pick were one path): two cycles old, re-checked in `Load` / `Load2` as before.
+        self.elig_q.d.next = self.elig.val();
         self.elig2.next =
-            (bit_cast::<8, 4>(self.elig.val()) << 4) | bit_cast::<8, 4>(self.elig.val());
+            (bit_cast::<8, 4>(self.elig_q.q.val()) << 4) | bit_cast::<8, 4>(self.elig_q.q.val());
         self.rot.next = self.elig2.val() >> (bit_cast::<8, 2>(self.rr.q.val()) + 1);
         self.off.next = 3.into();
         if self.rot.val().get_bit(2) {
@@ -527,7 +533,7 @@ impl Logic for SendEngine {
         self.pick.next = self.rr.q.val() + self.off.val() + 1;
         self.any.next = self.elig.val().any();
         self.pick_q.d.next = self.pick.val();
-        self.any_q.d.next = self.any.val();
+        self.any_q.d.next = self.elig_q.q.val().any();
 
         // The QP whose registers the state looks at.
         if self.state.q.val() == SeState::Idle {
@@ -581,7 +587,7 @@ impl Logic for SendEngine {
         }
 
         // WQE decode.
-        self.is_read.next = self.w_op.q.val() == 1;
+        self.is_read.next = self.w_rd.q.val();
         if self.w_op.q.val() == 0 {
             self.wc_op.next = 1.into();
         } else if self.w_op.q.val() == 1 {
@@ -909,7 +915,7 @@ impl Logic for SendEngine {
                 self.c_op.d.next = self.wc_op.val();
                 self.c_st.d.next = 0.into();
                 self.done_seen.d.next = false;
-                if self.w_op.q.val() > 5 {
+                if self.w_unk.q.val() {
                     if self.k_oc.val().any() {
                         self.set_blk.next = true;
                     } else {
@@ -1148,7 +1154,7 @@ impl Logic for SendEngine {
                 if self.r_set_err.q.val() {
                     self.q_err[i].d.next = true;
                     self.q_lop[i].d.next = self.wc_op.val();
-                    if self.w_op.q.val() > 5 {
+                    if self.w_unk.q.val() {
                         self.q_lst[i].d.next = 2.into();
                     } else {
                         self.q_lst[i].d.next = 4.into();
@@ -1251,6 +1257,10 @@ impl Logic for SendEngine {
         }
         if self.f_ld.val().get_bit(0) {
             self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+            // Opcode decodes registered (timing): Read (1), unknown (above 5).
+            self.w_rd.d.next = self.f_data.val().get_bits::<8>(24) == 1;
+            self.w_unk.d.next = (self.f_data.val().get_bits::<5>(27) != 0)
+                || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25));
             self.w_sig.d.next = self.f_data.val().get_bit(16);
             self.w_fence.d.next = self.f_data.val().get_bit(17);
         }
@@ -1286,7 +1296,7 @@ impl Logic for SendEngine {
         self.ec_drop.next = self.qpc_write.val()
             || ((self.state.q.val() == SeState::Load2) && !self.pf_take.val())
             || ((self.state.q.val() == SeState::Decide)
-                && ((self.w_op.q.val() > 5) || self.hold_q.q.val()));
+                && (self.w_unk.q.val() || self.hold_q.q.val()));
         if self.msg_take.val() || self.ec_drop.val() {
             self.ec_st.d.next = 0.into();
             self.e_ok.d.next = false;
