@@ -253,7 +253,13 @@ pub struct SendEngine {
     pub scqe_ready: Signal<In, Bit>,
     pub idle: Signal<Out, Bit>,
 
-    state: DFF<SeState>,
+    /// One-hot state: bit k is state k of [`SeState`], bit 0 (`Idle`) stored inverted.
+    st: DFF<Bits<15>>,
+    /// The state decoded (`st` with bit 0 flipped): one bit set.
+    s: Signal<Local, Bits<15>>,
+    /// The state entered / left at the next edge (bit per state).
+    nx: Signal<Local, Bits<15>>,
+    lv: Signal<Local, Bits<15>>,
     // Per-QP registers.
     q_en: [DFF<Bit>; 4],
     q_err: [DFF<Bit>; 4],
@@ -449,13 +455,14 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
-            faddr, rr, cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey,
-            w_rkey, w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st,
-            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1,
-            l_log2, orq_ra_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
+            hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
+            cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
+            w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
+            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2,
+            orq_ra_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
+        self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
         // itself wait for the transmit side (`docs/decisions.md`, "The whole core:
@@ -536,7 +543,7 @@ impl Logic for SendEngine {
         self.any_q.d.next = self.elig_q.q.val().any();
 
         // The QP whose registers the state looks at.
-        if self.state.q.val() == SeState::Idle {
+        if self.s.val().get_bit(0) {
             if self.rdcq_valid.val() {
                 self.sel.next = self.rdcq_qp.val();
             } else {
@@ -605,8 +612,7 @@ impl Logic for SendEngine {
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
-        self.sq_rd_req_valid.next =
-            (self.state.q.val() == SeState::FetchReq) || (self.pf_st.q.val() == 2);
+        self.sq_rd_req_valid.next = self.s.val().get_bit(5) || (self.pf_st.q.val() == 2);
         self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
@@ -629,9 +635,8 @@ impl Logic for SendEngine {
         // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
         // engine goes to `Msg`) is applied and seen (pi only grows; a QP gone to error
         // meanwhile gets a prefetch that its next `Load2` drops).
-        self.in_msg.next = (self.state.q.val() == SeState::Msg)
-            || (self.state.q.val() == SeState::WriteBack)
-            || (self.state.q.val() == SeState::DoneWait);
+        self.in_msg.next =
+            self.s.val().get_bit(10) || self.s.val().get_bit(11) || self.s.val().get_bit(12);
         self.pf_ok.d.next = self.k_en.val()
             && !self.k_err.val()
             && self.k_ne.val()
@@ -654,7 +659,7 @@ impl Logic for SendEngine {
         }
         self.foff_n.next = bit_cast::<21, 16>(self.f_ci.val() & self.f_mask.val()) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
-        self.pf_take.next = (self.state.q.val() == SeState::Load2) && self.l_pf.q.val();
+        self.pf_take.next = self.s.val().get_bit(2) && self.l_pf.q.val();
         if self.pf_start.val() {
             self.pf_st.d.next = 1.into();
             self.pf_qp.d.next = self.cur.q.val();
@@ -690,7 +695,7 @@ impl Logic for SendEngine {
         if self.ec_st.q.val() == 1 {
             self.f_data.next = self.orq.read_data.val();
         }
-        self.lchk_valid.next = self.state.q.val() == SeState::Check;
+        self.lchk_valid.next = self.s.val().get_bit(8);
         self.lchk_stag.next = self.w_lkey.q.val();
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
@@ -702,7 +707,7 @@ impl Logic for SendEngine {
         } else {
             self.lchk_access.next = 1.into();
         }
-        self.msg_valid.next = self.state.q.val() == SeState::Msg;
+        self.msg_valid.next = self.s.val().get_bit(10);
         self.msg_conn.next = self.cur.q.val();
         if self.w_op.q.val() < 2 {
             self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0);
@@ -735,7 +740,7 @@ impl Logic for SendEngine {
         if self.h_valid.q.val() && self.scqe_ready.val() {
             self.h_valid.d.next = false;
         }
-        self.idle.next = (self.state.q.val() == SeState::Idle)
+        self.idle.next = self.s.val().get_bit(0)
             && !self.pf_busy.val()
             && !self.any.val()
             && !self.rdcq_valid.val()
@@ -760,7 +765,7 @@ impl Logic for SendEngine {
         // ci - count .. ci - 1 (a flush completes them before it moves ci): the entry needs no
         // index.
         self.c_sub.next = 0.into();
-        if (self.state.q.val() == SeState::Rdc) || (self.state.q.val() == SeState::FlushRead) {
+        if self.s.val().get_bit(13) || self.s.val().get_bit(3) {
             self.c_sub.next = bit_cast::<16, 3>(self.k_oc.val());
         }
         self.c_ci.next = self.k_ci.val() - self.c_sub.val();
@@ -773,245 +778,309 @@ impl Logic for SendEngine {
         self.clr_lst.next = false;
         self.unblock.next = false;
 
-        match self.state.q.val() {
-            SeState::Idle => {
-                if self.qpc_write.val()
-                    || self.r_pop.q.val()
-                    || self.r_ci_inc.q.val()
-                    || self.r_set_err.q.val()
-                    || self.r_set_blk.q.val()
-                    || self.r_clr_lst.q.val()
-                    || self.r_unblock.q.val()
-                {
-                    // The context RAM is being written, or a QP update is pending.
-                } else if self.rdcq_valid.val() {
-                    self.rdcq_take.next = true;
-                    self.cur.d.next = self.rdcq_qp.val();
-                    // The CQE's status (`c_*` is free in `Idle`).
-                    self.c_st.d.next = self.rdcq_status.val();
-                    if self.s_oc.val().any() {
-                        self.state.d.next = SeState::Rdc;
-                    }
-                } else if self.any_q.q.val() && !self.pf_busy.val() {
-                    self.cur.d.next = self.pick_q.q.val();
-                    self.rr.d.next = self.pick_q.q.val();
-                    self.state.d.next = SeState::Load;
+        // One-hot state (timing: the binary state's enable was the critical path): `st` bit
+        // k is state k of [`SeState`], except bit 0, stored inverted (`st` = 0 is `Idle`, the
+        // flip-flops' initial value); `s` is the decoded state. Each state's branch sets the
+        // state it goes to in `nx` and itself in `lv` (leaving).
+        self.nx.next = 0.into();
+        self.lv.next = 0.into();
+        if self.s.val().get_bit(0) {
+            // Idle
+            if self.qpc_write.val()
+                || self.r_pop.q.val()
+                || self.r_ci_inc.q.val()
+                || self.r_set_err.q.val()
+                || self.r_set_blk.q.val()
+                || self.r_clr_lst.q.val()
+                || self.r_unblock.q.val()
+            {
+                // The context RAM is being written, or a QP update is pending.
+            } else if self.rdcq_valid.val() {
+                self.rdcq_take.next = true;
+                self.cur.d.next = self.rdcq_qp.val();
+                // The CQE's status (`c_*` is free in `Idle`).
+                self.c_st.d.next = self.rdcq_status.val();
+                if self.s_oc.val().any() {
+                    self.nx.next = self.nx.val() | 8192; // Rdc
+                    self.lv.next = self.lv.val() | 1;
                 }
+            } else if self.any_q.q.val() && !self.pf_busy.val() {
+                self.cur.d.next = self.pick_q.q.val();
+                self.rr.d.next = self.pick_q.q.val();
+                self.nx.next = self.nx.val() | 2; // Load
+                self.lv.next = self.lv.val() | 1;
             }
-            SeState::Rdc => {
-                // FIFO entry {signaled, length, index} of the oldest Read.
-                self.pop.next = true;
-                self.unblock.next = true;
-                self.c_op.d.next = 2.into();
-                self.c_idx.d.next = self.c_ci.val();
-                if self.c_st.q.val().any() {
-                    self.c_len.d.next = 0.into();
+        }
+        if self.s.val().get_bit(13) {
+            // Rdc
+            // FIFO entry {signaled, length, index} of the oldest Read.
+            self.pop.next = true;
+            self.unblock.next = true;
+            self.c_op.d.next = 2.into();
+            // (`c_idx`, `c_len`: below.)
+            if self.sig_rd.val() || self.c_st.q.val().any() {
+                self.nx.next = self.nx.val() | 16384; // Cqe
+                self.lv.next = self.lv.val() | 8192;
+            } else {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 8192;
+            }
+        }
+        if self.s.val().get_bit(1) {
+            // Load
+            // Register the served QP's flags: the decision is taken in `Load2`.
+            self.l_en.d.next = self.k_en.val();
+            self.l_err.d.next = self.k_err.val();
+            self.l_oc.d.next = self.k_oc.val().any();
+            self.l_ne.d.next = self.k_ne.val();
+            self.l_blk.d.next = self.k_blk.val();
+            // `Load2` takes the prefetched WQE (registered here: it addresses `orq`).
+            self.l_pf.d.next = self.k_en.val()
+                && !self.k_err.val()
+                && self.k_ne.val()
+                && !self.k_blk.val()
+                && (self.pf_st.q.val() == 4)
+                && !self.qpc_write.val()
+                && (self.pf_qp.q.val() == self.cur.q.val());
+            // Word 0 (sq_base), read at the edge leaving `Idle`.
+            self.base.d.next = self.ctx.read_data.val();
+            self.nx.next = self.nx.val() | 4; // Load2
+            self.lv.next = self.lv.val() | 2;
+        }
+        if self.s.val().get_bit(2) {
+            // Load2
+            self.foff.d.next = self.foff_n.val();
+            self.c_st.d.next = 5.into();
+            if !self.l_en.q.val() {
+                // The pick is a cycle old: the QP may have no work any more.
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_err.q.val() && self.l_oc.q.val() {
+                // Flush the oldest outstanding Read (its entry is on the RAM output).
+                self.nx.next = self.nx.val() | 8; // FlushRead
+                self.lv.next = self.lv.val() | 4;
+            } else if !self.l_ne.q.val() {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_err.q.val() {
+                self.ci_inc.next = true;
+                self.clr_lst.next = true;
+                if self.k_lst.val().any() {
+                    self.c_op.d.next = self.k_lop.val();
+                    self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
                 } else {
-                    self.c_len.d.next = self.orq.read_data.val();
+                    self.c_op.d.next = 0.into();
                 }
-                if self.sig_rd.val() || self.c_st.q.val().any() {
-                    self.state.d.next = SeState::Cqe;
-                } else {
-                    self.state.d.next = SeState::Idle;
-                }
-            }
-            SeState::Load => {
-                // Register the served QP's flags: the decision is taken in `Load2`.
-                self.l_en.d.next = self.k_en.val();
-                self.l_err.d.next = self.k_err.val();
-                self.l_oc.d.next = self.k_oc.val().any();
-                self.l_ne.d.next = self.k_ne.val();
-                self.l_blk.d.next = self.k_blk.val();
-                // `Load2` takes the prefetched WQE (registered here: it addresses `orq`).
-                self.l_pf.d.next = self.k_en.val()
-                    && !self.k_err.val()
-                    && self.k_ne.val()
-                    && !self.k_blk.val()
-                    && (self.pf_st.q.val() == 4)
-                    && !self.qpc_write.val()
-                    && (self.pf_qp.q.val() == self.cur.q.val());
-                // Word 0 (sq_base), read at the edge leaving `Idle`.
-                self.base.d.next = self.ctx.read_data.val();
-                self.state.d.next = SeState::Load2;
-            }
-            SeState::Load2 => {
-                self.foff.d.next = self.foff_n.val();
-                self.c_len.d.next = 0.into();
-                self.c_st.d.next = 5.into();
-                if !self.l_en.q.val() {
-                    // The pick is a cycle old: the QP may have no work any more.
-                    self.state.d.next = SeState::Idle;
-                } else if self.l_err.q.val() && self.l_oc.q.val() {
-                    // Flush the oldest outstanding Read (its entry is on the RAM output).
-                    self.state.d.next = SeState::FlushRead;
-                } else if !self.l_ne.q.val() {
-                    self.state.d.next = SeState::Idle;
-                } else if self.l_err.q.val() {
-                    self.ci_inc.next = true;
-                    self.clr_lst.next = true;
-                    self.c_idx.d.next = self.c_ci.val();
-                    if self.k_lst.val().any() {
-                        self.c_op.d.next = self.k_lop.val();
-                        self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
-                    } else {
-                        self.c_op.d.next = 0.into();
-                    }
-                    self.state.d.next = SeState::Cqe;
-                } else if self.l_blk.q.val() {
-                    self.state.d.next = SeState::Idle;
-                } else if self.pf_take.val() {
-                    // The prefetched WQE is this one (the QP's ci moved on by exactly the one
-                    // WQE sent meanwhile): its word 0 is read at this edge.
-                    self.beat.d.next = 0.into();
-                    self.pf_use.d.next = true;
-                    self.state.d.next = SeState::Fetch;
-                } else {
-                    self.beat.d.next = 0.into();
-                    self.pf_use.d.next = false;
-                    self.state.d.next = SeState::Addr;
-                }
-                // A prefetched WQE is taken or dropped at every `Load2`.
-                if self.pf_st.q.val() == 4 {
-                    self.pf_st.d.next = 0.into();
-                }
-            }
-            SeState::Addr => {
-                self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
-                self.state.d.next = SeState::FetchReq;
-            }
-            SeState::FlushRead => {
-                self.pop.next = true;
-                self.c_op.d.next = 2.into();
-                self.c_idx.d.next = self.c_ci.val();
-                self.state.d.next = SeState::Cqe;
-            }
-            SeState::FetchReq => {
+                self.nx.next = self.nx.val() | 16384; // Cqe
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_blk.q.val() {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.pf_take.val() {
+                // The prefetched WQE is this one (the QP's ci moved on by exactly the one
+                // WQE sent meanwhile): its word 0 is read at this edge.
+                self.beat.d.next = 0.into();
+                self.pf_use.d.next = true;
+                self.nx.next = self.nx.val() | 64; // Fetch
+                self.lv.next = self.lv.val() | 4;
+            } else {
+                self.beat.d.next = 0.into();
                 self.pf_use.d.next = false;
-                if self.sq_rd_req_ready.val() {
-                    self.state.d.next = SeState::Fetch;
-                }
+                self.nx.next = self.nx.val() | 16; // Addr
+                self.lv.next = self.lv.val() | 4;
             }
-            SeState::Fetch => {
-                if self.f_valid.val() {
-                    // (The words load their registers below, `f_ld`.)
-                    self.beat.d.next = self.beat.q.val() + 1;
-                    if self.f_last.val() {
-                        self.pf_use.d.next = false;
-                        self.state.d.next = SeState::Decide;
-                    }
-                }
+            // A prefetched WQE is taken or dropped at every `Load2`.
+            if self.pf_st.q.val() == 4 {
+                self.pf_st.d.next = 0.into();
             }
-            SeState::Decide => {
-                // The MSN of the WQE's queue, read at the edge leaving `Fetch` (`w_op` is
-                // known from the first beat on).
-                self.msn.d.next = self.ctx.read_data.val();
-                if (self.is_read.val() && self.k_f1.val())
-                    || (!self.is_read.val() && self.k_f0.val())
-                {
-                    self.msn.d.next = 1.into();
-                }
-                self.c_idx.d.next = self.c_ci.val();
-                self.c_len.d.next = self.w_len.q.val();
-                self.c_op.d.next = self.wc_op.val();
-                self.c_st.d.next = 0.into();
-                self.done_seen.d.next = false;
-                if self.w_unk.q.val() {
-                    if self.k_oc.val().any() {
-                        self.set_blk.next = true;
-                    } else {
-                        self.set_err.next = true;
-                    }
-                    self.state.d.next = SeState::Idle;
-                } else if self.hold_q.q.val() {
-                    self.set_blk.next = true;
-                    self.state.d.next = SeState::Idle;
-                } else if self.w_len.q.val().any() && !self.e_ok.q.val() {
-                    self.state.d.next = SeState::Check;
-                } else {
-                    // No payload, or checked early (the prefetched WQE, `host_addr` set).
-                    // The WQE is sent: ci moves on (its CQE index is `c_idx`).
-                    self.ci_inc.next = true;
-                    self.state.d.next = SeState::Msg;
-                }
+        }
+        if self.s.val().get_bit(4) {
+            // Addr
+            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.nx.next = self.nx.val() | 32; // FetchReq
+            self.lv.next = self.lv.val() | 16;
+        }
+        if self.s.val().get_bit(3) {
+            // FlushRead
+            self.pop.next = true;
+            self.c_op.d.next = 2.into();
+            self.nx.next = self.nx.val() | 16384; // Cqe
+            self.lv.next = self.lv.val() | 8;
+        }
+        if self.s.val().get_bit(5) {
+            // FetchReq
+            self.pf_use.d.next = false;
+            if self.sq_rd_req_ready.val() {
+                self.nx.next = self.nx.val() | 64; // Fetch
+                self.lv.next = self.lv.val() | 32;
             }
-            SeState::Check => {
-                if self.lchk_ready.val() {
-                    self.state.d.next = SeState::CheckWait;
-                }
-            }
-            SeState::CheckWait => {
-                if self.lrsp_valid.val() {
-                    self.host_addr.d.next = self.lrsp_host_addr.val();
-                    if self.lrsp_status.val().any() {
-                        self.set_err.next = true;
-                        self.state.d.next = SeState::Idle;
-                    } else {
-                        self.ci_inc.next = true;
-                        self.state.d.next = SeState::Msg;
-                    }
-                }
-            }
-            SeState::Msg => {
-                if self.msg_ready.val() {
-                    // DdpTx takes a message at its end: its `msg_done` may come in the
-                    // cycle of the hand-over (`docs/core.md`, "The message job").
-                    if self.msg_done.val() {
-                        self.done_seen.d.next = true;
-                    }
-                    if self.is_read.val() {
-                        self.orq_push.next = true;
-                        self.push.next = true;
-                    }
-                    if self.w_op.q.val() != 0 {
-                        // A Read counts QN 1, a Send QN 0 (`msn` is that one's).
-                        self.msn.d.next = self.msn.q.val() + 1;
-                    }
-                    self.state.d.next = SeState::WriteBack;
-                }
-            }
-            SeState::WriteBack => {
-                if self.msg_done.val() {
-                    self.done_seen.d.next = true;
-                }
-                if !self.qpc_write.val() {
-                    // The changed MSN's word (an RDMA Write rewrites MSN 0 unchanged).
-                    self.ctx_we.next = true;
-                    self.state.d.next = SeState::DoneWait;
-                }
-            }
-            SeState::DoneWait => {
-                // Not while the early check reads `orq` or presents its check (a done
-                // meanwhile is kept).
-                if self.msg_done.val() {
-                    self.done_seen.d.next = true;
-                }
-                if (self.msg_done.val() || self.done_seen.q.val()) && !self.ec_busy.val() {
-                    if self.is_read.val() {
-                        // Outstanding since the hand-over; its CQE comes with `rdc`.
-                        self.state.d.next = SeState::Idle;
-                    } else if self.w_sig.q.val() {
-                        self.state.d.next = SeState::Cqe;
-                    } else {
-                        self.state.d.next = SeState::Idle;
-                    }
-                }
-            }
-            SeState::Cqe => {
-                // Into the holding register when it is free (one CQE at a time keeps them in
-                // order).
-                if !self.h_valid.q.val() {
-                    self.h_valid.d.next = true;
-                    // (The CQE's QP is the one served: `cur` changes only in `Idle`.)
-                    self.h_qp.d.next = self.cur.q.val();
-                    self.h_op.d.next = self.c_op.q.val();
-                    self.h_st.d.next = self.c_st.q.val();
-                    self.h_len.d.next = self.c_len.q.val();
-                    self.h_idx.d.next = self.c_idx.q.val();
-                    self.state.d.next = SeState::Idle;
+        }
+        if self.s.val().get_bit(6) {
+            // Fetch
+            if self.f_valid.val() {
+                // (The words load their registers below, `f_ld`.)
+                self.beat.d.next = self.beat.q.val() + 1;
+                if self.f_last.val() {
+                    self.pf_use.d.next = false;
+                    self.nx.next = self.nx.val() | 128; // Decide
+                    self.lv.next = self.lv.val() | 64;
                 }
             }
         }
+        if self.s.val().get_bit(7) {
+            // Decide
+            // (`msn`, `c_idx`, `c_len`: below.)
+            self.c_op.d.next = self.wc_op.val();
+            self.c_st.d.next = 0.into();
+            self.done_seen.d.next = false;
+            if self.w_unk.q.val() {
+                if self.k_oc.val().any() {
+                    self.set_blk.next = true;
+                } else {
+                    self.set_err.next = true;
+                }
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 128;
+            } else if self.hold_q.q.val() {
+                self.set_blk.next = true;
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 128;
+            } else if self.w_len.q.val().any() && !self.e_ok.q.val() {
+                self.nx.next = self.nx.val() | 256; // Check
+                self.lv.next = self.lv.val() | 128;
+            } else {
+                // No payload, or checked early (the prefetched WQE, `host_addr` set).
+                // The WQE is sent: ci moves on (its CQE index is `c_idx`).
+                self.ci_inc.next = true;
+                self.nx.next = self.nx.val() | 1024; // Msg
+                self.lv.next = self.lv.val() | 128;
+            }
+        }
+        if self.s.val().get_bit(8) {
+            // Check
+            if self.lchk_ready.val() {
+                self.nx.next = self.nx.val() | 512; // CheckWait
+                self.lv.next = self.lv.val() | 256;
+            }
+        }
+        if self.s.val().get_bit(9) {
+            // CheckWait
+            if self.lrsp_valid.val() {
+                self.host_addr.d.next = self.lrsp_host_addr.val();
+                if self.lrsp_status.val().any() {
+                    self.set_err.next = true;
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 512;
+                } else {
+                    self.ci_inc.next = true;
+                    self.nx.next = self.nx.val() | 1024; // Msg
+                    self.lv.next = self.lv.val() | 512;
+                }
+            }
+        }
+        if self.s.val().get_bit(10) {
+            // Msg
+            if self.msg_ready.val() {
+                // DdpTx takes a message at its end: its `msg_done` may come in the
+                // cycle of the hand-over (`docs/core.md`, "The message job").
+                if self.msg_done.val() {
+                    self.done_seen.d.next = true;
+                }
+                if self.is_read.val() {
+                    self.orq_push.next = true;
+                    self.push.next = true;
+                }
+                self.nx.next = self.nx.val() | 2048; // WriteBack
+                self.lv.next = self.lv.val() | 1024;
+            }
+        }
+        if self.s.val().get_bit(11) {
+            // WriteBack
+            if self.msg_done.val() {
+                self.done_seen.d.next = true;
+            }
+            if !self.qpc_write.val() {
+                // The changed MSN's word (an RDMA Write rewrites MSN 0 unchanged).
+                self.ctx_we.next = true;
+                self.nx.next = self.nx.val() | 4096; // DoneWait
+                self.lv.next = self.lv.val() | 2048;
+            }
+        }
+        if self.s.val().get_bit(12) {
+            // DoneWait
+            // Not while the early check reads `orq` or presents its check (a done
+            // meanwhile is kept).
+            if self.msg_done.val() {
+                self.done_seen.d.next = true;
+            }
+            if (self.msg_done.val() || self.done_seen.q.val()) && !self.ec_busy.val() {
+                if self.is_read.val() {
+                    // Outstanding since the hand-over; its CQE comes with `rdc`.
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 4096;
+                } else if self.w_sig.q.val() {
+                    self.nx.next = self.nx.val() | 16384; // Cqe
+                    self.lv.next = self.lv.val() | 4096;
+                } else {
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 4096;
+                }
+            }
+        }
+        if self.s.val().get_bit(14) {
+            // Cqe
+            // Into the holding register when it is free (one CQE at a time keeps them in
+            // order).
+            if !self.h_valid.q.val() {
+                self.h_valid.d.next = true;
+                // (The CQE's QP is the one served: `cur` changes only in `Idle`.)
+                self.h_qp.d.next = self.cur.q.val();
+                self.h_op.d.next = self.c_op.q.val();
+                self.h_st.d.next = self.c_st.q.val();
+                self.h_len.d.next = self.c_len.q.val();
+                self.h_idx.d.next = self.c_idx.q.val();
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 16384;
+            }
+        }
 
+        self.st.d.next = ((self.s.val() & !self.lv.val()) | self.nx.val()) ^ 1;
+        // Registers loaded in several states, one assignment each with the constant loads
+        // last (yosys then makes them flip-flop resets / sets, not a mux level).
+        // The CQE's index: `Load2` (a flushed WQE), `Rdc` / `FlushRead` (the oldest Read),
+        // `Decide` (the WQE; unused unless it completes).
+        if self.s.val().get_bit(2)
+            || self.s.val().get_bit(13)
+            || self.s.val().get_bit(3)
+            || self.s.val().get_bit(7)
+        {
+            self.c_idx.d.next = self.c_ci.val();
+        }
+        // Its length: the message's (`Decide`), the Read's (`Rdc`), else 0 (a flush, an
+        // error).
+        if self.s.val().get_bit(7) {
+            self.c_len.d.next = self.w_len.q.val();
+        }
+        if self.s.val().get_bit(13) {
+            self.c_len.d.next = self.orq.read_data.val();
+        }
+        if self.s.val().get_bit(2) || (self.s.val().get_bit(13) && self.c_st.q.val().any()) {
+            self.c_len.d.next = 0.into();
+        }
+        // The MSN: counted at the hand-over (a Read counts QN 1, a Send QN 0: `msn` is that
+        // one's); read in `Decide` from the word addressed at the edge leaving `Fetch`
+        // (`w_op` is known from the first beat on), 1 when fresh.
+        if self.s.val().get_bit(10) && self.msg_ready.val() && (self.w_op.q.val() != 0) {
+            self.msn.d.next = self.msn.q.val() + 1;
+        }
+        if self.s.val().get_bit(7) {
+            self.msn.d.next = self.ctx.read_data.val();
+        }
+        if self.s.val().get_bit(7)
+            && ((self.is_read.val() && self.k_f1.val()) || (!self.is_read.val() && self.k_f0.val()))
+        {
+            self.msn.d.next = 1.into();
+        }
         self.r_pop.d.next = self.pop.val();
         self.r_push.d.next = self.push.val();
         self.r_ci_inc.d.next = self.ci_inc.val();
@@ -1084,13 +1153,13 @@ impl Logic for SendEngine {
         // (`WriteBack`) is at least a cycle (`DoneWait`) before the next `Idle`: no
         // read-after-write hazard.
         self.ctx_rw.next = 3.into();
-        if (self.state.q.val() == SeState::Idle) && !self.qpc_write.val() {
+        if self.s.val().get_bit(0) && !self.qpc_write.val() {
             self.ctx_rw.next = 0.into();
         }
-        if (self.state.q.val() == SeState::Fetch) && self.is_read.val() {
+        if self.s.val().get_bit(6) && self.is_read.val() {
             self.ctx_rw.next = 2.into();
         }
-        if (self.state.q.val() == SeState::Fetch) && !self.is_read.val() {
+        if self.s.val().get_bit(6) && !self.is_read.val() {
             self.ctx_rw.next = 1.into();
         }
         self.ctx.read_addr.next =
@@ -1193,18 +1262,16 @@ impl Logic for SendEngine {
         // the engine does anything else with it (another `Load2`, a hold or an error in
         // `Decide`, a context write). `Decide` then skips the check.
         self.ec_busy.next = (self.ec_st.q.val() == 1) || (self.ec_st.q.val() == 2);
-        if self.state.q.val() == SeState::Decide {
+        if self.s.val().get_bit(7) {
             self.tk.d.next = false;
         }
         if (self.ec_st.q.val() == 0)
             && self.tk.q.val()
             && !self.is_read.val()
             && (self.pf_st.q.val() == 4)
-            && ((self.state.q.val() == SeState::Msg)
-                || (self.state.q.val() == SeState::WriteBack)
-                || ((self.state.q.val() == SeState::DoneWait)
-                    && !self.msg_done.val()
-                    && !self.done_seen.q.val()))
+            && (self.s.val().get_bit(10)
+                || self.s.val().get_bit(11)
+                || (self.s.val().get_bit(12) && !self.msg_done.val() && !self.done_seen.q.val()))
         {
             // (Not in the cycle `DoneWait` is left: `orq` is the engine's from then on.)
             self.ec_st.d.next = 1.into();
@@ -1238,7 +1305,7 @@ impl Logic for SendEngine {
         // of a fetch, and the early check's words 1, 2, 4, 5 (word `beat - 1` on the RAM
         // output) into the registers the message no longer needs.
         self.f_ld.next = 0.into();
-        if (self.state.q.val() == SeState::Fetch) && self.f_valid.val() {
+        if self.s.val().get_bit(6) && self.f_valid.val() {
             self.f_ld.next = bits::<8>(1) << bit_cast::<8, 3>(self.beat.q.val());
         }
         if self.ec_st.q.val() == 1 {
@@ -1294,9 +1361,8 @@ impl Logic for SendEngine {
             self.ec_st.d.next = 4.into();
         }
         self.ec_drop.next = self.qpc_write.val()
-            || ((self.state.q.val() == SeState::Load2) && !self.pf_take.val())
-            || ((self.state.q.val() == SeState::Decide)
-                && (self.w_unk.q.val() || self.hold_q.q.val()));
+            || (self.s.val().get_bit(2) && !self.pf_take.val())
+            || (self.s.val().get_bit(7) && (self.w_unk.q.val() || self.hold_q.q.val()));
         if self.msg_take.val() || self.ec_drop.val() {
             self.ec_st.d.next = 0.into();
             self.e_ok.d.next = false;
@@ -1307,7 +1373,7 @@ impl Logic for SendEngine {
         self.nxt_valid.next = self.e_ok.q.val();
         self.nxt_addr.next = self.host_addr.q.val();
         self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
-        self.lchk_valid.next = (self.state.q.val() == SeState::Check) || (self.ec_st.q.val() == 2);
+        self.lchk_valid.next = self.s.val().get_bit(8) || (self.ec_st.q.val() == 2);
 
         // The engine took the held read completion.
         if self.rdcq_take.val() {
