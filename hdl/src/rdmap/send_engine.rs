@@ -433,6 +433,7 @@ pub struct SendEngine {
     k_f1: Signal<Local, Bit>,
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
+    orq_wa_q: DFF<Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
     c_sub: Signal<Local, Bits<16>>,
     c_ci: Signal<Local, Bits<16>>,
@@ -460,7 +461,7 @@ impl Logic for SendEngine {
             cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
             c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2,
-            orq_ra_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -755,8 +756,11 @@ impl Logic for SendEngine {
         // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
         // into the QP bits.
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
-        self.orq_waddr.next =
+        // Registered (timing): used only with `r_push`, a cycle after the push strobe, when
+        // the QP and its FIFO pointers are still those of the strobe's cycle.
+        self.orq_wa_q.d.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
+        self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = self.w_len.q.val();
         // The CQE's ring index: ci, or for an outstanding Read (`Rdc`, `FlushRead`: the oldest
