@@ -363,7 +363,7 @@ pub struct SendEngine {
     pf_wr: Signal<Local, Bit>,
     k_pi: Signal<Local, Bits<16>>,
     /// `ci + 1` of the served QP, registered (one cycle old; timing).
-    k_ci1: DFF<Bits<16>>,
+    k_ci1: Signal<Local, Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
@@ -460,8 +460,8 @@ impl Logic for SendEngine {
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
             cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
-            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, k_ci1, l_log2,
-            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
+            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -631,7 +631,7 @@ impl Logic for SendEngine {
         // A message's ci moves on as it goes to `Msg` (so that from then on the prefetch
         // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1, a cycle old) is the new ci
         // (`r_ci_inc`).
-        self.k_ci1.d.next = self.k_ci.val() + 1;
+        self.k_ci1.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
         // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
         // engine goes to `Msg`) is applied and seen (pi only grows; a QP gone to error
@@ -1209,7 +1209,7 @@ impl Logic for SendEngine {
                 }
                 if self.r_ci_inc.q.val() {
                     // `k_ci1`: ci + 1 of the strobe's cycle (one incrementer for the 4 QPs).
-                    self.q_ci[i].d.next = self.k_ci1.q.val();
+                    self.q_ci[i].d.next = self.k_ci1.val();
                 }
                 if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
