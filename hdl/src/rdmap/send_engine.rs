@@ -36,7 +36,9 @@
 //! **Prefetch** (issue 5: a 4 KiB Write paid ~70 cycles between messages for the WQE's DMA
 //! round trip): while a Write / Send is offered on `msg_*` (`Msg`, `WriteBack`, `DoneWait`;
 //! DdpTx works on it until its end) and the QP (enabled, not in error) has a further posted
-//! WQE (`ci + 1 != pi`), that WQE is fetched (`sq_rd_*` tag 1) into the upper half of the
+//! WQE (`ci != pi`: a WQE's ci moves on as the engine goes to `Msg` with it, so only the
+//! per-QP `ci != pi` the round robin has anyway is needed, no pi mux and compare), that WQE
+//! is fetched (`sq_rd_*` tag 1) into the upper half of the
 //! outstanding-Read RAM (8 words; no block RAM added). `Idle` picks no QP while the prefetch
 //! is under way (it still takes `rdc`). The next `Load2` takes it if it decides to fetch for
 //! that QP (its ci has moved on by exactly the WQE being sent: nothing else changes a QP's ci
@@ -44,12 +46,13 @@
 //! DMA round trip; any other `Load2`, and a `qpc_write`, drop it. A prefetched WQE then goes
 //! through `Decide`, the check and every rule above exactly as a fetched one, so ordering,
 //! holds, flushes and the round robin (the pick is not changed, only the fetch is faster) are
-//! untouched. Not for a Read (short; its ci moves at the hand-over).
+//! untouched. Not for a Read (short).
 //!
 //! **Early check and read-ahead hint** (issue 5): once DdpTx took the Write / Send being sent
 //! (`msg_take`: `msg_addr` / `msg_len` are not read any more, so `w_len`, `w_lkey`,
 //! `w_addr_*`, `host_addr` are free) and the prefetched WQE is in `orq`, its words 0..=5 are
-//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload below 64 KiB
+//! read from there (`ec_*`, 7 cycles; words 1, 2, 4, 5 load their registers through the same
+//! one load enable per register as a fetch's, `f_ld`) and, for a Write / Send with payload below 64 KiB
 //! (`nxt_len` is 16 bits; a longer one is checked in `Decide` as before), its local check is
 //! made on the `lchk_*` port (idle then). If it passes, `nxt_*` = (`host_addr`, `w_len`) is the
 //! hint for DdpTx's read-ahead (`e_ok`), up until that WQE's message is taken (`msg_take`) or
@@ -86,12 +89,16 @@
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
 //! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
-//! RAM (issue 5: 6 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), read one word a cycle at the
-//! edges leaving `Idle`, `Load` and `Load2` (sq_base is needed in `Addr`, the MSNs from `Msg`
-//! on), the write-back writing only the word of the MSN the message changes; and the
-//! outstanding Reads `{length[32], index[16]}` (48 bits, 3 blocks) at `{0, qp, slot}`, the
-//! prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
+//! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base read at the edge leaving
+//! `Idle` (needed in `Addr`), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
+//! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
+//! and taken in `Decide`, the write-back writing only that word; and the outstanding Reads'
+//! lengths (32 bits, 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An
+//! outstanding Read's ring index is not kept: only Reads pass the hold rules while Reads are
+//! outstanding and each moves ci on, so a QP's outstanding Reads are the WQEs ci - count ..
+//! ci - 1, and the oldest one's index is ci - count (a flush completes them before it moves
+//! ci). The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
@@ -114,14 +121,21 @@
 //! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). With the early
 //! check the check leaves that path (about 16 cycles) and DdpTx's read-ahead the DMA latency:
 //! 1057 cycles a message (`core_probe write 4096 8`). For 100 MHz on
-//! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
-//! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
-//! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
-//! is registered while the WQE beats arrive. Every output is a register or a mux of
+//! the iCE40 the state is one-hot (`st`; the binary state's load enable, decoded from every
+//! transition condition, was the critical path), the round-robin pick works on the
+//! eligibility registered (two cycles old: `Load` registers the picked QP's flags again and
+//! `Load2` gives up when it has no work any more), `Load2`'s take of the prefetched WQE is
+//! registered in `Load`, the per-QP updates (ci, FIFO pointers, flags) are applied one cycle
+//! after their strobe (the FIFO write address registered at the strobe), the hold decision
+//! and the opcode decodes (Read, unknown) are registered while the WQE beats arrive, and the
+//! ring mask is decoded from a registered log2. Every output is a register or a mux of
 //! registers by state, except the strobes `orq_push` and `rdc_ready`, and `lchk_*` / `msg_*`
 //! fields are registers.
 //!
-//! `k_ci1` (ci + 1 for the prefetch) is registered (it cost 89 -> 65 MHz combinational).
+//! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
+//! register made yosys build a feedback mux per bit), and registers loaded in several states
+//! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
+//! resets, not a mux level).
 //!
 //! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
 //! way. Outstanding Reads alone do not
@@ -133,14 +147,16 @@ use rust_hdl::prelude::*;
 
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
 pub const ORQ_DEPTH: usize = 4;
-/// Bits of an outstanding-Read RAM entry: `{length[32], index[16]}` (the signaled bit is in
-/// flip-flops, `orq_sig`: 48 bits are 3 block RAMs, 49 were 4).
+/// Bits of an outstanding-Read RAM entry: its length (the index is ci - count, the signaled
+/// bit is in flip-flops, `orq_sig`: 32 bits are 2 block RAMs; `{length, index}` were 3).
 const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
 const CTX_W: usize = 32;
 
-/// Engine states.
+/// Engine states, in the order of their bit in the one-hot state register (`st`: bit k is
+/// state k, bit 0 stored inverted; `#[hdl_gen]` cannot name constants, so the update
+/// function uses the bit numbers, with the state's name beside each).
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum SeState {
     /// Waiting for work; takes an `rdc` or picks a QP.
