@@ -36,7 +36,9 @@
 //! **Prefetch** (issue 5: a 4 KiB Write paid ~70 cycles between messages for the WQE's DMA
 //! round trip): while a Write / Send is offered on `msg_*` (`Msg`, `WriteBack`, `DoneWait`;
 //! DdpTx works on it until its end) and the QP (enabled, not in error) has a further posted
-//! WQE (`ci + 1 != pi`), that WQE is fetched (`sq_rd_*` tag 1) into the upper half of the
+//! WQE (`ci != pi`: a WQE's ci moves on as the engine goes to `Msg` with it, so only the
+//! per-QP `ci != pi` the round robin has anyway is needed, no pi mux and compare), that WQE
+//! is fetched (`sq_rd_*` tag 1) into the upper half of the
 //! outstanding-Read RAM (8 words; no block RAM added). `Idle` picks no QP while the prefetch
 //! is under way (it still takes `rdc`). The next `Load2` takes it if it decides to fetch for
 //! that QP (its ci has moved on by exactly the WQE being sent: nothing else changes a QP's ci
@@ -44,12 +46,13 @@
 //! DMA round trip; any other `Load2`, and a `qpc_write`, drop it. A prefetched WQE then goes
 //! through `Decide`, the check and every rule above exactly as a fetched one, so ordering,
 //! holds, flushes and the round robin (the pick is not changed, only the fetch is faster) are
-//! untouched. Not for a Read (short; its ci moves at the hand-over).
+//! untouched. Not for a Read (short).
 //!
 //! **Early check and read-ahead hint** (issue 5): once DdpTx took the Write / Send being sent
 //! (`msg_take`: `msg_addr` / `msg_len` are not read any more, so `w_len`, `w_lkey`,
 //! `w_addr_*`, `host_addr` are free) and the prefetched WQE is in `orq`, its words 0..=5 are
-//! read from there (`ec_*`, 7 cycles) and, for a Write / Send with payload below 64 KiB
+//! read from there (`ec_*`, 7 cycles; words 1, 2, 4, 5 load their registers through the same
+//! one load enable per register as a fetch's, `f_ld`) and, for a Write / Send with payload below 64 KiB
 //! (`nxt_len` is 16 bits; a longer one is checked in `Decide` as before), its local check is
 //! made on the `lchk_*` port (idle then). If it passes, `nxt_*` = (`host_addr`, `w_len`) is the
 //! hint for DdpTx's read-ahead (`e_ok`), up until that WQE's message is taken (`msg_take`) or
@@ -86,12 +89,16 @@
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
 //! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
-//! RAM (issue 5: 6 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), read one word a cycle at the
-//! edges leaving `Idle`, `Load` and `Load2` (sq_base is needed in `Addr`, the MSNs from `Msg`
-//! on), the write-back writing only the word of the MSN the message changes; and the
-//! outstanding Reads `{length[32], index[16]}` (48 bits, 3 blocks) at `{0, qp, slot}`, the
-//! prefetched WQE at `{1, 0, word}`. The hardware FIFO holds
+//! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base read at the edge leaving
+//! `Idle` (needed in `Addr`), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
+//! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
+//! and taken in `Decide`, the write-back writing only that word; and the outstanding Reads'
+//! lengths (32 bits, 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An
+//! outstanding Read's ring index is not kept: only Reads pass the hold rules while Reads are
+//! outstanding and each moves ci on, so a QP's outstanding Reads are the WQEs ci - count ..
+//! ci - 1, and the oldest one's index is ci - count (a flush completes them before it moves
+//! ci). The hardware FIFO holds
 //! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
 //! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
 //!
@@ -114,14 +121,21 @@
 //! (4 KiB Writes, DMA latency 50): 1121 cycles a message, was 1409 (bound 1039). With the early
 //! check the check leaves that path (about 16 cycles) and DdpTx's read-ahead the DMA latency:
 //! 1057 cycles a message (`core_probe write 4096 8`). For 100 MHz on
-//! the iCE40 the round-robin pick is registered (one cycle old: `Load` registers the picked
-//! QP's flags again and `Load2` gives up when it has no work any more), the per-QP updates
-//! (ci, FIFO pointers, flags) are applied one cycle after their strobe, and the hold decision
-//! is registered while the WQE beats arrive. Every output is a register or a mux of
+//! the iCE40 the state is one-hot (`st`; the binary state's load enable, decoded from every
+//! transition condition, was the critical path), the round-robin pick works on the
+//! eligibility registered (two cycles old: `Load` registers the picked QP's flags again and
+//! `Load2` gives up when it has no work any more), `Load2`'s take of the prefetched WQE is
+//! registered in `Load`, the per-QP updates (ci, FIFO pointers, flags) are applied one cycle
+//! after their strobe (the FIFO write address registered at the strobe), the hold decision
+//! and the opcode decodes (Read, unknown) are registered while the WQE beats arrive, and the
+//! ring mask is decoded from a registered log2. Every output is a register or a mux of
 //! registers by state, except the strobes `orq_push` and `rdc_ready`, and `lchk_*` / `msg_*`
 //! fields are registers.
 //!
-//! `k_ci1` (ci + 1 for the prefetch) is registered (it cost 89 -> 65 MHz combinational).
+//! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
+//! register made yosys build a feedback mux per bit), and registers loaded in several states
+//! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
+//! resets, not a mux level).
 //!
 //! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
 //! way. Outstanding Reads alone do not
@@ -133,14 +147,16 @@ use rust_hdl::prelude::*;
 
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
 pub const ORQ_DEPTH: usize = 4;
-/// Bits of an outstanding-Read RAM entry: `{length[32], index[16]}` (the signaled bit is in
-/// flip-flops, `orq_sig`: 48 bits are 3 block RAMs, 49 were 4).
-const ORQ_W: usize = 48;
+/// Bits of an outstanding-Read RAM entry: its length (the index is ci - count, the signaled
+/// bit is in flip-flops, `orq_sig`: 32 bits are 2 block RAMs; `{length, index}` were 3).
+const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
 const CTX_W: usize = 32;
 
-/// Engine states.
+/// Engine states, in the order of their bit in the one-hot state register (`st`: bit k is
+/// state k, bit 0 stored inverted; `#[hdl_gen]` cannot name constants, so the update
+/// function uses the bit numbers, with the state's name beside each).
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum SeState {
     /// Waiting for work; takes an `rdc` or picks a QP.
@@ -253,7 +269,13 @@ pub struct SendEngine {
     pub scqe_ready: Signal<In, Bit>,
     pub idle: Signal<Out, Bit>,
 
-    state: DFF<SeState>,
+    /// One-hot state: bit k is state k of [`SeState`], bit 0 (`Idle`) stored inverted.
+    st: DFF<Bits<15>>,
+    /// The state decoded (`st` with bit 0 flipped): one bit set.
+    s: Signal<Local, Bits<15>>,
+    /// The state entered / left at the next edge (bit per state).
+    nx: Signal<Local, Bits<15>>,
+    lv: Signal<Local, Bits<15>>,
     // Per-QP registers.
     q_en: [DFF<Bit>; 4],
     q_err: [DFF<Bit>; 4],
@@ -279,17 +301,18 @@ pub struct SendEngine {
     orq_ra_q: DFF<Bits<4>>,
     /// `orq_sig` at `orq_ra_q`, beside `orq.read_data` (the mux after the register: timing).
     sig_rd: Signal<Local, Bit>,
-    /// The cycle after `Load2`: the MSN of QN 1 is on the context RAM's output.
-    ld_m1: DFF<Bit>,
     /// The QP served last (round robin).
     rr: DFF<Bits<CONN_BITS>>,
     /// The QP being served.
     cur: DFF<Bits<CONN_BITS>>,
-    msn0: DFF<Bits<32>>,
-    msn1: DFF<Bits<32>>,
+    /// The MSN the WQE's message uses (QN 1 for a Read, else QN 0), read from the context
+    /// RAM while the WQE's beats arrive (its opcode is known from the first beat).
+    msn: DFF<Bits<32>>,
     base: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
     w_op: DFF<Bits<8>>,
+    w_rd: DFF<Bit>,
+    w_unk: DFF<Bit>,
     w_sig: DFF<Bit>,
     w_fence: DFF<Bit>,
     w_len: DFF<Bits<32>>,
@@ -301,7 +324,6 @@ pub struct SendEngine {
     w_raddr_lo: DFF<Bits<32>>,
     host_addr: DFF<Bits<32>>,
     done_seen: DFF<Bit>,
-    rdc_st: DFF<Bits<8>>,
     /// Read completions (`rdc_*`) waiting for the engine: {status, QP}.
     rdcq: SynchronousFIFO<Bits<10>, 4, 5, 1>,
     rdcq_valid: Signal<Local, Bit>,
@@ -311,7 +333,6 @@ pub struct SendEngine {
     rdch_valid: DFF<Bit>,
     rdch_qp: DFF<Bits<CONN_BITS>>,
     rdch_status: DFF<Bits<8>>,
-    c_qp: DFF<Bits<CONN_BITS>>,
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
@@ -332,16 +353,16 @@ pub struct SendEngine {
     pf_st: DFF<Bits<3>>,
     /// The QP of the prefetched WQE (its next WQE after the one being sent).
     pf_qp: DFF<Bits<CONN_BITS>>,
-    pf_beat: DFF<Bits<3>>,
     /// This fetch takes the prefetched WQE from `orq`.
     pf_use: DFF<Bit>,
     pf_busy: Signal<Local, Bit>,
     /// The served QP is enabled, not in error, and has a WQE after the one at ci (registered).
     pf_ok: DFF<Bit>,
+    /// In `Msg`, `WriteBack` or `DoneWait`.
+    in_msg: Signal<Local, Bit>,
     /// Early check of the prefetched WQE (the hint): 0 none, 1 reading its words 0..=5 from
     /// `orq`, 2 presenting the check, 3 waiting for the answer, 4 done.
     ec_st: DFF<Bits<3>>,
-    ec_w: DFF<Bits<3>>,
     /// The prefetched WQE is a Write or a Send (its word 0).
     ec_ws: DFF<Bit>,
     /// The early check passed: `host_addr` and `w_len` are the prefetched WQE's (`nxt_*`),
@@ -358,16 +379,19 @@ pub struct SendEngine {
     pf_wr: Signal<Local, Bit>,
     k_pi: Signal<Local, Bits<16>>,
     /// `ci + 1` of the served QP, registered (one cycle old; timing).
-    k_ci1: DFF<Bits<16>>,
+    k_ci1: Signal<Local, Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
+    /// Load WQE word k into its register (bit k).
+    f_ld: Signal<Local, Bits<8>>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; 4],
     /// Per QP: ci != pi.
     ne: [Signal<Local, Bit>; 4],
     k_ne: Signal<Local, Bit>,
     elig: Signal<Local, Bits<4>>,
+    elig_q: DFF<Bits<4>>,
     elig2: Signal<Local, Bits<8>>,
     rot: Signal<Local, Bits<8>>,
     off: Signal<Local, Bits<CONN_BITS>>,
@@ -403,10 +427,16 @@ pub struct SendEngine {
     l_oc: DFF<Bit>,
     l_ne: DFF<Bit>,
     l_blk: DFF<Bit>,
+    l_pf: DFF<Bit>,
     /// The round-robin pick, registered (one cycle old: re-checked in `Load`).
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
+    f_ci: Signal<Local, Bits<16>>,
+    /// `k_log2`, one cycle old (right in `Load2` and while a Write / Send is offered).
+    l_log2: DFF<Bits<RING_LOG2_BITS>>,
+    f_mask: Signal<Local, Bits<16>>,
+    foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<32>>,
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
@@ -419,7 +449,10 @@ pub struct SendEngine {
     k_f1: Signal<Local, Bit>,
     ctx_we: Signal<Local, Bit>,
     orq_waddr: Signal<Local, Bits<4>>,
+    orq_wa_q: DFF<Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
+    c_sub: Signal<Local, Bits<16>>,
+    c_ci: Signal<Local, Bits<16>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -439,13 +472,14 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, pick_q, any_q, foff, faddr, rr, cur,
-            msn0, msn1, base, beat, w_op, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
-            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, rdc_st, c_qp, c_op, c_st,
-            c_len, c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_beat, pf_use,
-            k_ci1, orq_ra_q, ld_m1, ec_st, ec_w, ec_ws, e_ok, tk, pf_ok
+            self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
+            hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
+            cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
+            w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
+            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
+            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
+        self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
         // itself wait for the transmit side (`docs/decisions.md`, "The whole core:
@@ -504,8 +538,11 @@ impl Logic for SendEngine {
         if self.el[3].val() {
             self.elig.next = self.elig.val() | 8;
         }
+        // The pick works on `elig` registered (`elig_q`, timing: the ci / pi compares and the
+        // pick were one path): two cycles old, re-checked in `Load` / `Load2` as before.
+        self.elig_q.d.next = self.elig.val();
         self.elig2.next =
-            (bit_cast::<8, 4>(self.elig.val()) << 4) | bit_cast::<8, 4>(self.elig.val());
+            (bit_cast::<8, 4>(self.elig_q.q.val()) << 4) | bit_cast::<8, 4>(self.elig_q.q.val());
         self.rot.next = self.elig2.val() >> (bit_cast::<8, 2>(self.rr.q.val()) + 1);
         self.off.next = 3.into();
         if self.rot.val().get_bit(2) {
@@ -520,10 +557,10 @@ impl Logic for SendEngine {
         self.pick.next = self.rr.q.val() + self.off.val() + 1;
         self.any.next = self.elig.val().any();
         self.pick_q.d.next = self.pick.val();
-        self.any_q.d.next = self.any.val();
+        self.any_q.d.next = self.elig_q.q.val().any();
 
         // The QP whose registers the state looks at.
-        if self.state.q.val() == SeState::Idle {
+        if self.s.val().get_bit(0) {
             if self.rdcq_valid.val() {
                 self.sel.next = self.rdcq_qp.val();
             } else {
@@ -574,7 +611,7 @@ impl Logic for SendEngine {
         }
 
         // WQE decode.
-        self.is_read.next = self.w_op.q.val() == 1;
+        self.is_read.next = self.w_rd.q.val();
         if self.w_op.q.val() == 0 {
             self.wc_op.next = 1.into();
         } else if self.w_op.q.val() == 1 {
@@ -592,8 +629,7 @@ impl Logic for SendEngine {
             || (self.is_read.val() && self.ord_full.val());
 
         // Outputs, registers muxed by state.
-        self.sq_rd_req_valid.next =
-            (self.state.q.val() == SeState::FetchReq) || (self.pf_st.q.val() == 2);
+        self.sq_rd_req_valid.next = self.s.val().get_bit(5) || (self.pf_st.q.val() == 2);
         self.sq_rd_req_addr.next = self.faddr.q.val();
         self.sq_rd_req_len.next = 32.into();
         self.sq_rd_req_tag.next = 0.into();
@@ -608,36 +644,44 @@ impl Logic for SendEngine {
         // then: `Idle` picks no QP while it is under way. Every rule stays with the fetch:
         // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
         // drops it.
-        // `k_ci1` is a cycle old: right in `Msg` / `WriteBack` / `DoneWait` of a Write / Send,
-        // where the served QP and its ci have not changed since `Decide`.
-        self.k_ci1.d.next = self.k_ci.val() + 1;
+        // A message's ci moves on as it goes to `Msg` (so that from then on the prefetch
+        // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1, a cycle old) is the new ci
+        // (`r_ci_inc`).
+        self.k_ci1.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
-        // The QP's part registered too (`pf_ok`, timing): one more cycle old, still right in
-        // those states (pi only grows; a QP gone to error meanwhile gets a prefetch that its
-        // next `Load2` drops).
-        self.pf_ok.d.next =
-            self.k_en.val() && !self.k_err.val() && (self.k_ci1.q.val() != self.k_pi.val());
-        self.pf_start.next = ((self.state.q.val() == SeState::Msg)
-            || (self.state.q.val() == SeState::WriteBack)
-            || (self.state.q.val() == SeState::DoneWait))
+        // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
+        // engine goes to `Msg`) is applied and seen (pi only grows; a QP gone to error
+        // meanwhile gets a prefetch that its next `Load2` drops).
+        self.in_msg.next =
+            self.s.val().get_bit(10) || self.s.val().get_bit(11) || self.s.val().get_bit(12);
+        self.pf_ok.d.next = self.k_en.val()
+            && !self.k_err.val()
+            && self.k_ne.val()
+            && self.in_msg.val()
+            && !self.r_ci_inc.q.val();
+        self.pf_start.next = self.in_msg.val()
             && !self.is_read.val()
             && (self.pf_st.q.val() == 0)
             && self.pf_ok.q.val();
+        // The ring offset of the WQE to fetch: ci (`Load2`, or the prefetch: ci moved on).
+        self.f_ci.next = self.k_ci.val();
+        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
+        // mux and a carry chain in front of `foff` were the critical path).
+        self.l_log2.d.next = self.k_log2.val();
+        self.f_mask.next = 0.into();
+        for j in 0..16 {
+            if self.l_log2.q.val().index() > j {
+                self.f_mask.next = self.f_mask.val().replace_bit(j, true);
+            }
+        }
+        self.foff_n.next = bit_cast::<21, 16>(self.f_ci.val() & self.f_mask.val()) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
-        self.pf_take.next = (self.state.q.val() == SeState::Load2)
-            && self.l_en.q.val()
-            && !self.l_err.q.val()
-            && self.l_ne.q.val()
-            && !self.l_blk.q.val()
-            && (self.pf_st.q.val() == 4)
-            && (self.pf_qp.q.val() == self.cur.q.val());
+        self.pf_take.next = self.s.val().get_bit(2) && self.l_pf.q.val();
         if self.pf_start.val() {
             self.pf_st.d.next = 1.into();
             self.pf_qp.d.next = self.cur.q.val();
-            self.pf_beat.d.next = 0.into();
-            self.foff.d.next = bit_cast::<21, 16>(
-                self.k_ci1.q.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
-            ) << 5;
+            self.beat.d.next = 0.into();
+            self.foff.d.next = self.foff_n.val();
         }
         if self.pf_st.q.val() == 1 {
             self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
@@ -647,7 +691,7 @@ impl Logic for SendEngine {
             self.pf_st.d.next = 3.into();
         }
         if self.pf_wr.val() {
-            self.pf_beat.d.next = self.pf_beat.q.val() + 1;
+            self.beat.d.next = self.beat.q.val() + 1;
             if self.sq_rd_cpl_last.val() {
                 self.pf_st.d.next = 4.into();
             }
@@ -661,14 +705,14 @@ impl Logic for SendEngine {
         self.f_last.next = self.sq_rd_cpl_last.val();
         if self.pf_use.q.val() {
             self.f_valid.next = true;
-            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_data.next = self.orq.read_data.val();
             self.f_last.next = self.beat.q.val() == 7;
         }
         // The early check's words come the same way (no second input on the `w_*` registers).
         if self.ec_st.q.val() == 1 {
-            self.f_data.next = self.orq.read_data.val().get_bits::<32>(0);
+            self.f_data.next = self.orq.read_data.val();
         }
-        self.lchk_valid.next = self.state.q.val() == SeState::Check;
+        self.lchk_valid.next = self.s.val().get_bit(8);
         self.lchk_stag.next = self.w_lkey.q.val();
         self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
@@ -680,7 +724,7 @@ impl Logic for SendEngine {
         } else {
             self.lchk_access.next = 1.into();
         }
-        self.msg_valid.next = self.state.q.val() == SeState::Msg;
+        self.msg_valid.next = self.s.val().get_bit(10);
         self.msg_conn.next = self.cur.q.val();
         if self.w_op.q.val() < 2 {
             self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0);
@@ -690,13 +734,12 @@ impl Logic for SendEngine {
         if self.is_read.val() {
             self.msg_stag.next = self.w_lkey.q.val();
             self.msg_to.next = self.lchk_to.val();
-            self.msg_msn.next = self.msn1.q.val();
         } else {
             self.msg_stag.next = self.w_rkey.q.val();
             self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
                 | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
-            self.msg_msn.next = self.msn0.q.val();
         }
+        self.msg_msn.next = self.msn.q.val();
         self.msg_inv_stag.next = self.w_rkey.q.val();
         self.msg_src_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
@@ -714,7 +757,7 @@ impl Logic for SendEngine {
         if self.h_valid.q.val() && self.scqe_ready.val() {
             self.h_valid.d.next = false;
         }
-        self.idle.next = (self.state.q.val() == SeState::Idle)
+        self.idle.next = self.s.val().get_bit(0)
             && !self.pf_busy.val()
             && !self.any.val()
             && !self.rdcq_valid.val()
@@ -724,20 +767,28 @@ impl Logic for SendEngine {
         // kept away from the written entry (block RAM gives undefined data there).
         self.ctx_we.next = false;
         // The write-back writes the MSN a message can change: QN 1 for a Read, else QN 0.
-        if self.is_read.val() {
-            self.ctx.write_data.next = self.msn1.q.val();
-        } else {
-            self.ctx.write_data.next = self.msn0.q.val();
-        }
+        self.ctx.write_data.next = self.msn.q.val();
         self.orq.write_enable.next = false;
         // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
         // into the QP bits.
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
-        self.orq_waddr.next =
+        // Registered (timing): used only with `r_push`, a cycle after the push strobe, when
+        // the QP and its FIFO pointers are still those of the strobe's cycle.
+        self.orq_wa_q.d.next =
             (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
+        self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
-        self.orq.write_data.next =
-            (bit_cast::<48, 32>(self.w_len.q.val()) << 16) | bit_cast::<48, 16>(self.k_ci.val());
+        self.orq.write_data.next = self.w_len.q.val();
+        // The CQE's ring index: ci, or for an outstanding Read (`Rdc`, `FlushRead`: the oldest
+        // of the QP) ci - count. Only Reads pass the hold rules while Reads are outstanding,
+        // and each moves ci on at its hand-over, so a QP's outstanding Reads are the WQEs
+        // ci - count .. ci - 1 (a flush completes them before it moves ci): the entry needs no
+        // index.
+        self.c_sub.next = 0.into();
+        if self.s.val().get_bit(13) || self.s.val().get_bit(3) {
+            self.c_sub.next = bit_cast::<16, 3>(self.k_oc.val());
+        }
+        self.c_ci.next = self.k_ci.val() - self.c_sub.val();
 
         self.pop.next = false;
         self.push.next = false;
@@ -747,261 +798,309 @@ impl Logic for SendEngine {
         self.clr_lst.next = false;
         self.unblock.next = false;
 
-        match self.state.q.val() {
-            SeState::Idle => {
-                if self.qpc_write.val()
-                    || self.r_pop.q.val()
-                    || self.r_ci_inc.q.val()
-                    || self.r_set_err.q.val()
-                    || self.r_set_blk.q.val()
-                    || self.r_clr_lst.q.val()
-                    || self.r_unblock.q.val()
-                {
-                    // The context RAM is being written, or a QP update is pending.
-                } else if self.rdcq_valid.val() {
-                    self.rdcq_take.next = true;
-                    self.cur.d.next = self.rdcq_qp.val();
-                    self.rdc_st.d.next = self.rdcq_status.val();
-                    if self.s_oc.val().any() {
-                        self.state.d.next = SeState::Rdc;
-                    }
-                } else if self.any_q.q.val() && !self.pf_busy.val() {
-                    self.cur.d.next = self.pick_q.q.val();
-                    self.rr.d.next = self.pick_q.q.val();
-                    self.state.d.next = SeState::Load;
+        // One-hot state (timing: the binary state's enable was the critical path): `st` bit
+        // k is state k of [`SeState`], except bit 0, stored inverted (`st` = 0 is `Idle`, the
+        // flip-flops' initial value); `s` is the decoded state. Each state's branch sets the
+        // state it goes to in `nx` and itself in `lv` (leaving).
+        self.nx.next = 0.into();
+        self.lv.next = 0.into();
+        if self.s.val().get_bit(0) {
+            // Idle
+            if self.qpc_write.val()
+                || self.r_pop.q.val()
+                || self.r_ci_inc.q.val()
+                || self.r_set_err.q.val()
+                || self.r_set_blk.q.val()
+                || self.r_clr_lst.q.val()
+                || self.r_unblock.q.val()
+            {
+                // The context RAM is being written, or a QP update is pending.
+            } else if self.rdcq_valid.val() {
+                self.rdcq_take.next = true;
+                self.cur.d.next = self.rdcq_qp.val();
+                // The CQE's status (`c_*` is free in `Idle`).
+                self.c_st.d.next = self.rdcq_status.val();
+                if self.s_oc.val().any() {
+                    self.nx.next = self.nx.val() | 8192; // Rdc
+                    self.lv.next = self.lv.val() | 1;
                 }
+            } else if self.any_q.q.val() && !self.pf_busy.val() {
+                self.cur.d.next = self.pick_q.q.val();
+                self.rr.d.next = self.pick_q.q.val();
+                self.nx.next = self.nx.val() | 2; // Load
+                self.lv.next = self.lv.val() | 1;
             }
-            SeState::Rdc => {
-                // FIFO entry {signaled, length, index} of the oldest Read.
-                self.pop.next = true;
-                self.unblock.next = true;
-                self.c_qp.d.next = self.cur.q.val();
-                self.c_op.d.next = 2.into();
-                self.c_st.d.next = self.rdc_st.q.val();
-                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
-                if self.rdc_st.q.val().any() {
-                    self.c_len.d.next = 0.into();
+        }
+        if self.s.val().get_bit(13) {
+            // Rdc
+            // FIFO entry {signaled, length, index} of the oldest Read.
+            self.pop.next = true;
+            self.unblock.next = true;
+            self.c_op.d.next = 2.into();
+            // (`c_idx`, `c_len`: below.)
+            if self.sig_rd.val() || self.c_st.q.val().any() {
+                self.nx.next = self.nx.val() | 16384; // Cqe
+                self.lv.next = self.lv.val() | 8192;
+            } else {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 8192;
+            }
+        }
+        if self.s.val().get_bit(1) {
+            // Load
+            // Register the served QP's flags: the decision is taken in `Load2`.
+            self.l_en.d.next = self.k_en.val();
+            self.l_err.d.next = self.k_err.val();
+            self.l_oc.d.next = self.k_oc.val().any();
+            self.l_ne.d.next = self.k_ne.val();
+            self.l_blk.d.next = self.k_blk.val();
+            // `Load2` takes the prefetched WQE (registered here: it addresses `orq`).
+            self.l_pf.d.next = self.k_en.val()
+                && !self.k_err.val()
+                && self.k_ne.val()
+                && !self.k_blk.val()
+                && (self.pf_st.q.val() == 4)
+                && !self.qpc_write.val()
+                && (self.pf_qp.q.val() == self.cur.q.val());
+            // Word 0 (sq_base), read at the edge leaving `Idle`.
+            self.base.d.next = self.ctx.read_data.val();
+            self.nx.next = self.nx.val() | 4; // Load2
+            self.lv.next = self.lv.val() | 2;
+        }
+        if self.s.val().get_bit(2) {
+            // Load2
+            self.foff.d.next = self.foff_n.val();
+            self.c_st.d.next = 5.into();
+            if !self.l_en.q.val() {
+                // The pick is a cycle old: the QP may have no work any more.
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_err.q.val() && self.l_oc.q.val() {
+                // Flush the oldest outstanding Read (its entry is on the RAM output).
+                self.nx.next = self.nx.val() | 8; // FlushRead
+                self.lv.next = self.lv.val() | 4;
+            } else if !self.l_ne.q.val() {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_err.q.val() {
+                self.ci_inc.next = true;
+                self.clr_lst.next = true;
+                if self.k_lst.val().any() {
+                    self.c_op.d.next = self.k_lop.val();
+                    self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
                 } else {
-                    self.c_len.d.next = self.orq.read_data.val().get_bits::<32>(16);
+                    self.c_op.d.next = 0.into();
                 }
-                if self.sig_rd.val() || self.rdc_st.q.val().any() {
-                    self.state.d.next = SeState::Cqe;
-                } else {
-                    self.state.d.next = SeState::Idle;
-                }
-            }
-            SeState::Load => {
-                // Register the served QP's flags: the decision is taken in `Load2`.
-                self.l_en.d.next = self.k_en.val();
-                self.l_err.d.next = self.k_err.val();
-                self.l_oc.d.next = self.k_oc.val().any();
-                self.l_ne.d.next = self.k_ne.val();
-                self.l_blk.d.next = self.k_blk.val();
-                // Word 0 (sq_base), read at the edge leaving `Idle`.
-                self.base.d.next = self.ctx.read_data.val();
-                self.state.d.next = SeState::Load2;
-            }
-            SeState::Load2 => {
-                // Word 1 (MSN of QN 0), read at the edge leaving `Load`.
-                self.msn0.d.next = self.ctx.read_data.val();
-                if self.k_f0.val() {
-                    self.msn0.d.next = 1.into();
-                }
-                self.foff.d.next = bit_cast::<21, 16>(
-                    self.k_ci.val() & ((bits::<16>(1) << bit_cast::<16, 4>(self.k_log2.val())) - 1),
-                ) << 5;
-                self.c_qp.d.next = self.cur.q.val();
-                self.c_len.d.next = 0.into();
-                self.c_st.d.next = 5.into();
-                if !self.l_en.q.val() {
-                    // The pick is a cycle old: the QP may have no work any more.
-                    self.state.d.next = SeState::Idle;
-                } else if self.l_err.q.val() && self.l_oc.q.val() {
-                    // Flush the oldest outstanding Read (its entry is on the RAM output).
-                    self.state.d.next = SeState::FlushRead;
-                } else if !self.l_ne.q.val() {
-                    self.state.d.next = SeState::Idle;
-                } else if self.l_err.q.val() {
-                    self.ci_inc.next = true;
-                    self.clr_lst.next = true;
-                    self.c_idx.d.next = self.k_ci.val();
-                    if self.k_lst.val().any() {
-                        self.c_op.d.next = self.k_lop.val();
-                        self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
-                    } else {
-                        self.c_op.d.next = 0.into();
-                    }
-                    self.state.d.next = SeState::Cqe;
-                } else if self.l_blk.q.val() {
-                    self.state.d.next = SeState::Idle;
-                } else if self.pf_take.val() {
-                    // The prefetched WQE is this one (the QP's ci moved on by exactly the one
-                    // WQE sent meanwhile): its word 0 is read at this edge.
-                    self.beat.d.next = 0.into();
-                    self.pf_use.d.next = true;
-                    self.state.d.next = SeState::Fetch;
-                } else {
-                    self.beat.d.next = 0.into();
-                    self.pf_use.d.next = false;
-                    self.state.d.next = SeState::Addr;
-                }
-                // A prefetched WQE is taken or dropped at every `Load2`.
-                if self.pf_st.q.val() == 4 {
-                    self.pf_st.d.next = 0.into();
-                }
-            }
-            SeState::Addr => {
-                self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
-                self.state.d.next = SeState::FetchReq;
-            }
-            SeState::FlushRead => {
-                self.pop.next = true;
-                self.c_op.d.next = 2.into();
-                self.c_idx.d.next = self.orq.read_data.val().get_bits::<16>(0);
-                self.state.d.next = SeState::Cqe;
-            }
-            SeState::FetchReq => {
+                self.nx.next = self.nx.val() | 16384; // Cqe
+                self.lv.next = self.lv.val() | 4;
+            } else if self.l_blk.q.val() {
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 4;
+            } else if self.pf_take.val() {
+                // The prefetched WQE is this one (the QP's ci moved on by exactly the one
+                // WQE sent meanwhile): its word 0 is read at this edge.
+                self.beat.d.next = 0.into();
+                self.pf_use.d.next = true;
+                self.nx.next = self.nx.val() | 64; // Fetch
+                self.lv.next = self.lv.val() | 4;
+            } else {
+                self.beat.d.next = 0.into();
                 self.pf_use.d.next = false;
-                if self.sq_rd_req_ready.val() {
-                    self.state.d.next = SeState::Fetch;
-                }
+                self.nx.next = self.nx.val() | 16; // Addr
+                self.lv.next = self.lv.val() | 4;
             }
-            SeState::Fetch => {
-                if self.f_valid.val() {
-                    self.beat.d.next = self.beat.q.val() + 1;
-                    if self.beat.q.val() == 0 {
-                        self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
-                        self.w_sig.d.next = self.f_data.val().get_bit(16);
-                        self.w_fence.d.next = self.f_data.val().get_bit(17);
-                    }
-                    if self.beat.q.val() == 1 {
-                        self.w_len.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 2 {
-                        self.w_lkey.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 3 {
-                        self.w_rkey.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 4 {
-                        self.w_addr_hi.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 5 {
-                        self.w_addr_lo.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 6 {
-                        self.w_raddr_hi.d.next = self.f_data.val();
-                    }
-                    if self.beat.q.val() == 7 {
-                        self.w_raddr_lo.d.next = self.f_data.val();
-                    }
-                    if self.f_last.val() {
-                        self.pf_use.d.next = false;
-                        self.state.d.next = SeState::Decide;
-                    }
-                }
+            // A prefetched WQE is taken or dropped at every `Load2`.
+            if self.pf_st.q.val() == 4 {
+                self.pf_st.d.next = 0.into();
             }
-            SeState::Decide => {
-                self.c_idx.d.next = self.k_ci.val();
-                self.c_len.d.next = self.w_len.q.val();
-                self.c_op.d.next = self.wc_op.val();
-                self.c_st.d.next = 0.into();
-                self.done_seen.d.next = false;
-                if self.w_op.q.val() > 5 {
-                    if self.k_oc.val().any() {
-                        self.set_blk.next = true;
-                    } else {
-                        self.set_err.next = true;
-                    }
-                    self.state.d.next = SeState::Idle;
-                } else if self.hold_q.q.val() {
-                    self.set_blk.next = true;
-                    self.state.d.next = SeState::Idle;
-                } else if self.w_len.q.val().any() && !self.e_ok.q.val() {
-                    self.state.d.next = SeState::Check;
-                } else {
-                    // No payload, or checked early (the prefetched WQE, `host_addr` set).
-                    self.state.d.next = SeState::Msg;
-                }
+        }
+        if self.s.val().get_bit(4) {
+            // Addr
+            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.nx.next = self.nx.val() | 32; // FetchReq
+            self.lv.next = self.lv.val() | 16;
+        }
+        if self.s.val().get_bit(3) {
+            // FlushRead
+            self.pop.next = true;
+            self.c_op.d.next = 2.into();
+            self.nx.next = self.nx.val() | 16384; // Cqe
+            self.lv.next = self.lv.val() | 8;
+        }
+        if self.s.val().get_bit(5) {
+            // FetchReq
+            self.pf_use.d.next = false;
+            if self.sq_rd_req_ready.val() {
+                self.nx.next = self.nx.val() | 64; // Fetch
+                self.lv.next = self.lv.val() | 32;
             }
-            SeState::Check => {
-                if self.lchk_ready.val() {
-                    self.state.d.next = SeState::CheckWait;
-                }
-            }
-            SeState::CheckWait => {
-                if self.lrsp_valid.val() {
-                    self.host_addr.d.next = self.lrsp_host_addr.val();
-                    if self.lrsp_status.val().any() {
-                        self.set_err.next = true;
-                        self.state.d.next = SeState::Idle;
-                    } else {
-                        self.state.d.next = SeState::Msg;
-                    }
-                }
-            }
-            SeState::Msg => {
-                if self.msg_ready.val() {
-                    // DdpTx takes a message at its end: its `msg_done` may come in the
-                    // cycle of the hand-over (`docs/core.md`, "The message job").
-                    if self.msg_done.val() {
-                        self.done_seen.d.next = true;
-                    }
-                    if self.is_read.val() {
-                        self.orq_push.next = true;
-                        self.push.next = true;
-                        self.ci_inc.next = true;
-                        self.msn1.d.next = self.msn1.q.val() + 1;
-                    } else if self.w_op.q.val() >= 2 {
-                        self.msn0.d.next = self.msn0.q.val() + 1;
-                    }
-                    self.state.d.next = SeState::WriteBack;
-                }
-            }
-            SeState::WriteBack => {
-                if self.msg_done.val() {
-                    self.done_seen.d.next = true;
-                }
-                if !self.qpc_write.val() {
-                    // The changed MSN's word (an RDMA Write rewrites MSN 0 unchanged).
-                    self.ctx_we.next = true;
-                    self.state.d.next = SeState::DoneWait;
-                }
-            }
-            SeState::DoneWait => {
-                // Not while the early check reads `orq` or presents its check (a done
-                // meanwhile is kept).
-                if self.msg_done.val() {
-                    self.done_seen.d.next = true;
-                }
-                if (self.msg_done.val() || self.done_seen.q.val()) && !self.ec_busy.val() {
-                    if self.is_read.val() {
-                        // Outstanding since the hand-over; its CQE comes with `rdc`.
-                        self.state.d.next = SeState::Idle;
-                    } else if self.w_sig.q.val() {
-                        self.ci_inc.next = true;
-                        self.state.d.next = SeState::Cqe;
-                    } else {
-                        self.ci_inc.next = true;
-                        self.state.d.next = SeState::Idle;
-                    }
-                }
-            }
-            SeState::Cqe => {
-                // Into the holding register when it is free (one CQE at a time keeps them in
-                // order).
-                if !self.h_valid.q.val() {
-                    self.h_valid.d.next = true;
-                    self.h_qp.d.next = self.c_qp.q.val();
-                    self.h_op.d.next = self.c_op.q.val();
-                    self.h_st.d.next = self.c_st.q.val();
-                    self.h_len.d.next = self.c_len.q.val();
-                    self.h_idx.d.next = self.c_idx.q.val();
-                    self.state.d.next = SeState::Idle;
+        }
+        if self.s.val().get_bit(6) {
+            // Fetch
+            if self.f_valid.val() {
+                // (The words load their registers below, `f_ld`.)
+                self.beat.d.next = self.beat.q.val() + 1;
+                if self.f_last.val() {
+                    self.pf_use.d.next = false;
+                    self.nx.next = self.nx.val() | 128; // Decide
+                    self.lv.next = self.lv.val() | 64;
                 }
             }
         }
+        if self.s.val().get_bit(7) {
+            // Decide
+            // (`msn`, `c_idx`, `c_len`: below.)
+            self.c_op.d.next = self.wc_op.val();
+            self.c_st.d.next = 0.into();
+            self.done_seen.d.next = false;
+            if self.w_unk.q.val() {
+                if self.k_oc.val().any() {
+                    self.set_blk.next = true;
+                } else {
+                    self.set_err.next = true;
+                }
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 128;
+            } else if self.hold_q.q.val() {
+                self.set_blk.next = true;
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 128;
+            } else if self.w_len.q.val().any() && !self.e_ok.q.val() {
+                self.nx.next = self.nx.val() | 256; // Check
+                self.lv.next = self.lv.val() | 128;
+            } else {
+                // No payload, or checked early (the prefetched WQE, `host_addr` set).
+                // The WQE is sent: ci moves on (its CQE index is `c_idx`).
+                self.ci_inc.next = true;
+                self.nx.next = self.nx.val() | 1024; // Msg
+                self.lv.next = self.lv.val() | 128;
+            }
+        }
+        if self.s.val().get_bit(8) {
+            // Check
+            if self.lchk_ready.val() {
+                self.nx.next = self.nx.val() | 512; // CheckWait
+                self.lv.next = self.lv.val() | 256;
+            }
+        }
+        if self.s.val().get_bit(9) {
+            // CheckWait
+            if self.lrsp_valid.val() {
+                self.host_addr.d.next = self.lrsp_host_addr.val();
+                if self.lrsp_status.val().any() {
+                    self.set_err.next = true;
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 512;
+                } else {
+                    self.ci_inc.next = true;
+                    self.nx.next = self.nx.val() | 1024; // Msg
+                    self.lv.next = self.lv.val() | 512;
+                }
+            }
+        }
+        if self.s.val().get_bit(10) {
+            // Msg
+            if self.msg_ready.val() {
+                // DdpTx takes a message at its end: its `msg_done` may come in the
+                // cycle of the hand-over (`docs/core.md`, "The message job").
+                if self.msg_done.val() {
+                    self.done_seen.d.next = true;
+                }
+                if self.is_read.val() {
+                    self.orq_push.next = true;
+                    self.push.next = true;
+                }
+                self.nx.next = self.nx.val() | 2048; // WriteBack
+                self.lv.next = self.lv.val() | 1024;
+            }
+        }
+        if self.s.val().get_bit(11) {
+            // WriteBack
+            if self.msg_done.val() {
+                self.done_seen.d.next = true;
+            }
+            if !self.qpc_write.val() {
+                // The changed MSN's word (an RDMA Write rewrites MSN 0 unchanged).
+                self.ctx_we.next = true;
+                self.nx.next = self.nx.val() | 4096; // DoneWait
+                self.lv.next = self.lv.val() | 2048;
+            }
+        }
+        if self.s.val().get_bit(12) {
+            // DoneWait
+            // Not while the early check reads `orq` or presents its check (a done
+            // meanwhile is kept).
+            if self.msg_done.val() {
+                self.done_seen.d.next = true;
+            }
+            if (self.msg_done.val() || self.done_seen.q.val()) && !self.ec_busy.val() {
+                if self.is_read.val() {
+                    // Outstanding since the hand-over; its CQE comes with `rdc`.
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 4096;
+                } else if self.w_sig.q.val() {
+                    self.nx.next = self.nx.val() | 16384; // Cqe
+                    self.lv.next = self.lv.val() | 4096;
+                } else {
+                    self.nx.next = self.nx.val() | 1; // Idle
+                    self.lv.next = self.lv.val() | 4096;
+                }
+            }
+        }
+        if self.s.val().get_bit(14) {
+            // Cqe
+            // Into the holding register when it is free (one CQE at a time keeps them in
+            // order).
+            if !self.h_valid.q.val() {
+                self.h_valid.d.next = true;
+                // (The CQE's QP is the one served: `cur` changes only in `Idle`.)
+                self.h_qp.d.next = self.cur.q.val();
+                self.h_op.d.next = self.c_op.q.val();
+                self.h_st.d.next = self.c_st.q.val();
+                self.h_len.d.next = self.c_len.q.val();
+                self.h_idx.d.next = self.c_idx.q.val();
+                self.nx.next = self.nx.val() | 1; // Idle
+                self.lv.next = self.lv.val() | 16384;
+            }
+        }
 
+        self.st.d.next = ((self.s.val() & !self.lv.val()) | self.nx.val()) ^ 1;
+        // Registers loaded in several states, one assignment each with the constant loads
+        // last (yosys then makes them flip-flop resets / sets, not a mux level).
+        // The CQE's index: `Load2` (a flushed WQE), `Rdc` / `FlushRead` (the oldest Read),
+        // `Decide` (the WQE; unused unless it completes).
+        if self.s.val().get_bit(2)
+            || self.s.val().get_bit(13)
+            || self.s.val().get_bit(3)
+            || self.s.val().get_bit(7)
+        {
+            self.c_idx.d.next = self.c_ci.val();
+        }
+        // Its length: the message's (`Decide`), the Read's (`Rdc`), else 0 (a flush, an
+        // error).
+        if self.s.val().get_bit(7) {
+            self.c_len.d.next = self.w_len.q.val();
+        }
+        if self.s.val().get_bit(13) {
+            self.c_len.d.next = self.orq.read_data.val();
+        }
+        if self.s.val().get_bit(2) || (self.s.val().get_bit(13) && self.c_st.q.val().any()) {
+            self.c_len.d.next = 0.into();
+        }
+        // The MSN: counted at the hand-over (a Read counts QN 1, a Send QN 0: `msn` is that
+        // one's); read in `Decide` from the word addressed at the edge leaving `Fetch`
+        // (`w_op` is known from the first beat on), 1 when fresh.
+        if self.s.val().get_bit(10) && self.msg_ready.val() && (self.w_op.q.val() != 0) {
+            self.msn.d.next = self.msn.q.val() + 1;
+        }
+        if self.s.val().get_bit(7) {
+            self.msn.d.next = self.ctx.read_data.val();
+        }
+        if self.s.val().get_bit(7)
+            && ((self.is_read.val() && self.k_f1.val()) || (!self.is_read.val() && self.k_f0.val()))
+        {
+            self.msn.d.next = 1.into();
+        }
         self.r_pop.d.next = self.pop.val();
         self.r_push.d.next = self.push.val();
         self.r_ci_inc.d.next = self.ci_inc.val();
@@ -1024,13 +1123,13 @@ impl Logic for SendEngine {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
         if self.pf_wr.val() {
-            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.pf_beat.q.val());
-            self.orq.write_data.next = bit_cast::<48, 32>(self.sq_rd_cpl_data.val());
+            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
+            self.orq.write_data.next = self.sq_rd_cpl_data.val();
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
         if self.ec_st.q.val() == 1 {
-            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.ec_w.q.val());
+            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`.
@@ -1074,25 +1173,17 @@ impl Logic for SendEngine {
         // (`WriteBack`) is at least a cycle (`DoneWait`) before the next `Idle`: no
         // read-after-write hazard.
         self.ctx_rw.next = 3.into();
-        if (self.state.q.val() == SeState::Idle) && !self.qpc_write.val() {
+        if self.s.val().get_bit(0) && !self.qpc_write.val() {
             self.ctx_rw.next = 0.into();
         }
-        if self.state.q.val() == SeState::Load {
-            self.ctx_rw.next = 1.into();
-        }
-        if self.state.q.val() == SeState::Load2 {
+        if self.s.val().get_bit(6) && self.is_read.val() {
             self.ctx_rw.next = 2.into();
+        }
+        if self.s.val().get_bit(6) && !self.is_read.val() {
+            self.ctx_rw.next = 1.into();
         }
         self.ctx.read_addr.next =
             (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.ctx_rw.val());
-        // MSN 1, the cycle after `Load2` (whatever the state; needed from `Msg` on).
-        self.ld_m1.d.next = self.state.q.val() == SeState::Load2;
-        if self.ld_m1.q.val() {
-            self.msn1.d.next = self.ctx.read_data.val();
-            if self.k_f1.val() {
-                self.msn1.d.next = 1.into();
-            }
-        }
 
         // Per-QP registers.
         for i in 0..4 {
@@ -1133,7 +1224,8 @@ impl Logic for SendEngine {
                     }
                 }
                 if self.r_ci_inc.q.val() {
-                    self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
+                    // `k_ci1`: ci + 1 of the strobe's cycle (one incrementer for the 4 QPs).
+                    self.q_ci[i].d.next = self.k_ci1.val();
                 }
                 if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
@@ -1151,7 +1243,7 @@ impl Logic for SendEngine {
                 if self.r_set_err.q.val() {
                     self.q_err[i].d.next = true;
                     self.q_lop[i].d.next = self.wc_op.val();
-                    if self.w_op.q.val() > 5 {
+                    if self.w_unk.q.val() {
                         self.q_lst[i].d.next = 2.into();
                     } else {
                         self.q_lst[i].d.next = 4.into();
@@ -1190,42 +1282,32 @@ impl Logic for SendEngine {
         // the engine does anything else with it (another `Load2`, a hold or an error in
         // `Decide`, a context write). `Decide` then skips the check.
         self.ec_busy.next = (self.ec_st.q.val() == 1) || (self.ec_st.q.val() == 2);
-        if self.state.q.val() == SeState::Decide {
+        if self.s.val().get_bit(7) {
             self.tk.d.next = false;
         }
         if (self.ec_st.q.val() == 0)
             && self.tk.q.val()
             && !self.is_read.val()
             && (self.pf_st.q.val() == 4)
-            && ((self.state.q.val() == SeState::Msg)
-                || (self.state.q.val() == SeState::WriteBack)
-                || ((self.state.q.val() == SeState::DoneWait)
-                    && !self.msg_done.val()
-                    && !self.done_seen.q.val()))
+            && (self.s.val().get_bit(10)
+                || self.s.val().get_bit(11)
+                || (self.s.val().get_bit(12) && !self.msg_done.val() && !self.done_seen.q.val()))
         {
             // (Not in the cycle `DoneWait` is left: `orq` is the engine's from then on.)
             self.ec_st.d.next = 1.into();
-            self.ec_w.d.next = 0.into();
+            self.beat.d.next = 0.into();
         }
         if self.ec_st.q.val() == 1 {
             // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
-            self.ec_w.d.next = self.ec_w.q.val() + 1;
-            if self.ec_w.q.val() == 1 {
-                self.ec_ws.d.next = (self.f_data.val().get_bits::<8>(24) == 0)
-                    || ((self.f_data.val().get_bits::<8>(24) >= 2)
-                        && (self.f_data.val().get_bits::<8>(24) <= 5));
+            self.beat.d.next = self.beat.q.val() + 1;
+            if self.beat.q.val() == 1 {
+                // Opcode 0 or 2..=5: octet 0 below 8 and its low 3 bits neither 1, 6 nor 7
+                // (from the RAM's output, no compare chain: timing).
+                self.ec_ws.d.next = (self.orq.read_data.val().get_bits::<5>(27) == 0)
+                    && (self.orq.read_data.val().get_bits::<3>(24) != 1)
+                    && (self.orq.read_data.val().get_bits::<3>(24) < 6);
             }
-            if self.ec_w.q.val() == 2 {
-                self.w_len.d.next = self.f_data.val();
-            }
-            if self.ec_w.q.val() == 3 {
-                self.w_lkey.d.next = self.f_data.val();
-            }
-            if self.ec_w.q.val() == 5 {
-                self.w_addr_hi.d.next = self.f_data.val();
-            }
-            if self.ec_w.q.val() == 6 {
-                self.w_addr_lo.d.next = self.f_data.val();
+            if self.beat.q.val() == 6 {
                 // A hint only for a Write / Send with payload.
                 // (Below 64 KiB: `nxt_len` is 16 bits.)
                 if self.ec_ws.q.val()
@@ -1238,6 +1320,58 @@ impl Logic for SendEngine {
                 }
             }
         }
+        // The WQE word registers, one load enable each (`f_ld` bit = word; two enables on one
+        // register made yosys build a mux per bit instead of a flip-flop enable): word `beat`
+        // of a fetch, and the early check's words 1, 2, 4, 5 (word `beat - 1` on the RAM
+        // output) into the registers the message no longer needs.
+        self.f_ld.next = 0.into();
+        if self.s.val().get_bit(6) && self.f_valid.val() {
+            self.f_ld.next = bits::<8>(1) << bit_cast::<8, 3>(self.beat.q.val());
+        }
+        if self.ec_st.q.val() == 1 {
+            if self.beat.q.val() == 2 {
+                self.f_ld.next = 2.into();
+            }
+            if self.beat.q.val() == 3 {
+                self.f_ld.next = 4.into();
+            }
+            if self.beat.q.val() == 5 {
+                self.f_ld.next = 16.into();
+            }
+            if self.beat.q.val() == 6 {
+                self.f_ld.next = 32.into();
+            }
+        }
+        if self.f_ld.val().get_bit(0) {
+            self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+            // Opcode decodes registered (timing): Read (1), unknown (above 5).
+            self.w_rd.d.next = self.f_data.val().get_bits::<8>(24) == 1;
+            self.w_unk.d.next = (self.f_data.val().get_bits::<5>(27) != 0)
+                || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25));
+            self.w_sig.d.next = self.f_data.val().get_bit(16);
+            self.w_fence.d.next = self.f_data.val().get_bit(17);
+        }
+        if self.f_ld.val().get_bit(1) {
+            self.w_len.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(2) {
+            self.w_lkey.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(3) {
+            self.w_rkey.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(4) {
+            self.w_addr_hi.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(5) {
+            self.w_addr_lo.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(6) {
+            self.w_raddr_hi.d.next = self.f_data.val();
+        }
+        if self.f_ld.val().get_bit(7) {
+            self.w_raddr_lo.d.next = self.f_data.val();
+        }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
             self.ec_st.d.next = 3.into();
         }
@@ -1247,9 +1381,8 @@ impl Logic for SendEngine {
             self.ec_st.d.next = 4.into();
         }
         self.ec_drop.next = self.qpc_write.val()
-            || ((self.state.q.val() == SeState::Load2) && !self.pf_take.val())
-            || ((self.state.q.val() == SeState::Decide)
-                && ((self.w_op.q.val() > 5) || self.hold_q.q.val()));
+            || (self.s.val().get_bit(2) && !self.pf_take.val())
+            || (self.s.val().get_bit(7) && (self.w_unk.q.val() || self.hold_q.q.val()));
         if self.msg_take.val() || self.ec_drop.val() {
             self.ec_st.d.next = 0.into();
             self.e_ok.d.next = false;
@@ -1260,7 +1393,7 @@ impl Logic for SendEngine {
         self.nxt_valid.next = self.e_ok.q.val();
         self.nxt_addr.next = self.host_addr.q.val();
         self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
-        self.lchk_valid.next = (self.state.q.val() == SeState::Check) || (self.ec_st.q.val() == 2);
+        self.lchk_valid.next = self.s.val().get_bit(8) || (self.ec_st.q.val() == 2);
 
         // The engine took the held read completion.
         if self.rdcq_take.val() {
