@@ -469,6 +469,12 @@ pub struct HostIf {
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
     w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
     aev_new: Signal<Local, Bit>,
+    /// The event word latched this cycle (`ev_ld`) into QP `ev_qp`'s QP_AEV: RxPath's event or
+    /// the CQE writer's CqOverflow. One load per register, so that yosys uses the flip-flops'
+    /// enables (two separate loads of one register gave a feedback mux per bit).
+    ev_ld: Signal<Local, Bit>,
+    ev_qp: Signal<Local, Bits<CONN_BITS>>,
+    ev_word: Signal<Local, Bits<24>>,
 }
 
 impl Default for HostIf {
@@ -749,6 +755,9 @@ impl Default for HostIf {
             cw_rel: Default::default(),
             w_pass: Default::default(),
             aev_new: Default::default(),
+            ev_ld: Default::default(),
+            ev_qp: Default::default(),
+            ev_word: Default::default(),
         }
     }
 }
@@ -1048,18 +1057,19 @@ impl Logic for HostIf {
 
         // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
         self.aev_ready.next = true;
+        self.ev_qp.next = self.aev_qp.val();
+        self.ev_word.next = (bit_cast::<24, 8>(self.aev_kind.val()) << 16)
+            | (bit_cast::<24, 4>(self.aev_layer.val()) << 12)
+            | (bit_cast::<24, 4>(self.aev_etype.val()) << 8)
+            | bit_cast::<24, 8>(self.aev_code.val());
         if self.aev_valid.val() {
             for i in 0..QPS {
                 if (self.aev_qp.val().index() == i) && !self.q_aev_v[i].q.val() {
                     self.aev_new.next = true;
-                    self.q_aev_v[i].d.next = true;
-                    self.q_aev[i].d.next = (bit_cast::<24, 8>(self.aev_kind.val()) << 16)
-                        | (bit_cast::<24, 4>(self.aev_layer.val()) << 12)
-                        | (bit_cast::<24, 4>(self.aev_etype.val()) << 8)
-                        | bit_cast::<24, 8>(self.aev_code.val());
                 }
             }
         }
+        self.ev_ld.next = self.aev_new.val();
         if self.aev_new.val() {
             self.qe_q.d.next = true;
             self.qe_qp_q.d.next = self.aev_qp.val();
@@ -1428,13 +1438,9 @@ impl Logic for HostIf {
             CwState::Ovf => {
                 if !self.aev_valid.val() {
                     if !self.w_aev_v.val() {
-                        for i in 0..QPS {
-                            if self.cw_qp.q.val().index() == i {
-                                self.q_aev_v[i].d.next = true;
-                                self.q_aev[i].d.next =
-                                    bit_cast::<24, 8>(self.c_cq_overflow.val()) << 16;
-                            }
-                        }
+                        self.ev_ld.next = true;
+                        self.ev_qp.next = self.cw_qp.q.val();
+                        self.ev_word.next = bit_cast::<24, 8>(self.c_cq_overflow.val()) << 16;
                         self.qe_q.d.next = true;
                         self.qe_qp_q.d.next = self.cw_qp.q.val();
                     }
@@ -1570,6 +1576,15 @@ impl Logic for HostIf {
         if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
             self.wr_lock.d.next = !self.dma_wr_last.val();
             self.wr_lock_cw.d.next = self.pick_cw.val();
+        }
+
+        // ---- The QP's event latch (QP_AEV / QP_STATUS), before the MMIO writes: a QP_CTRL
+        // write clears it.
+        for i in 0..QPS {
+            if self.ev_ld.val() && (self.ev_qp.val().index() == i) {
+                self.q_aev_v[i].d.next = true;
+                self.q_aev[i].d.next = self.ev_word.val();
+            }
         }
 
         // ---- MMIO writes (after the engines: a write wins over an engine's update).
