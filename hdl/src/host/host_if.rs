@@ -94,8 +94,10 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1660 logic cells for the block (1295 LUT4, 858 DFF, 125 carry) and 2 block RAMs; 101.4 MHz
-//! (105.8 for the same logic in another run: placement varies by several MHz). Issue 5; before
+//! 1684 logic cells for the block (1222 LUT4, 859 DFF, 125 carry) and 2 block RAMs; 100.4 MHz.
+//! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
+//! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
+//! per bit instead of using the flip-flops' enables.) Issue 5; before
 //! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
 //! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
 //! the RAM-held registers removed. The path now: the RAM's output → the 32-bit address adder
