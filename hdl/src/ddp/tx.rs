@@ -430,7 +430,7 @@ pub struct DdpTx {
     blk_done: Signal<Local, Bit>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
-    seg_take: Signal<Local, Bits<32>>,
+    seg_take: Signal<Local, Bits<16>>,
     seg_fits: Signal<Local, Bit>,
     room: Signal<Local, Bits<16>>,
     rq_len: Signal<Local, Bits<16>>,
@@ -440,6 +440,8 @@ pub struct DdpTx {
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
     c_blk: Constant<Bits<16>>,
+    c_blk32: Constant<Bits<32>>,
+    c_blkmask: Constant<Bits<32>>,
     c_shift: Constant<Bits<4>>,
     c_oshift: Constant<Bits<4>>,
     rq_blk: Signal<Local, Bits<32>>,
@@ -647,6 +649,8 @@ impl Default for DdpTx {
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
             c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_blk32: Constant::new(TX_BLK_OCTETS.into()),
+            c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
             c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
             rq_blk: Default::default(),
@@ -963,9 +967,9 @@ impl Logic for DdpTx {
         // changes at most once per segment, segments are at least 4 beats long, and the
         // first segment waits one cycle in `Seg`.
         self.fits_r.d.next = self.seg_fits.val();
-        self.seg_take.next = bit_cast::<32, 16>(self.maxpay.q.val());
+        self.seg_take.next = self.maxpay.q.val();
         if self.fits_r.q.val() {
-            self.seg_take.next = self.msg_rem.q.val();
+            self.seg_take.next = self.msg_rem.q.val().get_bits::<16>(0);
         }
         if self.state.q.val() == DdpTxState::Seg {
             self.seg_wait.d.next = false;
@@ -999,11 +1003,12 @@ impl Logic for DdpTx {
             self.to_c.d.next = false;
         }
         if self.start_seg.val() {
-            self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
+            self.seg_rem.d.next = self.seg_take.val();
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
-            self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
-            self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
+            // (After the last segment `msg_rem` is not used: it need not reach 0.)
+            self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
+            self.ulen.d.next = self.hlen.val() + self.seg_take.val();
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
@@ -1063,7 +1068,9 @@ impl Logic for DdpTx {
                 || (self.ra.q.val() && !self.ra_stale.q.val()));
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
-            self.rq_addr.d.next = self.rq_addr.q.val() + bit_cast::<32, 16>(self.rq_lenr.q.val());
+            // A request ends at its block's end unless it is the region's last (then `rq_addr`
+            // is not used again before it is loaded): the next block, an incrementer.
+            self.rq_addr.d.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
             self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
