@@ -315,8 +315,21 @@ pub struct DdpTx {
     rptr: DFF<Bits<TX_BUF_BITS>>,
     /// The next word read is the one before the message (alignment 0 or 1).
     pre: DFF<Bit>,
-    /// Message words not yet read.
-    words_left: DFF<Bits<32>>,
+    /// The reader has read the message's last word (or the message has no payload).
+    m_end: DFF<Bit>,
+    /// Word index (host address bits `[6:2]`) of the message's last word in its last block.
+    end_w: DFF<Bits<TX_BLK_WORD_BITS>>,
+    /// Per block slot: its request was the last of its region (set by the requester, cleared
+    /// when the reader releases the slot or a read-ahead is cancelled). With `end_w` this
+    /// marks the message's last word: no 32-bit count of the words to read.
+    lastblk: [DFF<Bit>; TX_BLOCKS],
+    /// The request `rq_lenr` is the last of its region (registered with it).
+    rq_fin: DFF<Bit>,
+    /// The reader's word is the message's last (its block is the region's last, `end_w`).
+    w_last: Signal<Local, Bit>,
+    blk_last: Signal<Local, Bit>,
+    /// Host address bits `[6:0]` of the message's last octet.
+    m_endw: Signal<Local, Bits<TX_BLK_OCT_BITS>>,
     /// Realignment shift (octets).
     sh: DFF<Bits<2>>,
     inflight: DFF<Bit>,
@@ -416,12 +429,10 @@ pub struct DdpTx {
     /// `word_ready` of the word `rptr` points at, registered (from the previous cycle's
     /// state: conservative, see the reader).
     wr: DFF<Bit>,
-    /// The reader's state after an issue: `rptr + 1`, its block, `words_left`, `inside`,
+    /// The reader's state after an issue: `rptr + 1`, its block, `inside`,
     /// `rd_cnt`, and whether that word is ready.
     rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
-    /// `words_left` is above 1 (the word after this one is inside, without a carry chain).
-    wl_gt1: Signal<Local, Bit>,
     inside1: Signal<Local, Bit>,
     rd_cnt1: Signal<Local, Bits<4>>,
     blk_done1: Signal<Local, Bit>,
@@ -540,7 +551,13 @@ impl Default for DdpTx {
             rd_cnt: Default::default(),
             rptr: Default::default(),
             pre: Default::default(),
-            words_left: Default::default(),
+            m_end: Default::default(),
+            end_w: Default::default(),
+            lastblk: Default::default(),
+            rq_fin: Default::default(),
+            w_last: Default::default(),
+            blk_last: Default::default(),
+            m_endw: Default::default(),
             sh: Default::default(),
             inflight: Default::default(),
             f0: Default::default(),
@@ -630,7 +647,6 @@ impl Default for DdpTx {
             wr: Default::default(),
             rptr1: Default::default(),
             rptr1_blk: Default::default(),
-            wl_gt1: Default::default(),
             inside1: Default::default(),
             rd_cnt1: Default::default(),
             blk_done1: Default::default(),
@@ -666,7 +682,7 @@ impl Logic for DdpTx {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
             seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
-            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
+            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
             rq_off, last_slot, fell, fl
@@ -682,6 +698,8 @@ impl Logic for DdpTx {
             self.done[i].d.next = self.done[i].q.val();
             self.busy[i].clock.next = self.clock.val();
             self.busy[i].d.next = self.busy[i].q.val();
+            self.lastblk[i].clock.next = self.clock.val();
+            self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
         self.pbuf.read_clock.next = self.clock.val();
         self.pbuf.write_clock.next = self.clock.val();
@@ -1029,10 +1047,12 @@ impl Logic for DdpTx {
         self.room.next = self.c_blk.val()
             - bit_cast::<16, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
         self.rq_len.next = self.room.val();
+        self.rq_fin.d.next = false;
         if (self.rq_left.q.val().get_bits::<16>(16) == 0)
-            && (self.rq_left.q.val().get_bits::<16>(0) < self.room.val())
+            && (self.rq_left.q.val().get_bits::<16>(0) <= self.room.val())
         {
             self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
+            self.rq_fin.d.next = true;
         }
         self.rq_lenr.d.next = self.rq_len.val();
         // `rq_ok` also registers "octets left" and "the block's slot is free": a request
@@ -1085,6 +1105,7 @@ impl Logic for DdpTx {
                 if self.pay_rd_req_tag.val().index() == i {
                     self.busy[i].d.next = true;
                     self.done[i].d.next = false;
+                    self.lastblk[i].d.next = self.rq_fin.q.val();
                     self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
@@ -1115,16 +1136,22 @@ impl Logic for DdpTx {
         }
 
         // ---- Reader: buffer words in host order into the 3-word FIFO.
-        self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
+        self.inside.next = !self.pre.q.val() && !self.m_end.q.val();
         self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
         self.blk_done.next = false;
         self.blk_wptr.next = 0.into();
+        self.blk_last.next = false;
         for i in 0..TX_BLOCKS {
             if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                 self.blk_done.next = self.done[i].q.val();
                 self.blk_wptr.next = self.wptr[i].q.val();
+                self.blk_last.next = self.lastblk[i].q.val();
             }
         }
+        // The message's last word: in the region's last block, at `end_w` (the reader is in
+        // a block only once it is requested, and a slot's flag is that of its current lap).
+        self.w_last.next = self.blk_last.val()
+            && (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.end_w.q.val());
         // A word of the block is there once its completion beat was written: the block is
         // complete, or the block's write pointer has passed the word.
         self.word_ready.next = !self.inside.val()
@@ -1132,13 +1159,12 @@ impl Logic for DdpTx {
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         // The same for the word after it, the reader's state after an issue of this word.
-        self.wl_gt1.next = (self.words_left.q.val() != 0) && (self.words_left.q.val() != 1);
-        self.inside1.next = self.words_left.q.val() != 0;
+        self.inside1.next = !self.m_end.q.val();
         self.rd_cnt1.next = self.rd_cnt.q.val();
         if self.inside.val() {
-            self.inside1.next = self.wl_gt1.val();
+            self.inside1.next = !self.w_last.val();
             if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
-                || (self.words_left.q.val() == 1)
+                || self.w_last.val()
             {
                 self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
             }
@@ -1175,14 +1201,17 @@ impl Logic for DdpTx {
             self.rptr1.d.next = self.rptr1.q.val() + 1;
             self.pre.d.next = false;
             if self.inside.val() {
-                self.words_left.d.next = self.words_left.q.val() - 1;
+                if self.w_last.val() {
+                    self.m_end.d.next = true;
+                }
                 if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
-                    || (self.words_left.q.val() == 1)
+                    || self.w_last.val()
                 {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                     for i in 0..TX_BLOCKS {
                         if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                             self.busy[i].d.next = false;
+                            self.lastblk[i].d.next = false;
                         }
                     }
                 }
@@ -1223,6 +1252,9 @@ impl Logic for DdpTx {
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
         // or the message's own, `rq_off` unchanged): the slot offset applies to the reader.
+        self.m_endw.next = self.msg_addr.val().get_bits::<TX_BLK_OCT_BITS>(0)
+            + self.msg_len.val().get_bits::<TX_BLK_OCT_BITS>(0)
+            - 1;
         self.m_slot.next =
             self.msg_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7) + self.rq_off.q.val();
         self.m_wa.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.m_slot.val())
@@ -1304,6 +1336,7 @@ impl Logic for DdpTx {
         {
             for i in 0..TX_BLOCKS {
                 self.busy[i].d.next = false;
+                self.lastblk[i].d.next = false;
             }
             self.rd_cnt.d.next = self.rq_cnt.q.val();
             self.ra.d.next = false;
@@ -1365,14 +1398,8 @@ impl Logic for DdpTx {
             }
             // No word to read (and no block to release) without payload: the block counts
             // run across messages.
-            if !self.pay.val() {
-                self.words_left.d.next = 0.into();
-            } else {
-                self.words_left.d.next = (self.msg_len.val()
-                    + bit_cast::<32, 2>(self.msg_addr.val().get_bits::<2>(0))
-                    + 3)
-                    >> 2;
-            }
+            self.m_end.d.next = !self.pay.val();
+            self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
         }
     }
 }
