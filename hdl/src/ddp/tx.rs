@@ -233,15 +233,17 @@ pub struct DdpTx {
     /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
     /// beat's decodes of `seg_rem` are one LUT deep.
     rem_big: DFF<Bit>,
-    rem_m2: Signal<Local, Bits<16>>,
-    rem_m4: Signal<Local, Bits<16>>,
+    /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4).
+    rem_sub: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
-    /// TO of the current segment (`msg_to + offset`), lower and upper halves and the carry
-    /// still to add to the upper half. Untagged messages carry no TO: there `to_lo` is the
-    /// segment's message offset (MO, from 0; `to_hi` unused), so one 32-bit adder serves both.
+    /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
+    /// `msg_to[63:32]` plus the carry `to_c` (sticky: the offset is below 2^32, so the lower
+    /// half carries out once at most; `msg_to` is held while offered). Untagged messages
+    /// carry no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
+    /// adder serves both.
     to_lo: DFF<Bits<32>>,
-    to_hi: DFF<Bits<32>>,
+    to_hi: Signal<Local, Bits<32>>,
     to_c: DFF<Bit>,
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
@@ -256,7 +258,7 @@ pub struct DdpTx {
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
     /// Length of the next request (registered), valid when `rq_ok`.
-    rq_lenr: DFF<Bits<16>>,
+    rq_lenr: DFF<Bits<8>>,
     rq_ok: DFF<Bit>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
@@ -443,14 +445,14 @@ pub struct DdpTx {
     start_seg: Signal<Local, Bit>,
     seg_take: Signal<Local, Bits<16>>,
     seg_fits: Signal<Local, Bit>,
-    room: Signal<Local, Bits<16>>,
-    rq_len: Signal<Local, Bits<16>>,
+    room: Signal<Local, Bits<8>>,
+    rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c_blk: Constant<Bits<16>>,
+    c_blk: Constant<Bits<8>>,
     c_blk32: Constant<Bits<32>>,
     c_blkmask: Constant<Bits<32>>,
     c_shift: Constant<Bits<4>>,
@@ -510,8 +512,7 @@ impl Default for DdpTx {
             msg_rem: Default::default(),
             seg_rem: Default::default(),
             rem_big: Default::default(),
-            rem_m2: Default::default(),
-            rem_m4: Default::default(),
+            rem_sub: Default::default(),
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
@@ -681,7 +682,7 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
+            seg_last, to_lo, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
             rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh,
             inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
             s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
@@ -791,6 +792,8 @@ impl Logic for DdpTx {
         self.h9.next = self.hb.q.val() == 9;
         self.h10.next = self.hb.q.val() == 10;
         self.h11.next = self.hb.q.val() == 11;
+        self.to_hi.next =
+            self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
         self.h_qn.next = self.h_r.val() && self.h2.val();
         self.m_ctrl.next = 0.into();
@@ -872,7 +875,7 @@ impl Logic for DdpTx {
         }
         self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
             | (self.msg_stag.val().get_bits::<16>(0) & self.m_stag_lo.val())
-            | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
+            | (self.to_hi.val().get_bits::<16>(0) & self.m_tohi_lo.val())
             | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
             | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
             | (self.msg_msn.val().get_bits::<16>(0) & self.m_msn_lo.val())
@@ -882,7 +885,7 @@ impl Logic for DdpTx {
             | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
             | bit_cast::<16, 1>(self.h_qn.val().into());
         self.hdr_lo.next = (self.msg_stag.val().get_bits::<16>(16) & self.m_stag_hi.val())
-            | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
+            | (self.to_hi.val().get_bits::<16>(16) & self.m_tohi_hi.val())
             | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
             | (self.msg_inv_stag.val().get_bits::<16>(16) & self.m_inv_hi.val())
             | (self.msg_msn.val().get_bits::<16>(16) & self.m_msn_hi.val())
@@ -994,20 +997,20 @@ impl Logic for DdpTx {
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
-        self.rem_m2.next = self.seg_rem.q.val() - 2;
-        self.rem_m4.next = self.seg_rem.q.val() - 4;
+        self.rem_sub.next = self.seg_rem.q.val() - 4;
+        if !self.inpay.q.val() {
+            self.rem_sub.next = self.seg_rem.q.val() - 2;
+        }
         if self.fire.val() {
             if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
-                self.seg_rem.d.next = self.rem_m2.val();
-                self.rem_big.d.next = self.rem_m2.val().get_bits::<13>(3) != 0;
             }
-            if self.kind_pay.val() {
-                self.seg_rem.d.next = self.rem_m4.val();
-                self.rem_big.d.next = self.rem_m4.val().get_bits::<13>(3) != 0;
+            if self.kind_p0.val() || self.kind_pay.val() {
+                self.seg_rem.d.next = self.rem_sub.val();
+                self.rem_big.d.next = self.rem_sub.val().get_bits::<13>(3) != 0;
             }
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
@@ -1016,10 +1019,6 @@ impl Logic for DdpTx {
         // TO's upper half takes the carry one cycle later (read two cycles after the set-up
         // at the earliest, in beat 1).
         self.to_sum.next = 0.into();
-        if self.to_c.q.val() {
-            self.to_hi.d.next = self.to_hi.q.val() + 1;
-            self.to_c.d.next = false;
-        }
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val();
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
@@ -1037,7 +1036,9 @@ impl Logic for DdpTx {
                 self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
                     + bit_cast::<33, 16>(self.maxpay.q.val());
                 self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
-                self.to_c.d.next = self.to_sum.val().get_bit(32);
+                if self.to_sum.val().get_bit(32) {
+                    self.to_c.d.next = true;
+                }
             }
         }
 
@@ -1045,13 +1046,14 @@ impl Logic for DdpTx {
         // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
         // cycle after the previous request, offered from the next one.
         self.room.next = self.c_blk.val()
-            - bit_cast::<16, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+            - bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+        // (A request is one block at most: 8 bits of length.)
         self.rq_len.next = self.room.val();
         self.rq_fin.d.next = false;
-        if (self.rq_left.q.val().get_bits::<16>(16) == 0)
-            && (self.rq_left.q.val().get_bits::<16>(0) <= self.room.val())
+        if (self.rq_left.q.val().get_bits::<24>(8) == 0)
+            && (self.rq_left.q.val().get_bits::<8>(0) <= self.room.val())
         {
-            self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
+            self.rq_len.next = self.rq_left.q.val().get_bits::<8>(0);
             self.rq_fin.d.next = true;
         }
         self.rq_lenr.d.next = self.rq_len.val();
@@ -1073,7 +1075,7 @@ impl Logic for DdpTx {
             self.rq_gap.d.next = self.rq_gap.q.val() - 1;
         }
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
-        self.pay_rd_req_len.next = self.rq_lenr.q.val();
+        self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
         self.pay_rd_req_tag.next =
             self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0) + self.rq_off.q.val();
@@ -1091,7 +1093,7 @@ impl Logic for DdpTx {
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
             self.rq_addr.d.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
-            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
+            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             self.last_slot.d.next = self.pay_rd_req_tag.val();
@@ -1367,7 +1369,6 @@ impl Logic for DdpTx {
             if self.tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
             }
-            self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
             self.to_c.d.next = false;
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
