@@ -238,13 +238,17 @@ pub struct DdpTx {
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
-    /// `msg_to[63:32]` plus the carry `to_c` (sticky: the offset is below 2^32, so the lower
-    /// half carries out once at most; `msg_to` is held while offered). Untagged messages
-    /// carry no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
+    /// `to_hi` = `msg_to[63:32]` plus the carry `to_c`, registered every cycle (no load mux;
+    /// `to_c` is sticky: the offset is below 2^32, so the lower half carries out once at
+    /// most; `msg_to` is held while offered). `c_nx`: the next segment's add will carry
+    /// (from `to_sum`, which is `to_lo + maxpay` in every cycle), so that `to_c` is set at
+    /// the segment's start and `to_hi` is right from its beat 1 on. Untagged messages carry
+    /// no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
     /// adder serves both.
     to_lo: DFF<Bits<32>>,
-    to_hi: Signal<Local, Bits<32>>,
+    to_hi: DFF<Bits<32>>,
     to_c: DFF<Bit>,
+    c_nx: DFF<Bit>,
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
@@ -443,6 +447,9 @@ pub struct DdpTx {
     blk_done: Signal<Local, Bit>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
+    /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
+    ss_r: DFF<Bit>,
+    ss_e: DFF<Bit>,
     seg_take: Signal<Local, Bits<16>>,
     seg_fits: Signal<Local, Bit>,
     room: Signal<Local, Bits<8>>,
@@ -517,6 +524,7 @@ impl Default for DdpTx {
             to_lo: Default::default(),
             to_hi: Default::default(),
             to_c: Default::default(),
+            c_nx: Default::default(),
             to_sum: Default::default(),
             ulen: Default::default(),
             hb: Default::default(),
@@ -656,6 +664,8 @@ impl Default for DdpTx {
             blk_done: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
+            ss_r: Default::default(),
+            ss_e: Default::default(),
             seg_take: Default::default(),
             seg_fits: Default::default(),
             room: Default::default(),
@@ -682,11 +692,11 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
-            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh,
-            inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl
+            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
+            rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
+            end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last,
+            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra,
+            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -792,7 +802,7 @@ impl Logic for DdpTx {
         self.h9.next = self.hb.q.val() == 9;
         self.h10.next = self.hb.q.val() == 10;
         self.h11.next = self.hb.q.val() == 11;
-        self.to_hi.next =
+        self.to_hi.d.next =
             self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
         self.h_qn.next = self.h_r.val() && self.h2.val();
@@ -813,7 +823,8 @@ impl Logic for DdpTx {
             self.m_tolo_lo.next = 0xFFFF.into();
         }
         self.m_inv_lo.next = 0.into();
-        if (self.h_u.val() && self.h1.val() && self.inv_op.val()) || (self.h_r.val() && self.h9.val())
+        if (self.h_u.val() && self.h1.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h9.val())
         {
             self.m_inv_lo.next = 0xFFFF.into();
         }
@@ -849,7 +860,8 @@ impl Logic for DdpTx {
             self.m_tolo_hi.next = 0xFFFF.into();
         }
         self.m_inv_hi.next = 0.into();
-        if (self.h_u.val() && self.h0.val() && self.inv_op.val()) || (self.h_r.val() && self.h8.val())
+        if (self.h_u.val() && self.h0.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h8.val())
         {
             self.m_inv_hi.next = 0xFFFF.into();
         }
@@ -875,7 +887,7 @@ impl Logic for DdpTx {
         }
         self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
             | (self.msg_stag.val().get_bits::<16>(0) & self.m_stag_lo.val())
-            | (self.to_hi.val().get_bits::<16>(0) & self.m_tohi_lo.val())
+            | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
             | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
             | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
             | (self.msg_msn.val().get_bits::<16>(0) & self.m_msn_lo.val())
@@ -885,7 +897,7 @@ impl Logic for DdpTx {
             | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
             | bit_cast::<16, 1>(self.h_qn.val().into());
         self.hdr_lo.next = (self.msg_stag.val().get_bits::<16>(16) & self.m_stag_hi.val())
-            | (self.to_hi.val().get_bits::<16>(16) & self.m_tohi_hi.val())
+            | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
             | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
             | (self.msg_inv_stag.val().get_bits::<16>(16) & self.m_inv_hi.val())
             | (self.msg_msn.val().get_bits::<16>(16) & self.m_msn_hi.val())
@@ -1018,13 +1030,10 @@ impl Logic for DdpTx {
         }
         // TO's upper half takes the carry one cycle later (read two cycles after the set-up
         // at the earliest, in beat 1).
-        self.to_sum.next = 0.into();
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val();
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
-            // (After the last segment `msg_rem` is not used: it need not reach 0.)
-            self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
             self.ulen.d.next = self.hlen.val() + self.seg_take.val();
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
@@ -1032,14 +1041,25 @@ impl Logic for DdpTx {
             self.hb.d.next = 0.into();
             self.inpay.d.next = false;
             self.state.d.next = DdpTxState::Emit;
-            if self.state.q.val() == DdpTxState::Emit {
-                self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
-                    + bit_cast::<33, 16>(self.maxpay.q.val());
-                self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
-                if self.to_sum.val().get_bit(32) {
-                    self.to_c.d.next = true;
-                }
-            }
+        }
+        // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
+        // off the beat -> `start_seg` path, and fewer enables on it): `to_lo` / `to_c` are
+        // read from the segment's beat 1 on (two cycles after its start), `msg_rem` (through
+        // `fits_r`) at the next segment's start, at least 4 beats later.
+        self.ss_r.d.next = self.start_seg.val();
+        self.ss_e.d.next = self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit);
+        if self.ss_r.q.val() {
+            // (After the last segment `msg_rem` is not used: it need not reach 0.)
+            self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
+        }
+        self.to_sum.next =
+            bit_cast::<33, 32>(self.to_lo.q.val()) + bit_cast::<33, 16>(self.maxpay.q.val());
+        self.c_nx.d.next = self.to_sum.val().get_bit(32);
+        if self.ss_e.q.val() {
+            self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
+        }
+        if self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit) && self.c_nx.q.val() {
+            self.to_c.d.next = true;
         }
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
@@ -1092,7 +1112,8 @@ impl Logic for DdpTx {
         if self.rq_fire.val() {
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
-            self.rq_addr.d.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
+            self.rq_addr.d.next =
+                (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
             self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
