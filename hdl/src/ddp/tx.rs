@@ -83,7 +83,10 @@
 //!   each word's completion beat (its block complete, or the block's `wptr` past the word).
 //!   Words outside the message (the one before it, those after it) are garbage under header
 //!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO; a block is
-//!   released (`rd_cnt`) with its last message word.
+//!   released (`rd_cnt`) with its last message word. The message's last word is the word
+//!   `end_w` (host address bits `[6:2]` of its last octet) of a block whose slot is flagged
+//!   `lastblk` (set with the region's last request; a slot is requested again only after its
+//!   release, so the flag is that of the lap the reader is in).
 //! - **Realignment**: output payload window `i` holds message octets `4i - 2 .. 4i + 1` (lanes 0
 //!   to 3), i.e. host octets from `msg_addr - 2 + 4i`: the FIFO's first two words shifted by
 //!   `s = (msg_addr + 2) mod 4` octets. A segment's first payload beat takes lanes 2, 3 of a
@@ -113,11 +116,24 @@
 //! message is done (`msg_done` = `msg_ready`) when its final beat leaves the stage, as before
 //! on the wire; meanwhile the FSM waits in `Drain` (the message is still offered).
 //!
-//! Fmax on the iCE40-HX8K: 87 MHz (78 before the output stage and the registered decodes:
-//! `rem_big`, the message kind `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the
-//! clamped MULPDU). The remaining critical path is the reader's look-ahead: `rptr1` -> the
-//! block's `done` / `wptr` (8:1) -> `rptr1[4:0] < wptr` -> `issue` mux -> `wr`; next to it
-//! `seg_rem`/`hb` -> the beat's `keep` / `last` -> `pop` -> the word FIFO's enables.
+//! **Area** (issue 5; `docs/decisions.md` "DdpTx: area and Fmax"): the header beats are an
+//! AND-OR of the fields, one select per field and half (a priority chain on `hb` cost ~570
+//! LUT4), a Read Request's sink TO goes out of `to_hi` / `to_lo` like a tagged TO; the
+//! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
+//! region's last request) and the last word's index `end_w`, not a 32-bit word count;
+//! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
+//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor, one
+//! write-pointer incrementer.
+//!
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 84.7 MHz, 83.7 to 95.5 over seeds and
+//! the last steps (78 before the output stage and the registered decodes: `rem_big`, the
+//! message kind `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU;
+//! then `pay_rd_req_valid` (`rq_v`) and the beat's kind (`kp0`, `kpay`) registered from their
+//! operands' next values, the wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the
+//! segment's start, `to_hi` registered). The critical path changes with the placement, all
+//! routing-dominated: the reader's look-ahead (`rptr` -> the block's `done` / `wptr` ->
+//! compare -> `wr`), the FIFO count -> `fire` -> `pop` -> `issue`, and the FSM -> `all_in`
+//! -> the cancel's enables.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
