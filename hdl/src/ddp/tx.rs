@@ -234,10 +234,11 @@ pub struct DdpTx {
     mulpdu: [DFF<Bits<16>>; CONNECTIONS],
     // ---- Segmenter.
     /// The message's kind, registered when it is taken (`msg_opcode` is stable while
-    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request. The
-    /// header beat holding the first payload octets is 3 (tagged) or 4.
+    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request, and
+    /// the header beat holding the first payload octets.
     k_tagged: DFF<Bit>,
     k_rreq: DFF<Bit>,
+    k_pstart: DFF<Bits<4>>,
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
@@ -279,11 +280,6 @@ pub struct DdpTx {
     /// Length of the next request (registered), valid when `rq_ok`.
     rq_lenr: DFF<Bits<8>>,
     rq_ok: DFF<Bit>,
-    /// `pay_rd_req_valid`, registered.
-    rq_v: DFF<Bit>,
-    /// `kind_p0` / `kind_pay`, registered.
-    kp0: DFF<Bit>,
-    kpay: DFF<Bit>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
     rq_gap: DFF<Bits<6>>,
@@ -394,6 +390,7 @@ pub struct DdpTx {
     rreq: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     mul_sel: Signal<Local, Bits<16>>,
+    pstart: Signal<Local, Bits<4>>,
     win: Signal<Local, Bits<32>>,
     win_avail: Signal<Local, Bit>,
     kind_p0: Signal<Local, Bit>,
@@ -475,7 +472,6 @@ pub struct DdpTx {
     rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
-    cpl_wnext: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
@@ -534,6 +530,7 @@ impl Default for DdpTx {
             state: Default::default(),
             k_tagged: Default::default(),
             k_rreq: Default::default(),
+            k_pstart: Default::default(),
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
@@ -553,9 +550,6 @@ impl Default for DdpTx {
             rq_cnt: Default::default(),
             rq_lenr: Default::default(),
             rq_ok: Default::default(),
-            rq_v: Default::default(),
-            kp0: Default::default(),
-            kpay: Default::default(),
             rq_gap: Default::default(),
             fits_r: Default::default(),
             seg_wait: Default::default(),
@@ -619,6 +613,7 @@ impl Default for DdpTx {
             rreq: Default::default(),
             hlen: Default::default(),
             mul_sel: Default::default(),
+            pstart: Default::default(),
             win: Default::default(),
             win_avail: Default::default(),
             kind_p0: Default::default(),
@@ -693,7 +688,6 @@ impl Default for DdpTx {
             rq_len: Default::default(),
             rq_fire: Default::default(),
             cpl_wptr: Default::default(),
-            cpl_wnext: Default::default(),
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
@@ -713,12 +707,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, seg_last,
-            to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left, rq_cnt,
-            rq_lenr, rq_ok, rq_v, kp0, kpay, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre,
-            m_end, end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep,
-            o_last, o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len,
-            ra, ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
+            self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
+            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
+            rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
+            end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last,
+            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra,
+            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -755,8 +749,10 @@ impl Logic for DdpTx {
         self.rreq.next = self.msg_opcode.val() == 1;
         if self.tagged.val() {
             self.hlen.next = self.c14.val();
+            self.pstart.next = 3.into();
         } else {
             self.hlen.next = self.c18.val();
+            self.pstart.next = 4.into();
         }
         self.mul_raw.next = self.mulpdu[0].q.val();
         for i in 1..CONNECTIONS {
@@ -798,9 +794,10 @@ impl Logic for DdpTx {
             && (self.rem_lo.val() != 5)
             && (self.rem_lo.val() != 6)
             && (self.rem_lo.val() != 7);
-        // Registered (`kp0`, `kpay`, from the next values of their operands).
-        self.kind_p0.next = self.kp0.q.val();
-        self.kind_pay.next = self.kpay.q.val();
+        self.kind_p0.next = !self.k_rreq.q.val()
+            && !self.inpay.q.val()
+            && (self.hb.q.val() == self.k_pstart.q.val());
+        self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
         // of the fields with one select (mask) per field and half: the beats a field appears
         // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
@@ -1124,8 +1121,9 @@ impl Logic for DdpTx {
             && !self.rq_gap.q.val().any();
         // No request in a flush (it waits for the read-ahead's completions) nor for a
         // cancelled read-ahead between messages (freed in `Idle`).
-        // (Registered: `rq_v` is `rq_ok` and that condition, from their next values.)
-        self.pay_rd_req_valid.next = self.rq_v.q.val();
+        self.pay_rd_req_valid.next = self.rq_ok.q.val()
+            && (((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
+                || (self.ra.q.val() && !self.ra_stale.q.val()));
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
@@ -1159,8 +1157,6 @@ impl Logic for DdpTx {
                 self.cpl_wptr.next = self.wptr[i].q.val();
             }
         }
-        // One incrementer for the 8 write pointers (one completion beat per cycle).
-        self.cpl_wnext.next = self.cpl_wptr.val() + 1;
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
         self.pbuf.write_address.next =
             (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_cpl_tag.val())
@@ -1170,7 +1166,7 @@ impl Logic for DdpTx {
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_cpl_tag.val().index() == i {
-                    self.wptr[i].d.next = self.cpl_wnext.val();
+                    self.wptr[i].d.next = self.wptr[i].q.val() + 1;
                     if self.pay_rd_cpl_last.val() {
                         self.done[i].d.next = true;
                     }
@@ -1402,6 +1398,7 @@ impl Logic for DdpTx {
             self.seg_wait.d.next = true;
             self.k_tagged.d.next = self.tagged.val();
             self.k_rreq.d.next = self.rreq.val();
+            self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
@@ -1442,19 +1439,6 @@ impl Logic for DdpTx {
             self.m_end.d.next = !self.pay.val();
             self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
         }
-
-        // `pay_rd_req_valid` registered: `rq_ok` and the FSM flags as they will be in the
-        // next cycle (off the path from the FSM to the request handshake's enables).
-        self.rq_v.d.next = self.rq_ok.d.val()
-            && (((self.state.d.val() != DdpTxState::Idle) && !self.fl.d.val())
-                || (self.ra.d.val() && !self.ra_stale.d.val()));
-        // The beat's kind registered: a segment's first payload beat (header beat 3 tagged,
-        // 4 untagged), or past it.
-        self.kp0.d.next = !self.k_rreq.d.val()
-            && !self.inpay.d.val()
-            && (((self.hb.d.val() == 3) && self.k_tagged.d.val())
-                || ((self.hb.d.val() == 4) && !self.k_tagged.d.val()));
-        self.kpay.d.next = !self.k_rreq.d.val() && self.inpay.d.val();
     }
 }
 
