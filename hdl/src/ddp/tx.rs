@@ -122,18 +122,16 @@
 //! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
 //! region's last request) and the last word's index `end_w`, not a 32-bit word count;
 //! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
-//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor, one
-//! write-pointer incrementer.
+//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 84.7 MHz, 83.7 to 95.5 over seeds and
-//! the last steps (78 before the output stage and the registered decodes: `rem_big`, the
-//! message kind `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU;
-//! then `pay_rd_req_valid` (`rq_v`) and the beat's kind (`kp0`, `kpay`) registered from their
-//! operands' next values, the wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the
-//! segment's start, `to_hi` registered). The critical path changes with the placement, all
-//! routing-dominated: the reader's look-ahead (`rptr` -> the block's `done` / `wptr` ->
-//! compare -> `wr`), the FIFO count -> `fire` -> `pop` -> `issue`, and the FSM -> `all_in`
-//! -> the cancel's enables.
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
+//! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
+//! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
+//! `to_hi` registered). The critical path changes with the placement, all routing-dominated:
+//! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
+//! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
+//! `pop` -> `issue`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
