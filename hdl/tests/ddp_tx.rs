@@ -75,7 +75,8 @@ fn short(sim: &mut dyn Backend) {
             conn: i % 4,
             opcode: (i % 7) as u8,
             stag: 0xA1B2_C3D4 + i as u32,
-            to: 0x0102_0304_0506_0708 + i as u64,
+            // TO's lower half wraps within the tagged 130-octet message (MULPDU 64).
+            to: 0x0102_0304_FFFF_FFC0 + i as u64,
             inv_stag: 0x1122_3344,
             src_to: 0x8877_6655_4433_2211,
             msn: 5 + i as u32,

@@ -83,7 +83,10 @@
 //!   each word's completion beat (its block complete, or the block's `wptr` past the word).
 //!   Words outside the message (the one before it, those after it) are garbage under header
 //!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO; a block is
-//!   released (`rd_cnt`) with its last message word.
+//!   released (`rd_cnt`) with its last message word. The message's last word is the word
+//!   `end_w` (host address bits `[6:2]` of its last octet) of a block whose slot is flagged
+//!   `lastblk` (set with the region's last request; a slot is requested again only after its
+//!   release, so the flag is that of the lap the reader is in).
 //! - **Realignment**: output payload window `i` holds message octets `4i - 2 .. 4i + 1` (lanes 0
 //!   to 3), i.e. host octets from `msg_addr - 2 + 4i`: the FIFO's first two words shifted by
 //!   `s = (msg_addr + 2) mod 4` octets. A segment's first payload beat takes lanes 2, 3 of a
@@ -113,11 +116,22 @@
 //! message is done (`msg_done` = `msg_ready`) when its final beat leaves the stage, as before
 //! on the wire; meanwhile the FSM waits in `Drain` (the message is still offered).
 //!
-//! Fmax on the iCE40-HX8K: 87 MHz (78 before the output stage and the registered decodes:
-//! `rem_big`, the message kind `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the
-//! clamped MULPDU). The remaining critical path is the reader's look-ahead: `rptr1` -> the
-//! block's `done` / `wptr` (8:1) -> `rptr1[4:0] < wptr` -> `issue` mux -> `wr`; next to it
-//! `seg_rem`/`hb` -> the beat's `keep` / `last` -> `pop` -> the word FIFO's enables.
+//! **Area** (issue 5; `docs/decisions.md` "DdpTx: area and Fmax"): the header beats are an
+//! AND-OR of the fields, one select per field and half (a priority chain on `hb` cost ~570
+//! LUT4), a Read Request's sink TO goes out of `to_hi` / `to_lo` like a tagged TO; the
+//! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
+//! region's last request) and the last word's index `end_w`, not a 32-bit word count;
+//! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
+//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor.
+//!
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
+//! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
+//! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
+//! `to_hi` registered). The critical path changes with the placement, all routing-dominated:
+//! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
+//! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
+//! `pop` -> `issue`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
@@ -233,16 +247,22 @@ pub struct DdpTx {
     /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
     /// beat's decodes of `seg_rem` are one LUT deep.
     rem_big: DFF<Bit>,
-    rem_m2: Signal<Local, Bits<16>>,
-    rem_m4: Signal<Local, Bits<16>>,
+    /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4).
+    rem_sub: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
-    /// TO of the current segment (`msg_to + offset`), lower and upper halves and the carry
-    /// still to add to the upper half. Untagged messages carry no TO: there `to_lo` is the
-    /// segment's message offset (MO, from 0; `to_hi` unused), so one 32-bit adder serves both.
+    /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
+    /// `to_hi` = `msg_to[63:32]` plus the carry `to_c`, registered every cycle (no load mux;
+    /// `to_c` is sticky: the offset is below 2^32, so the lower half carries out once at
+    /// most; `msg_to` is held while offered). `c_nx`: the next segment's add will carry
+    /// (from `to_sum`, which is `to_lo + maxpay` in every cycle), so that `to_c` is set at
+    /// the segment's start and `to_hi` is right from its beat 1 on. Untagged messages carry
+    /// no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
+    /// adder serves both.
     to_lo: DFF<Bits<32>>,
     to_hi: DFF<Bits<32>>,
     to_c: DFF<Bit>,
+    c_nx: DFF<Bit>,
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
@@ -256,7 +276,7 @@ pub struct DdpTx {
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
     /// Length of the next request (registered), valid when `rq_ok`.
-    rq_lenr: DFF<Bits<16>>,
+    rq_lenr: DFF<Bits<8>>,
     rq_ok: DFF<Bit>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
@@ -315,8 +335,21 @@ pub struct DdpTx {
     rptr: DFF<Bits<TX_BUF_BITS>>,
     /// The next word read is the one before the message (alignment 0 or 1).
     pre: DFF<Bit>,
-    /// Message words not yet read.
-    words_left: DFF<Bits<32>>,
+    /// The reader has read the message's last word (or the message has no payload).
+    m_end: DFF<Bit>,
+    /// Word index (host address bits `[6:2]`) of the message's last word in its last block.
+    end_w: DFF<Bits<TX_BLK_WORD_BITS>>,
+    /// Per block slot: its request was the last of its region (set by the requester, cleared
+    /// when the reader releases the slot or a read-ahead is cancelled). With `end_w` this
+    /// marks the message's last word: no 32-bit count of the words to read.
+    lastblk: [DFF<Bit>; TX_BLOCKS],
+    /// The request `rq_lenr` is the last of its region (registered with it).
+    rq_fin: DFF<Bit>,
+    /// The reader's word is the message's last (its block is the region's last, `end_w`).
+    w_last: Signal<Local, Bit>,
+    blk_last: Signal<Local, Bit>,
+    /// Host address bits `[6:0]` of the message's last octet.
+    m_endw: Signal<Local, Bits<TX_BLK_OCT_BITS>>,
     /// Realignment shift (octets).
     sh: DFF<Bits<2>>,
     inflight: DFF<Bit>,
@@ -363,7 +396,43 @@ pub struct DdpTx {
     hdr_hi: Signal<Local, Bits<16>>,
     hdr_lo: Signal<Local, Bits<16>>,
     ctrl16: Signal<Local, Bits<16>>,
-    inv: Signal<Local, Bits<32>>,
+    /// The message carries an Invalidate STag (Send with Invalidate, opcode 4 or 6).
+    inv_op: Signal<Local, Bit>,
+    /// Header beat decodes and the per-field selects of the header AND-OR.
+    h_t: Signal<Local, Bit>,
+    h_qn: Signal<Local, Bit>,
+    h_r: Signal<Local, Bit>,
+    h_u: Signal<Local, Bit>,
+    h0: Signal<Local, Bit>,
+    h1: Signal<Local, Bit>,
+    h2: Signal<Local, Bit>,
+    h3: Signal<Local, Bit>,
+    h4: Signal<Local, Bit>,
+    h5: Signal<Local, Bit>,
+    h6: Signal<Local, Bit>,
+    h7: Signal<Local, Bit>,
+    h8: Signal<Local, Bit>,
+    h9: Signal<Local, Bit>,
+    h10: Signal<Local, Bit>,
+    h11: Signal<Local, Bit>,
+    m_ctrl: Signal<Local, Bits<16>>,
+    m_stag_lo: Signal<Local, Bits<16>>,
+    m_tohi_lo: Signal<Local, Bits<16>>,
+    m_tolo_lo: Signal<Local, Bits<16>>,
+    m_inv_lo: Signal<Local, Bits<16>>,
+    m_msn_lo: Signal<Local, Bits<16>>,
+    m_len_lo: Signal<Local, Bits<16>>,
+    m_src_a: Signal<Local, Bits<16>>,
+    m_src_b: Signal<Local, Bits<16>>,
+    m_stag_hi: Signal<Local, Bits<16>>,
+    m_tohi_hi: Signal<Local, Bits<16>>,
+    m_tolo_hi: Signal<Local, Bits<16>>,
+    m_inv_hi: Signal<Local, Bits<16>>,
+    m_msn_hi: Signal<Local, Bits<16>>,
+    m_len_hi: Signal<Local, Bits<16>>,
+    m_src_c: Signal<Local, Bits<16>>,
+    m_win_hi: Signal<Local, Bits<16>>,
+    m_win_lo: Signal<Local, Bits<16>>,
     fire: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     pop_k: Signal<Local, Bit>,
@@ -380,12 +449,10 @@ pub struct DdpTx {
     /// `word_ready` of the word `rptr` points at, registered (from the previous cycle's
     /// state: conservative, see the reader).
     wr: DFF<Bit>,
-    /// The reader's state after an issue: `rptr + 1`, its block, `words_left`, `inside`,
+    /// The reader's state after an issue: `rptr + 1`, its block, `inside`,
     /// `rd_cnt`, and whether that word is ready.
     rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
-    /// `words_left` is above 1 (the word after this one is inside, without a carry chain).
-    wl_gt1: Signal<Local, Bit>,
     inside1: Signal<Local, Bit>,
     rd_cnt1: Signal<Local, Bits<4>>,
     blk_done1: Signal<Local, Bit>,
@@ -394,16 +461,21 @@ pub struct DdpTx {
     blk_done: Signal<Local, Bit>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
-    seg_take: Signal<Local, Bits<32>>,
+    /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
+    ss_r: DFF<Bit>,
+    ss_e: DFF<Bit>,
+    seg_take: Signal<Local, Bits<16>>,
     seg_fits: Signal<Local, Bit>,
-    room: Signal<Local, Bits<16>>,
-    rq_len: Signal<Local, Bits<16>>,
+    room: Signal<Local, Bits<8>>,
+    rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c_blk: Constant<Bits<16>>,
+    c_blk: Constant<Bits<8>>,
+    c_blk32: Constant<Bits<32>>,
+    c_blkmask: Constant<Bits<32>>,
     c_shift: Constant<Bits<4>>,
     c_oshift: Constant<Bits<4>>,
     rq_blk: Signal<Local, Bits<32>>,
@@ -461,12 +533,12 @@ impl Default for DdpTx {
             msg_rem: Default::default(),
             seg_rem: Default::default(),
             rem_big: Default::default(),
-            rem_m2: Default::default(),
-            rem_m4: Default::default(),
+            rem_sub: Default::default(),
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
             to_c: Default::default(),
+            c_nx: Default::default(),
             to_sum: Default::default(),
             ulen: Default::default(),
             hb: Default::default(),
@@ -502,7 +574,13 @@ impl Default for DdpTx {
             rd_cnt: Default::default(),
             rptr: Default::default(),
             pre: Default::default(),
-            words_left: Default::default(),
+            m_end: Default::default(),
+            end_w: Default::default(),
+            lastblk: Default::default(),
+            rq_fin: Default::default(),
+            w_last: Default::default(),
+            blk_last: Default::default(),
+            m_endw: Default::default(),
             sh: Default::default(),
             inflight: Default::default(),
             f0: Default::default(),
@@ -541,7 +619,41 @@ impl Default for DdpTx {
             hdr_hi: Default::default(),
             hdr_lo: Default::default(),
             ctrl16: Default::default(),
-            inv: Default::default(),
+            inv_op: Default::default(),
+            h_t: Default::default(),
+            h_qn: Default::default(),
+            h_r: Default::default(),
+            h_u: Default::default(),
+            h0: Default::default(),
+            h1: Default::default(),
+            h2: Default::default(),
+            h3: Default::default(),
+            h4: Default::default(),
+            h5: Default::default(),
+            h6: Default::default(),
+            h7: Default::default(),
+            h8: Default::default(),
+            h9: Default::default(),
+            h10: Default::default(),
+            h11: Default::default(),
+            m_ctrl: Default::default(),
+            m_stag_lo: Default::default(),
+            m_tohi_lo: Default::default(),
+            m_tolo_lo: Default::default(),
+            m_inv_lo: Default::default(),
+            m_msn_lo: Default::default(),
+            m_len_lo: Default::default(),
+            m_src_a: Default::default(),
+            m_src_b: Default::default(),
+            m_stag_hi: Default::default(),
+            m_tohi_hi: Default::default(),
+            m_tolo_hi: Default::default(),
+            m_inv_hi: Default::default(),
+            m_msn_hi: Default::default(),
+            m_len_hi: Default::default(),
+            m_src_c: Default::default(),
+            m_win_hi: Default::default(),
+            m_win_lo: Default::default(),
             fire: Default::default(),
             pop: Default::default(),
             pop_k: Default::default(),
@@ -558,7 +670,6 @@ impl Default for DdpTx {
             wr: Default::default(),
             rptr1: Default::default(),
             rptr1_blk: Default::default(),
-            wl_gt1: Default::default(),
             inside1: Default::default(),
             rd_cnt1: Default::default(),
             blk_done1: Default::default(),
@@ -567,6 +678,8 @@ impl Default for DdpTx {
             blk_done: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
+            ss_r: Default::default(),
+            ss_e: Default::default(),
             seg_take: Default::default(),
             seg_fits: Default::default(),
             room: Default::default(),
@@ -577,6 +690,8 @@ impl Default for DdpTx {
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
             c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_blk32: Constant::new(TX_BLK_OCTETS.into()),
+            c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
             c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
             rq_blk: Default::default(),
@@ -591,11 +706,11 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, ulen, hb, inpay, rq_addr, rq_left, rq_cnt, rq_lenr,
-            rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, words_left, wr, sh,
-            inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn, o_len,
-            s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl
+            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
+            rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
+            end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last,
+            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra,
+            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -608,6 +723,8 @@ impl Logic for DdpTx {
             self.done[i].d.next = self.done[i].q.val();
             self.busy[i].clock.next = self.clock.val();
             self.busy[i].d.next = self.busy[i].q.val();
+            self.lastblk[i].clock.next = self.clock.val();
+            self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
         self.pbuf.read_clock.next = self.clock.val();
         self.pbuf.write_clock.next = self.clock.val();
@@ -645,12 +762,9 @@ impl Logic for DdpTx {
         // DDP control `T << 7 | L << 6 | DV`, RDMAP control `RV << 6 | opcode`.
         self.ctrl16.next = bit_cast::<16, 4>(self.msg_opcode.val())
             | self.c_ctrl.val()
-            | (bit_cast::<16, 1>(self.tagged.val().into()) << 15)
+            | (bit_cast::<16, 1>(self.k_tagged.q.val().into()) << 15)
             | (bit_cast::<16, 1>(self.seg_last.q.val().into()) << 14);
-        self.inv.next = 0.into();
-        if (self.msg_opcode.val() == 4) || (self.msg_opcode.val() == 6) {
-            self.inv.next = self.msg_inv_stag.val();
-        }
+        self.inv_op.next = (self.msg_opcode.val() == 4) || (self.msg_opcode.val() == 6);
 
         // ---- Realignment window from the word FIFO.
         self.win.next = self.f0.q.val();
@@ -682,60 +796,129 @@ impl Logic for DdpTx {
             && !self.inpay.q.val()
             && (self.hb.q.val() == self.k_pstart.q.val());
         self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
-        // Header halves of beat `hb` (tagged / untagged / Read Request body).
-        self.hdr_hi.next = 0.into();
-        self.hdr_lo.next = 0.into();
-        if self.k_tagged.q.val() {
-            if self.hb.q.val() == 0 {
-                self.hdr_hi.next = self.ctrl16.val();
-                self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
-            } else if self.hb.q.val() == 1 {
-                self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
-                self.hdr_lo.next = self.to_hi.q.val().get_bits::<16>(16);
-            } else if self.hb.q.val() == 2 {
-                self.hdr_hi.next = self.to_hi.q.val().get_bits::<16>(0);
-                self.hdr_lo.next = self.to_lo.q.val().get_bits::<16>(16);
-            } else {
-                self.hdr_hi.next = self.to_lo.q.val().get_bits::<16>(0);
-            }
-        } else if self.hb.q.val() == 0 {
-            self.hdr_hi.next = self.ctrl16.val();
-            self.hdr_lo.next = self.inv.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 1 {
-            self.hdr_hi.next = self.inv.val().get_bits::<16>(0);
-        } else if self.hb.q.val() == 2 {
-            self.hdr_hi.next = bit_cast::<16, 1>(self.k_rreq.q.val().into());
-            self.hdr_lo.next = self.msg_msn.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 3 {
-            self.hdr_hi.next = self.msg_msn.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.to_lo.q.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 4 {
-            self.hdr_hi.next = self.to_lo.q.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.msg_stag.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 5 {
-            self.hdr_hi.next = self.msg_stag.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.msg_to.val().get_bits::<16>(48);
-        } else if self.hb.q.val() == 6 {
-            self.hdr_hi.next = self.msg_to.val().get_bits::<16>(32);
-            self.hdr_lo.next = self.msg_to.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 7 {
-            self.hdr_hi.next = self.msg_to.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.msg_len.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 8 {
-            self.hdr_hi.next = self.msg_len.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.msg_inv_stag.val().get_bits::<16>(16);
-        } else if self.hb.q.val() == 9 {
-            self.hdr_hi.next = self.msg_inv_stag.val().get_bits::<16>(0);
-            self.hdr_lo.next = self.msg_src_to.val().get_bits::<16>(48);
-        } else if self.hb.q.val() == 10 {
-            self.hdr_hi.next = self.msg_src_to.val().get_bits::<16>(32);
-            self.hdr_lo.next = self.msg_src_to.val().get_bits::<16>(16);
-        } else {
-            self.hdr_hi.next = self.msg_src_to.val().get_bits::<16>(0);
+        // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
+        // of the fields with one select (mask) per field and half: the beats a field appears
+        // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
+        // TO is in `to_hi` / `to_lo` like a tagged message's TO (its MO is the constant 0).
+        // (A priority chain on `hb` cost about 570 LUT4.)
+        self.h_t.next = self.k_tagged.q.val();
+        self.h_r.next = self.k_rreq.q.val();
+        self.h_u.next = !self.k_tagged.q.val() && !self.k_rreq.q.val();
+        self.h0.next = self.hb.q.val() == 0;
+        self.h1.next = self.hb.q.val() == 1;
+        self.h2.next = self.hb.q.val() == 2;
+        self.h3.next = self.hb.q.val() == 3;
+        self.h4.next = self.hb.q.val() == 4;
+        self.h5.next = self.hb.q.val() == 5;
+        self.h6.next = self.hb.q.val() == 6;
+        self.h7.next = self.hb.q.val() == 7;
+        self.h8.next = self.hb.q.val() == 8;
+        self.h9.next = self.hb.q.val() == 9;
+        self.h10.next = self.hb.q.val() == 10;
+        self.h11.next = self.hb.q.val() == 11;
+        self.to_hi.d.next =
+            self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
+        // QN of a Read Request (1, untagged beat 2).
+        self.h_qn.next = self.h_r.val() && self.h2.val();
+        self.m_ctrl.next = 0.into();
+        if self.h0.val() {
+            self.m_ctrl.next = 0xFFFF.into();
         }
-        if self.kind_p0.val() {
-            self.hdr_lo.next = self.win.val().get_bits::<16>(0);
+        self.m_stag_lo.next = 0.into();
+        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+            self.m_stag_lo.next = 0xFFFF.into();
         }
+        self.m_tohi_lo.next = 0.into();
+        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h6.val()) {
+            self.m_tohi_lo.next = 0xFFFF.into();
+        }
+        self.m_tolo_lo.next = 0.into();
+        if self.kind_p0.val() || (self.h_r.val() && self.h7.val()) {
+            self.m_tolo_lo.next = 0xFFFF.into();
+        }
+        self.m_inv_lo.next = 0.into();
+        if (self.h_u.val() && self.h1.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h9.val())
+        {
+            self.m_inv_lo.next = 0xFFFF.into();
+        }
+        self.m_msn_lo.next = 0.into();
+        if !self.h_t.val() && self.h3.val() {
+            self.m_msn_lo.next = 0xFFFF.into();
+        }
+        self.m_len_lo.next = 0.into();
+        if self.h_r.val() && self.h8.val() {
+            self.m_len_lo.next = 0xFFFF.into();
+        }
+        self.m_src_a.next = 0.into();
+        if self.h_r.val() && self.h10.val() {
+            self.m_src_a.next = 0xFFFF.into();
+        }
+        self.m_src_b.next = 0.into();
+        if self.h_r.val() && self.h11.val() {
+            self.m_src_b.next = 0xFFFF.into();
+        }
+        self.m_stag_hi.next = 0.into();
+        if (self.h_t.val() && self.h0.val()) || (self.h_r.val() && self.h4.val()) {
+            self.m_stag_hi.next = 0xFFFF.into();
+        }
+        self.m_tohi_hi.next = 0.into();
+        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+            self.m_tohi_hi.next = 0xFFFF.into();
+        }
+        self.m_tolo_hi.next = 0.into();
+        if (self.h_t.val() && self.h2.val())
+            || (self.h_u.val() && self.h3.val())
+            || (self.h_r.val() && self.h6.val())
+        {
+            self.m_tolo_hi.next = 0xFFFF.into();
+        }
+        self.m_inv_hi.next = 0.into();
+        if (self.h_u.val() && self.h0.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h8.val())
+        {
+            self.m_inv_hi.next = 0xFFFF.into();
+        }
+        self.m_msn_hi.next = 0.into();
+        if !self.h_t.val() && self.h2.val() {
+            self.m_msn_hi.next = 0xFFFF.into();
+        }
+        self.m_len_hi.next = 0.into();
+        if self.h_r.val() && self.h7.val() {
+            self.m_len_hi.next = 0xFFFF.into();
+        }
+        self.m_src_c.next = 0.into();
+        if self.h_r.val() && self.h9.val() {
+            self.m_src_c.next = 0xFFFF.into();
+        }
+        self.m_win_hi.next = 0.into();
+        if self.kind_pay.val() {
+            self.m_win_hi.next = 0xFFFF.into();
+        }
+        self.m_win_lo.next = 0.into();
+        if self.kind_p0.val() || self.kind_pay.val() {
+            self.m_win_lo.next = 0xFFFF.into();
+        }
+        self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
+            | (self.msg_stag.val().get_bits::<16>(0) & self.m_stag_lo.val())
+            | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
+            | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
+            | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
+            | (self.msg_msn.val().get_bits::<16>(0) & self.m_msn_lo.val())
+            | (self.msg_len.val().get_bits::<16>(0) & self.m_len_lo.val())
+            | (self.msg_src_to.val().get_bits::<16>(32) & self.m_src_a.val())
+            | (self.msg_src_to.val().get_bits::<16>(0) & self.m_src_b.val())
+            | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
+            | bit_cast::<16, 1>(self.h_qn.val().into());
+        self.hdr_lo.next = (self.msg_stag.val().get_bits::<16>(16) & self.m_stag_hi.val())
+            | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
+            | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
+            | (self.msg_inv_stag.val().get_bits::<16>(16) & self.m_inv_hi.val())
+            | (self.msg_msn.val().get_bits::<16>(16) & self.m_msn_hi.val())
+            | (self.msg_len.val().get_bits::<16>(16) & self.m_len_hi.val())
+            | (self.msg_src_to.val().get_bits::<16>(48) & self.m_src_c.val())
+            | (self.msg_src_to.val().get_bits::<16>(16) & self.m_src_a.val())
+            | (self.win.val().get_bits::<16>(0) & self.m_win_lo.val());
         self.b_data.next =
             (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
         self.b_keep.next = 0xF.into();
@@ -760,7 +943,6 @@ impl Logic for DdpTx {
             self.b_last.next = self.rem_le2.val();
             self.pop_k.next = !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
         } else if self.kind_pay.val() {
-            self.b_data.next = self.win.val();
             self.b_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.rem_hi0.val() && (self.rem_lo.val() == 3) {
                 self.b_keep.next = 0xE.into();
@@ -832,29 +1014,29 @@ impl Logic for DdpTx {
         // changes at most once per segment, segments are at least 4 beats long, and the
         // first segment waits one cycle in `Seg`.
         self.fits_r.d.next = self.seg_fits.val();
-        self.seg_take.next = bit_cast::<32, 16>(self.maxpay.q.val());
+        self.seg_take.next = self.maxpay.q.val();
         if self.fits_r.q.val() {
-            self.seg_take.next = self.msg_rem.q.val();
+            self.seg_take.next = self.msg_rem.q.val().get_bits::<16>(0);
         }
         if self.state.q.val() == DdpTxState::Seg {
             self.seg_wait.d.next = false;
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
-        self.rem_m2.next = self.seg_rem.q.val() - 2;
-        self.rem_m4.next = self.seg_rem.q.val() - 4;
+        self.rem_sub.next = self.seg_rem.q.val() - 4;
+        if !self.inpay.q.val() {
+            self.rem_sub.next = self.seg_rem.q.val() - 2;
+        }
         if self.fire.val() {
             if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() + 1;
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
-                self.seg_rem.d.next = self.rem_m2.val();
-                self.rem_big.d.next = self.rem_m2.val().get_bits::<13>(3) != 0;
             }
-            if self.kind_pay.val() {
-                self.seg_rem.d.next = self.rem_m4.val();
-                self.rem_big.d.next = self.rem_m4.val().get_bits::<13>(3) != 0;
+            if self.kind_p0.val() || self.kind_pay.val() {
+                self.seg_rem.d.next = self.rem_sub.val();
+                self.rem_big.d.next = self.rem_sub.val().get_bits::<13>(3) != 0;
             }
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
@@ -862,41 +1044,51 @@ impl Logic for DdpTx {
         }
         // TO's upper half takes the carry one cycle later (read two cycles after the set-up
         // at the earliest, in beat 1).
-        self.to_sum.next = 0.into();
-        if self.to_c.q.val() {
-            self.to_hi.d.next = self.to_hi.q.val() + 1;
-            self.to_c.d.next = false;
-        }
         if self.start_seg.val() {
-            self.seg_rem.d.next = self.seg_take.val().get_bits::<16>(0);
+            self.seg_rem.d.next = self.seg_take.val();
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
-            self.msg_rem.d.next = self.msg_rem.q.val() - self.seg_take.val();
-            self.ulen.d.next = self.hlen.val() + self.seg_take.val().get_bits::<16>(0);
+            self.ulen.d.next = self.hlen.val() + self.seg_take.val();
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
             self.hb.d.next = 0.into();
             self.inpay.d.next = false;
             self.state.d.next = DdpTxState::Emit;
-            if self.state.q.val() == DdpTxState::Emit {
-                self.to_sum.next = bit_cast::<33, 32>(self.to_lo.q.val())
-                    + bit_cast::<33, 16>(self.maxpay.q.val());
-                self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
-                self.to_c.d.next = self.to_sum.val().get_bit(32);
-            }
+        }
+        // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
+        // off the beat -> `start_seg` path, and fewer enables on it): `to_lo` / `to_c` are
+        // read from the segment's beat 1 on (two cycles after its start), `msg_rem` (through
+        // `fits_r`) at the next segment's start, at least 4 beats later.
+        self.ss_r.d.next = self.start_seg.val();
+        self.ss_e.d.next = self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit);
+        if self.ss_r.q.val() {
+            // (After the last segment `msg_rem` is not used: it need not reach 0.)
+            self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
+        }
+        self.to_sum.next =
+            bit_cast::<33, 32>(self.to_lo.q.val()) + bit_cast::<33, 16>(self.maxpay.q.val());
+        self.c_nx.d.next = self.to_sum.val().get_bit(32);
+        if self.ss_e.q.val() {
+            self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
+        }
+        if self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit) && self.c_nx.q.val() {
+            self.to_c.d.next = true;
         }
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
         // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
         // cycle after the previous request, offered from the next one.
         self.room.next = self.c_blk.val()
-            - bit_cast::<16, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+            - bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+        // (A request is one block at most: 8 bits of length.)
         self.rq_len.next = self.room.val();
-        if (self.rq_left.q.val().get_bits::<16>(16) == 0)
-            && (self.rq_left.q.val().get_bits::<16>(0) < self.room.val())
+        self.rq_fin.d.next = false;
+        if (self.rq_left.q.val().get_bits::<24>(8) == 0)
+            && (self.rq_left.q.val().get_bits::<8>(0) <= self.room.val())
         {
-            self.rq_len.next = self.rq_left.q.val().get_bits::<16>(0);
+            self.rq_len.next = self.rq_left.q.val().get_bits::<8>(0);
+            self.rq_fin.d.next = true;
         }
         self.rq_lenr.d.next = self.rq_len.val();
         // `rq_ok` also registers "octets left" and "the block's slot is free": a request
@@ -917,7 +1109,7 @@ impl Logic for DdpTx {
             self.rq_gap.d.next = self.rq_gap.q.val() - 1;
         }
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
-        self.pay_rd_req_len.next = self.rq_lenr.q.val();
+        self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
         self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
         self.pay_rd_req_tag.next =
             self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0) + self.rq_off.q.val();
@@ -932,8 +1124,11 @@ impl Logic for DdpTx {
                 || (self.ra.q.val() && !self.ra_stale.q.val()));
         self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
-            self.rq_addr.d.next = self.rq_addr.q.val() + bit_cast::<32, 16>(self.rq_lenr.q.val());
-            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 16>(self.rq_lenr.q.val());
+            // A request ends at its block's end unless it is the region's last (then `rq_addr`
+            // is not used again before it is loaded): the next block, an incrementer.
+            self.rq_addr.d.next =
+                (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
+            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             self.last_slot.d.next = self.pay_rd_req_tag.val();
@@ -947,6 +1142,7 @@ impl Logic for DdpTx {
                 if self.pay_rd_req_tag.val().index() == i {
                     self.busy[i].d.next = true;
                     self.done[i].d.next = false;
+                    self.lastblk[i].d.next = self.rq_fin.q.val();
                     self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
@@ -977,16 +1173,22 @@ impl Logic for DdpTx {
         }
 
         // ---- Reader: buffer words in host order into the 3-word FIFO.
-        self.inside.next = !self.pre.q.val() && (self.words_left.q.val() != 0);
+        self.inside.next = !self.pre.q.val() && !self.m_end.q.val();
         self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
         self.blk_done.next = false;
         self.blk_wptr.next = 0.into();
+        self.blk_last.next = false;
         for i in 0..TX_BLOCKS {
             if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                 self.blk_done.next = self.done[i].q.val();
                 self.blk_wptr.next = self.wptr[i].q.val();
+                self.blk_last.next = self.lastblk[i].q.val();
             }
         }
+        // The message's last word: in the region's last block, at `end_w` (the reader is in
+        // a block only once it is requested, and a slot's flag is that of its current lap).
+        self.w_last.next = self.blk_last.val()
+            && (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.end_w.q.val());
         // A word of the block is there once its completion beat was written: the block is
         // complete, or the block's write pointer has passed the word.
         self.word_ready.next = !self.inside.val()
@@ -994,13 +1196,12 @@ impl Logic for DdpTx {
                 && (self.blk_done.val()
                     || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
         // The same for the word after it, the reader's state after an issue of this word.
-        self.wl_gt1.next = (self.words_left.q.val() != 0) && (self.words_left.q.val() != 1);
-        self.inside1.next = self.words_left.q.val() != 0;
+        self.inside1.next = !self.m_end.q.val();
         self.rd_cnt1.next = self.rd_cnt.q.val();
         if self.inside.val() {
-            self.inside1.next = self.wl_gt1.val();
+            self.inside1.next = !self.w_last.val();
             if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
-                || (self.words_left.q.val() == 1)
+                || self.w_last.val()
             {
                 self.rd_cnt1.next = self.rd_cnt.q.val() + 1;
             }
@@ -1037,14 +1238,17 @@ impl Logic for DdpTx {
             self.rptr1.d.next = self.rptr1.q.val() + 1;
             self.pre.d.next = false;
             if self.inside.val() {
-                self.words_left.d.next = self.words_left.q.val() - 1;
+                if self.w_last.val() {
+                    self.m_end.d.next = true;
+                }
                 if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
-                    || (self.words_left.q.val() == 1)
+                    || self.w_last.val()
                 {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
                     for i in 0..TX_BLOCKS {
                         if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
                             self.busy[i].d.next = false;
+                            self.lastblk[i].d.next = false;
                         }
                     }
                 }
@@ -1085,6 +1289,9 @@ impl Logic for DdpTx {
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
         // or the message's own, `rq_off` unchanged): the slot offset applies to the reader.
+        self.m_endw.next = self.msg_addr.val().get_bits::<TX_BLK_OCT_BITS>(0)
+            + self.msg_len.val().get_bits::<TX_BLK_OCT_BITS>(0)
+            - 1;
         self.m_slot.next =
             self.msg_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7) + self.rq_off.q.val();
         self.m_wa.next = (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.m_slot.val())
@@ -1166,6 +1373,7 @@ impl Logic for DdpTx {
         {
             for i in 0..TX_BLOCKS {
                 self.busy[i].d.next = false;
+                self.lastblk[i].d.next = false;
             }
             self.rd_cnt.d.next = self.rq_cnt.q.val();
             self.ra.d.next = false;
@@ -1191,11 +1399,11 @@ impl Logic for DdpTx {
             self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
+            // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
             self.to_lo.d.next = 0.into();
-            if self.tagged.val() {
+            if self.tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
             }
-            self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
             self.to_c.d.next = false;
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
@@ -1226,14 +1434,8 @@ impl Logic for DdpTx {
             }
             // No word to read (and no block to release) without payload: the block counts
             // run across messages.
-            if !self.pay.val() {
-                self.words_left.d.next = 0.into();
-            } else {
-                self.words_left.d.next = (self.msg_len.val()
-                    + bit_cast::<32, 2>(self.msg_addr.val().get_bits::<2>(0))
-                    + 3)
-                    >> 2;
-            }
+            self.m_end.d.next = !self.pay.val();
+            self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
         }
     }
 }

@@ -769,11 +769,18 @@ pub fn random_messages(rng: &mut impl Rng, count: usize, max_len: u32, big: bool
                 2..=4 => rng.gen_range(0..=64),
                 _ => rng.gen_range(0..=max_len),
             };
+            // A quarter of the TOs with a lower half that wraps within the message.
+            let to = if rng.gen_bool(0.25) {
+                (rng.gen::<u64>() & !0xFFFF_FFFF)
+                    | (0xFFFF_FFFF - u64::from(rng.gen_range(0..=len)))
+            } else {
+                rng.gen()
+            };
             let m = TxMsg {
                 conn: rng.gen_range(0..CONNECTIONS),
                 opcode: rng.gen_range(0..7),
                 stag: rng.gen(),
-                to: rng.gen(),
+                to,
                 inv_stag: rng.gen(),
                 src_to: rng.gen(),
                 msn: rng.gen(),
