@@ -47,7 +47,9 @@
 //! - `ulpdu_ready` = both skids not full (registers) and, on a first beat, its slot not busy
 //!   (a 4:1 and an 8:1 multiplexer of registers by the input's connection).
 
-use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS};
+use crate::config::{
+    CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
+};
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
 
@@ -56,7 +58,6 @@ const _: () = assert!(
     DATA_WIDTH == 32 && HDR_SLOTS == 2 && HDR_WORDS == 1 << HDR_WORD_BITS && HDR_WORD_BITS == 5
 );
 
-pub use crate::config::HDR_ADDR_BITS;
 /// (connection, slot) pairs.
 const SLOT_COUNT: usize = CONNECTIONS * HDR_SLOTS;
 /// Job skid payload: ULPDU_Length 16, slot, connection.

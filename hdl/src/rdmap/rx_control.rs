@@ -176,7 +176,9 @@
 //! Send's done; RQ latency 1-7 and done delay 1-11 cycles in that bench). A done without
 //! events takes the done lane 4 cycles, in parallel with the jobs.
 
-use crate::config::{CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_WORD_BITS, PD_BITS};
+use crate::config::{
+    CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_ADDR_BITS, HDR_WORD_BITS, PD_BITS,
+};
 use crate::ddp::check_status;
 use crate::mpa::mpa_rx::RxContextRam;
 use rnic_proto::ddp::{
@@ -191,7 +193,6 @@ use rnic_proto::rdmap::Opcode;
 use rnic_proto::verbs::{access, AsyncEventKind, WcOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
-pub use crate::config::HDR_ADDR_BITS;
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
 const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
 

@@ -28,7 +28,7 @@
 //! alone (after a segment's `done`, or after `term_done` for the slot a Terminate copied).
 
 use crate::config::{
-    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, HDR_WORD_BITS, PD_BITS, STAG_INDEX_BITS,
+    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, HDR_ADDR_BITS, HDR_WORD_BITS, PD_BITS, STAG_INDEX_BITS,
 };
 use crate::ddp::rx_parse::DdpRxParse;
 use crate::ddp::rx_place::RxPlace;
@@ -37,8 +37,6 @@ use crate::mpa::mpa_rx::MpaRx;
 use crate::rdmap::rx_control::RxControl;
 use crate::rdmap::terminate_tx::TerminateTx;
 use rust_hdl::prelude::*;
-
-pub use crate::config::HDR_ADDR_BITS;
 
 /// The receive path top. Ports: the "RxPath" list of [`crate::rdmap`].
 #[derive(LogicBlock, Default)]

@@ -58,11 +58,9 @@
 //! The slot's word 0 (its T flag) is read before the first beat, because `tx_len` depends on
 //! it: state A presents the address, state B computes the length, the last beat and the case.
 
-use crate::config::{CONN_BITS, HDR_WORD_BITS};
+use crate::config::{CONN_BITS, HDR_ADDR_BITS, HDR_WORD_BITS};
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
-
-pub use crate::config::HDR_ADDR_BITS;
 
 // The literal shifts in `update` (hdl_gen takes literals) follow the Cu configuration.
 const _: () = assert!(CONN_BITS == 2 && HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
