@@ -1042,8 +1042,8 @@ impl Logic for DdpTx {
                 self.state.d.next = DdpTxState::Drain;
             }
         }
-        // TO's upper half takes the carry one cycle later (read two cycles after the set-up
-        // at the earliest, in beat 1).
+        // A segment's start: its payload length, last flag, ULPDU length and first header
+        // beat (the TO and `msg_rem` follow a cycle later, below).
         if self.start_seg.val() {
             self.seg_rem.d.next = self.seg_take.val();
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;

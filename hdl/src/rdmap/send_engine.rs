@@ -191,6 +191,9 @@ pub enum SeState {
     Cqe,
 }
 
+/// Bits of the one-hot state register: one per [`SeState`].
+const SE_STATES: usize = SeState::Cqe as usize + 1;
+
 /// The send queue engine.
 #[derive(LogicBlock, Default)]
 pub struct SendEngine {
@@ -270,12 +273,12 @@ pub struct SendEngine {
     pub idle: Signal<Out, Bit>,
 
     /// One-hot state: bit k is state k of [`SeState`], bit 0 (`Idle`) stored inverted.
-    st: DFF<Bits<15>>,
+    st: DFF<Bits<SE_STATES>>,
     /// The state decoded (`st` with bit 0 flipped): one bit set.
-    s: Signal<Local, Bits<15>>,
+    s: Signal<Local, Bits<SE_STATES>>,
     /// The state entered / left at the next edge (bit per state).
-    nx: Signal<Local, Bits<15>>,
-    lv: Signal<Local, Bits<15>>,
+    nx: Signal<Local, Bits<SE_STATES>>,
+    lv: Signal<Local, Bits<SE_STATES>>,
     // Per-QP registers.
     q_en: [DFF<Bit>; 4],
     q_err: [DFF<Bit>; 4],
@@ -378,7 +381,8 @@ pub struct SendEngine {
     pf_start: Signal<Local, Bit>,
     pf_wr: Signal<Local, Bit>,
     k_pi: Signal<Local, Bits<16>>,
-    /// `ci + 1` of the served QP, registered (one cycle old; timing).
+    /// `ci + 1` of the served QP: the new ci of an `r_ci_inc` (one incrementer for the four
+    /// QPs).
     k_ci1: Signal<Local, Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
@@ -645,8 +649,8 @@ impl Logic for SendEngine {
         // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
         // drops it.
         // A message's ci moves on as it goes to `Msg` (so that from then on the prefetch
-        // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1, a cycle old) is the new ci
-        // (`r_ci_inc`).
+        // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1) is the new ci written at
+        // `r_ci_inc`.
         self.k_ci1.next = self.k_ci.val() + 1;
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
         // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
@@ -833,7 +837,8 @@ impl Logic for SendEngine {
         }
         if self.s.val().get_bit(13) {
             // Rdc
-            // FIFO entry {signaled, length, index} of the oldest Read.
+            // The oldest Read's length is on the RAM output (its signaled bit in `orq_sig`,
+            // its index ci - count).
             self.pop.next = true;
             self.unblock.next = true;
             self.c_op.d.next = 2.into();
@@ -1298,7 +1303,7 @@ impl Logic for SendEngine {
             self.beat.d.next = 0.into();
         }
         if self.ec_st.q.val() == 1 {
-            // Word `ec_w` is addressed (`orq_ra`); word `ec_w - 1` is on the RAM output.
+            // Word `beat` is addressed (`orq_ra`); word `beat - 1` is on the RAM output.
             self.beat.d.next = self.beat.q.val() + 1;
             if self.beat.q.val() == 1 {
                 // Opcode 0 or 2..=5: octet 0 below 8 and its low 3 bits neither 1, 6 nor 7
@@ -1417,6 +1422,25 @@ crate::sim_ports!(impl[] SendEngine {
 
 // `rdcq` entries are {status[8], QP[2]}, read at literal bit positions.
 const _: () = assert!(CONN_BITS == 2);
+// The one-hot state register `st` has a bit per state, and `update` names the states by their
+// bit numbers (`s.get_bit(k)`, `nx | 1 << k`): they are the enum's discriminants.
+const _: () = assert!(
+    SeState::Idle as u32 == 0
+        && SeState::Load as u32 == 1
+        && SeState::Load2 as u32 == 2
+        && SeState::FlushRead as u32 == 3
+        && SeState::Addr as u32 == 4
+        && SeState::FetchReq as u32 == 5
+        && SeState::Fetch as u32 == 6
+        && SeState::Decide as u32 == 7
+        && SeState::Check as u32 == 8
+        && SeState::CheckWait as u32 == 9
+        && SeState::Msg as u32 == 10
+        && SeState::WriteBack as u32 == 11
+        && SeState::DoneWait as u32 == 12
+        && SeState::Rdc as u32 == 13
+        && SeState::Cqe as u32 == 14
+);
 // `#[hdl_gen]` cannot name constants: the WQE opcode is decoded from literals (Write 0, Read
 // 1, the Sends 2..=5, above 5 unknown; the early check's Write / Send test reads the same
 // values from the WQE's octet 0), and a Send's RDMAP opcode is the WQE opcode + 1.
