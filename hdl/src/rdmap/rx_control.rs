@@ -1981,6 +1981,16 @@ impl Logic for RxControl {
                 } else if self.o_rreq.q.val() {
                     self.o_kind.d.next = self.k_irq.val();
                 }
+                // The access right of a queued check (rows 10-12, 18-20) by opcode alone, in
+                // every Eval cycle: the request goes out in Eval2 only with `e_push`, so the
+                // register's load enable is the state, not the rows' outcome (timing).
+                if self.o_write.q.val() {
+                    self.chk_acc_q.d.next = self.acc_rw.val();
+                } else if self.o_rresp.q.val() {
+                    self.chk_acc_q.d.next = self.acc_lw.val();
+                } else {
+                    self.chk_acc_q.d.next = self.acc_rr.val();
+                }
                 self.e_drop.d.next = false;
                 if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
                     // Row 0: dropped silently.
@@ -2021,7 +2031,6 @@ impl Logic for RxControl {
                     if !self.f_zpay.q.val() {
                         self.cq_push.next = true;
                         self.cq_ctx_n.next = 0.into();
-                        self.chk_acc_q.d.next = self.acc_rw.val();
                     } else {
                         self.go_vd.next = true;
                     }
@@ -2037,7 +2046,6 @@ impl Logic for RxControl {
                         if !self.f_zpay.q.val() {
                             self.cq_push.next = true;
                             self.cq_ctx_n.next = 1.into();
-                            self.chk_acc_q.d.next = self.acc_lw.val();
                         } else {
                             self.go_vd.next = true;
                         }
@@ -2056,7 +2064,6 @@ impl Logic for RxControl {
                         if !self.f_size_zero.q.val() {
                             self.cq_push.next = true;
                             self.cq_ctx_n.next = 2.into();
-                            self.chk_acc_q.d.next = self.acc_rr.val();
                         } else {
                             self.go_vd.next = true;
                         }
@@ -2188,6 +2195,20 @@ impl Logic for RxControl {
                         + bit_cast::<32, 1>(self.w_carry.q.val().into()),
                 ) << 32)
                     | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                // The request of row 17 (with payload: the lkey from RqWait) or of row 21
+                // (without: the invalidate), chosen by `f_zpay` alone in every SendRows cycle:
+                // it goes out only with `issue`, so the load enables are the state and one
+                // flag, not the rows' outcome (timing).
+                if self.f_zpay.q.val() {
+                    self.chk_acc_q.d.next = 0.into();
+                    self.chk_inv_q.d.next = true;
+                    self.chk_stag_q.d.next = self.h_stag.q.val();
+                    self.ctx.d.next = ChkCtx::SendInv;
+                } else {
+                    self.chk_acc_q.d.next = self.acc_lw.val();
+                    self.chk_inv_q.d.next = false;
+                    self.ctx.d.next = ChkCtx::SendPay;
+                }
                 if !self.w_present.q.val() {
                     // Row 15.
                     self.fail.next = true;
@@ -2199,19 +2220,12 @@ impl Logic for RxControl {
                 } else if !self.f_zpay.q.val() {
                     // Row 17.
                     self.issue.next = true;
-                    self.chk_acc_q.d.next = self.acc_lw.val();
-                    self.chk_inv_q.d.next = false;
-                    self.ctx.d.next = ChkCtx::SendPay;
                 } else if self.h_l.q.val()
                     && ((self.h_opc.q.val() == self.op_send_inv.val())
                         || (self.h_opc.q.val() == self.op_send_se_inv.val()))
                 {
                     // Row 21.
                     self.issue.next = true;
-                    self.chk_acc_q.d.next = 0.into();
-                    self.chk_inv_q.d.next = true;
-                    self.chk_stag_q.d.next = self.h_stag.q.val();
-                    self.ctx.d.next = ChkCtx::SendInv;
                 } else {
                     self.state.d.next = RxState::SendOk;
                 }
