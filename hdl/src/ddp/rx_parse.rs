@@ -50,6 +50,7 @@
 use crate::config::{
     CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
 };
+use crate::ddp::stag_table::StagRam;
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
 
@@ -125,8 +126,10 @@ pub struct DdpRxParse {
     busy: [DFF<Bit>; SLOT_COUNT],
     /// Per (connection, slot): index of the last word written by the slot's segment.
     lastw: [DFF<Bits<HDR_WORD_BITS>>; SLOT_COUNT],
-    hdr_a: RAM<Bits<32>, HDR_ADDR_BITS>,
-    hdr_b: RAM<Bits<32>, HDR_ADDR_BITS>,
+    /// The header RAM copies: block RAM without read-during-write logic (a port reads only
+    /// slots whose segment is in, never the slot being written).
+    hdr_a: StagRam<32, HDR_ADDR_BITS>,
+    hdr_b: StagRam<32, HDR_ADDR_BITS>,
     /// The word read on port A / B is past its segment's last beat: reads 0.
     zero_a: DFF<Bit>,
     zero_b: DFF<Bit>,
@@ -176,9 +179,8 @@ pub struct DdpRxParse {
 
 impl Default for DdpRxParse {
     fn default() -> Self {
-        // Zero contents from power-up (the same on both back ends), though a word is only
-        // ever read after its segment wrote it or as 0 past the segment's end.
-        let zeros = || RAM::from((0..1usize << HDR_ADDR_BITS).map(|_| Bits::<32>::default()));
+        // The header RAMs start at zero on both back ends, though a word is only ever read
+        // after its segment wrote it or as 0 past the segment's end.
         Self {
             clock: Default::default(),
             ulpdu_data: Default::default(),
@@ -219,8 +221,8 @@ impl Default for DdpRxParse {
             past_jb: core::array::from_fn(|_| Default::default()),
             busy: core::array::from_fn(|_| Default::default()),
             lastw: core::array::from_fn(|_| Default::default()),
-            hdr_a: zeros(),
-            hdr_b: zeros(),
+            hdr_a: Default::default(),
+            hdr_b: Default::default(),
             zero_a: Default::default(),
             zero_b: Default::default(),
             job_skid: Default::default(),
@@ -288,10 +290,8 @@ impl Logic for DdpRxParse {
             self.lastw[j].clock.next = self.clock.val();
             self.lastw[j].d.next = self.lastw[j].q.val();
         }
-        self.hdr_a.read_clock.next = self.clock.val();
-        self.hdr_a.write_clock.next = self.clock.val();
-        self.hdr_b.read_clock.next = self.clock.val();
-        self.hdr_b.write_clock.next = self.clock.val();
+        self.hdr_a.clock.next = self.clock.val();
+        self.hdr_b.clock.next = self.clock.val();
         self.job_skid.clock.next = self.clock.val();
         self.pay_skid.clock.next = self.clock.val();
 
@@ -415,15 +415,15 @@ impl Logic for DdpRxParse {
                 self.cur_idx.val().get_bits::<HDR_WORD_BITS>(0),
             );
         self.hdr_a.write_enable.next = self.wr_en.val();
-        self.hdr_a.write_address.next = self.wr_addr.val();
+        self.hdr_a.write_addr.next = self.wr_addr.val();
         self.hdr_a.write_data.next = self.ulpdu_data.val() & self.kmask.val();
         self.hdr_b.write_enable.next = self.wr_en.val();
-        self.hdr_b.write_address.next = self.wr_addr.val();
+        self.hdr_b.write_addr.next = self.wr_addr.val();
         self.hdr_b.write_data.next = self.ulpdu_data.val() & self.kmask.val();
 
         // ---- Header RAM reads: 0 past the segment's last written word.
-        self.hdr_a.read_address.next = self.hdr_a_addr.val();
-        self.hdr_b.read_address.next = self.hdr_b_addr.val();
+        self.hdr_a.read_addr.next = self.hdr_a_addr.val();
+        self.hdr_b.read_addr.next = self.hdr_b_addr.val();
         self.lw_a.next = self.lastw[0].q.val();
         self.lw_b.next = self.lastw[0].q.val();
         for j in 1..SLOT_COUNT {

@@ -80,6 +80,7 @@
 //! its input becomes a mux of the request queues in arrival order.
 
 use crate::config::{CONN_BITS, DMA_ADDR_BITS};
+use crate::ddp::stag_table::StagRam;
 use rnic_proto::rdmap::Opcode;
 use rust_hdl::prelude::*;
 
@@ -157,7 +158,9 @@ pub struct ReadResponder {
     pub idle: Signal<Out, Bit>,
 
     /// The request queue: entry `e` word `w` at address `8 e + w`.
-    mem: RAM<Bits<32>, MEM_BITS>,
+    /// Block RAM without read-during-write logic: a read names a queued entry, never the
+    /// one being written.
+    mem: StagRam<32, MEM_BITS>,
     /// Next entry to write, its next word.
     wr_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     wword: DFF<Bits<WORD_BITS>>,
@@ -272,8 +275,7 @@ impl Logic for ReadResponder {
             self, clock, wr_ptr, wword, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
             o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st
         );
-        self.mem.read_clock.next = self.clock.val();
-        self.mem.write_clock.next = self.clock.val();
+        self.mem.clock.next = self.clock.val();
         for i in 0..RR_INFLIGHT {
             self.qps[i].clock.next = self.clock.val();
             self.qps[i].d.next = self.qps[i].q.val();
@@ -284,7 +286,7 @@ impl Logic for ReadResponder {
         self.wen.next = self.irq_valid.val() && self.room.val();
         self.irq_ready.next = self.room.val() && (self.wword.q.val() == 5);
         self.mem.write_enable.next = self.wen.val();
-        self.mem.write_address.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val())
+        self.mem.write_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val())
             << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.wword.q.val());
         self.mem.write_data.next = self.irq_sink_stag.val();
@@ -316,7 +318,7 @@ impl Logic for ReadResponder {
                 && !self.lat.q.val()
                 && !self.h_busy.val()
                 && (self.qcnt.q.val() != 0));
-        self.mem.read_address.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
+        self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
             << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
         self.lat.d.next = self.go.val();
@@ -412,12 +414,12 @@ impl Logic for ReadResponder {
             self.h_st.d.next = 1.into();
         }
         if self.h_st.q.val() == 1 {
-            self.mem.read_address.next =
+            self.mem.read_addr.next =
                 (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 3;
             self.h_st.d.next = 2.into();
         }
         if self.h_st.q.val() == 2 {
-            self.mem.read_address.next =
+            self.mem.read_addr.next =
                 (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 4;
             self.o_len.d.next = self.mem.read_data.val();
             self.h_st.d.next = 3.into();
