@@ -286,8 +286,7 @@ impl Logic for ReadResponder {
         self.wen.next = self.irq_valid.val() && self.room.val();
         self.irq_ready.next = self.room.val() && (self.wword.q.val() == 5);
         self.mem.write_enable.next = self.wen.val();
-        self.mem.write_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val())
-            << 3)
+        self.mem.write_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val()) << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.wword.q.val());
         self.mem.write_data.next = self.irq_sink_stag.val();
         if self.wword.q.val() == 1 {
@@ -318,8 +317,7 @@ impl Logic for ReadResponder {
                 && !self.lat.q.val()
                 && !self.h_busy.val()
                 && (self.qcnt.q.val() != 0));
-        self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
-            << 3)
+        self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
