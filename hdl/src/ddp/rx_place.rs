@@ -67,6 +67,7 @@
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
+use std::fmt::Write;
 
 // Written for 4 byte lanes and 32-bit host addresses.
 const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32);
@@ -112,7 +113,7 @@ pub struct RxPlace {
 
     // Input FIFO: write and read pointers with a wrap bit; `hv`: the RAM's read data is the
     // entry at `rp` (not yet in the head register).
-    fifo: RAM<Bits<FIFO_BITS>, FIFO_ABITS>,
+    fifo: FifoRam,
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
@@ -401,8 +402,7 @@ impl Logic for RxPlace {
             self.pl[i].clock.next = self.clock.val();
             self.pl[i].d.next = self.pl[i].q.val();
         }
-        self.fifo.read_clock.next = self.clock.val();
-        self.fifo.write_clock.next = self.clock.val();
+        self.fifo.clock.next = self.clock.val();
         self.skid.clock.next = self.clock.val();
 
         // ---- Input FIFO write side.
@@ -719,6 +719,69 @@ impl Logic for RxPlace {
         self.done_valid.next = self.done_v.q.val();
         self.done_conn.next = self.done_conn_q.q.val();
         self.done_good.next = self.done_good_q.q.val();
+    }
+}
+
+/// The input FIFO's storage: a simple dual-port block RAM with a registered read (one clock).
+///
+/// A leaf with custom Verilog (like [`crate::mpa::rx_context_ram::RxContextRam`]) because
+/// rust-hdl's `RAM` makes yosys emulate a read of the entry being written (a 41-bit register of
+/// the written data, an address comparator and a multiplexer per bit, ~85 logic cells).
+/// `RxPlace` reads the entry at its write pointer only while the FIFO is empty, and then does
+/// not use the read data (`hv` is low; the entry is read again once written), so
+/// `no_rw_check` tells yosys that no bypass is needed. The model returns the old entry.
+#[derive(LogicBlock)]
+pub struct FifoRam {
+    pub clock: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<FIFO_ABITS>>,
+    pub read_data: Signal<Out, Bits<FIFO_BITS>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<FIFO_ABITS>>,
+    pub write_data: Signal<In, Bits<FIFO_BITS>>,
+    _mem: Vec<Bits<FIFO_BITS>>,
+}
+
+impl Default for FifoRam {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            _mem: vec![Bits::default(); 1 << FIFO_ABITS],
+        }
+    }
+}
+
+impl Logic for FifoRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.read_data.next = self._mem[self.read_address.val().index()];
+            if self.write_enable.val() {
+                self._mem[self.write_address.val().index()] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
+            FIFO_BITS - 1,
+            (1usize << FIFO_ABITS) - 1
+        );
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   read_data <= mem[read_address];\nend"
+        );
+        Verilog::Custom(v)
     }
 }
 
