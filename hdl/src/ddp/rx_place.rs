@@ -70,7 +70,7 @@ use rust_hdl::prelude::*;
 use std::fmt::Write;
 
 // Written for 4 byte lanes and 32-bit host addresses.
-const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32);
+const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 4);
 
 /// Input FIFO entry: data 32, keep 4, first, last, good, connection.
 const FIFO_BITS: usize = 39 + CONN_BITS;
@@ -125,12 +125,16 @@ pub struct RxPlace {
     /// connection, looked up (with the placed beat's update forwarded) as it enters the head
     /// register, so that placement does not start with the connection selection.
     hr_alo: DFF<Bits<2>>,
+    /// The head beat's address source, one-hot: bit i for a later beat of connection i, bit 4
+    /// for a run's first beat (the verdict buffer).
+    hr_oh: DFF<Bits<5>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
-    /// Per connection: the host word after `na`'s (its word address + 1), kept ready so that
-    /// no 30-bit carry chain follows the connection selection.
-    na1: [DFF<Bits<30>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
+    /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..10 all ones (the
+    /// carry-select flags of its increment).
+    na_a10: [DFF<Bit>; CONNECTIONS],
+    na_m10: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
     caddr: DFF<Bits<30>>,
@@ -160,6 +164,7 @@ pub struct RxPlace {
     ld: Signal<Local, Bit>,
     ld_conn: Signal<Local, Bits<CONN_BITS>>,
     ld_alo: Signal<Local, Bits<2>>,
+    ld_oh: Signal<Local, Bits<5>>,
     // Octet count of the head beat and the carry out of alo + n, as plain logic (no carry
     // chain).
     k01: Signal<Local, Bit>,
@@ -178,8 +183,12 @@ pub struct RxPlace {
     h_last: Signal<Local, Bit>,
     h_good: Signal<Local, Bit>,
     h_conn: Signal<Local, Bits<CONN_BITS>>,
-    na_sel: Signal<Local, Bits<32>>,
-    pl_sel: Signal<Local, Bit>,
+    m0: Signal<Local, Bits<32>>,
+    m1: Signal<Local, Bits<32>>,
+    m2: Signal<Local, Bits<32>>,
+    m3: Signal<Local, Bits<32>>,
+    mv: Signal<Local, Bits<32>>,
+    ones: Constant<Bits<32>>,
     addr: Signal<Local, Bits<32>>,
     place: Signal<Local, Bit>,
     carry_on: Signal<Local, Bit>,
@@ -194,15 +203,25 @@ pub struct RxPlace {
     e: Signal<Local, Bits<3>>,
     full: Signal<Local, Bit>,
     word: Signal<Local, Bits<30>>,
-    word1: Signal<Local, Bits<30>>,
+    sa10: Signal<Local, Bit>,
+    sm10: Signal<Local, Bit>,
+    new_a10: Signal<Local, Bit>,
+    new_m10: Signal<Local, Bit>,
+    na_next: Signal<Local, Bits<32>>,
+    w_lo: Signal<Local, Bits<10>>,
+    w_mid: Signal<Local, Bits<10>>,
+    w_hi: Signal<Local, Bits<10>>,
+    w_lo1: Signal<Local, Bits<10>>,
+    w_mid1: Signal<Local, Bits<10>>,
+    w_hi1: Signal<Local, Bits<10>>,
     /// Verdict buffer (one verdict): taken while empty or popped; its host word + 1 and + 2
     /// are computed as it is taken (each connection's `na1 + 1` from its own register), so no
     /// carry chain lies between a port or the connection selection and the address registers.
     vb_v: DFF<Bit>,
     vb_place: DFF<Bit>,
     vb_addr: DFF<Bits<32>>,
-    vb_inc: DFF<Bits<30>>,
-    vb_inc2: DFF<Bits<30>>,
+    vb_a10: DFF<Bit>,
+    vb_m10: DFF<Bit>,
     /// A run's first beat is placed: the verdict buffer empties.
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -266,9 +285,11 @@ impl Default for RxPlace {
             hr: Default::default(),
             hr_v: Default::default(),
             hr_alo: Default::default(),
+            hr_oh: Default::default(),
             na: core::array::from_fn(|_| Default::default()),
-            na1: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
+            na_a10: core::array::from_fn(|_| Default::default()),
+            na_m10: core::array::from_fn(|_| Default::default()),
             cur: Default::default(),
             caddr: Default::default(),
             cw: Default::default(),
@@ -293,6 +314,7 @@ impl Default for RxPlace {
             ld: Default::default(),
             ld_conn: Default::default(),
             ld_alo: Default::default(),
+            ld_oh: Default::default(),
             k01: Default::default(),
             k23: Default::default(),
             n0: Default::default(),
@@ -309,8 +331,12 @@ impl Default for RxPlace {
             h_last: Default::default(),
             h_good: Default::default(),
             h_conn: Default::default(),
-            na_sel: Default::default(),
-            pl_sel: Default::default(),
+            m0: Default::default(),
+            m1: Default::default(),
+            m2: Default::default(),
+            m3: Default::default(),
+            mv: Default::default(),
+            ones: Constant::new(0xFFFF_FFFF_u64.into()),
             addr: Default::default(),
             place: Default::default(),
             carry_on: Default::default(),
@@ -325,12 +351,22 @@ impl Default for RxPlace {
             e: Default::default(),
             full: Default::default(),
             word: Default::default(),
-            word1: Default::default(),
+            sa10: Default::default(),
+            sm10: Default::default(),
+            new_a10: Default::default(),
+            new_m10: Default::default(),
+            na_next: Default::default(),
+            w_lo: Default::default(),
+            w_mid: Default::default(),
+            w_hi: Default::default(),
+            w_lo1: Default::default(),
+            w_mid1: Default::default(),
+            w_hi1: Default::default(),
             vb_v: Default::default(),
             vb_place: Default::default(),
             vb_addr: Default::default(),
-            vb_inc: Default::default(),
-            vb_inc2: Default::default(),
+            vb_a10: Default::default(),
+            vb_m10: Default::default(),
             vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
@@ -370,11 +406,12 @@ impl Logic for RxPlace {
             hr,
             hr_v,
             hr_alo,
+            hr_oh,
             vb_v,
             vb_place,
             vb_addr,
-            vb_inc,
-            vb_inc2,
+            vb_a10,
+            vb_m10,
             cur,
             caddr,
             cw,
@@ -397,10 +434,12 @@ impl Logic for RxPlace {
         for i in 0..CONNECTIONS {
             self.na[i].clock.next = self.clock.val();
             self.na[i].d.next = self.na[i].q.val();
-            self.na1[i].clock.next = self.clock.val();
-            self.na1[i].d.next = self.na1[i].q.val();
             self.pl[i].clock.next = self.clock.val();
             self.pl[i].d.next = self.pl[i].q.val();
+            self.na_a10[i].clock.next = self.clock.val();
+            self.na_a10[i].d.next = self.na_a10[i].q.val();
+            self.na_m10[i].clock.next = self.clock.val();
+            self.na_m10[i].d.next = self.na_m10[i].q.val();
         }
         self.fifo.clock.next = self.clock.val();
         self.skid.clock.next = self.clock.val();
@@ -433,23 +472,38 @@ impl Logic for RxPlace {
         self.can.next = !self.skid.full.val();
 
         // ---- Placement of the head beat.
-        self.na_sel.next = self.na[0].q.val();
-        self.pl_sel.next = self.pl[0].q.val();
-        self.word1.next = self.na1[0].q.val();
-        for i in 1..CONNECTIONS {
-            if self.h_conn.val().index() == i {
-                self.na_sel.next = self.na[i].q.val();
-                self.pl_sel.next = self.pl[i].q.val();
-                self.word1.next = self.na1[i].q.val();
-            }
+        // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
+        // buffer): an AND-OR of two LUT levels, not a multiplexer tree.
+        self.m0.next = 0.into();
+        self.m1.next = 0.into();
+        self.m2.next = 0.into();
+        self.m3.next = 0.into();
+        self.mv.next = 0.into();
+        if self.hr_oh.q.val().get_bit(0) {
+            self.m0.next = self.ones.val();
         }
-        self.addr.next = self.na_sel.val();
-        self.place.next = self.pl_sel.val();
-        if self.h_first.val() {
-            self.addr.next = self.vb_addr.q.val();
-            self.place.next = self.vb_place.q.val();
-            self.word1.next = self.vb_inc.q.val();
+        if self.hr_oh.q.val().get_bit(1) {
+            self.m1.next = self.ones.val();
         }
+        if self.hr_oh.q.val().get_bit(2) {
+            self.m2.next = self.ones.val();
+        }
+        if self.hr_oh.q.val().get_bit(3) {
+            self.m3.next = self.ones.val();
+        }
+        if self.hr_oh.q.val().get_bit(4) {
+            self.mv.next = self.ones.val();
+        }
+        self.addr.next = (self.na[0].q.val() & self.m0.val())
+            | (self.na[1].q.val() & self.m1.val())
+            | (self.na[2].q.val() & self.m2.val())
+            | (self.na[3].q.val() & self.m3.val())
+            | (self.vb_addr.q.val() & self.mv.val());
+        self.place.next = (self.pl[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.pl[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.pl[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.pl[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_place.q.val() && self.hr_oh.q.val().get_bit(4));
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
         self.flush.next = self.hr_v.q.val()
@@ -463,14 +517,14 @@ impl Logic for RxPlace {
             && (!self.h_first.val() || self.vb_v.q.val());
         self.vpop.next = self.proc.val() && self.h_first.val();
         self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
-        if self.vd_valid.val() && self.vd_ready.val() {
-            self.vb_v.d.next = true;
+        // The buffer loads whenever it may, valid or not (`vd_valid` only sets the flag): the
+        // enable is `vd_ready` alone, one LUT level shorter.
+        if self.vd_ready.val() {
+            self.vb_v.d.next = self.vd_valid.val();
             self.vb_place.d.next = self.vd_place.val();
             self.vb_addr.d.next = self.vd_addr.val();
-            self.vb_inc.d.next = self.vd_addr.val().get_bits::<30>(2) + 1;
-            self.vb_inc2.d.next = self.vd_addr.val().get_bits::<30>(2) + 2;
-        } else if self.vpop.val() {
-            self.vb_v.d.next = false;
+            self.vb_a10.d.next = self.vd_addr.val().get_bits::<10>(2).all();
+            self.vb_m10.d.next = self.vd_addr.val().get_bits::<10>(12).all();
         }
         self.pop.next = self.proc.val();
 
@@ -523,6 +577,44 @@ impl Logic for RxPlace {
             | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
         self.word.next = self.addr.val().get_bits::<30>(2);
+        // The connection's next octet: in the next host word after a full one. word + 1 as
+        // three 10-bit incrementers side by side (carry select), the selects from flags kept
+        // with each address (`a10`: word bits 9..0 all ones, `m10`: bits 19..10): one 30-bit
+        // carry chain after the address selection missed 100 MHz (79), the all-ones trees too
+        // (94).
+        self.sa10.next = (self.na_a10[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.na_a10[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_a10.q.val() && self.hr_oh.q.val().get_bit(4));
+        self.sm10.next = (self.na_m10[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.na_m10[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.na_m10[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.na_m10[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_m10.q.val() && self.hr_oh.q.val().get_bit(4));
+        self.w_lo.next = self.word.val().get_bits::<10>(0);
+        self.w_mid.next = self.word.val().get_bits::<10>(10);
+        self.w_hi.next = self.word.val().get_bits::<10>(20);
+        self.w_lo1.next = self.w_lo.val();
+        self.w_mid1.next = self.w_mid.val();
+        self.w_hi1.next = self.w_hi.val();
+        self.new_a10.next = self.sa10.val();
+        self.new_m10.next = self.sm10.val();
+        if self.full.val() {
+            self.w_lo1.next = self.w_lo.val() + 1;
+            self.new_a10.next = self.w_lo.val() == 0x3FE;
+        }
+        if self.full.val() && self.sa10.val() {
+            self.w_mid1.next = self.w_mid.val() + 1;
+            self.new_m10.next = self.w_mid.val() == 0x3FE;
+        }
+        if self.full.val() && self.sa10.val() && self.sm10.val() {
+            self.w_hi1.next = self.w_hi.val() + 1;
+        }
+        self.na_next.next = bit_cast::<32, 2>(self.e.val().get_bits::<2>(0))
+            | (bit_cast::<32, 10>(self.w_lo1.val()) << 2)
+            | (bit_cast::<32, 10>(self.w_mid1.val()) << 12)
+            | (bit_cast::<32, 10>(self.w_hi1.val()) << 22);
         // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
         // carry. Otherwise the carry grows by lanes alo..e-1.
         self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
@@ -583,28 +675,18 @@ impl Logic for RxPlace {
         } else if self.proc.val() {
             self.cur.d.next = self.h_conn.val();
             self.ck.d.next = self.ck_next.val();
+            self.caddr.d.next = self.na_next.val().get_bits::<30>(2);
             if self.full.val() {
                 self.cw.d.next = self.rot.val();
-                self.caddr.d.next = self.word1.val();
             } else {
                 self.cw.d.next = self.merged.val();
-                self.caddr.d.next = self.word.val();
             }
             for i in 0..CONNECTIONS {
                 if self.h_conn.val().index() == i {
                     self.pl[i].d.next = self.place.val();
-                    if self.full.val() {
-                        self.na[i].d.next = (bit_cast::<32, 30>(self.word1.val()) << 2)
-                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
-                        self.na1[i].d.next = self.na1[i].q.val() + 1;
-                        if self.h_first.val() {
-                            self.na1[i].d.next = self.vb_inc2.q.val();
-                        }
-                    } else {
-                        self.na[i].d.next = (bit_cast::<32, 30>(self.word.val()) << 2)
-                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
-                        self.na1[i].d.next = self.word1.val();
-                    }
+                    self.na[i].d.next = self.na_next.val();
+                    self.na_a10[i].d.next = self.new_a10.val();
+                    self.na_m10[i].d.next = self.new_m10.val();
                 }
             }
             if self.place.val() && self.full.val() {
@@ -647,9 +729,15 @@ impl Logic for RxPlace {
         if self.hr_v.q.val() && (self.h_conn.val() == self.ld_conn.val()) {
             self.ld_alo.next = self.e.val().get_bits::<2>(0);
         }
+        self.ld_oh.next = 16.into();
+        if !self.fifo.read_data.val().get_bit(36) {
+            self.ld_oh.next =
+                bit_cast::<5, 4>(1.into()) << bit_cast::<5, CONN_BITS>(self.ld_conn.val());
+        }
         if self.ld.val() {
             self.hr.d.next = self.fifo.read_data.val();
             self.hr_alo.d.next = self.ld_alo.val();
+            self.hr_oh.d.next = self.ld_oh.val();
             self.hr_v.d.next = true;
         } else if self.pop.val() {
             self.hr_v.d.next = false;
