@@ -131,10 +131,10 @@ pub struct RxPlace {
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
-    /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..10 all ones (the
+    /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..0 all ones (the
     /// carry-select flags of its increment).
     na_a10: [DFF<Bit>; CONNECTIONS],
-    na_m10: [DFF<Bit>; CONNECTIONS],
+    na_a20: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
     caddr: DFF<Bits<30>>,
@@ -204,9 +204,9 @@ pub struct RxPlace {
     full: Signal<Local, Bit>,
     word: Signal<Local, Bits<30>>,
     sa10: Signal<Local, Bit>,
-    sm10: Signal<Local, Bit>,
+    sa20: Signal<Local, Bit>,
     new_a10: Signal<Local, Bit>,
-    new_m10: Signal<Local, Bit>,
+    new_a20: Signal<Local, Bit>,
     na_next: Signal<Local, Bits<32>>,
     w_lo: Signal<Local, Bits<10>>,
     w_mid: Signal<Local, Bits<10>>,
@@ -221,7 +221,7 @@ pub struct RxPlace {
     vb_place: DFF<Bit>,
     vb_addr: DFF<Bits<32>>,
     vb_a10: DFF<Bit>,
-    vb_m10: DFF<Bit>,
+    vb_a20: DFF<Bit>,
     /// A run's first beat is placed: the verdict buffer empties.
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -289,7 +289,7 @@ impl Default for RxPlace {
             na: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
             na_a10: core::array::from_fn(|_| Default::default()),
-            na_m10: core::array::from_fn(|_| Default::default()),
+            na_a20: core::array::from_fn(|_| Default::default()),
             cur: Default::default(),
             caddr: Default::default(),
             cw: Default::default(),
@@ -352,9 +352,9 @@ impl Default for RxPlace {
             full: Default::default(),
             word: Default::default(),
             sa10: Default::default(),
-            sm10: Default::default(),
+            sa20: Default::default(),
             new_a10: Default::default(),
-            new_m10: Default::default(),
+            new_a20: Default::default(),
             na_next: Default::default(),
             w_lo: Default::default(),
             w_mid: Default::default(),
@@ -366,7 +366,7 @@ impl Default for RxPlace {
             vb_place: Default::default(),
             vb_addr: Default::default(),
             vb_a10: Default::default(),
-            vb_m10: Default::default(),
+            vb_a20: Default::default(),
             vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
@@ -411,7 +411,7 @@ impl Logic for RxPlace {
             vb_place,
             vb_addr,
             vb_a10,
-            vb_m10,
+            vb_a20,
             cur,
             caddr,
             cw,
@@ -438,8 +438,8 @@ impl Logic for RxPlace {
             self.pl[i].d.next = self.pl[i].q.val();
             self.na_a10[i].clock.next = self.clock.val();
             self.na_a10[i].d.next = self.na_a10[i].q.val();
-            self.na_m10[i].clock.next = self.clock.val();
-            self.na_m10[i].d.next = self.na_m10[i].q.val();
+            self.na_a20[i].clock.next = self.clock.val();
+            self.na_a20[i].d.next = self.na_a20[i].q.val();
         }
         self.fifo.clock.next = self.clock.val();
         self.skid.clock.next = self.clock.val();
@@ -524,7 +524,7 @@ impl Logic for RxPlace {
             self.vb_place.d.next = self.vd_place.val();
             self.vb_addr.d.next = self.vd_addr.val();
             self.vb_a10.d.next = self.vd_addr.val().get_bits::<10>(2).all();
-            self.vb_m10.d.next = self.vd_addr.val().get_bits::<10>(12).all();
+            self.vb_a20.d.next = self.vd_addr.val().get_bits::<20>(2).all();
         }
         self.pop.next = self.proc.val();
 
@@ -579,7 +579,7 @@ impl Logic for RxPlace {
         self.word.next = self.addr.val().get_bits::<30>(2);
         // The connection's next octet: in the next host word after a full one. word + 1 as
         // three 10-bit incrementers side by side (carry select), the selects from flags kept
-        // with each address (`a10`: word bits 9..0 all ones, `m10`: bits 19..10): one 30-bit
+        // with each address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit
         // carry chain after the address selection missed 100 MHz (79), the all-ones trees too
         // (94).
         self.sa10.next = (self.na_a10[0].q.val() && self.hr_oh.q.val().get_bit(0))
@@ -587,11 +587,11 @@ impl Logic for RxPlace {
             || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
             || (self.vb_a10.q.val() && self.hr_oh.q.val().get_bit(4));
-        self.sm10.next = (self.na_m10[0].q.val() && self.hr_oh.q.val().get_bit(0))
-            || (self.na_m10[1].q.val() && self.hr_oh.q.val().get_bit(1))
-            || (self.na_m10[2].q.val() && self.hr_oh.q.val().get_bit(2))
-            || (self.na_m10[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_m10.q.val() && self.hr_oh.q.val().get_bit(4));
+        self.sa20.next = (self.na_a20[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.na_a20[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.na_a20[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.na_a20[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_a20.q.val() && self.hr_oh.q.val().get_bit(4));
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
         self.w_hi.next = self.word.val().get_bits::<10>(20);
@@ -599,16 +599,16 @@ impl Logic for RxPlace {
         self.w_mid1.next = self.w_mid.val();
         self.w_hi1.next = self.w_hi.val();
         self.new_a10.next = self.sa10.val();
-        self.new_m10.next = self.sm10.val();
+        self.new_a20.next = self.sa20.val();
         if self.full.val() {
             self.w_lo1.next = self.w_lo.val() + 1;
             self.new_a10.next = self.w_lo.val() == 0x3FE;
+            self.new_a20.next = (self.w_lo.val() == 0x3FE) && self.w_mid.val().all();
         }
         if self.full.val() && self.sa10.val() {
             self.w_mid1.next = self.w_mid.val() + 1;
-            self.new_m10.next = self.w_mid.val() == 0x3FE;
         }
-        if self.full.val() && self.sa10.val() && self.sm10.val() {
+        if self.full.val() && self.sa20.val() {
             self.w_hi1.next = self.w_hi.val() + 1;
         }
         self.na_next.next = bit_cast::<32, 2>(self.e.val().get_bits::<2>(0))
@@ -686,7 +686,7 @@ impl Logic for RxPlace {
                     self.pl[i].d.next = self.place.val();
                     self.na[i].d.next = self.na_next.val();
                     self.na_a10[i].d.next = self.new_a10.val();
-                    self.na_m10[i].d.next = self.new_m10.val();
+                    self.na_a20[i].d.next = self.new_a20.val();
                 }
             }
             if self.place.val() && self.full.val() {
