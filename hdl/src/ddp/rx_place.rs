@@ -53,12 +53,18 @@
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
 //!   two low bits add the octet count.
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
-//!   read data (late in the cycle), and the next host word (`+ 1`) of each of the four
-//!   connections is kept in a register (`na1`, incremented from itself), the head beat's
-//!   address mod 4 is looked up as it enters the head register, and the verdict goes through a
-//!   one-entry buffer that computes `vd_addr`'s next host words as it takes the verdict: no
-//!   30-bit carry chain follows the connection selection or a port. This costs one cycle of
-//!   latency, no throughput (the head register loads in the cycle its beat is placed).
+//!   read data (late in the cycle); the head beat's address mod 4 and its address source
+//!   (connection 0-3 or, for a run's first beat, the verdict buffer; one-hot, so the address
+//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
+//!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
+//!   address: three 10-bit parts side by side whose carries in are flags kept with each
+//!   address (word bits 9..0 all ones, 19..0 all ones; computed from `vd_addr` as the verdict
+//!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
+//!   all-ones tree follows the address selection. The head register costs one cycle of
+//!   latency, no throughput (it loads in the cycle its beat is placed).
+//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`FifoRam`]), and
+//!   the per-connection state is the next address (32 bits), two increment flags and the
+//!   place flag: no per-connection incrementer.
 //! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
 //!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
 //!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
