@@ -136,6 +136,46 @@ fn both_back_ends_alignments_and_short_runs() {
     }
 }
 
+/// Runs whose host words carry out of word address bits 9..0 and 19..10 (4 KiB, 4 MiB and
+/// 1 GiB boundaries, every alignment, from the verdict's address and from a page before): the next-address increment is three 10-bit
+/// incrementers with carry select, so these carries must reach the upper parts.
+#[test]
+fn both_back_ends_address_carries() {
+    let mut runs = Vec::new();
+    // One run per 4 MiB step from each base, so the runs never overlap; the third base
+    // reaches the 1 GiB boundary.
+    let bases = [0x0040_0000u32, 0x1000_1000, 0x3F80_0000, 0xC000_0000];
+    for (i, &b) in bases.iter().enumerate() {
+        let mut k = 0u32;
+        for lo in 0..4u32 {
+            for len in [3usize, 9, 40, 4120] {
+                // The longest run starts a page before the boundary: the increment's flags
+                // must follow the placed words, not only the verdict's address.
+                let before = if len > 4096 { 4104 } else { 8 };
+                runs.push(Run {
+                    conn: (i + lo as usize + len) % 4,
+                    payload: (0..len).map(|j| (j * 13 + len + i) as u8).collect(),
+                    good: true,
+                    place: true,
+                    addr: b + k * 0x0040_0000 - before + lo,
+                });
+                k += 1;
+            }
+        }
+    }
+    for kind in BackendKind::ALL {
+        run_with_waveform_on_failure(
+            "ddp_rx_place_carries",
+            || kind.build(RxPlace::default()),
+            |sim: &mut dyn Backend| {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+                let tb = RxPlaceTb::new(sim).unwrap();
+                tb.run(sim, &runs, &PlaceTraffic::RANDOM, &mut rng);
+            },
+        );
+    }
+}
+
 /// Throughput: long runs, one connection and four interleaved beat by beat, host addresses
 /// 2 mod 4 (payload already in its lanes: no carry) and others (a carry, flushed at every
 /// change of connection), verdicts at once or up to 24 cycles after the run's first beat.

@@ -53,12 +53,18 @@
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
 //!   two low bits add the octet count.
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
-//!   read data (late in the cycle), and the next host word (`+ 1`) of each of the four
-//!   connections is kept in a register (`na1`, incremented from itself), the head beat's
-//!   address mod 4 is looked up as it enters the head register, and the verdict goes through a
-//!   one-entry buffer that computes `vd_addr`'s next host words as it takes the verdict: no
-//!   30-bit carry chain follows the connection selection or a port. This costs one cycle of
-//!   latency, no throughput (the head register loads in the cycle its beat is placed).
+//!   read data (late in the cycle); the head beat's address mod 4 and its address source
+//!   (connection 0-3 or, for a run's first beat, the verdict buffer; one-hot, so the address
+//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
+//!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
+//!   address: three 10-bit parts side by side whose carries in are flags kept with each
+//!   address (word bits 9..0 all ones, 19..0 all ones; computed from `vd_addr` as the verdict
+//!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
+//!   all-ones tree follows the address selection. The head register costs one cycle of
+//!   latency, no throughput (it loads in the cycle its beat is placed).
+//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`FifoRam`]), and
+//!   the per-connection state is the next address (32 bits), two increment flags and the
+//!   place flag: no per-connection incrementer.
 //! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
 //!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
 //!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
@@ -67,9 +73,10 @@
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
+use std::fmt::Write;
 
 // Written for 4 byte lanes and 32-bit host addresses.
-const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32);
+const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 4);
 
 /// Input FIFO entry: data 32, keep 4, first, last, good, connection.
 const FIFO_BITS: usize = 39 + CONN_BITS;
@@ -112,7 +119,7 @@ pub struct RxPlace {
 
     // Input FIFO: write and read pointers with a wrap bit; `hv`: the RAM's read data is the
     // entry at `rp` (not yet in the head register).
-    fifo: RAM<Bits<FIFO_BITS>, FIFO_ABITS>,
+    fifo: FifoRam,
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
@@ -124,12 +131,16 @@ pub struct RxPlace {
     /// connection, looked up (with the placed beat's update forwarded) as it enters the head
     /// register, so that placement does not start with the connection selection.
     hr_alo: DFF<Bits<2>>,
+    /// The head beat's address source, one-hot: bit i for a later beat of connection i, bit 4
+    /// for a run's first beat (the verdict buffer).
+    hr_oh: DFF<Bits<5>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
-    /// Per connection: the host word after `na`'s (its word address + 1), kept ready so that
-    /// no 30-bit carry chain follows the connection selection.
-    na1: [DFF<Bits<30>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
+    /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..0 all ones (the
+    /// carry-select flags of its increment).
+    na_a10: [DFF<Bit>; CONNECTIONS],
+    na_a20: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
     caddr: DFF<Bits<30>>,
@@ -159,6 +170,7 @@ pub struct RxPlace {
     ld: Signal<Local, Bit>,
     ld_conn: Signal<Local, Bits<CONN_BITS>>,
     ld_alo: Signal<Local, Bits<2>>,
+    ld_oh: Signal<Local, Bits<5>>,
     // Octet count of the head beat and the carry out of alo + n, as plain logic (no carry
     // chain).
     k01: Signal<Local, Bit>,
@@ -177,8 +189,12 @@ pub struct RxPlace {
     h_last: Signal<Local, Bit>,
     h_good: Signal<Local, Bit>,
     h_conn: Signal<Local, Bits<CONN_BITS>>,
-    na_sel: Signal<Local, Bits<32>>,
-    pl_sel: Signal<Local, Bit>,
+    m0: Signal<Local, Bits<32>>,
+    m1: Signal<Local, Bits<32>>,
+    m2: Signal<Local, Bits<32>>,
+    m3: Signal<Local, Bits<32>>,
+    mv: Signal<Local, Bits<32>>,
+    ones: Constant<Bits<32>>,
     addr: Signal<Local, Bits<32>>,
     place: Signal<Local, Bit>,
     carry_on: Signal<Local, Bit>,
@@ -193,15 +209,25 @@ pub struct RxPlace {
     e: Signal<Local, Bits<3>>,
     full: Signal<Local, Bit>,
     word: Signal<Local, Bits<30>>,
-    word1: Signal<Local, Bits<30>>,
+    sa10: Signal<Local, Bit>,
+    sa20: Signal<Local, Bit>,
+    new_a10: Signal<Local, Bit>,
+    new_a20: Signal<Local, Bit>,
+    na_next: Signal<Local, Bits<32>>,
+    w_lo: Signal<Local, Bits<10>>,
+    w_mid: Signal<Local, Bits<10>>,
+    w_hi: Signal<Local, Bits<10>>,
+    w_lo1: Signal<Local, Bits<10>>,
+    w_mid1: Signal<Local, Bits<10>>,
+    w_hi1: Signal<Local, Bits<10>>,
     /// Verdict buffer (one verdict): taken while empty or popped; its host word + 1 and + 2
     /// are computed as it is taken (each connection's `na1 + 1` from its own register), so no
     /// carry chain lies between a port or the connection selection and the address registers.
     vb_v: DFF<Bit>,
     vb_place: DFF<Bit>,
     vb_addr: DFF<Bits<32>>,
-    vb_inc: DFF<Bits<30>>,
-    vb_inc2: DFF<Bits<30>>,
+    vb_a10: DFF<Bit>,
+    vb_a20: DFF<Bit>,
     /// A run's first beat is placed: the verdict buffer empties.
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -265,9 +291,11 @@ impl Default for RxPlace {
             hr: Default::default(),
             hr_v: Default::default(),
             hr_alo: Default::default(),
+            hr_oh: Default::default(),
             na: core::array::from_fn(|_| Default::default()),
-            na1: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
+            na_a10: core::array::from_fn(|_| Default::default()),
+            na_a20: core::array::from_fn(|_| Default::default()),
             cur: Default::default(),
             caddr: Default::default(),
             cw: Default::default(),
@@ -292,6 +320,7 @@ impl Default for RxPlace {
             ld: Default::default(),
             ld_conn: Default::default(),
             ld_alo: Default::default(),
+            ld_oh: Default::default(),
             k01: Default::default(),
             k23: Default::default(),
             n0: Default::default(),
@@ -308,8 +337,12 @@ impl Default for RxPlace {
             h_last: Default::default(),
             h_good: Default::default(),
             h_conn: Default::default(),
-            na_sel: Default::default(),
-            pl_sel: Default::default(),
+            m0: Default::default(),
+            m1: Default::default(),
+            m2: Default::default(),
+            m3: Default::default(),
+            mv: Default::default(),
+            ones: Constant::new(0xFFFF_FFFF_u64.into()),
             addr: Default::default(),
             place: Default::default(),
             carry_on: Default::default(),
@@ -324,12 +357,22 @@ impl Default for RxPlace {
             e: Default::default(),
             full: Default::default(),
             word: Default::default(),
-            word1: Default::default(),
+            sa10: Default::default(),
+            sa20: Default::default(),
+            new_a10: Default::default(),
+            new_a20: Default::default(),
+            na_next: Default::default(),
+            w_lo: Default::default(),
+            w_mid: Default::default(),
+            w_hi: Default::default(),
+            w_lo1: Default::default(),
+            w_mid1: Default::default(),
+            w_hi1: Default::default(),
             vb_v: Default::default(),
             vb_place: Default::default(),
             vb_addr: Default::default(),
-            vb_inc: Default::default(),
-            vb_inc2: Default::default(),
+            vb_a10: Default::default(),
+            vb_a20: Default::default(),
             vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
@@ -369,11 +412,12 @@ impl Logic for RxPlace {
             hr,
             hr_v,
             hr_alo,
+            hr_oh,
             vb_v,
             vb_place,
             vb_addr,
-            vb_inc,
-            vb_inc2,
+            vb_a10,
+            vb_a20,
             cur,
             caddr,
             cw,
@@ -396,13 +440,14 @@ impl Logic for RxPlace {
         for i in 0..CONNECTIONS {
             self.na[i].clock.next = self.clock.val();
             self.na[i].d.next = self.na[i].q.val();
-            self.na1[i].clock.next = self.clock.val();
-            self.na1[i].d.next = self.na1[i].q.val();
             self.pl[i].clock.next = self.clock.val();
             self.pl[i].d.next = self.pl[i].q.val();
+            self.na_a10[i].clock.next = self.clock.val();
+            self.na_a10[i].d.next = self.na_a10[i].q.val();
+            self.na_a20[i].clock.next = self.clock.val();
+            self.na_a20[i].d.next = self.na_a20[i].q.val();
         }
-        self.fifo.read_clock.next = self.clock.val();
-        self.fifo.write_clock.next = self.clock.val();
+        self.fifo.clock.next = self.clock.val();
         self.skid.clock.next = self.clock.val();
 
         // ---- Input FIFO write side.
@@ -433,23 +478,38 @@ impl Logic for RxPlace {
         self.can.next = !self.skid.full.val();
 
         // ---- Placement of the head beat.
-        self.na_sel.next = self.na[0].q.val();
-        self.pl_sel.next = self.pl[0].q.val();
-        self.word1.next = self.na1[0].q.val();
-        for i in 1..CONNECTIONS {
-            if self.h_conn.val().index() == i {
-                self.na_sel.next = self.na[i].q.val();
-                self.pl_sel.next = self.pl[i].q.val();
-                self.word1.next = self.na1[i].q.val();
-            }
+        // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
+        // buffer): an AND-OR of two LUT levels, not a multiplexer tree.
+        self.m0.next = 0.into();
+        self.m1.next = 0.into();
+        self.m2.next = 0.into();
+        self.m3.next = 0.into();
+        self.mv.next = 0.into();
+        if self.hr_oh.q.val().get_bit(0) {
+            self.m0.next = self.ones.val();
         }
-        self.addr.next = self.na_sel.val();
-        self.place.next = self.pl_sel.val();
-        if self.h_first.val() {
-            self.addr.next = self.vb_addr.q.val();
-            self.place.next = self.vb_place.q.val();
-            self.word1.next = self.vb_inc.q.val();
+        if self.hr_oh.q.val().get_bit(1) {
+            self.m1.next = self.ones.val();
         }
+        if self.hr_oh.q.val().get_bit(2) {
+            self.m2.next = self.ones.val();
+        }
+        if self.hr_oh.q.val().get_bit(3) {
+            self.m3.next = self.ones.val();
+        }
+        if self.hr_oh.q.val().get_bit(4) {
+            self.mv.next = self.ones.val();
+        }
+        self.addr.next = (self.na[0].q.val() & self.m0.val())
+            | (self.na[1].q.val() & self.m1.val())
+            | (self.na[2].q.val() & self.m2.val())
+            | (self.na[3].q.val() & self.m3.val())
+            | (self.vb_addr.q.val() & self.mv.val());
+        self.place.next = (self.pl[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.pl[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.pl[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.pl[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_place.q.val() && self.hr_oh.q.val().get_bit(4));
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
         self.flush.next = self.hr_v.q.val()
@@ -463,14 +523,14 @@ impl Logic for RxPlace {
             && (!self.h_first.val() || self.vb_v.q.val());
         self.vpop.next = self.proc.val() && self.h_first.val();
         self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
-        if self.vd_valid.val() && self.vd_ready.val() {
-            self.vb_v.d.next = true;
+        // The buffer loads whenever it may, valid or not (`vd_valid` only sets the flag): the
+        // enable is `vd_ready` alone, one LUT level shorter.
+        if self.vd_ready.val() {
+            self.vb_v.d.next = self.vd_valid.val();
             self.vb_place.d.next = self.vd_place.val();
             self.vb_addr.d.next = self.vd_addr.val();
-            self.vb_inc.d.next = self.vd_addr.val().get_bits::<30>(2) + 1;
-            self.vb_inc2.d.next = self.vd_addr.val().get_bits::<30>(2) + 2;
-        } else if self.vpop.val() {
-            self.vb_v.d.next = false;
+            self.vb_a10.d.next = self.vd_addr.val().get_bits::<10>(2).all();
+            self.vb_a20.d.next = self.vd_addr.val().get_bits::<20>(2).all();
         }
         self.pop.next = self.proc.val();
 
@@ -523,6 +583,44 @@ impl Logic for RxPlace {
             | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
         self.word.next = self.addr.val().get_bits::<30>(2);
+        // The connection's next octet: in the next host word after a full one. word + 1 as
+        // three 10-bit incrementers side by side (carry select), the selects from flags kept
+        // with each address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit
+        // carry chain after the address selection missed 100 MHz (79), the all-ones trees too
+        // (94).
+        self.sa10.next = (self.na_a10[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.na_a10[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_a10.q.val() && self.hr_oh.q.val().get_bit(4));
+        self.sa20.next = (self.na_a20[0].q.val() && self.hr_oh.q.val().get_bit(0))
+            || (self.na_a20[1].q.val() && self.hr_oh.q.val().get_bit(1))
+            || (self.na_a20[2].q.val() && self.hr_oh.q.val().get_bit(2))
+            || (self.na_a20[3].q.val() && self.hr_oh.q.val().get_bit(3))
+            || (self.vb_a20.q.val() && self.hr_oh.q.val().get_bit(4));
+        self.w_lo.next = self.word.val().get_bits::<10>(0);
+        self.w_mid.next = self.word.val().get_bits::<10>(10);
+        self.w_hi.next = self.word.val().get_bits::<10>(20);
+        self.w_lo1.next = self.w_lo.val();
+        self.w_mid1.next = self.w_mid.val();
+        self.w_hi1.next = self.w_hi.val();
+        self.new_a10.next = self.sa10.val();
+        self.new_a20.next = self.sa20.val();
+        if self.full.val() {
+            self.w_lo1.next = self.w_lo.val() + 1;
+            self.new_a10.next = self.w_lo.val() == 0x3FE;
+            self.new_a20.next = (self.w_lo.val() == 0x3FE) && self.w_mid.val().all();
+        }
+        if self.full.val() && self.sa10.val() {
+            self.w_mid1.next = self.w_mid.val() + 1;
+        }
+        if self.full.val() && self.sa20.val() {
+            self.w_hi1.next = self.w_hi.val() + 1;
+        }
+        self.na_next.next = bit_cast::<32, 2>(self.e.val().get_bits::<2>(0))
+            | (bit_cast::<32, 10>(self.w_lo1.val()) << 2)
+            | (bit_cast::<32, 10>(self.w_mid1.val()) << 12)
+            | (bit_cast::<32, 10>(self.w_hi1.val()) << 22);
         // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
         // carry. Otherwise the carry grows by lanes alo..e-1.
         self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
@@ -583,28 +681,18 @@ impl Logic for RxPlace {
         } else if self.proc.val() {
             self.cur.d.next = self.h_conn.val();
             self.ck.d.next = self.ck_next.val();
+            self.caddr.d.next = self.na_next.val().get_bits::<30>(2);
             if self.full.val() {
                 self.cw.d.next = self.rot.val();
-                self.caddr.d.next = self.word1.val();
             } else {
                 self.cw.d.next = self.merged.val();
-                self.caddr.d.next = self.word.val();
             }
             for i in 0..CONNECTIONS {
                 if self.h_conn.val().index() == i {
                     self.pl[i].d.next = self.place.val();
-                    if self.full.val() {
-                        self.na[i].d.next = (bit_cast::<32, 30>(self.word1.val()) << 2)
-                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
-                        self.na1[i].d.next = self.na1[i].q.val() + 1;
-                        if self.h_first.val() {
-                            self.na1[i].d.next = self.vb_inc2.q.val();
-                        }
-                    } else {
-                        self.na[i].d.next = (bit_cast::<32, 30>(self.word.val()) << 2)
-                            | bit_cast::<32, 2>(self.e.val().get_bits::<2>(0));
-                        self.na1[i].d.next = self.word1.val();
-                    }
+                    self.na[i].d.next = self.na_next.val();
+                    self.na_a10[i].d.next = self.new_a10.val();
+                    self.na_a20[i].d.next = self.new_a20.val();
                 }
             }
             if self.place.val() && self.full.val() {
@@ -647,9 +735,15 @@ impl Logic for RxPlace {
         if self.hr_v.q.val() && (self.h_conn.val() == self.ld_conn.val()) {
             self.ld_alo.next = self.e.val().get_bits::<2>(0);
         }
+        self.ld_oh.next = 16.into();
+        if !self.fifo.read_data.val().get_bit(36) {
+            self.ld_oh.next =
+                bit_cast::<5, 4>(1.into()) << bit_cast::<5, CONN_BITS>(self.ld_conn.val());
+        }
         if self.ld.val() {
             self.hr.d.next = self.fifo.read_data.val();
             self.hr_alo.d.next = self.ld_alo.val();
+            self.hr_oh.d.next = self.ld_oh.val();
             self.hr_v.d.next = true;
         } else if self.pop.val() {
             self.hr_v.d.next = false;
@@ -719,6 +813,69 @@ impl Logic for RxPlace {
         self.done_valid.next = self.done_v.q.val();
         self.done_conn.next = self.done_conn_q.q.val();
         self.done_good.next = self.done_good_q.q.val();
+    }
+}
+
+/// The input FIFO's storage: a simple dual-port block RAM with a registered read (one clock).
+///
+/// A leaf with custom Verilog (like [`crate::mpa::rx_context_ram::RxContextRam`]) because
+/// rust-hdl's `RAM` makes yosys emulate a read of the entry being written (a 41-bit register of
+/// the written data, an address comparator and a multiplexer per bit, ~85 logic cells).
+/// `RxPlace` reads the entry at its write pointer only while the FIFO is empty, and then does
+/// not use the read data (`hv` is low; the entry is read again once written), so
+/// `no_rw_check` tells yosys that no bypass is needed. The model returns the old entry.
+#[derive(LogicBlock)]
+pub struct FifoRam {
+    pub clock: Signal<In, Clock>,
+    pub read_address: Signal<In, Bits<FIFO_ABITS>>,
+    pub read_data: Signal<Out, Bits<FIFO_BITS>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<FIFO_ABITS>>,
+    pub write_data: Signal<In, Bits<FIFO_BITS>>,
+    _mem: Vec<Bits<FIFO_BITS>>,
+}
+
+impl Default for FifoRam {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            _mem: vec![Bits::default(); 1 << FIFO_ABITS],
+        }
+    }
+}
+
+impl Logic for FifoRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            self.read_data.next = self._mem[self.read_address.val().index()];
+            if self.write_enable.val() {
+                self._mem[self.write_address.val().index()] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
+            FIFO_BITS - 1,
+            (1usize << FIFO_ABITS) - 1
+        );
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   read_data <= mem[read_address];\nend"
+        );
+        Verilog::Custom(v)
     }
 }
 
