@@ -62,7 +62,7 @@
 //!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
 //!   all-ones tree follows the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
-//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`FifoRam`]), and
+//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`StagRam`]), and
 //!   the per-connection state is the next address (32 bits), two increment flags and the
 //!   place flag: no per-connection incrementer.
 //! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
@@ -71,9 +71,9 @@
 //!   cycle later than before.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
+use crate::ddp::stag_table::StagRam;
 use crate::mpa::mpa_rx::RxSkid;
 use rust_hdl::prelude::*;
-use std::fmt::Write;
 
 // Written for 4 byte lanes and 32-bit host addresses.
 const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 4);
@@ -119,7 +119,11 @@ pub struct RxPlace {
 
     // Input FIFO: write and read pointers with a wrap bit; `hv`: the RAM's read data is the
     // entry at `rp` (not yet in the head register).
-    fifo: FifoRam,
+    /// The input FIFO's block RAM, without read-during-write logic (rust-hdl's `RAM` made yosys
+    /// add a 41-bit register of the written data, an address comparator and a multiplexer per
+    /// bit, ~85 logic cells): the entry at the write pointer is read only while the FIFO is
+    /// empty, and that data is not used (`hv` is low; the entry is read again once written).
+    fifo: StagRam<FIFO_BITS, FIFO_ABITS>,
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
@@ -455,7 +459,7 @@ impl Logic for RxPlace {
             == self.rp.q.val().get_bits::<6>(0))
             && (self.wp.q.val().get_bit(6) != self.rp.q.val().get_bit(6)));
         self.fifo.write_enable.next = self.pay_valid.val() && self.pay_ready.val();
-        self.fifo.write_address.next = self.wp.q.val().get_bits::<FIFO_ABITS>(0);
+        self.fifo.write_addr.next = self.wp.q.val().get_bits::<FIFO_ABITS>(0);
         self.fifo.write_data.next = bit_cast::<FIFO_BITS, 32>(self.pay_data.val())
             | (bit_cast::<FIFO_BITS, 4>(self.pay_keep.val()) << 32)
             | (bit_cast::<FIFO_BITS, 1>(self.pay_first.val().into()) << 36)
@@ -756,7 +760,7 @@ impl Logic for RxPlace {
             self.rp_next.next = self.rp.q.val() + 1;
         }
         self.rp.d.next = self.rp_next.val();
-        self.fifo.read_address.next = self.rp_next.val().get_bits::<FIFO_ABITS>(0);
+        self.fifo.read_addr.next = self.rp_next.val().get_bits::<FIFO_ABITS>(0);
         self.hv.d.next = self.rp_next.val() != self.wp.q.val();
 
         // ---- Hold register: a DMA beat leaves it when the next one is known (or at once at a
@@ -813,69 +817,6 @@ impl Logic for RxPlace {
         self.done_valid.next = self.done_v.q.val();
         self.done_conn.next = self.done_conn_q.q.val();
         self.done_good.next = self.done_good_q.q.val();
-    }
-}
-
-/// The input FIFO's storage: a simple dual-port block RAM with a registered read (one clock).
-///
-/// A leaf with custom Verilog (like [`crate::mpa::rx_context_ram::RxContextRam`]) because
-/// rust-hdl's `RAM` makes yosys emulate a read of the entry being written (a 41-bit register of
-/// the written data, an address comparator and a multiplexer per bit, ~85 logic cells).
-/// `RxPlace` reads the entry at its write pointer only while the FIFO is empty, and then does
-/// not use the read data (`hv` is low; the entry is read again once written), so
-/// `no_rw_check` tells yosys that no bypass is needed. The model returns the old entry.
-#[derive(LogicBlock)]
-pub struct FifoRam {
-    pub clock: Signal<In, Clock>,
-    pub read_address: Signal<In, Bits<FIFO_ABITS>>,
-    pub read_data: Signal<Out, Bits<FIFO_BITS>>,
-    pub write_enable: Signal<In, Bit>,
-    pub write_address: Signal<In, Bits<FIFO_ABITS>>,
-    pub write_data: Signal<In, Bits<FIFO_BITS>>,
-    _mem: Vec<Bits<FIFO_BITS>>,
-}
-
-impl Default for FifoRam {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            read_address: Default::default(),
-            read_data: Default::default(),
-            write_enable: Default::default(),
-            write_address: Default::default(),
-            write_data: Default::default(),
-            _mem: vec![Bits::default(); 1 << FIFO_ABITS],
-        }
-    }
-}
-
-impl Logic for FifoRam {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            self.read_data.next = self._mem[self.read_address.val().index()];
-            if self.write_enable.val() {
-                self._mem[self.write_address.val().index()] = self.write_data.val();
-            }
-        }
-    }
-
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let mut v = String::new();
-        let _ = writeln!(
-            v,
-            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
-            FIFO_BITS - 1,
-            (1usize << FIFO_ABITS) - 1
-        );
-        let _ = writeln!(
-            v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   read_data <= mem[read_address];\nend"
-        );
-        Verilog::Custom(v)
     }
 }
 
