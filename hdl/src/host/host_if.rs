@@ -318,6 +318,10 @@ pub struct HostIf {
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
     base: StagRam<32, 8>,
+    /// QP_ULPDU per QP again (word = QP), for the commit: written by the QP_ULPDU write, read
+    /// at the address `mmio_addr[7:6]` in every cycle, so that in the cycle after a QP_CTRL
+    /// write its read port holds that QP's ULPDU while the register RAM's holds its SQ_BASE.
+    ulp: StagRam<32, CONN_BITS>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
@@ -336,7 +340,9 @@ pub struct HostIf {
     st_rinv: DFF<Bit>,
     st_qp: DFF<Bits<CONN_BITS>>,
     st_to_lo: DFF<Bits<32>>,
-    st_to_hi: DFF<Bits<32>>,
+    /// STAG_BASE_TO_HI != 0 (the Cu STag table keeps base TO bits 31..0 and programs an entry
+    /// with a nonzero upper half invalid: `prog_base_to[32]` carries this flag, `[63:33]` are 0).
+    st_to_hi_nz: DFF<Bit>,
     st_len: DFF<Bits<32>>,
     st_addr: DFF<Bits<32>>,
     prog_q: DFF<Bit>,
@@ -344,7 +350,6 @@ pub struct HostIf {
     // ---- Per QP.
     /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
     q_cqs: [DFF<Bits<4>>; QPS],
-    q_ulpdu: [DFF<Bits<32>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
@@ -437,7 +442,6 @@ pub struct HostIf {
     a_ro: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
-    k_ulpdu: Signal<Local, Bits<32>>,
     k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     r_pi_v: Signal<Local, Bit>,
     /// RQ_PI as read from the RAM (0 if not written since the commit).
@@ -636,6 +640,7 @@ impl Default for HostIf {
             c_m_16: Constant::new(0xFFFFu64.into()),
             c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
             base: Default::default(),
+            ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             rram_q: Default::default(),
@@ -649,12 +654,11 @@ impl Default for HostIf {
             st_rinv: Default::default(),
             st_qp: Default::default(),
             st_to_lo: Default::default(),
-            st_to_hi: Default::default(),
+            st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
             prog_q: Default::default(),
             q_cqs: Default::default(),
-            q_ulpdu: Default::default(),
             q_sq_log2: Default::default(),
             q_rq_log2: Default::default(),
             q_pi_v: Default::default(),
@@ -728,7 +732,6 @@ impl Default for HostIf {
             a_ro: Default::default(),
             m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
-            k_ulpdu: Default::default(),
             k_sq_log2: Default::default(),
             r_pi_v: Default::default(),
             r_pi: Default::default(),
@@ -808,7 +811,7 @@ impl Logic for HostIf {
             st_rinv,
             st_qp,
             st_to_lo,
-            st_to_hi,
+            st_to_hi_nz,
             st_len,
             st_addr,
             prog_q,
@@ -852,11 +855,10 @@ impl Logic for HostIf {
             wr_lock_cw
         );
         self.base.clock.next = self.clock.val();
+        self.ulp.clock.next = self.clock.val();
         for i in 0..QPS {
             self.q_cqs[i].clock.next = self.clock.val();
             self.q_cqs[i].d.next = self.q_cqs[i].q.val();
-            self.q_ulpdu[i].clock.next = self.clock.val();
-            self.q_ulpdu[i].d.next = self.q_ulpdu[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
             self.q_rq_log2[i].clock.next = self.clock.val();
@@ -976,7 +978,6 @@ impl Logic for HostIf {
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
-        self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci_v.next = self.q_ci_v[0].q.val();
@@ -993,7 +994,6 @@ impl Logic for HostIf {
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
-                self.k_ulpdu.next = self.q_ulpdu[i].q.val();
                 self.k_sq_log2.next = self.q_sq_log2[i].q.val();
             }
             if self.rq_qp.q.val().index() == i {
@@ -1121,6 +1121,12 @@ impl Logic for HostIf {
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
             }
         }
+        // The ULPDU RAM: the QP_ULPDU write; read by the MMIO address's QP (the commit's).
+        self.ulp.read_addr.next = self.a_q.val();
+        self.ulp.write_addr.next = self.a_q.val();
+        self.ulp.write_data.next = self.mmio_wdata.val();
+        self.ulp.write_enable.next =
+            self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0x04);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
         // the CQE writer's new producer index.
@@ -1202,7 +1208,7 @@ impl Logic for HostIf {
         self.prog_qp_bound.next = self.st_bound.q.val();
         self.prog_qp.next = self.st_qp.q.val();
         self.prog_remote_inv.next = self.st_rinv.q.val();
-        self.prog_base_to.next = (bit_cast::<64, 32>(self.st_to_hi.q.val()) << 32)
+        self.prog_base_to.next = (bit_cast::<64, 1>(self.st_to_hi_nz.q.val().into()) << 32)
             | bit_cast::<64, 32>(self.st_to_lo.q.val());
         self.prog_len.next = self.st_len.q.val();
         self.prog_host_addr.next = self.st_addr.q.val();
@@ -1219,8 +1225,8 @@ impl Logic for HostIf {
         self.qpc_pd.next = self.qpc_ctrl_q.q.val().get_bits::<PD_BITS>(8);
         self.qpc_ird.next = self.qpc_ctrl_q.q.val().get_bits::<4>(12);
         self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
-        self.qpc_rx_max_ulpdu.next = self.k_ulpdu.val().get_bits::<16>(0);
-        self.qpc_tx_mulpdu.next = self.k_ulpdu.val().get_bits::<16>(16);
+        self.qpc_rx_max_ulpdu.next = self.ulp.read_data.val().get_bits::<16>(0);
+        self.qpc_tx_mulpdu.next = self.ulp.read_data.val().get_bits::<16>(16);
         self.qpc_sq_base.next = self.base.read_data.val();
         self.qpc_sq_log2.next = self.k_sq_log2.val();
         self.sq_db_valid.next = self.db_q.q.val();
@@ -1608,7 +1614,7 @@ impl Logic for HostIf {
                     self.st_to_lo.d.next = self.mmio_wdata.val();
                 }
                 if self.a_goff.val() == 0x4C {
-                    self.st_to_hi.d.next = self.mmio_wdata.val();
+                    self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
                 }
                 if self.a_goff.val() == 0x50 {
                     self.st_len.d.next = self.mmio_wdata.val();
@@ -1629,9 +1635,6 @@ impl Logic for HostIf {
                             self.q_ci_v[i].d.next = false;
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
-                        }
-                        if self.a_qoff.val() == 0x04 {
-                            self.q_ulpdu[i].d.next = self.mmio_wdata.val();
                         }
                         if self.a_qoff.val() == 0x0C {
                             self.q_sq_log2[i].d.next =
