@@ -318,10 +318,12 @@ pub struct HostIf {
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
     base: StagRam<32, 8>,
-    /// QP_ULPDU per QP again (word = QP), for the commit: written by the QP_ULPDU write, read
-    /// at the address `mmio_addr[7:6]` in every cycle, so that in the cycle after a QP_CTRL
-    /// write its read port holds that QP's ULPDU while the register RAM's holds its SQ_BASE.
-    ulp: StagRam<32, CONN_BITS>,
+    /// The auxiliary RAM (2 block RAMs, 16 words), a second read port for registers the MMIO
+    /// writes: QP_ULPDU (word qp), QP_RQ_LOG2 (4 + qp), CQ_LOG2 (8 + cq; `[3:0]` used). It
+    /// reads QP `mmio_addr[7:6]`'s ULPDU in every cycle, so that in the cycle after a QP_CTRL
+    /// write it holds that QP's ULPDU while the register RAM holds its SQ_BASE (the commit);
+    /// the engines read a log2 with their register-RAM reads (cycles without MMIO access).
+    ulp: StagRam<32, 4>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
@@ -351,7 +353,6 @@ pub struct HostIf {
     /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
     q_cqs: [DFF<Bits<4>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
-    q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
     q_pi_v: [DFF<Bit>; QPS],
     /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
@@ -371,7 +372,6 @@ pub struct HostIf {
     qe_qp_q: DFF<Bits<CONN_BITS>>,
 
     // ---- Per CQ.
-    c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
     /// The CQE writer wrote CQ_PI since the CQ_LOG2 write (else it is 0).
     c_pi_v: [DFF<Bit>; CQN],
     /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
@@ -406,8 +406,11 @@ pub struct HostIf {
     cw_beat: DFF<Bits<2>>,
     cw_owner: DFF<Bit>,
     cw_full: DFF<Bit>,
+    /// CQ_CI + the CQ size: the producer index of a full CQ (`pi - ci == size`).
     cw_diff: DFF<Bits<RING_INDEX_BITS>>,
-    cw_size: DFF<Bits<RING_INDEX_BITS>>,
+    /// The index on the RAM's read port was written since its reset (registered with the
+    /// engine's read: the valid bit of the word read).
+    ix_v: DFF<Bit>,
     cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     cw_off: DFF<Bits<32>>,
     rq_off: DFF<Bits<32>>,
@@ -429,6 +432,7 @@ pub struct HostIf {
     a_coff: Signal<Local, Bits<5>>,
     a_ram: Signal<Local, Bit>,
     a_ram_addr: Signal<Local, Bits<8>>,
+    a_we: Signal<Local, Bit>,
     a_mask: Signal<Local, Bits<32>>,
     a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
@@ -438,26 +442,19 @@ pub struct HostIf {
     m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
     m_cpi_v: Signal<Local, Bit>,
-    /// The register is in the RAM for reads only (QP_RQ_CI, CQ_PI: the engines write them).
-    a_ro: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
     k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     r_pi_v: Signal<Local, Bit>,
-    /// RQ_PI as read from the RAM (0 if not written since the commit).
-    r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_ci_v: Signal<Local, Bit>,
-    /// QP_RQ_CI as read from the RAM (0 if not written since the commit).
-    r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
+    /// not written since its reset (`ix_v`): one masked copy of the read port for all four.
+    ix: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
     w_pi_v: Signal<Local, Bit>,
-    /// CQ_PI as read from the RAM (0 if not written since CQ_LOG2).
-    w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_ci_v: Signal<Local, Bit>,
-    /// CQ_CI as read from the RAM (0 if not written since CQ_LOG2).
-    w_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_ovf: Signal<Local, Bit>,
     rq_gnt: Signal<Local, Bit>,
@@ -660,7 +657,6 @@ impl Default for HostIf {
             prog_q: Default::default(),
             q_cqs: Default::default(),
             q_sq_log2: Default::default(),
-            q_rq_log2: Default::default(),
             q_pi_v: Default::default(),
             q_ci_v: Default::default(),
             q_aev_v: Default::default(),
@@ -674,7 +670,6 @@ impl Default for HostIf {
             db_pi_q: Default::default(),
             qe_q: Default::default(),
             qe_qp_q: Default::default(),
-            c_log2: Default::default(),
             c_pi_v: Default::default(),
             c_ci_v: Default::default(),
             c_ovf: Default::default(),
@@ -702,7 +697,7 @@ impl Default for HostIf {
             cw_owner: Default::default(),
             cw_full: Default::default(),
             cw_diff: Default::default(),
-            cw_size: Default::default(),
+            ix_v: Default::default(),
             cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
@@ -720,6 +715,7 @@ impl Default for HostIf {
             a_coff: Default::default(),
             a_ram: Default::default(),
             a_ram_addr: Default::default(),
+            a_we: Default::default(),
             a_mask: Default::default(),
             a_zero: Default::default(),
             rv: Default::default(),
@@ -729,21 +725,17 @@ impl Default for HostIf {
             m_aev: Default::default(),
             m_fpdu: Default::default(),
             m_cpi_v: Default::default(),
-            a_ro: Default::default(),
             m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
             k_sq_log2: Default::default(),
             r_pi_v: Default::default(),
-            r_pi: Default::default(),
             r_ci_v: Default::default(),
-            r_ci: Default::default(),
+            ix: Default::default(),
             r_log2: Default::default(),
             w_cqs: Default::default(),
             w_aev_v: Default::default(),
             w_pi_v: Default::default(),
-            w_pi: Default::default(),
             w_ci_v: Default::default(),
-            w_ci: Default::default(),
             w_log2: Default::default(),
             w_ovf: Default::default(),
             rq_gnt: Default::default(),
@@ -847,7 +839,7 @@ impl Logic for HostIf {
             cw_owner,
             cw_full,
             cw_diff,
-            cw_size,
+            ix_v,
             cw_pi,
             cw_off,
             rq_off,
@@ -861,8 +853,6 @@ impl Logic for HostIf {
             self.q_cqs[i].d.next = self.q_cqs[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
-            self.q_rq_log2[i].clock.next = self.clock.val();
-            self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
             self.q_pi_v[i].clock.next = self.clock.val();
             self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
             self.q_ci_v[i].clock.next = self.clock.val();
@@ -878,8 +868,6 @@ impl Logic for HostIf {
             }
         }
         for i in 0..CQN {
-            self.c_log2[i].clock.next = self.clock.val();
-            self.c_log2[i].d.next = self.c_log2[i].q.val();
             self.c_pi_v[i].clock.next = self.clock.val();
             self.c_pi_v[i].d.next = self.c_pi_v[i].q.val();
             self.c_ci_v[i].clock.next = self.clock.val();
@@ -907,66 +895,59 @@ impl Logic for HostIf {
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
-        // Registers in the RAM (every one only MMIO writes), with their implemented bits.
-        self.a_ram.next = false;
+        // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
+        // decode (it drives the RAM's write enable, a path from the MMIO port): STAG_INDEX ..
+        // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 8 but QP_SQ_PI (4), CQ words 0 .. 3.
+        self.a_ram.next = (self.a_glob.val()
+            && (self.a_goff.val().get_bits::<3>(5) == 2)
+            && (self.a_goff.val().get_bits::<2>(0) == 0)
+            && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+            || (self.a_qp.val()
+                && (self.a_qoff.val().get_bits::<2>(0) == 0)
+                && (self.a_qoff.val().get_bits::<4>(2) <= 8)
+                && (self.a_qoff.val().get_bits::<4>(2) != 4))
+            || (self.a_cq.val()
+                && (self.a_coff.val().get_bits::<2>(0) == 0)
+                && !self.a_coff.val().get_bit(4));
         self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
+        // The RAM's MMIO write enable, decoded flat from the port (a path to the RAM's clock
+        // enable): a_ram without QP_RQ_CI (QP word 8) and CQ_PI (CQ word 2), which the engines
+        // write.
+        self.a_we.next = self.wr.val()
+            && (self.a_goff.val().get_bits::<2>(0) == 0)
+            && (((self.mmio_addr.val().get_bits::<7>(5) == 2)
+                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+                || (self.a_qp.val()
+                    && !self.a_qoff.val().get_bit(5)
+                    && (self.a_qoff.val().get_bits::<3>(2) != 4))
+                || ((self.mmio_addr.val().get_bits::<5>(7) == 4)
+                    && !self.a_coff.val().get_bit(4)
+                    && (self.a_coff.val().get_bits::<2>(2) != 2)));
         self.a_mask.next = self.c_m_all.val();
-        self.a_ro.next = false;
         if self.a_glob.val() {
             if self.a_goff.val() == 0x40 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_index.val();
             }
             if self.a_goff.val() == 0x44 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_flags.val();
-            }
-            if (self.a_goff.val() == 0x48)
-                || (self.a_goff.val() == 0x4C)
-                || (self.a_goff.val() == 0x50)
-                || (self.a_goff.val() == 0x54)
-            {
-                self.a_ram.next = true;
             }
         }
         if self.a_qp.val() {
             if self.a_qoff.val() == 0x00 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_ctrl.val();
             }
-            if (self.a_qoff.val() == 0x04)
-                || (self.a_qoff.val() == 0x08)
-                || (self.a_qoff.val() == 0x14)
-            {
-                self.a_ram.next = true;
-            }
             if (self.a_qoff.val() == 0x0C) || (self.a_qoff.val() == 0x18) {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_log2.val();
             }
             if self.a_qoff.val() == 0x1C {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_16.val();
-            }
-            if self.a_qoff.val() == 0x20 {
-                self.a_ram.next = true;
-                self.a_ro.next = true;
             }
         }
         if self.a_cq.val() {
-            if self.a_coff.val() == 0x00 {
-                self.a_ram.next = true;
-            }
             if self.a_coff.val() == 0x04 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_log2.val();
             }
-            if self.a_coff.val() == 0x08 {
-                self.a_ram.next = true;
-                self.a_ro.next = true;
-            }
             if self.a_coff.val() == 0x0C {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_16.val();
             }
         }
@@ -981,7 +962,6 @@ impl Logic for HostIf {
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci_v.next = self.q_ci_v[0].q.val();
-        self.r_log2.next = self.q_rq_log2[0].q.val();
         self.w_cqs.next = self.q_cqs[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
@@ -999,25 +979,19 @@ impl Logic for HostIf {
             if self.rq_qp.q.val().index() == i {
                 self.r_pi_v.next = self.q_pi_v[i].q.val();
                 self.r_ci_v.next = self.q_ci_v[i].q.val();
-                self.r_log2.next = self.q_rq_log2[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
                 self.w_cqs.next = self.q_cqs[i].q.val();
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
-        self.r_ci.next = 0.into();
-        if self.r_ci_v.val() {
-            self.r_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
-        self.r_pi.next = 0.into();
-        if self.r_pi_v.val() {
-            self.r_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        self.ix.next = 0.into();
+        if self.ix_v.q.val() {
+            self.ix.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
         self.m_cpi_v.next = self.c_pi_v[0].q.val();
         self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
-        self.w_log2.next = self.c_log2[0].q.val();
         self.w_pi_v.next = self.c_pi_v[0].q.val();
         self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
@@ -1028,7 +1002,6 @@ impl Logic for HostIf {
                 self.m_c_ovf.next = self.c_ovf[i].q.val();
             }
             if self.cw_cq.q.val().index() == i {
-                self.w_log2.next = self.c_log2[i].q.val();
                 self.w_pi_v.next = self.c_pi_v[i].q.val();
                 self.w_ci_v.next = self.c_ci_v[i].q.val();
                 self.w_ovf.next = self.c_ovf[i].q.val();
@@ -1047,14 +1020,6 @@ impl Logic for HostIf {
         }
         if self.a_cq.val() && (self.a_coff.val() == 0x08) {
             self.a_zero.next = !self.m_cpi_v.val();
-        }
-        self.w_pi.next = 0.into();
-        if self.w_pi_v.val() {
-            self.w_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
-        self.w_ci.next = 0.into();
-        if self.w_ci_v.val() {
-            self.w_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
 
         // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
@@ -1084,6 +1049,9 @@ impl Logic for HostIf {
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
         self.base.read_addr.next = self.a_ram_addr.val();
+        // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
+        // with an engine's register-RAM read the log2 it needs next.
+        self.ulp.read_addr.next = bit_cast::<4, 2>(self.a_q.val());
         if self.mmio_valid.val() {
             if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
                 // The commit's SQ base: word {01, qp, 0010}.
@@ -1098,9 +1066,13 @@ impl Logic for HostIf {
             if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
                 // QP_RQ_CI: {01, qp, 1000}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.ix_v.d.next = self.r_ci_v.val();
             } else if self.rq_state.q.val() == RqState::Pi {
                 // QP_RQ_PI: {01, qp, 0111}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
+                self.ix_v.d.next = self.r_pi_v.val();
+                // QP_RQ_LOG2 (Check).
+                self.ulp.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val()) | 4;
             } else {
                 // QP_RQ_BASE: {01, qp, 0101}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
@@ -1110,29 +1082,41 @@ impl Logic for HostIf {
             || (self.cw_state.q.val() == CwState::Base)
         {
             self.cw_gnt.next = true;
+            // CQ_LOG2 (CiD: the size; Sel: the ring offset and owner bit).
+            self.ulp.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
             if self.cw_state.q.val() == CwState::Pi {
                 // CQ_PI: {10, 0, cq, 010}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.ix_v.d.next = self.w_pi_v.val();
             } else if self.cw_state.q.val() == CwState::Ci {
                 // CQ_CI: {10, 0, cq, 011}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
+                self.ix_v.d.next = self.w_ci_v.val();
             } else {
                 // CQ_BASE: {10, 0, cq, 000}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
             }
         }
-        // The ULPDU RAM: the QP_ULPDU write; read by the MMIO address's QP (the commit's).
-        self.ulp.read_addr.next = self.a_q.val();
-        self.ulp.write_addr.next = self.a_q.val();
+        // The auxiliary RAM's writes: QP_ULPDU, QP_RQ_LOG2, CQ_LOG2.
         self.ulp.write_data.next = self.mmio_wdata.val();
-        self.ulp.write_enable.next =
-            self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0x04);
+        self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val());
+        if self.a_qoff.val().get_bit(4) {
+            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        }
+        if !self.a_qp.val() {
+            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+        }
+        self.ulp.write_enable.next = self.wr.val()
+            && ((self.a_qp.val() && ((self.a_qoff.val() == 0x04) || (self.a_qoff.val() == 0x18)))
+                || (self.a_cq.val() && (self.a_coff.val() == 0x04)));
+        self.r_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
+        self.w_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
         // the CQE writer's new producer index.
         self.rq_wgnt.next = false;
         self.cw_wgnt.next = false;
-        self.base.write_enable.next = self.wr.val() && self.a_ram.val() && !self.a_ro.val();
+        self.base.write_enable.next = self.a_we.val();
         self.base.write_addr.next = self.a_ram_addr.val();
         self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
         if !self.mmio_valid.val() {
@@ -1268,8 +1252,8 @@ impl Logic for HostIf {
                 }
             }
             RqState::CiD => {
-                // QP_RQ_CI is on the RAM's read port (r_ci).
-                self.rsp_index.d.next = self.r_ci.val();
+                // QP_RQ_CI is on the RAM's read port (ix).
+                self.rsp_index.d.next = self.ix.val();
                 self.rq_state.d.next = RqState::Pi;
             }
             RqState::Pop => {
@@ -1280,7 +1264,7 @@ impl Logic for HostIf {
             RqState::PopC => {
                 // The answer registers are free (no hit after a pop): the new index waits in
                 // rsp_index for the write port.
-                self.rsp_index.d.next = self.r_ci.val() + 1;
+                self.rsp_index.d.next = self.ix.val() + 1;
                 self.rq_state.d.next = RqState::PopW;
             }
             RqState::PopW => {
@@ -1301,11 +1285,11 @@ impl Logic for HostIf {
                 }
             }
             RqState::Check => {
-                // RQ_PI is on the RAM's read port (r_pi).
+                // RQ_PI is on the RAM's read port (ix).
                 self.rq_off.d.next = bit_cast::<32, 16>(
                     self.rsp_index.q.val() & !(self.c_ones.val() << self.r_log2.val()),
                 ) << 4;
-                self.rq_empty.d.next = self.rsp_index.q.val() == self.r_pi.val();
+                self.rq_empty.d.next = self.rsp_index.q.val() == self.ix.val();
                 self.rq_state.d.next = RqState::Empty;
             }
             RqState::Empty => {
@@ -1379,7 +1363,7 @@ impl Logic for HostIf {
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
-        self.w_pass.next = self.cw_pi.q.val() >> self.w_log2.val();
+        self.w_pass.next = self.ix.val() >> self.w_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
                 if self.cw_take_send.val() {
@@ -1408,8 +1392,9 @@ impl Logic for HostIf {
                 }
             }
             CwState::CiD => {
-                // CQ_CI is on the RAM's read port (w_ci): kept in cw_diff until Sel.
-                self.cw_diff.d.next = self.w_ci.val();
+                // CQ_CI is on the RAM's read port (ix): ci + size, the producer index of a full
+                // CQ, kept in cw_diff until Sel.
+                self.cw_diff.d.next = self.ix.val() + (self.c_one.val() << self.w_log2.val());
                 self.cw_state.d.next = CwState::Pi;
             }
             CwState::Pi => {
@@ -1418,21 +1403,20 @@ impl Logic for HostIf {
                 }
             }
             CwState::Sel => {
-                // CQ_PI is on the RAM's read port (w_pi).
-                // Registered, for 100 MHz: the CQ's fill and size.
-                self.cw_full.d.next = self.w_ovf.val();
-                self.cw_pi.d.next = self.w_pi.val();
-                self.cw_diff.d.next = self.w_pi.val() - self.cw_diff.q.val();
-                self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
+                // CQ_PI is on the RAM's read port (ix).
+                // Registered, for 100 MHz: full (`pi - ci == size`, i.e. pi = ci + size) or
+                // already overflowed.
+                self.cw_full.d.next = self.w_ovf.val() || (self.ix.val() == self.cw_diff.q.val());
+                self.cw_pi.d.next = self.ix.val();
+                // The ring offset and owner bit of the producer index (used from Addr on).
+                self.cw_off.d.next =
+                    bit_cast::<32, 16>(self.ix.val() & !(self.c_ones.val() << self.w_log2.val()))
+                        << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;
             }
             CwState::Full => {
-                // The ring offset and owner bit of the producer index (used from Addr on).
-                self.cw_off.d.next = bit_cast::<32, 16>(
-                    self.cw_pi.q.val() & !(self.c_ones.val() << self.w_log2.val()),
-                ) << 4;
-                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
-                if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
+                if self.cw_full.q.val() {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
                             self.c_ovf[i].d.next = true;
@@ -1640,10 +1624,6 @@ impl Logic for HostIf {
                             self.q_sq_log2[i].d.next =
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                         }
-                        if self.a_qoff.val() == 0x18 {
-                            self.q_rq_log2[i].d.next =
-                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
-                        }
                         if self.a_qoff.val() == 0x1C {
                             self.q_pi_v[i].d.next = true;
                         }
@@ -1665,8 +1645,6 @@ impl Logic for HostIf {
                 for i in 0..CQN {
                     if self.a_c.val().index() == i {
                         if self.a_coff.val() == 0x04 {
-                            self.c_log2[i].d.next =
-                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                             self.c_pi_v[i].d.next = false;
                             self.c_ci_v[i].d.next = false;
                             self.c_ovf[i].d.next = false;
