@@ -359,6 +359,8 @@ pub struct HostIf {
     q_ci_v: [DFF<Bit>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
+    /// The latched event is the CQE writer's CqOverflow (its word is not in `q_aev`).
+    q_ovfe: [DFF<Bit>; QPS],
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
@@ -472,12 +474,15 @@ pub struct HostIf {
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
     w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
     aev_new: Signal<Local, Bit>,
-    /// The event word latched this cycle (`ev_ld`) into QP `ev_qp`'s QP_AEV: RxPath's event or
-    /// the CQE writer's CqOverflow. One load per register, so that yosys uses the flip-flops'
-    /// enables (two separate loads of one register gave a feedback mux per bit).
+    /// An event is latched this cycle (`ev_ld`) for QP `ev_qp`: RxPath's or (`ev_ovf`) the CQE
+    /// writer's CqOverflow. Only RxPath's word is stored (`ev_word` into `q_aev`, one load
+    /// per register so that yosys uses the flip-flops' enables); CqOverflow's is a constant,
+    /// flagged by `q_ovfe`.
     ev_ld: Signal<Local, Bit>,
     ev_qp: Signal<Local, Bits<CONN_BITS>>,
+    ev_ovf: Signal<Local, Bit>,
     ev_word: Signal<Local, Bits<24>>,
+    m_ovfe: Signal<Local, Bit>,
 }
 
 impl Default for HostIf {
@@ -755,6 +760,9 @@ impl Default for HostIf {
             ev_ld: Default::default(),
             ev_qp: Default::default(),
             ev_word: Default::default(),
+            ev_ovf: Default::default(),
+            m_ovfe: Default::default(),
+            q_ovfe: Default::default(),
         }
     }
 }
@@ -861,6 +869,8 @@ impl Logic for HostIf {
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
             self.q_aev[i].clock.next = self.clock.val();
             self.q_aev[i].d.next = self.q_aev[i].q.val();
+            self.q_ovfe[i].clock.next = self.clock.val();
+            self.q_ovfe[i].d.next = self.q_ovfe[i].q.val();
             self.q_fpdu[i].clock.next = self.clock.val();
             self.q_fpdu[i].d.next = self.q_fpdu[i].q.val();
             if self.fpdu_good_valid.val() && (self.fpdu_good_conn.val().index() == i) {
@@ -958,6 +968,7 @@ impl Logic for HostIf {
         self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
+        self.m_ovfe.next = self.q_ovfe[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
@@ -971,6 +982,7 @@ impl Logic for HostIf {
                 self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
+                self.m_ovfe.next = self.q_ovfe[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
@@ -1037,6 +1049,7 @@ impl Logic for HostIf {
             }
         }
         self.ev_ld.next = self.aev_new.val();
+        self.ev_ovf.next = false;
         if self.aev_new.val() {
             self.qe_q.d.next = true;
             self.qe_qp_q.d.next = self.aev_qp.val();
@@ -1156,6 +1169,10 @@ impl Logic for HostIf {
                 // latch, not the word: fewer loads on the MMIO write decode).
                 self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
                     | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
+                if self.m_ovfe.val() {
+                    self.rv.next = (bit_cast::<32, 8>(self.c_cq_overflow.val()) << 16)
+                        | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
+                }
             }
             if self.a_qoff.val() == 0x28 {
                 self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into())
@@ -1432,7 +1449,7 @@ impl Logic for HostIf {
                     if !self.w_aev_v.val() {
                         self.ev_ld.next = true;
                         self.ev_qp.next = self.cw_qp.q.val();
-                        self.ev_word.next = bit_cast::<24, 8>(self.c_cq_overflow.val()) << 16;
+                        self.ev_ovf.next = true;
                         self.qe_q.d.next = true;
                         self.qe_qp_q.d.next = self.cw_qp.q.val();
                     }
@@ -1575,6 +1592,9 @@ impl Logic for HostIf {
         for i in 0..QPS {
             if self.ev_ld.val() && (self.ev_qp.val().index() == i) {
                 self.q_aev_v[i].d.next = true;
+                self.q_ovfe[i].d.next = self.ev_ovf.val();
+            }
+            if self.aev_new.val() && (self.aev_qp.val().index() == i) {
                 self.q_aev[i].d.next = self.ev_word.val();
             }
         }
