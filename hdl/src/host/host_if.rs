@@ -117,6 +117,87 @@ use crate::config::{
 use crate::ddp::stag_table::StagRam;
 use rnic_proto::host::regs;
 use rust_hdl::prelude::*;
+use std::fmt::Write;
+
+/// The register RAM: 256 words of 32 bits (2 iCE40 block RAMs), one registered read port and
+/// one write port, like [`StagRam`], but with initial contents: words 0 .. 2 hold the constant
+/// registers ID, VERSION and CAPS (never written), so that their reads need no multiplexer.
+#[derive(LogicBlock)]
+pub struct RegRam {
+    pub clock: Signal<In, Clock>,
+    pub read_addr: Signal<In, Bits<8>>,
+    pub read_data: Signal<Out, Bits<32>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_addr: Signal<In, Bits<8>>,
+    pub write_data: Signal<In, Bits<32>>,
+    _mem: Vec<Bits<32>>,
+}
+
+impl Default for RegRam {
+    fn default() -> Self {
+        use crate::config::STAG_ENTRIES;
+        let caps = (QPS as u64)
+            | ((CQN as u64) << 8)
+            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
+            | (4u64 << 24);
+        let mut mem = vec![Bits::default(); 256];
+        mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
+        mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
+        mem[(regs::CAPS >> 2) as usize] = caps.into();
+        Self {
+            clock: Default::default(),
+            read_addr: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_addr: Default::default(),
+            write_data: Default::default(),
+            _mem: mem,
+        }
+    }
+}
+
+impl Logic for RegRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let r = self.read_addr.val().index();
+            let w = self.write_addr.val().index();
+            let collide = self.write_enable.val() && r == w;
+            // Undefined on the hardware: give data no correct design can depend on.
+            self.read_data.next = if collide { !self._mem[r] } else { self._mem[r] };
+            if self.write_enable.val() {
+                self._mem[w] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:255];"
+        );
+        let _ = writeln!(v, "integer i;");
+        let _ = writeln!(
+            v,
+            "initial begin\n   for (i = 0; i < 256; i = i + 1) mem[i] = 32'd0;"
+        );
+        for (i, w) in self._mem.iter().enumerate() {
+            if w.any() {
+                let _ = writeln!(v, "   mem[{i}] = 32'h{:08x};", w.index());
+            }
+        }
+        let _ = writeln!(v, "end");
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
+        );
+        Verilog::Custom(v)
+    }
+}
 
 /// Completion queues.
 const CQN: usize = 1 << CQ_BITS;
@@ -301,9 +382,6 @@ pub struct HostIf {
     pub idle: Signal<Out, Bit>,
 
     // ---- Constants.
-    c_id: Constant<Bits<32>>,
-    c_version: Constant<Bits<32>>,
-    c_caps: Constant<Bits<32>>,
     c_ones: Constant<Bits<16>>,
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
@@ -317,7 +395,7 @@ pub struct HostIf {
 
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
-    base: StagRam<32, 8>,
+    base: RegRam,
     /// The auxiliary RAM (2 block RAMs, 16 words), a second read port for registers the MMIO
     /// writes: QP_ULPDU (word qp), QP_RQ_LOG2 (4 + qp), CQ_LOG2 (8 + cq; `[3:0]` used). It
     /// reads QP `mmio_addr[7:6]`'s ULPDU in every cycle, so that in the cycle after a QP_CTRL
@@ -487,12 +565,7 @@ pub struct HostIf {
 
 impl Default for HostIf {
     fn default() -> Self {
-        use crate::config::STAG_ENTRIES;
         use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
-        let caps = (QPS as u64)
-            | ((CQN as u64) << 8)
-            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
-            | (4u64 << 24);
         Self {
             clock: Default::default(),
             mmio_valid: Default::default(),
@@ -619,9 +692,6 @@ impl Default for HostIf {
             dma_wr_ready: Default::default(),
             dma_wr_done: Default::default(),
             idle: Default::default(),
-            c_id: Constant::new(u64::from(regs::ID_VALUE).into()),
-            c_version: Constant::new(u64::from(regs::VERSION_VALUE).into()),
-            c_caps: Constant::new(caps.into()),
             c_ones: Constant::new(0xFFFFu64.into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
@@ -909,9 +979,13 @@ impl Logic for HostIf {
         // decode (it drives the RAM's write enable, a path from the MMIO port): STAG_INDEX ..
         // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 8 but QP_SQ_PI (4), CQ words 0 .. 3.
         self.a_ram.next = (self.a_glob.val()
-            && (self.a_goff.val().get_bits::<3>(5) == 2)
+            && (self.a_goff.val().get_bits::<4>(4) == 0)
             && (self.a_goff.val().get_bits::<2>(0) == 0)
-            && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+            && (self.a_goff.val().get_bits::<2>(2) != 3))
+            || (self.a_glob.val()
+                && (self.a_goff.val().get_bits::<3>(5) == 2)
+                && (self.a_goff.val().get_bits::<2>(0) == 0)
+                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
             || (self.a_qp.val()
                 && (self.a_qoff.val().get_bits::<2>(0) == 0)
                 && (self.a_qoff.val().get_bits::<4>(2) <= 8)
@@ -1149,15 +1223,6 @@ impl Logic for HostIf {
         // ---- MMIO reads.
         self.rv.next = 0.into();
         if self.a_glob.val() {
-            if self.a_goff.val() == 0x00 {
-                self.rv.next = self.c_id.val();
-            }
-            if self.a_goff.val() == 0x04 {
-                self.rv.next = self.c_version.val();
-            }
-            if self.a_goff.val() == 0x08 {
-                self.rv.next = self.c_caps.val();
-            }
             if self.a_goff.val() == 0x0C {
                 self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
                     | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
