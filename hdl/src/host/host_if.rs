@@ -21,26 +21,40 @@
 //! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
 //! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
 //! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are
-//! QP_CTRL `[19:0]` registered from the write, QP_ULPDU / QP_SQ_LOG2 muxed from the per-QP
-//! registers by the registered `qpc_qp`, and `qpc_sq_base` is the register RAM's read port,
-//! which the QP_CTRL write addressed (an MMIO write never needs the read port).
+//! staging registers themselves (settled when `prog_write` comes), but for `prog_base_to`'s
+//! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
+//! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
+//! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
+//! whole from the RAM). The `qpc_*` fields are QP_CTRL `[19:0]` registered from the write,
+//! QP_SQ_LOG2 muxed from the per-QP registers by the registered `qpc_qp`, QP_ULPDU the
+//! auxiliary RAM's read port and `qpc_sq_base` the register RAM's, both of which the QP_CTRL
+//! write addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - One register RAM of 256 x 32 bits ([`StagRam`]`<32, 8>`, 2 iCE40 block RAMs, word
+//! - One register RAM of 256 x 32 bits ([`RegRam`], 2 iCE40 block RAMs, word
 //!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
 //!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
 //!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
-//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI. The MMIO read mux keeps only the
-//!   constants, STATUS and the event / status words. Flip-flops are kept where a value is
-//!   needed continuously or in the commit's cycle: the STag staging registers (they are
-//!   `prog_*`), QP_ULPDU and QP_SQ_LOG2 (commit), the RQ / CQ log2s, QP_CTRL's CQ numbers (per
-//!   CQE), the event words (written by RxPath in any cycle).
+//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI; the constants ID, VERSION, CAPS are
+//!   its initial contents (never written). The MMIO read mux keeps only STATUS and the event /
+//!   status words. Flip-flops are kept where a value is needed continuously or in the commit's
+//!   cycle: the STag staging registers (they are `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ
+//!   numbers (per CQE), RxPath's event words (written in any cycle; the CQE writer's
+//!   CqOverflow is a per-QP flag, its word a constant).
+//! - An auxiliary RAM ([`StagRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
+//!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
+//!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
+//!   (8 + cq), which the engines read together with their register-RAM reads (the RQ service's
+//!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
+//!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
 //!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
 //!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
+//!   One masked copy of the read port (`ix`, with the read word's bit registered as `ix_v`)
+//!   serves all four indexes. The CQ fill check compares the producer index with `ci + size`
+//!   (computed at the CQ_CI read), so no size register.
 //! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
 //!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
 //!   service, else the CQE writer (indexes, ring bases), and the write port the RQ service's
@@ -94,15 +108,19 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1684 logic cells for the block (1222 LUT4, 859 DFF, 125 carry) and 2 block RAMs; 100.4 MHz.
+//! 1344 logic cells for the block (1057 LUT4, 655 DFF, 125 carry) and 4 block RAMs; 103.5 MHz
+//! (2026-11-25; nextpnr's placement moves it by several MHz from build to build: 109.8 one step
+//! earlier). Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
+//! (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz.
 //! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
 //! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
 //! per bit instead of using the flip-flops' enables.) Issue 5; before
 //! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
 //! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
-//! the RAM-held registers removed. The path now: the RAM's output → the 32-bit address adder
-//! (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it
-//! logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
+//! the RAM-held registers removed. The path at 1684 cells: the RAM's output → the 32-bit
+//! address adder (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns
+//! (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the RQ's empty compare →
+//! `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
 //! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
 //! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
 //! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
@@ -863,6 +881,9 @@ const _: () = {
 };
 
 impl Logic for HostIf {
+    // The nested `if` of the STATUS read is kept: its collapsed form gives yosys 12 more LUT4
+    // (1069 against 1057, measured).
+    #[allow(clippy::collapsible_if)]
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
