@@ -76,7 +76,8 @@ fn registers(sim: &mut dyn Backend) {
         ("prog_qp_bound", 0),
         ("prog_qp", 2),
         ("prog_remote_inv", 1),
-        ("prog_base_to", 0x5566_7788_1122_3344),
+        // STAG_BASE_TO_HI != 0 as bit 32 (the Cu table programs such an entry invalid).
+        ("prog_base_to", 0x1_1122_3344),
         ("prog_len", 0x0001_0203),
         ("prog_host_addr", 0x8000_1000),
     ];

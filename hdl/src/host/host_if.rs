@@ -21,26 +21,40 @@
 //! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
 //! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
 //! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes); the `qpc_*` fields are
-//! QP_CTRL `[19:0]` registered from the write, QP_ULPDU / QP_SQ_LOG2 muxed from the per-QP
-//! registers by the registered `qpc_qp`, and `qpc_sq_base` is the register RAM's read port,
-//! which the QP_CTRL write addressed (an MMIO write never needs the read port).
+//! staging registers themselves (settled when `prog_write` comes), but for `prog_base_to`'s
+//! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
+//! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
+//! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
+//! whole from the RAM). The `qpc_*` fields are QP_CTRL `[19:0]` registered from the write,
+//! QP_SQ_LOG2 muxed from the per-QP registers by the registered `qpc_qp`, QP_ULPDU the
+//! auxiliary RAM's read port and `qpc_sq_base` the register RAM's, both of which the QP_CTRL
+//! write addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - One register RAM of 256 x 32 bits ([`StagRam`]`<32, 8>`, 2 iCE40 block RAMs, word
+//! - One register RAM of 256 x 32 bits ([`RegRam`], 2 iCE40 block RAMs, word
 //!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
 //!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
 //!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
-//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI. The MMIO read mux keeps only the
-//!   constants, STATUS and the event / status words. Flip-flops are kept where a value is
-//!   needed continuously or in the commit's cycle: the STag staging registers (they are
-//!   `prog_*`), QP_ULPDU and QP_SQ_LOG2 (commit), the RQ / CQ log2s, QP_CTRL's CQ numbers (per
-//!   CQE), the event words (written by RxPath in any cycle).
+//!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI; the constants ID, VERSION, CAPS are
+//!   its initial contents (never written). The MMIO read mux keeps only STATUS and the event /
+//!   status words. Flip-flops are kept where a value is needed continuously or in the commit's
+//!   cycle: the STag staging registers (they are `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ
+//!   numbers (per CQE), RxPath's event words (written in any cycle; the CQE writer's
+//!   CqOverflow is a per-QP flag, its word a constant).
+//! - An auxiliary RAM ([`StagRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
+//!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
+//!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
+//!   (8 + cq), which the engines read together with their register-RAM reads (the RQ service's
+//!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
+//!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
 //!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
 //!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
+//!   One masked copy of the read port (`ix`, with the read word's bit registered as `ix_v`)
+//!   serves all four indexes. The CQ fill check compares the producer index with `ci + size`
+//!   (computed at the CQ_CI read), so no size register.
 //! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
 //!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
 //!   service, else the CQE writer (indexes, ring bases), and the write port the RQ service's
@@ -94,15 +108,19 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1684 logic cells for the block (1222 LUT4, 859 DFF, 125 carry) and 2 block RAMs; 100.4 MHz.
+//! 1344 logic cells for the block (1057 LUT4, 655 DFF, 125 carry) and 4 block RAMs; 103.5 MHz
+//! (2026-11-25; nextpnr's placement moves it by several MHz from build to build: 109.8 one step
+//! earlier). Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
+//! (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz.
 //! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
 //! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
 //! per bit instead of using the flip-flops' enables.) Issue 5; before
 //! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
 //! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
-//! the RAM-held registers removed. The path now: the RAM's output → the 32-bit address adder
-//! (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it
-//! logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
+//! the RAM-held registers removed. The path at 1684 cells: the RAM's output → the 32-bit
+//! address adder (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns
+//! (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the RQ's empty compare →
+//! `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
 //! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
 //! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
 //! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
@@ -117,6 +135,87 @@ use crate::config::{
 use crate::ddp::stag_table::StagRam;
 use rnic_proto::host::regs;
 use rust_hdl::prelude::*;
+use std::fmt::Write;
+
+/// The register RAM: 256 words of 32 bits (2 iCE40 block RAMs), one registered read port and
+/// one write port, like [`StagRam`], but with initial contents: words 0 .. 2 hold the constant
+/// registers ID, VERSION and CAPS (never written), so that their reads need no multiplexer.
+#[derive(LogicBlock)]
+pub struct RegRam {
+    pub clock: Signal<In, Clock>,
+    pub read_addr: Signal<In, Bits<8>>,
+    pub read_data: Signal<Out, Bits<32>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_addr: Signal<In, Bits<8>>,
+    pub write_data: Signal<In, Bits<32>>,
+    _mem: Vec<Bits<32>>,
+}
+
+impl Default for RegRam {
+    fn default() -> Self {
+        use crate::config::STAG_ENTRIES;
+        let caps = (QPS as u64)
+            | ((CQN as u64) << 8)
+            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
+            | (4u64 << 24);
+        let mut mem = vec![Bits::default(); 256];
+        mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
+        mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
+        mem[(regs::CAPS >> 2) as usize] = caps.into();
+        Self {
+            clock: Default::default(),
+            read_addr: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_addr: Default::default(),
+            write_data: Default::default(),
+            _mem: mem,
+        }
+    }
+}
+
+impl Logic for RegRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let r = self.read_addr.val().index();
+            let w = self.write_addr.val().index();
+            let collide = self.write_enable.val() && r == w;
+            // Undefined on the hardware: give data no correct design can depend on.
+            self.read_data.next = if collide { !self._mem[r] } else { self._mem[r] };
+            if self.write_enable.val() {
+                self._mem[w] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:255];"
+        );
+        let _ = writeln!(v, "integer i;");
+        let _ = writeln!(
+            v,
+            "initial begin\n   for (i = 0; i < 256; i = i + 1) mem[i] = 32'd0;"
+        );
+        for (i, w) in self._mem.iter().enumerate() {
+            if w.any() {
+                let _ = writeln!(v, "   mem[{i}] = 32'h{:08x};", w.index());
+            }
+        }
+        let _ = writeln!(v, "end");
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
+        );
+        Verilog::Custom(v)
+    }
+}
 
 /// Completion queues.
 const CQN: usize = 1 << CQ_BITS;
@@ -301,9 +400,6 @@ pub struct HostIf {
     pub idle: Signal<Out, Bit>,
 
     // ---- Constants.
-    c_id: Constant<Bits<32>>,
-    c_version: Constant<Bits<32>>,
-    c_caps: Constant<Bits<32>>,
     c_ones: Constant<Bits<16>>,
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
@@ -317,7 +413,13 @@ pub struct HostIf {
 
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
-    base: StagRam<32, 8>,
+    base: RegRam,
+    /// The auxiliary RAM (2 block RAMs, 16 words), a second read port for registers the MMIO
+    /// writes: QP_ULPDU (word qp), QP_RQ_LOG2 (4 + qp), CQ_LOG2 (8 + cq; `[3:0]` used). It
+    /// reads QP `mmio_addr[7:6]`'s ULPDU in every cycle, so that in the cycle after a QP_CTRL
+    /// write it holds that QP's ULPDU while the register RAM holds its SQ_BASE (the commit);
+    /// the engines read a log2 with their register-RAM reads (cycles without MMIO access).
+    ulp: StagRam<32, 4>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
@@ -336,7 +438,9 @@ pub struct HostIf {
     st_rinv: DFF<Bit>,
     st_qp: DFF<Bits<CONN_BITS>>,
     st_to_lo: DFF<Bits<32>>,
-    st_to_hi: DFF<Bits<32>>,
+    /// STAG_BASE_TO_HI != 0 (the Cu STag table keeps base TO bits 31..0 and programs an entry
+    /// with a nonzero upper half invalid: `prog_base_to[32]` carries this flag, `[63:33]` are 0).
+    st_to_hi_nz: DFF<Bit>,
     st_len: DFF<Bits<32>>,
     st_addr: DFF<Bits<32>>,
     prog_q: DFF<Bit>,
@@ -344,15 +448,15 @@ pub struct HostIf {
     // ---- Per QP.
     /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
     q_cqs: [DFF<Bits<4>>; QPS],
-    q_ulpdu: [DFF<Bits<32>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
-    q_rq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
     q_pi_v: [DFF<Bit>; QPS],
     /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
     q_ci_v: [DFF<Bit>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
     q_aev: [DFF<Bits<24>>; QPS],
+    /// The latched event is the CQE writer's CqOverflow (its word is not in `q_aev`).
+    q_ovfe: [DFF<Bit>; QPS],
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
@@ -366,7 +470,6 @@ pub struct HostIf {
     qe_qp_q: DFF<Bits<CONN_BITS>>,
 
     // ---- Per CQ.
-    c_log2: [DFF<Bits<RING_LOG2_BITS>>; CQN],
     /// The CQE writer wrote CQ_PI since the CQ_LOG2 write (else it is 0).
     c_pi_v: [DFF<Bit>; CQN],
     /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
@@ -401,8 +504,11 @@ pub struct HostIf {
     cw_beat: DFF<Bits<2>>,
     cw_owner: DFF<Bit>,
     cw_full: DFF<Bit>,
+    /// CQ_CI + the CQ size: the producer index of a full CQ (`pi - ci == size`).
     cw_diff: DFF<Bits<RING_INDEX_BITS>>,
-    cw_size: DFF<Bits<RING_INDEX_BITS>>,
+    /// The index on the RAM's read port was written since its reset (registered with the
+    /// engine's read: the valid bit of the word read).
+    ix_v: DFF<Bit>,
     cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     cw_off: DFF<Bits<32>>,
     rq_off: DFF<Bits<32>>,
@@ -424,6 +530,7 @@ pub struct HostIf {
     a_coff: Signal<Local, Bits<5>>,
     a_ram: Signal<Local, Bit>,
     a_ram_addr: Signal<Local, Bits<8>>,
+    a_we: Signal<Local, Bit>,
     a_mask: Signal<Local, Bits<32>>,
     a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
@@ -433,27 +540,19 @@ pub struct HostIf {
     m_fpdu: Signal<Local, Bit>,
     m_aev: Signal<Local, Bits<24>>,
     m_cpi_v: Signal<Local, Bit>,
-    /// The register is in the RAM for reads only (QP_RQ_CI, CQ_PI: the engines write them).
-    a_ro: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
-    k_ulpdu: Signal<Local, Bits<32>>,
     k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     r_pi_v: Signal<Local, Bit>,
-    /// RQ_PI as read from the RAM (0 if not written since the commit).
-    r_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_ci_v: Signal<Local, Bit>,
-    /// QP_RQ_CI as read from the RAM (0 if not written since the commit).
-    r_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
+    /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
+    /// not written since its reset (`ix_v`): one masked copy of the read port for all four.
+    ix: Signal<Local, Bits<RING_INDEX_BITS>>,
     r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
     w_pi_v: Signal<Local, Bit>,
-    /// CQ_PI as read from the RAM (0 if not written since CQ_LOG2).
-    w_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_ci_v: Signal<Local, Bit>,
-    /// CQ_CI as read from the RAM (0 if not written since CQ_LOG2).
-    w_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_ovf: Signal<Local, Bit>,
     rq_gnt: Signal<Local, Bit>,
@@ -471,22 +570,20 @@ pub struct HostIf {
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
     w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
     aev_new: Signal<Local, Bit>,
-    /// The event word latched this cycle (`ev_ld`) into QP `ev_qp`'s QP_AEV: RxPath's event or
-    /// the CQE writer's CqOverflow. One load per register, so that yosys uses the flip-flops'
-    /// enables (two separate loads of one register gave a feedback mux per bit).
+    /// An event is latched this cycle (`ev_ld`) for QP `ev_qp`: RxPath's or (`ev_ovf`) the CQE
+    /// writer's CqOverflow. Only RxPath's word is stored (`ev_word` into `q_aev`, one load
+    /// per register so that yosys uses the flip-flops' enables); CqOverflow's is a constant,
+    /// flagged by `q_ovfe`.
     ev_ld: Signal<Local, Bit>,
     ev_qp: Signal<Local, Bits<CONN_BITS>>,
+    ev_ovf: Signal<Local, Bit>,
     ev_word: Signal<Local, Bits<24>>,
+    m_ovfe: Signal<Local, Bit>,
 }
 
 impl Default for HostIf {
     fn default() -> Self {
-        use crate::config::STAG_ENTRIES;
         use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
-        let caps = (QPS as u64)
-            | ((CQN as u64) << 8)
-            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
-            | (4u64 << 24);
         Self {
             clock: Default::default(),
             mmio_valid: Default::default(),
@@ -613,9 +710,6 @@ impl Default for HostIf {
             dma_wr_ready: Default::default(),
             dma_wr_done: Default::default(),
             idle: Default::default(),
-            c_id: Constant::new(u64::from(regs::ID_VALUE).into()),
-            c_version: Constant::new(u64::from(regs::VERSION_VALUE).into()),
-            c_caps: Constant::new(caps.into()),
             c_ones: Constant::new(0xFFFFu64.into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
@@ -636,6 +730,7 @@ impl Default for HostIf {
             c_m_16: Constant::new(0xFFFFu64.into()),
             c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
             base: Default::default(),
+            ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             rram_q: Default::default(),
@@ -649,14 +744,12 @@ impl Default for HostIf {
             st_rinv: Default::default(),
             st_qp: Default::default(),
             st_to_lo: Default::default(),
-            st_to_hi: Default::default(),
+            st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
             prog_q: Default::default(),
             q_cqs: Default::default(),
-            q_ulpdu: Default::default(),
             q_sq_log2: Default::default(),
-            q_rq_log2: Default::default(),
             q_pi_v: Default::default(),
             q_ci_v: Default::default(),
             q_aev_v: Default::default(),
@@ -670,7 +763,6 @@ impl Default for HostIf {
             db_pi_q: Default::default(),
             qe_q: Default::default(),
             qe_qp_q: Default::default(),
-            c_log2: Default::default(),
             c_pi_v: Default::default(),
             c_ci_v: Default::default(),
             c_ovf: Default::default(),
@@ -698,7 +790,7 @@ impl Default for HostIf {
             cw_owner: Default::default(),
             cw_full: Default::default(),
             cw_diff: Default::default(),
-            cw_size: Default::default(),
+            ix_v: Default::default(),
             cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
@@ -716,6 +808,7 @@ impl Default for HostIf {
             a_coff: Default::default(),
             a_ram: Default::default(),
             a_ram_addr: Default::default(),
+            a_we: Default::default(),
             a_mask: Default::default(),
             a_zero: Default::default(),
             rv: Default::default(),
@@ -725,22 +818,17 @@ impl Default for HostIf {
             m_aev: Default::default(),
             m_fpdu: Default::default(),
             m_cpi_v: Default::default(),
-            a_ro: Default::default(),
             m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
-            k_ulpdu: Default::default(),
             k_sq_log2: Default::default(),
             r_pi_v: Default::default(),
-            r_pi: Default::default(),
             r_ci_v: Default::default(),
-            r_ci: Default::default(),
+            ix: Default::default(),
             r_log2: Default::default(),
             w_cqs: Default::default(),
             w_aev_v: Default::default(),
             w_pi_v: Default::default(),
-            w_pi: Default::default(),
             w_ci_v: Default::default(),
-            w_ci: Default::default(),
             w_log2: Default::default(),
             w_ovf: Default::default(),
             rq_gnt: Default::default(),
@@ -760,6 +848,9 @@ impl Default for HostIf {
             ev_ld: Default::default(),
             ev_qp: Default::default(),
             ev_word: Default::default(),
+            ev_ovf: Default::default(),
+            m_ovfe: Default::default(),
+            q_ovfe: Default::default(),
         }
     }
 }
@@ -790,6 +881,9 @@ const _: () = {
 };
 
 impl Logic for HostIf {
+    // The nested `if` of the STATUS read is kept: its collapsed form gives yosys 12 more LUT4
+    // (1069 against 1057, measured).
+    #[allow(clippy::collapsible_if)]
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -808,7 +902,7 @@ impl Logic for HostIf {
             st_rinv,
             st_qp,
             st_to_lo,
-            st_to_hi,
+            st_to_hi_nz,
             st_len,
             st_addr,
             prog_q,
@@ -844,7 +938,7 @@ impl Logic for HostIf {
             cw_owner,
             cw_full,
             cw_diff,
-            cw_size,
+            ix_v,
             cw_pi,
             cw_off,
             rq_off,
@@ -852,15 +946,12 @@ impl Logic for HostIf {
             wr_lock_cw
         );
         self.base.clock.next = self.clock.val();
+        self.ulp.clock.next = self.clock.val();
         for i in 0..QPS {
             self.q_cqs[i].clock.next = self.clock.val();
             self.q_cqs[i].d.next = self.q_cqs[i].q.val();
-            self.q_ulpdu[i].clock.next = self.clock.val();
-            self.q_ulpdu[i].d.next = self.q_ulpdu[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
-            self.q_rq_log2[i].clock.next = self.clock.val();
-            self.q_rq_log2[i].d.next = self.q_rq_log2[i].q.val();
             self.q_pi_v[i].clock.next = self.clock.val();
             self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
             self.q_ci_v[i].clock.next = self.clock.val();
@@ -869,6 +960,8 @@ impl Logic for HostIf {
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
             self.q_aev[i].clock.next = self.clock.val();
             self.q_aev[i].d.next = self.q_aev[i].q.val();
+            self.q_ovfe[i].clock.next = self.clock.val();
+            self.q_ovfe[i].d.next = self.q_ovfe[i].q.val();
             self.q_fpdu[i].clock.next = self.clock.val();
             self.q_fpdu[i].d.next = self.q_fpdu[i].q.val();
             if self.fpdu_good_valid.val() && (self.fpdu_good_conn.val().index() == i) {
@@ -876,8 +969,6 @@ impl Logic for HostIf {
             }
         }
         for i in 0..CQN {
-            self.c_log2[i].clock.next = self.clock.val();
-            self.c_log2[i].d.next = self.c_log2[i].q.val();
             self.c_pi_v[i].clock.next = self.clock.val();
             self.c_pi_v[i].d.next = self.c_pi_v[i].q.val();
             self.c_ci_v[i].clock.next = self.clock.val();
@@ -905,66 +996,63 @@ impl Logic for HostIf {
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
-        // Registers in the RAM (every one only MMIO writes), with their implemented bits.
-        self.a_ram.next = false;
+        // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
+        // decode (it drives the RAM's write enable, a path from the MMIO port): STAG_INDEX ..
+        // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 8 but QP_SQ_PI (4), CQ words 0 .. 3.
+        self.a_ram.next = (self.a_glob.val()
+            && (self.a_goff.val().get_bits::<4>(4) == 0)
+            && (self.a_goff.val().get_bits::<2>(0) == 0)
+            && (self.a_goff.val().get_bits::<2>(2) != 3))
+            || (self.a_glob.val()
+                && (self.a_goff.val().get_bits::<3>(5) == 2)
+                && (self.a_goff.val().get_bits::<2>(0) == 0)
+                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+            || (self.a_qp.val()
+                && (self.a_qoff.val().get_bits::<2>(0) == 0)
+                && (self.a_qoff.val().get_bits::<4>(2) <= 8)
+                && (self.a_qoff.val().get_bits::<4>(2) != 4))
+            || (self.a_cq.val()
+                && (self.a_coff.val().get_bits::<2>(0) == 0)
+                && !self.a_coff.val().get_bit(4));
         self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
+        // The RAM's MMIO write enable, decoded flat from the port (a path to the RAM's clock
+        // enable): a_ram without QP_RQ_CI (QP word 8) and CQ_PI (CQ word 2), which the engines
+        // write.
+        self.a_we.next = self.wr.val()
+            && (self.a_goff.val().get_bits::<2>(0) == 0)
+            && (((self.mmio_addr.val().get_bits::<7>(5) == 2)
+                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+                || (self.a_qp.val()
+                    && !self.a_qoff.val().get_bit(5)
+                    && (self.a_qoff.val().get_bits::<3>(2) != 4))
+                || ((self.mmio_addr.val().get_bits::<5>(7) == 4)
+                    && !self.a_coff.val().get_bit(4)
+                    && (self.a_coff.val().get_bits::<2>(2) != 2)));
         self.a_mask.next = self.c_m_all.val();
-        self.a_ro.next = false;
         if self.a_glob.val() {
             if self.a_goff.val() == 0x40 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_index.val();
             }
             if self.a_goff.val() == 0x44 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_flags.val();
-            }
-            if (self.a_goff.val() == 0x48)
-                || (self.a_goff.val() == 0x4C)
-                || (self.a_goff.val() == 0x50)
-                || (self.a_goff.val() == 0x54)
-            {
-                self.a_ram.next = true;
             }
         }
         if self.a_qp.val() {
             if self.a_qoff.val() == 0x00 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_ctrl.val();
             }
-            if (self.a_qoff.val() == 0x04)
-                || (self.a_qoff.val() == 0x08)
-                || (self.a_qoff.val() == 0x14)
-            {
-                self.a_ram.next = true;
-            }
             if (self.a_qoff.val() == 0x0C) || (self.a_qoff.val() == 0x18) {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_log2.val();
             }
             if self.a_qoff.val() == 0x1C {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_16.val();
-            }
-            if self.a_qoff.val() == 0x20 {
-                self.a_ram.next = true;
-                self.a_ro.next = true;
             }
         }
         if self.a_cq.val() {
-            if self.a_coff.val() == 0x00 {
-                self.a_ram.next = true;
-            }
             if self.a_coff.val() == 0x04 {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_log2.val();
             }
-            if self.a_coff.val() == 0x08 {
-                self.a_ram.next = true;
-                self.a_ro.next = true;
-            }
             if self.a_coff.val() == 0x0C {
-                self.a_ram.next = true;
                 self.a_mask.next = self.c_m_16.val();
             }
         }
@@ -975,12 +1063,11 @@ impl Logic for HostIf {
         self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_aev.next = self.q_aev[0].q.val();
+        self.m_ovfe.next = self.q_ovfe[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
-        self.k_ulpdu.next = self.q_ulpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci_v.next = self.q_ci_v[0].q.val();
-        self.r_log2.next = self.q_rq_log2[0].q.val();
         self.w_cqs.next = self.q_cqs[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
@@ -990,34 +1077,28 @@ impl Logic for HostIf {
                 self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_aev.next = self.q_aev[i].q.val();
+                self.m_ovfe.next = self.q_ovfe[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
-                self.k_ulpdu.next = self.q_ulpdu[i].q.val();
                 self.k_sq_log2.next = self.q_sq_log2[i].q.val();
             }
             if self.rq_qp.q.val().index() == i {
                 self.r_pi_v.next = self.q_pi_v[i].q.val();
                 self.r_ci_v.next = self.q_ci_v[i].q.val();
-                self.r_log2.next = self.q_rq_log2[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
                 self.w_cqs.next = self.q_cqs[i].q.val();
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
-        self.r_ci.next = 0.into();
-        if self.r_ci_v.val() {
-            self.r_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
-        self.r_pi.next = 0.into();
-        if self.r_pi_v.val() {
-            self.r_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
+        self.ix.next = 0.into();
+        if self.ix_v.q.val() {
+            self.ix.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         }
         self.m_cpi_v.next = self.c_pi_v[0].q.val();
         self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
-        self.w_log2.next = self.c_log2[0].q.val();
         self.w_pi_v.next = self.c_pi_v[0].q.val();
         self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
@@ -1028,7 +1109,6 @@ impl Logic for HostIf {
                 self.m_c_ovf.next = self.c_ovf[i].q.val();
             }
             if self.cw_cq.q.val().index() == i {
-                self.w_log2.next = self.c_log2[i].q.val();
                 self.w_pi_v.next = self.c_pi_v[i].q.val();
                 self.w_ci_v.next = self.c_ci_v[i].q.val();
                 self.w_ovf.next = self.c_ovf[i].q.val();
@@ -1048,14 +1128,6 @@ impl Logic for HostIf {
         if self.a_cq.val() && (self.a_coff.val() == 0x08) {
             self.a_zero.next = !self.m_cpi_v.val();
         }
-        self.w_pi.next = 0.into();
-        if self.w_pi_v.val() {
-            self.w_pi.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
-        self.w_ci.next = 0.into();
-        if self.w_ci_v.val() {
-            self.w_ci.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
 
         // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
         self.aev_ready.next = true;
@@ -1072,6 +1144,7 @@ impl Logic for HostIf {
             }
         }
         self.ev_ld.next = self.aev_new.val();
+        self.ev_ovf.next = false;
         if self.aev_new.val() {
             self.qe_q.d.next = true;
             self.qe_qp_q.d.next = self.aev_qp.val();
@@ -1084,6 +1157,9 @@ impl Logic for HostIf {
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
         self.base.read_addr.next = self.a_ram_addr.val();
+        // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
+        // with an engine's register-RAM read the log2 it needs next.
+        self.ulp.read_addr.next = bit_cast::<4, 2>(self.a_q.val());
         if self.mmio_valid.val() {
             if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
                 // The commit's SQ base: word {01, qp, 0010}.
@@ -1098,9 +1174,13 @@ impl Logic for HostIf {
             if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
                 // QP_RQ_CI: {01, qp, 1000}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.ix_v.d.next = self.r_ci_v.val();
             } else if self.rq_state.q.val() == RqState::Pi {
                 // QP_RQ_PI: {01, qp, 0111}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
+                self.ix_v.d.next = self.r_pi_v.val();
+                // QP_RQ_LOG2 (Check).
+                self.ulp.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val()) | 4;
             } else {
                 // QP_RQ_BASE: {01, qp, 0101}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
@@ -1110,23 +1190,41 @@ impl Logic for HostIf {
             || (self.cw_state.q.val() == CwState::Base)
         {
             self.cw_gnt.next = true;
+            // CQ_LOG2 (CiD: the size; Sel: the ring offset and owner bit).
+            self.ulp.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
             if self.cw_state.q.val() == CwState::Pi {
                 // CQ_PI: {10, 0, cq, 010}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.ix_v.d.next = self.w_pi_v.val();
             } else if self.cw_state.q.val() == CwState::Ci {
                 // CQ_CI: {10, 0, cq, 011}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
+                self.ix_v.d.next = self.w_ci_v.val();
             } else {
                 // CQ_BASE: {10, 0, cq, 000}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
             }
         }
+        // The auxiliary RAM's writes: QP_ULPDU, QP_RQ_LOG2, CQ_LOG2.
+        self.ulp.write_data.next = self.mmio_wdata.val();
+        self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val());
+        if self.a_qoff.val().get_bit(4) {
+            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+        }
+        if !self.a_qp.val() {
+            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+        }
+        self.ulp.write_enable.next = self.wr.val()
+            && ((self.a_qp.val() && ((self.a_qoff.val() == 0x04) || (self.a_qoff.val() == 0x18)))
+                || (self.a_cq.val() && (self.a_coff.val() == 0x04)));
+        self.r_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
+        self.w_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
         // the CQE writer's new producer index.
         self.rq_wgnt.next = false;
         self.cw_wgnt.next = false;
-        self.base.write_enable.next = self.wr.val() && self.a_ram.val() && !self.a_ro.val();
+        self.base.write_enable.next = self.a_we.val();
         self.base.write_addr.next = self.a_ram_addr.val();
         self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
         if !self.mmio_valid.val() {
@@ -1146,15 +1244,6 @@ impl Logic for HostIf {
         // ---- MMIO reads.
         self.rv.next = 0.into();
         if self.a_glob.val() {
-            if self.a_goff.val() == 0x00 {
-                self.rv.next = self.c_id.val();
-            }
-            if self.a_goff.val() == 0x04 {
-                self.rv.next = self.c_version.val();
-            }
-            if self.a_goff.val() == 0x08 {
-                self.rv.next = self.c_caps.val();
-            }
             if self.a_goff.val() == 0x0C {
                 self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
                     | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
@@ -1166,6 +1255,10 @@ impl Logic for HostIf {
                 // latch, not the word: fewer loads on the MMIO write decode).
                 self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
                     | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
+                if self.m_ovfe.val() {
+                    self.rv.next = (bit_cast::<32, 8>(self.c_cq_overflow.val()) << 16)
+                        | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
+                }
             }
             if self.a_qoff.val() == 0x28 {
                 self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into())
@@ -1202,7 +1295,7 @@ impl Logic for HostIf {
         self.prog_qp_bound.next = self.st_bound.q.val();
         self.prog_qp.next = self.st_qp.q.val();
         self.prog_remote_inv.next = self.st_rinv.q.val();
-        self.prog_base_to.next = (bit_cast::<64, 32>(self.st_to_hi.q.val()) << 32)
+        self.prog_base_to.next = (bit_cast::<64, 1>(self.st_to_hi_nz.q.val().into()) << 32)
             | bit_cast::<64, 32>(self.st_to_lo.q.val());
         self.prog_len.next = self.st_len.q.val();
         self.prog_host_addr.next = self.st_addr.q.val();
@@ -1219,8 +1312,8 @@ impl Logic for HostIf {
         self.qpc_pd.next = self.qpc_ctrl_q.q.val().get_bits::<PD_BITS>(8);
         self.qpc_ird.next = self.qpc_ctrl_q.q.val().get_bits::<4>(12);
         self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
-        self.qpc_rx_max_ulpdu.next = self.k_ulpdu.val().get_bits::<16>(0);
-        self.qpc_tx_mulpdu.next = self.k_ulpdu.val().get_bits::<16>(16);
+        self.qpc_rx_max_ulpdu.next = self.ulp.read_data.val().get_bits::<16>(0);
+        self.qpc_tx_mulpdu.next = self.ulp.read_data.val().get_bits::<16>(16);
         self.qpc_sq_base.next = self.base.read_data.val();
         self.qpc_sq_log2.next = self.k_sq_log2.val();
         self.sq_db_valid.next = self.db_q.q.val();
@@ -1262,8 +1355,8 @@ impl Logic for HostIf {
                 }
             }
             RqState::CiD => {
-                // QP_RQ_CI is on the RAM's read port (r_ci).
-                self.rsp_index.d.next = self.r_ci.val();
+                // QP_RQ_CI is on the RAM's read port (ix).
+                self.rsp_index.d.next = self.ix.val();
                 self.rq_state.d.next = RqState::Pi;
             }
             RqState::Pop => {
@@ -1274,7 +1367,7 @@ impl Logic for HostIf {
             RqState::PopC => {
                 // The answer registers are free (no hit after a pop): the new index waits in
                 // rsp_index for the write port.
-                self.rsp_index.d.next = self.r_ci.val() + 1;
+                self.rsp_index.d.next = self.ix.val() + 1;
                 self.rq_state.d.next = RqState::PopW;
             }
             RqState::PopW => {
@@ -1295,11 +1388,11 @@ impl Logic for HostIf {
                 }
             }
             RqState::Check => {
-                // RQ_PI is on the RAM's read port (r_pi).
+                // RQ_PI is on the RAM's read port (ix).
                 self.rq_off.d.next = bit_cast::<32, 16>(
                     self.rsp_index.q.val() & !(self.c_ones.val() << self.r_log2.val()),
                 ) << 4;
-                self.rq_empty.d.next = self.rsp_index.q.val() == self.r_pi.val();
+                self.rq_empty.d.next = self.rsp_index.q.val() == self.ix.val();
                 self.rq_state.d.next = RqState::Empty;
             }
             RqState::Empty => {
@@ -1373,7 +1466,7 @@ impl Logic for HostIf {
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
-        self.w_pass.next = self.cw_pi.q.val() >> self.w_log2.val();
+        self.w_pass.next = self.ix.val() >> self.w_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
                 if self.cw_take_send.val() {
@@ -1402,8 +1495,9 @@ impl Logic for HostIf {
                 }
             }
             CwState::CiD => {
-                // CQ_CI is on the RAM's read port (w_ci): kept in cw_diff until Sel.
-                self.cw_diff.d.next = self.w_ci.val();
+                // CQ_CI is on the RAM's read port (ix): ci + size, the producer index of a full
+                // CQ, kept in cw_diff until Sel.
+                self.cw_diff.d.next = self.ix.val() + (self.c_one.val() << self.w_log2.val());
                 self.cw_state.d.next = CwState::Pi;
             }
             CwState::Pi => {
@@ -1412,21 +1506,20 @@ impl Logic for HostIf {
                 }
             }
             CwState::Sel => {
-                // CQ_PI is on the RAM's read port (w_pi).
-                // Registered, for 100 MHz: the CQ's fill and size.
-                self.cw_full.d.next = self.w_ovf.val();
-                self.cw_pi.d.next = self.w_pi.val();
-                self.cw_diff.d.next = self.w_pi.val() - self.cw_diff.q.val();
-                self.cw_size.d.next = self.c_one.val() << self.w_log2.val();
+                // CQ_PI is on the RAM's read port (ix).
+                // Registered, for 100 MHz: full (`pi - ci == size`, i.e. pi = ci + size) or
+                // already overflowed.
+                self.cw_full.d.next = self.w_ovf.val() || (self.ix.val() == self.cw_diff.q.val());
+                self.cw_pi.d.next = self.ix.val();
+                // The ring offset and owner bit of the producer index (used from Addr on).
+                self.cw_off.d.next =
+                    bit_cast::<32, 16>(self.ix.val() & !(self.c_ones.val() << self.w_log2.val()))
+                        << 4;
+                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;
             }
             CwState::Full => {
-                // The ring offset and owner bit of the producer index (used from Addr on).
-                self.cw_off.d.next = bit_cast::<32, 16>(
-                    self.cw_pi.q.val() & !(self.c_ones.val() << self.w_log2.val()),
-                ) << 4;
-                self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
-                if self.cw_full.q.val() || (self.cw_diff.q.val() == self.cw_size.q.val()) {
+                if self.cw_full.q.val() {
                     for i in 0..CQN {
                         if self.cw_cq.q.val().index() == i {
                             self.c_ovf[i].d.next = true;
@@ -1442,7 +1535,7 @@ impl Logic for HostIf {
                     if !self.w_aev_v.val() {
                         self.ev_ld.next = true;
                         self.ev_qp.next = self.cw_qp.q.val();
-                        self.ev_word.next = bit_cast::<24, 8>(self.c_cq_overflow.val()) << 16;
+                        self.ev_ovf.next = true;
                         self.qe_q.d.next = true;
                         self.qe_qp_q.d.next = self.cw_qp.q.val();
                     }
@@ -1585,6 +1678,9 @@ impl Logic for HostIf {
         for i in 0..QPS {
             if self.ev_ld.val() && (self.ev_qp.val().index() == i) {
                 self.q_aev_v[i].d.next = true;
+                self.q_ovfe[i].d.next = self.ev_ovf.val();
+            }
+            if self.aev_new.val() && (self.aev_qp.val().index() == i) {
                 self.q_aev[i].d.next = self.ev_word.val();
             }
         }
@@ -1608,7 +1704,7 @@ impl Logic for HostIf {
                     self.st_to_lo.d.next = self.mmio_wdata.val();
                 }
                 if self.a_goff.val() == 0x4C {
-                    self.st_to_hi.d.next = self.mmio_wdata.val();
+                    self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
                 }
                 if self.a_goff.val() == 0x50 {
                     self.st_len.d.next = self.mmio_wdata.val();
@@ -1630,15 +1726,8 @@ impl Logic for HostIf {
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
                         }
-                        if self.a_qoff.val() == 0x04 {
-                            self.q_ulpdu[i].d.next = self.mmio_wdata.val();
-                        }
                         if self.a_qoff.val() == 0x0C {
                             self.q_sq_log2[i].d.next =
-                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
-                        }
-                        if self.a_qoff.val() == 0x18 {
-                            self.q_rq_log2[i].d.next =
                                 self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                         }
                         if self.a_qoff.val() == 0x1C {
@@ -1662,8 +1751,6 @@ impl Logic for HostIf {
                 for i in 0..CQN {
                     if self.a_c.val().index() == i {
                         if self.a_coff.val() == 0x04 {
-                            self.c_log2[i].d.next =
-                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                             self.c_pi_v[i].d.next = false;
                             self.c_ci_v[i].d.next = false;
                             self.c_ovf[i].d.next = false;
