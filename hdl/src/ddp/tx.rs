@@ -135,6 +135,7 @@
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
+use std::fmt::Write;
 
 /// Blocks in the payload buffer (= read tags in use).
 pub const TX_BLOCKS: usize = 8;
@@ -327,7 +328,7 @@ pub struct DdpTx {
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
-    pbuf: RAM<Bits<32>, TX_BUF_BITS>,
+    pbuf: TxBufRam,
     // ---- Reader and realigner.
     /// Blocks released by the reader in this message (mod 16).
     rd_cnt: DFF<Bits<4>>,
@@ -352,10 +353,11 @@ pub struct DdpTx {
     m_endw: Signal<Local, Bits<TX_BLK_OCT_BITS>>,
     /// Realignment shift (octets).
     sh: DFF<Bits<2>>,
-    inflight: DFF<Bit>,
+    /// The buffer's read register holds a word issued and not yet moved into `f0` / `f1`
+    /// (it is the FIFO's third entry: the RAM is read only at an issue).
+    rv: DFF<Bit>,
     f0: DFF<Bits<32>>,
     f1: DFF<Bits<32>>,
-    f2: DFF<Bits<32>>,
     fn_: DFF<Bits<2>>,
     // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
     // accepted while the output stalled. `o_fin` / `s_fin`: the message's final beat.
@@ -582,10 +584,9 @@ impl Default for DdpTx {
             blk_last: Default::default(),
             m_endw: Default::default(),
             sh: Default::default(),
-            inflight: Default::default(),
+            rv: Default::default(),
             f0: Default::default(),
             f1: Default::default(),
-            f2: Default::default(),
             fn_: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
@@ -708,9 +709,9 @@ impl Logic for DdpTx {
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
             seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
             rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
-            end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last,
-            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra,
-            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
+            end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn,
+            o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -726,8 +727,7 @@ impl Logic for DdpTx {
             self.lastblk[i].clock.next = self.clock.val();
             self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
-        self.pbuf.read_clock.next = self.clock.val();
-        self.pbuf.write_clock.next = self.clock.val();
+        self.pbuf.clock.next = self.clock.val();
 
         // ---- MULPDU per connection.
         // Kept already clamped to 64 (off the message set-up path).
@@ -1228,11 +1228,11 @@ impl Logic for DdpTx {
         self.wr.d.next = self.word_ready.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.wr.q.val()
-            && (((bit_cast::<3, 2>(self.fn_.q.val())
-                + bit_cast::<3, 1>(self.inflight.q.val().into()))
+            && (((bit_cast::<3, 2>(self.fn_.q.val()) + bit_cast::<3, 1>(self.rv.q.val().into()))
                 < 3)
                 || self.pop.val());
         self.pbuf.read_address.next = self.rptr.q.val();
+        self.pbuf.read_enable.next = self.issue.val();
         if self.issue.val() {
             self.rptr.d.next = self.rptr1.q.val();
             self.rptr1.d.next = self.rptr1.q.val() + 1;
@@ -1257,20 +1257,19 @@ impl Logic for DdpTx {
         if self.issue.val() {
             self.wr.d.next = self.word_ready1.val();
         }
-        self.inflight.d.next = self.issue.val();
-        self.push.next = self.inflight.q.val();
+        // The FIFO is `f0`, `f1` and the buffer's read register: a word read moves into
+        // `f0` / `f1` as soon as there is room (an issue implies that it moves now).
         self.np.next = self.fn_.q.val() - bit_cast::<2, 1>(self.pop.val().into());
+        self.push.next = self.rv.q.val() && (self.np.val() != 2);
+        self.rv.d.next = self.issue.val() || (self.rv.q.val() && !self.push.val());
         if self.pop.val() {
             self.f0.d.next = self.f1.q.val();
-            self.f1.d.next = self.f2.q.val();
         }
         if self.push.val() {
             if self.np.val() == 0 {
                 self.f0.d.next = self.pbuf.read_data.val();
-            } else if self.np.val() == 1 {
-                self.f1.d.next = self.pbuf.read_data.val();
             } else {
-                self.f2.d.next = self.pbuf.read_data.val();
+                self.f1.d.next = self.pbuf.read_data.val();
             }
         }
         self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
@@ -1410,7 +1409,7 @@ impl Logic for DdpTx {
                 self.rq_addr.d.next = self.msg_addr.val();
             }
             self.k_pay.d.next = self.pay.val();
-            self.inflight.d.next = false;
+            self.rv.d.next = false;
             self.wr.d.next = false;
             self.fn_.d.next = 0.into();
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
@@ -1449,3 +1448,79 @@ crate::sim_ports!(impl[] DdpTx {
         pay_rd_req_tag, ulpdu_data, ulpdu_keep, ulpdu_last, ulpdu_valid, ulpdu_conn, ulpdu_len,
         idle;
 });
+
+/// The payload buffer: 256 words of 32 bits in iCE40 block RAM (2 `SB_RAM40_4K`), one write
+/// port (completions) and one read port with a read enable (the reader's issue; the read
+/// register holds its word otherwise and is the FIFO's third entry), one clock.
+///
+/// A leaf with custom Verilog (as [`crate::mpa::mpa_rx::rx_context_ram::RxContextRam`]): with
+/// `no_rw_check` yosys builds no bypass for a read and a write of one word at the same edge
+/// (with rust-hdl's `RAM` it registered the write data and address and multiplexed the read
+/// data: ~100 logic cells). DdpTx reads a word it uses only after its completion beat was
+/// written (`wr` is registered from `wptr` / `done`); the words it reads without waiting
+/// (before or after the message) are never used. This model returns a word's complement for
+/// a read and a write of it at one edge, so that a used word read so would fail a test.
+#[derive(LogicBlock)]
+pub struct TxBufRam {
+    pub clock: Signal<In, Clock>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_address: Signal<In, Bits<TX_BUF_BITS>>,
+    pub read_data: Signal<Out, Bits<32>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<TX_BUF_BITS>>,
+    pub write_data: Signal<In, Bits<32>>,
+    _mem: Vec<Bits<32>>,
+}
+
+impl Default for TxBufRam {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            read_enable: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            _mem: vec![Bits::default(); 1 << TX_BUF_BITS],
+        }
+    }
+}
+
+impl Logic for TxBufRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let r = self.read_address.val().index();
+            let w = self.write_address.val().index();
+            let write = self.write_enable.val();
+            if self.read_enable.val() {
+                self.read_data.next = if write && r == w {
+                    !self._mem[r]
+                } else {
+                    self._mem[r]
+                };
+            }
+            if write {
+                self._mem[w] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:{}];",
+            (1usize << TX_BUF_BITS) - 1
+        );
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   if (read_enable) read_data <= mem[read_address];\nend"
+        );
+        Verilog::Custom(v)
+    }
+}
