@@ -271,6 +271,12 @@ pub struct DdpTx {
     hb: DFF<Bits<4>>,
     /// Past the segment's first payload beat.
     inpay: DFF<Bit>,
+    /// The next beat is the segment's first payload beat (`hb == k_pstart`, not a Read
+    /// Request, not `inpay`), and the next beat is a Read Request's last (`hb == 11`): kept
+    /// with `hb` (off the kind -> `fire` -> `pop` -> `issue` path, the Fmax path).
+    p0: DFF<Bit>,
+    rr_end: DFF<Bit>,
+    hb1: Signal<Local, Bits<4>>,
     // ---- Requester.
     rq_addr: DFF<Bits<32>>,
     rq_left: DFF<Bits<32>>,
@@ -279,6 +285,24 @@ pub struct DdpTx {
     /// Length of the next request (registered), valid when `rq_ok`.
     rq_lenr: DFF<Bits<8>>,
     rq_ok: DFF<Bit>,
+    /// The slot (tag) of the next request: `rq_addr[9:7] + rq_off`, kept with them (so
+    /// that the request's per-slot enables decode a register).
+    rq_tag: DFF<Bits<DMA_SUB_TAG_BITS>>,
+    /// Requests may be offered: `(state != Idle && !fl) || (ra && !ra_stale)`.
+    rq_g: Signal<Local, Bit>,
+    /// The source of `rq_addr`'s load (0 none, 1 the next block, 2 `nxt_addr`, 3
+    /// `msg_addr`) and of `rq_left`'s (0 none, 1 less the request, 2 `nxt_len`, 3 `msg_len`,
+    /// 4 zero), and their AND-OR masks.
+    a_src: Signal<Local, Bits<2>>,
+    l_src: Signal<Local, Bits<3>>,
+    rq_inc: Signal<Local, Bits<32>>,
+    rq_dec: Signal<Local, Bits<32>>,
+    a_m1: Signal<Local, Bits<32>>,
+    a_m2: Signal<Local, Bits<32>>,
+    a_m3: Signal<Local, Bits<32>>,
+    l_m1: Signal<Local, Bits<32>>,
+    l_m2: Signal<Local, Bits<32>>,
+    l_m3: Signal<Local, Bits<32>>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
     rq_gap: DFF<Bits<6>>,
@@ -373,8 +397,6 @@ pub struct DdpTx {
     s_keep: DFF<Bits<4>>,
     s_last: DFF<Bit>,
     s_fin: DFF<Bit>,
-    s_conn: DFF<Bits<CONN_BITS>>,
-    s_len: DFF<Bits<16>>,
     /// The beat produced inside (into the output stage).
     b_data: Signal<Local, Bits<32>>,
     b_keep: Signal<Local, Bits<4>>,
@@ -461,6 +483,19 @@ pub struct DdpTx {
     blk_wptr1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     word_ready1: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
+    /// The per-slot flags and write pointers as vectors (one per bit of `wptr`), looked up
+    /// with a variable bit index: a multiplexer tree (an `if index == i` per slot was a
+    /// priority chain, 8 LUTs deep on the reader's Fmax path).
+    done_v: Signal<Local, Bits<TX_BLOCKS>>,
+    busy_v: Signal<Local, Bits<TX_BLOCKS>>,
+    last_v: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v0: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v1: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v2: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v3: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v4: Signal<Local, Bits<TX_BLOCKS>>,
+    rb: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
+    rb1: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
     /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
@@ -477,10 +512,9 @@ pub struct DdpTx {
     c_ctrl: Constant<Bits<16>>,
     c_blk: Constant<Bits<8>>,
     c_blk32: Constant<Bits<32>>,
+    c_ones: Constant<Bits<32>>,
     c_blkmask: Constant<Bits<32>>,
     c_shift: Constant<Bits<4>>,
-    c_oshift: Constant<Bits<4>>,
-    rq_blk: Signal<Local, Bits<32>>,
     rptr_blk: Signal<Local, Bits<TX_BUF_BITS>>,
     c_last: Constant<Bits<TX_BLK_WORD_BITS>>,
 }
@@ -545,11 +579,26 @@ impl Default for DdpTx {
             ulen: Default::default(),
             hb: Default::default(),
             inpay: Default::default(),
+            p0: Default::default(),
+            rr_end: Default::default(),
+            hb1: Default::default(),
             rq_addr: Default::default(),
             rq_left: Default::default(),
             rq_cnt: Default::default(),
             rq_lenr: Default::default(),
             rq_ok: Default::default(),
+            rq_tag: Default::default(),
+            rq_g: Default::default(),
+            a_src: Default::default(),
+            l_src: Default::default(),
+            rq_inc: Default::default(),
+            rq_dec: Default::default(),
+            a_m1: Default::default(),
+            a_m2: Default::default(),
+            a_m3: Default::default(),
+            l_m1: Default::default(),
+            l_m2: Default::default(),
+            l_m3: Default::default(),
             rq_gap: Default::default(),
             fits_r: Default::default(),
             seg_wait: Default::default(),
@@ -600,8 +649,6 @@ impl Default for DdpTx {
             s_keep: Default::default(),
             s_last: Default::default(),
             s_fin: Default::default(),
-            s_conn: Default::default(),
-            s_len: Default::default(),
             b_data: Default::default(),
             b_keep: Default::default(),
             b_last: Default::default(),
@@ -677,6 +724,16 @@ impl Default for DdpTx {
             blk_wptr1: Default::default(),
             word_ready1: Default::default(),
             blk_done: Default::default(),
+            done_v: Default::default(),
+            busy_v: Default::default(),
+            last_v: Default::default(),
+            wp_v0: Default::default(),
+            wp_v1: Default::default(),
+            wp_v2: Default::default(),
+            wp_v3: Default::default(),
+            wp_v4: Default::default(),
+            rb: Default::default(),
+            rb1: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
             ss_r: Default::default(),
@@ -692,10 +749,9 @@ impl Default for DdpTx {
             c_ctrl: Constant::new(0x0140.into()),
             c_blk: Constant::new(TX_BLK_OCTETS.into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
+            c_ones: Constant::new(0xFFFF_FFFFu64.into()),
             c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
-            c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
-            rq_blk: Default::default(),
             rptr_blk: Default::default(),
             c_last: Constant::new(((1u64 << TX_BLK_WORD_BITS) - 1).into()),
         }
@@ -707,10 +763,10 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
-            rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
-            end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last, o_fin, o_conn,
-            o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra, ra_stale, m_r, k_pay,
+            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr,
+            rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1,
+            pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last,
+            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, ra, ra_stale, m_r, k_pay,
             rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
@@ -728,6 +784,41 @@ impl Logic for DdpTx {
             self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
         self.pbuf.clock.next = self.clock.val();
+        self.a_src.next = 0.into();
+        self.l_src.next = 0.into();
+        self.done_v.next = 0.into();
+        self.busy_v.next = 0.into();
+        self.last_v.next = 0.into();
+        self.wp_v0.next = 0.into();
+        self.wp_v1.next = 0.into();
+        self.wp_v2.next = 0.into();
+        self.wp_v3.next = 0.into();
+        self.wp_v4.next = 0.into();
+        for i in 0..TX_BLOCKS {
+            self.done_v.next = self.done_v.val().replace_bit(i, self.done[i].q.val());
+            self.busy_v.next = self.busy_v.val().replace_bit(i, self.busy[i].q.val());
+            self.last_v.next = self.last_v.val().replace_bit(i, self.lastblk[i].q.val());
+            self.wp_v0.next = self
+                .wp_v0
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(0));
+            self.wp_v1.next = self
+                .wp_v1
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(1));
+            self.wp_v2.next = self
+                .wp_v2
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(2));
+            self.wp_v3.next = self
+                .wp_v3
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(3));
+            self.wp_v4.next = self
+                .wp_v4
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(4));
+        }
 
         // ---- MULPDU per connection.
         // Kept already clamped to 64 (off the message set-up path).
@@ -792,10 +883,10 @@ impl Logic for DdpTx {
             && (self.rem_lo.val() != 5)
             && (self.rem_lo.val() != 6)
             && (self.rem_lo.val() != 7);
-        self.kind_p0.next = !self.k_rreq.q.val()
-            && !self.inpay.q.val()
-            && (self.hb.q.val() == self.k_pstart.q.val());
-        self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
+        // (`inpay` and `p0` are set only for a message that is not a Read Request, and are
+        // cleared at every segment's start.)
+        self.kind_p0.next = self.p0.q.val();
+        self.kind_pay.next = self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
         // of the fields with one select (mask) per field and half: the beats a field appears
         // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
@@ -925,11 +1016,9 @@ impl Logic for DdpTx {
         self.b_last.next = false;
         self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
         self.pop_k.next = false;
-        if self.k_rreq.q.val() {
-            if self.hb.q.val() == 11 {
-                self.b_keep.next = 0xC.into();
-                self.b_last.next = true;
-            }
+        if self.rr_end.q.val() {
+            self.b_keep.next = 0xC.into();
+            self.b_last.next = true;
         } else if self.kind_p0.val() {
             if self.rem_hi0.val() && (self.rem_lo.val() == 0) {
                 self.b_keep.next = 0xC.into();
@@ -978,8 +1067,6 @@ impl Logic for DdpTx {
                 self.o_keep.d.next = self.s_keep.q.val();
                 self.o_last.d.next = self.s_last.q.val();
                 self.o_fin.d.next = self.s_fin.q.val();
-                self.o_conn.d.next = self.s_conn.q.val();
-                self.o_len.d.next = self.s_len.q.val();
                 self.s_valid.d.next = false;
             } else {
                 self.o_valid.d.next = self.fire.val();
@@ -987,7 +1074,14 @@ impl Logic for DdpTx {
                 self.o_keep.d.next = self.b_keep.val();
                 self.o_last.d.next = self.b_last.val();
                 self.o_fin.d.next = self.seg_last.q.val();
-                self.o_conn.d.next = self.msg_conn.val();
+            }
+            // The skid entry's connection and ULPDU length are not stored: the message does
+            // not change while a beat of it is in the stage, and `ulen` changes only at a
+            // segment's start, i.e. with its last beat's fire: a skid beat that is not its
+            // segment's last has `ulen`, one that is has the length of the beat in `o_*`
+            // (the same segment's previous beat: segments are 4 beats at least).
+            self.o_conn.d.next = self.msg_conn.val();
+            if !(self.s_valid.q.val() && self.s_last.q.val()) {
                 self.o_len.d.next = self.ulen.q.val();
             }
         } else if self.fire.val() {
@@ -996,8 +1090,6 @@ impl Logic for DdpTx {
             self.s_keep.d.next = self.b_keep.val();
             self.s_last.d.next = self.b_last.val();
             self.s_fin.d.next = self.seg_last.q.val();
-            self.s_conn.d.next = self.msg_conn.val();
-            self.s_len.d.next = self.ulen.q.val();
         }
         // The message is done when its final beat leaves the output stage.
         self.msg_done.next = self.o_valid.q.val()
@@ -1027,12 +1119,16 @@ impl Logic for DdpTx {
         if !self.inpay.q.val() {
             self.rem_sub.next = self.seg_rem.q.val() - 2;
         }
+        self.hb1.next = self.hb.q.val() + 1;
         if self.fire.val() {
-            if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
-                self.hb.d.next = self.hb.q.val() + 1;
+            if !(self.kind_p0.val() || self.kind_pay.val()) {
+                self.hb.d.next = self.hb1.val();
+                self.p0.d.next = !self.k_rreq.q.val() && (self.hb1.val() == self.k_pstart.q.val());
+                self.rr_end.d.next = self.k_rreq.q.val() && (self.hb1.val() == 11);
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
+                self.p0.d.next = false;
             }
             if self.kind_p0.val() || self.kind_pay.val() {
                 self.seg_rem.d.next = self.rem_sub.val();
@@ -1054,6 +1150,8 @@ impl Logic for DdpTx {
             }
             self.hb.d.next = 0.into();
             self.inpay.d.next = false;
+            self.p0.d.next = false;
+            self.rr_end.d.next = false;
             self.state.d.next = DdpTxState::Emit;
         }
         // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
@@ -1096,12 +1194,7 @@ impl Logic for DdpTx {
         // freed otherwise (stale towards "busy"). Keeps the `pay_rd_req_ready` -> enables path
         // short. (Within one region the slots are consecutive, so this is "fewer than 8 blocks
         // ahead of the reader"; a read-ahead region starts anywhere.)
-        self.rq_busy.next = false;
-        for i in 0..TX_BLOCKS {
-            if self.pay_rd_req_tag.val().index() == i {
-                self.rq_busy.next = self.busy[i].q.val();
-            }
-        }
+        self.rq_busy.next = self.busy_v.val().get_bit(self.rq_tag.q.val().index());
         // Pacing: a request is offered no sooner than the completion port can have returned
         // the previous one (one beat per cycle), so that completions of a burst of requests
         // (a message's start) do not come back out of order and leave the reader waiting.
@@ -1110,25 +1203,33 @@ impl Logic for DdpTx {
         }
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
-        self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
-        self.pay_rd_req_tag.next =
-            self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0) + self.rq_off.q.val();
-        self.rq_ok.d.next = ((self.state.q.val() != DdpTxState::Idle) || self.ra.q.val())
+        self.pay_rd_req_tag.next = self.rq_tag.q.val();
+        // No request in a flush (it waits for the read-ahead's completions) nor for a
+        // cancelled read-ahead between messages (freed in `Idle`). The gate `rq_g` is in
+        // `rq_ok` (`pay_rd_req_valid` is a register): `rq_ok` is cleared where the gate falls
+        // (below: a flush starts, the hint falls in `Idle`, `Drain` ends without a live
+        // read-ahead), and where it rises `rq_ok` is 0 anyway (a take, a read-ahead's start
+        // with `rq_left` = 0, a flush's end).
+        self.rq_g.next = ((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
+            || (self.ra.q.val() && !self.ra_stale.q.val());
+        self.rq_ok.d.next = self.rq_g.val()
             && (self.rq_left.q.val() != 0)
             && !self.rq_busy.val()
             && !self.rq_gap.q.val().any();
-        // No request in a flush (it waits for the read-ahead's completions) nor for a
-        // cancelled read-ahead between messages (freed in `Idle`).
-        self.pay_rd_req_valid.next = self.rq_ok.q.val()
-            && (((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
-                || (self.ra.q.val() && !self.ra_stale.q.val()));
-        self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
+        if (self.state.q.val() == DdpTxState::Drain)
+            && self.msg_done.val()
+            && !(self.ra.q.val() && !self.ra_stale.q.val() && self.nxt_valid.val())
+        {
+            self.rq_ok.d.next = false;
+        }
+        self.pay_rd_req_valid.next = self.rq_ok.q.val();
+        self.rq_fire.next = self.rq_ok.q.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
+            self.rq_tag.d.next = self.rq_tag.q.val() + 1;
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
-            self.rq_addr.d.next =
-                (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
-            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
+            self.a_src.next = 1.into();
+            self.l_src.next = 1.into();
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             self.last_slot.d.next = self.pay_rd_req_tag.val();
@@ -1149,12 +1250,35 @@ impl Logic for DdpTx {
         }
 
         // ---- Completions into the buffer.
-        self.cpl_wptr.next = self.wptr[0].q.val();
-        for i in 1..TX_BLOCKS {
-            if self.pay_rd_cpl_tag.val().index() == i {
-                self.cpl_wptr.next = self.wptr[i].q.val();
-            }
-        }
+        self.cpl_wptr.next = bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v0
+                .val()
+                .get_bit(self.pay_rd_cpl_tag.val().index())
+                .into(),
+        ) | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v1
+                .val()
+                .get_bit(self.pay_rd_cpl_tag.val().index())
+                .into(),
+        ) << 1)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v2
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 2)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v3
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 3)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v4
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 4);
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
         self.pbuf.write_address.next =
             (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_cpl_tag.val())
@@ -1175,16 +1299,23 @@ impl Logic for DdpTx {
         // ---- Reader: buffer words in host order into the 3-word FIFO.
         self.inside.next = !self.pre.q.val() && !self.m_end.q.val();
         self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
-        self.blk_done.next = false;
-        self.blk_wptr.next = 0.into();
-        self.blk_last.next = false;
-        for i in 0..TX_BLOCKS {
-            if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
-                self.blk_done.next = self.done[i].q.val();
-                self.blk_wptr.next = self.wptr[i].q.val();
-                self.blk_last.next = self.lastblk[i].q.val();
-            }
-        }
+        self.rb.next = self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.blk_done.next = self.done_v.val().get_bit(self.rb.val().index());
+        self.blk_last.next = self.last_v.val().get_bit(self.rb.val().index());
+        self.blk_wptr.next =
+            bit_cast::<TX_BLK_WORD_BITS, 1>(self.wp_v0.val().get_bit(self.rb.val().index()).into())
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v1.val().get_bit(self.rb.val().index()).into(),
+                ) << 1)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v2.val().get_bit(self.rb.val().index()).into(),
+                ) << 2)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v3.val().get_bit(self.rb.val().index()).into(),
+                ) << 3)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v4.val().get_bit(self.rb.val().index()).into(),
+                ) << 4);
         // The message's last word: in the region's last block, at `end_w` (the reader is in
         // a block only once it is requested, and a slot's flag is that of its current lap).
         self.w_last.next = self.blk_last.val()
@@ -1207,14 +1338,22 @@ impl Logic for DdpTx {
             }
         }
         self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
-        self.blk_done1.next = false;
-        self.blk_wptr1.next = 0.into();
-        for i in 0..TX_BLOCKS {
-            if self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
-                self.blk_done1.next = self.done[i].q.val();
-                self.blk_wptr1.next = self.wptr[i].q.val();
-            }
-        }
+        self.rb1.next = self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.blk_done1.next = self.done_v.val().get_bit(self.rb1.val().index());
+        self.blk_wptr1.next = bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v0.val().get_bit(self.rb1.val().index()).into(),
+        ) | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v1.val().get_bit(self.rb1.val().index()).into(),
+        ) << 1)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v2.val().get_bit(self.rb1.val().index()).into(),
+            ) << 2)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v3.val().get_bit(self.rb1.val().index()).into(),
+            ) << 3)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v4.val().get_bit(self.rb1.val().index()).into(),
+            ) << 4);
         self.word_ready1.next = !self.inside1.val()
             || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
                 && (self.blk_done1.val()
@@ -1321,8 +1460,9 @@ impl Logic for DdpTx {
             self.ra_stale.d.next = false;
             self.rq_off.d.next =
                 self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
-            self.rq_addr.d.next = self.nxt_addr.val();
-            self.rq_left.d.next = bit_cast::<32, 16>(self.nxt_len.val());
+            self.a_src.next = 2.into();
+            self.rq_tag.d.next = self.last_slot.q.val() + 1;
+            self.l_src.next = 2.into();
         }
         // The hint fell (not at a take, whose message may be the hinted one): stop
         // requesting; the region is cancelled at the next chance and never used.
@@ -1333,7 +1473,10 @@ impl Logic for DdpTx {
             && !self.fl.q.val()
         {
             self.ra_stale.d.next = true;
-            self.rq_left.d.next = 0.into();
+            self.l_src.next = 4.into();
+            if self.state.q.val() == DdpTxState::Idle {
+                self.rq_ok.d.next = false;
+            }
         }
         // The cycle after a take with a read-ahead: a message without payload leaves it alone;
         // the hinted message continues it (its blocks are now the message's); any other
@@ -1344,7 +1487,7 @@ impl Logic for DdpTx {
                 // The hint may not fall across the take of another message either.
                 if self.fell.q.val() || !self.nxt_valid.val() {
                     self.ra_stale.d.next = true;
-                    self.rq_left.d.next = 0.into();
+                    self.l_src.next = 4.into();
                 }
                 self.msg_take.next = true;
             } else if self.m_r.q.val() && !self.ra_stale.q.val() {
@@ -1353,6 +1496,7 @@ impl Logic for DdpTx {
             } else {
                 // (No word is read meanwhile: `wr` stays 0, the slots hold the region's data.)
                 self.fl.d.next = true;
+                self.rq_ok.d.next = false;
                 self.seg_wait.d.next = true;
                 self.wr.d.next = false;
             }
@@ -1378,8 +1522,9 @@ impl Logic for DdpTx {
             self.ra.d.next = false;
             self.ra_stale.d.next = false;
             if self.fl.q.val() {
-                self.rq_addr.d.next = self.msg_addr.val();
-                self.rq_left.d.next = self.msg_len.val();
+                self.a_src.next = 3.into();
+                self.rq_tag.d.next = self.m_slot.val();
+                self.l_src.next = 3.into();
                 // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
                 self.rq_ok.d.next = false;
                 self.wr.d.next = false;
@@ -1406,7 +1551,8 @@ impl Logic for DdpTx {
             self.to_c.d.next = false;
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
-                self.rq_addr.d.next = self.msg_addr.val();
+                self.a_src.next = 3.into();
+                self.rq_tag.d.next = self.m_slot.val();
             }
             self.k_pay.d.next = self.pay.val();
             self.rv.d.next = false;
@@ -1421,12 +1567,12 @@ impl Logic for DdpTx {
                 self.rptr1.d.next = self.m_wa.val();
             }
             if !self.ra.q.val() {
-                self.rq_left.d.next = self.msg_len.val();
+                self.l_src.next = 3.into();
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
                 if !self.ra.q.val() {
-                    self.rq_left.d.next = 0.into();
+                    self.l_src.next = 4.into();
                 }
             } else {
                 self.msg_rem.d.next = self.msg_len.val();
@@ -1435,6 +1581,46 @@ impl Logic for DdpTx {
             // run across messages.
             self.m_end.d.next = !self.pay.val();
             self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
+        }
+
+        // ---- One load of `rq_addr` / `rq_left` (their sources chosen above, later ones
+        // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
+        // an AND-OR of the sources and an enable, not a chain of multiplexers per bit.
+        self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
+        self.rq_dec.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
+        self.a_m1.next = 0.into();
+        self.a_m2.next = 0.into();
+        self.a_m3.next = 0.into();
+        if self.a_src.val() == 1 {
+            self.a_m1.next = self.c_ones.val();
+        }
+        if self.a_src.val() == 2 {
+            self.a_m2.next = self.c_ones.val();
+        }
+        if self.a_src.val() == 3 {
+            self.a_m3.next = self.c_ones.val();
+        }
+        if self.a_src.val() != 0 {
+            self.rq_addr.d.next = (self.rq_inc.val() & self.a_m1.val())
+                | (self.nxt_addr.val() & self.a_m2.val())
+                | (self.msg_addr.val() & self.a_m3.val());
+        }
+        self.l_m1.next = 0.into();
+        self.l_m2.next = 0.into();
+        self.l_m3.next = 0.into();
+        if self.l_src.val() == 1 {
+            self.l_m1.next = self.c_ones.val();
+        }
+        if self.l_src.val() == 2 {
+            self.l_m2.next = 0xFFFF.into();
+        }
+        if self.l_src.val() == 3 {
+            self.l_m3.next = self.c_ones.val();
+        }
+        if self.l_src.val() != 0 {
+            self.rq_left.d.next = (self.rq_dec.val() & self.l_m1.val())
+                | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())
+                | (self.msg_len.val() & self.l_m3.val());
         }
     }
 }
