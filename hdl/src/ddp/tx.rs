@@ -82,7 +82,8 @@
 //!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for
 //!   each word's completion beat (its block complete, or the block's `wptr` past the word).
 //!   Words outside the message (the one before it, those after it) are garbage under header
-//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO; a block is
+//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO (`f0`, `f1` and
+//!   the buffer's read register, which the RAM's read enable holds: see [`TxBufRam`]); a block is
 //!   released (`rd_cnt`) with its last message word. The message's last word is the word
 //!   `end_w` (host address bits `[6:2]` of its last octet) of a block whose slot is flagged
 //!   `lastblk` (set with the region's last request; a slot is requested again only after its
@@ -122,13 +123,24 @@
 //! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
 //! region's last request) and the last word's index `end_w`, not a 32-bit word count;
 //! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
-//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor.
+//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor. Third pass
+//! (`docs/decisions.md` "DdpTx: third pass, area and Fmax"): the buffer a `no_rw_check`
+//! block-RAM leaf with a read enable (no collision bypass; its read register is the FIFO's
+//! third word), the skid
+//! entry without copies of `ulpdu_conn` / `ulpdu_len` / the final flag, `rq_addr` / `rq_left`
+//! loaded once from an AND-OR of their sources, the per-slot look-ups as multiplexer trees,
+//! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
+//! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 83.0 MHz after the third pass
+//! (nextpnr seeds 2-4: 86.1, 90.6, 88.8; 100 MHz not met). The path is now mostly the beat's
+//! `fire` (the first-payload beat's `seg_rem` / window availability) -> `b_last` ->
+//! `start_seg` -> the segment's enables (`seg_last`, `ulen`, `hb`, `ss_r`), routing-dominated
+//! (8-9 ns of 11-12). Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
 //! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
 //! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
 //! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
-//! `to_hi` registered). The critical path changes with the placement, all routing-dominated:
+//! `to_hi` registered). The critical path changed with the placement, all routing-dominated:
 //! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
 //! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
 //! `pop` -> `issue`.
@@ -233,11 +245,9 @@ pub struct DdpTx {
     mulpdu: [DFF<Bits<16>>; CONNECTIONS],
     // ---- Segmenter.
     /// The message's kind, registered when it is taken (`msg_opcode` is stable while
-    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request, and
-    /// the header beat holding the first payload octets.
+    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request.
     k_tagged: DFF<Bit>,
     k_rreq: DFF<Bit>,
-    k_pstart: DFF<Bits<4>>,
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
@@ -267,16 +277,15 @@ pub struct DdpTx {
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
-    /// Beat index within the segment's header part.
-    hb: DFF<Bits<4>>,
+    /// Beat within the segment's header part, one-hot (bit `i`: beat `i`).
+    hb: DFF<Bits<12>>,
     /// Past the segment's first payload beat.
     inpay: DFF<Bit>,
-    /// The next beat is the segment's first payload beat (`hb == k_pstart`, not a Read
+    /// The next beat is the segment's first payload beat (beat 3 tagged, 4 untagged, not a Read
     /// Request, not `inpay`), and the next beat is a Read Request's last (`hb == 11`): kept
     /// with `hb` (off the kind -> `fire` -> `pop` -> `issue` path, the Fmax path).
     p0: DFF<Bit>,
     rr_end: DFF<Bit>,
-    hb1: Signal<Local, Bits<4>>,
     // ---- Requester.
     rq_addr: DFF<Bits<32>>,
     rq_left: DFF<Bits<32>>,
@@ -384,19 +393,17 @@ pub struct DdpTx {
     f1: DFF<Bits<32>>,
     fn_: DFF<Bits<2>>,
     // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
-    // accepted while the output stalled. `o_fin` / `s_fin`: the message's final beat.
+    // accepted while the output stalled.
     o_valid: DFF<Bit>,
     o_data: DFF<Bits<32>>,
     o_keep: DFF<Bits<4>>,
     o_last: DFF<Bit>,
-    o_fin: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
     o_len: DFF<Bits<16>>,
     s_valid: DFF<Bit>,
     s_data: DFF<Bits<32>>,
     s_keep: DFF<Bits<4>>,
     s_last: DFF<Bit>,
-    s_fin: DFF<Bit>,
     /// The beat produced inside (into the output stage).
     b_data: Signal<Local, Bits<32>>,
     b_keep: Signal<Local, Bits<4>>,
@@ -412,7 +419,6 @@ pub struct DdpTx {
     rreq: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     mul_sel: Signal<Local, Bits<16>>,
-    pstart: Signal<Local, Bits<4>>,
     win: Signal<Local, Bits<32>>,
     win_avail: Signal<Local, Bit>,
     kind_p0: Signal<Local, Bit>,
@@ -507,6 +513,8 @@ pub struct DdpTx {
     rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
+    /// `cpl_wptr + 1`: one incrementer for the 8 write pointers.
+    cpl_wp1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
@@ -564,7 +572,6 @@ impl Default for DdpTx {
             state: Default::default(),
             k_tagged: Default::default(),
             k_rreq: Default::default(),
-            k_pstart: Default::default(),
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
@@ -581,7 +588,6 @@ impl Default for DdpTx {
             inpay: Default::default(),
             p0: Default::default(),
             rr_end: Default::default(),
-            hb1: Default::default(),
             rq_addr: Default::default(),
             rq_left: Default::default(),
             rq_cnt: Default::default(),
@@ -641,14 +647,12 @@ impl Default for DdpTx {
             o_data: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
-            o_fin: Default::default(),
             o_conn: Default::default(),
             o_len: Default::default(),
             s_valid: Default::default(),
             s_data: Default::default(),
             s_keep: Default::default(),
             s_last: Default::default(),
-            s_fin: Default::default(),
             b_data: Default::default(),
             b_keep: Default::default(),
             b_last: Default::default(),
@@ -659,7 +663,6 @@ impl Default for DdpTx {
             rreq: Default::default(),
             hlen: Default::default(),
             mul_sel: Default::default(),
-            pstart: Default::default(),
             win: Default::default(),
             win_avail: Default::default(),
             kind_p0: Default::default(),
@@ -744,6 +747,7 @@ impl Default for DdpTx {
             rq_len: Default::default(),
             rq_fire: Default::default(),
             cpl_wptr: Default::default(),
+            cpl_wp1: Default::default(),
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
@@ -762,12 +766,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr,
-            rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1,
-            pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last,
-            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, seg_last,
+            to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr, rq_left,
+            rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre,
+            m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last, o_conn,
+            o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off, last_slot,
+            fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -838,10 +842,8 @@ impl Logic for DdpTx {
         self.rreq.next = self.msg_opcode.val() == 1;
         if self.tagged.val() {
             self.hlen.next = self.c14.val();
-            self.pstart.next = 3.into();
         } else {
             self.hlen.next = self.c18.val();
-            self.pstart.next = 4.into();
         }
         self.mul_raw.next = self.mulpdu[0].q.val();
         for i in 1..CONNECTIONS {
@@ -895,18 +897,18 @@ impl Logic for DdpTx {
         self.h_t.next = self.k_tagged.q.val();
         self.h_r.next = self.k_rreq.q.val();
         self.h_u.next = !self.k_tagged.q.val() && !self.k_rreq.q.val();
-        self.h0.next = self.hb.q.val() == 0;
-        self.h1.next = self.hb.q.val() == 1;
-        self.h2.next = self.hb.q.val() == 2;
-        self.h3.next = self.hb.q.val() == 3;
-        self.h4.next = self.hb.q.val() == 4;
-        self.h5.next = self.hb.q.val() == 5;
-        self.h6.next = self.hb.q.val() == 6;
-        self.h7.next = self.hb.q.val() == 7;
-        self.h8.next = self.hb.q.val() == 8;
-        self.h9.next = self.hb.q.val() == 9;
-        self.h10.next = self.hb.q.val() == 10;
-        self.h11.next = self.hb.q.val() == 11;
+        self.h0.next = self.hb.q.val().get_bit(0);
+        self.h1.next = self.hb.q.val().get_bit(1);
+        self.h2.next = self.hb.q.val().get_bit(2);
+        self.h3.next = self.hb.q.val().get_bit(3);
+        self.h4.next = self.hb.q.val().get_bit(4);
+        self.h5.next = self.hb.q.val().get_bit(5);
+        self.h6.next = self.hb.q.val().get_bit(6);
+        self.h7.next = self.hb.q.val().get_bit(7);
+        self.h8.next = self.hb.q.val().get_bit(8);
+        self.h9.next = self.hb.q.val().get_bit(9);
+        self.h10.next = self.hb.q.val().get_bit(10);
+        self.h11.next = self.hb.q.val().get_bit(11);
         self.to_hi.d.next =
             self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
@@ -1066,14 +1068,12 @@ impl Logic for DdpTx {
                 self.o_data.d.next = self.s_data.q.val();
                 self.o_keep.d.next = self.s_keep.q.val();
                 self.o_last.d.next = self.s_last.q.val();
-                self.o_fin.d.next = self.s_fin.q.val();
                 self.s_valid.d.next = false;
             } else {
                 self.o_valid.d.next = self.fire.val();
                 self.o_data.d.next = self.b_data.val();
                 self.o_keep.d.next = self.b_keep.val();
                 self.o_last.d.next = self.b_last.val();
-                self.o_fin.d.next = self.seg_last.q.val();
             }
             // The skid entry's connection and ULPDU length are not stored: the message does
             // not change while a beat of it is in the stage, and `ulen` changes only at a
@@ -1089,13 +1089,14 @@ impl Logic for DdpTx {
             self.s_data.d.next = self.b_data.val();
             self.s_keep.d.next = self.b_keep.val();
             self.s_last.d.next = self.b_last.val();
-            self.s_fin.d.next = self.seg_last.q.val();
         }
-        // The message is done when its final beat leaves the output stage.
+        // The message is done when its final beat leaves the output stage: in `Drain` (the
+        // final beat has entered the stage) a last beat in `o_*` is the final one (the beat
+        // before it is of the same segment, segments being 4 beats at least).
         self.msg_done.next = self.o_valid.q.val()
             && self.ulpdu_ready.val()
             && self.o_last.q.val()
-            && self.o_fin.q.val();
+            && (self.state.q.val() == DdpTxState::Drain);
         self.msg_ready.next = self.msg_done.val();
         self.idle.next = (self.state.q.val() == DdpTxState::Idle) && !self.ra.q.val();
 
@@ -1119,12 +1120,14 @@ impl Logic for DdpTx {
         if !self.inpay.q.val() {
             self.rem_sub.next = self.seg_rem.q.val() - 2;
         }
-        self.hb1.next = self.hb.q.val() + 1;
         if self.fire.val() {
             if !(self.kind_p0.val() || self.kind_pay.val()) {
-                self.hb.d.next = self.hb1.val();
-                self.p0.d.next = !self.k_rreq.q.val() && (self.hb1.val() == self.k_pstart.q.val());
-                self.rr_end.d.next = self.k_rreq.q.val() && (self.hb1.val() == 11);
+                self.hb.d.next = self.hb.q.val() << 1;
+                // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
+                self.p0.d.next = !self.k_rreq.q.val()
+                    && ((self.k_tagged.q.val() && self.hb.q.val().get_bit(2))
+                        || (!self.k_tagged.q.val() && self.hb.q.val().get_bit(3)));
+                self.rr_end.d.next = self.k_rreq.q.val() && self.hb.q.val().get_bit(10);
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
@@ -1138,17 +1141,15 @@ impl Logic for DdpTx {
                 self.state.d.next = DdpTxState::Drain;
             }
         }
-        // A segment's start: its payload length, last flag, ULPDU length and first header
-        // beat (the TO and `msg_rem` follow a cycle later, below).
+        // A segment's start: its last flag, ULPDU length and first header beat (its payload
+        // length, the TO and `msg_rem` follow a cycle later, below).
         if self.start_seg.val() {
-            self.seg_rem.d.next = self.seg_take.val();
-            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val();
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
-            self.hb.d.next = 0.into();
+            self.hb.d.next = 1.into();
             self.inpay.d.next = false;
             self.p0.d.next = false;
             self.rr_end.d.next = false;
@@ -1161,6 +1162,10 @@ impl Logic for DdpTx {
         self.ss_r.d.next = self.start_seg.val();
         self.ss_e.d.next = self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit);
         if self.ss_r.q.val() {
+            // The segment's payload length: first used at its first payload beat (beat 3 at
+            // the soonest), `seg_take` unchanged since the start (`msg_rem` changes below).
+            self.seg_rem.d.next = self.seg_take.val();
+            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
             self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
         }
@@ -1285,10 +1290,11 @@ impl Logic for DdpTx {
                 << self.c_shift.val())
                 | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
         self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
+        self.cpl_wp1.next = self.cpl_wptr.val() + 1;
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_cpl_tag.val().index() == i {
-                    self.wptr[i].d.next = self.wptr[i].q.val() + 1;
+                    self.wptr[i].d.next = self.cpl_wp1.val();
                     if self.pay_rd_cpl_last.val() {
                         self.done[i].d.next = true;
                     }
@@ -1540,7 +1546,6 @@ impl Logic for DdpTx {
             self.seg_wait.d.next = true;
             self.k_tagged.d.next = self.tagged.val();
             self.k_rreq.d.next = self.rreq.val();
-            self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
