@@ -82,7 +82,8 @@
 //!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for
 //!   each word's completion beat (its block complete, or the block's `wptr` past the word).
 //!   Words outside the message (the one before it, those after it) are garbage under header
-//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO; a block is
+//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO (`f0`, `f1` and
+//!   the buffer's read register, which the RAM's read enable holds: see [`TxBufRam`]); a block is
 //!   released (`rd_cnt`) with its last message word. The message's last word is the word
 //!   `end_w` (host address bits `[6:2]` of its last octet) of a block whose slot is flagged
 //!   `lastblk` (set with the region's last request; a slot is requested again only after its
@@ -122,19 +123,31 @@
 //! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
 //! region's last request) and the last word's index `end_w`, not a 32-bit word count;
 //! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
-//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor.
+//! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor. Third pass
+//! (`docs/decisions.md` "DdpTx: third pass, area and Fmax"): the buffer a `no_rw_check`
+//! block-RAM leaf with a read enable (no collision bypass; its read register is the FIFO's
+//! third word), the skid
+//! entry without copies of `ulpdu_conn` / `ulpdu_len` / the final flag, `rq_addr` / `rq_left`
+//! loaded once from an AND-OR of their sources, the per-slot look-ups as multiplexer trees,
+//! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
+//! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 83.0 MHz after the third pass
+//! (nextpnr seeds 2-4: 86.1, 90.6, 88.8; 100 MHz not met). The path is now mostly the beat's
+//! `fire` (the first-payload beat's `seg_rem` / window availability) -> `b_last` ->
+//! `start_seg` -> the segment's enables (`seg_last`, `ulen`, `hb`, `ss_r`), routing-dominated
+//! (8-9 ns of 11-12). Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
 //! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
 //! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
 //! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
-//! `to_hi` registered). The critical path changes with the placement, all routing-dominated:
+//! `to_hi` registered). The critical path changed with the placement, all routing-dominated:
 //! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
 //! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
 //! `pop` -> `issue`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
+use std::fmt::Write;
 
 /// Blocks in the payload buffer (= read tags in use).
 pub const TX_BLOCKS: usize = 8;
@@ -232,11 +245,9 @@ pub struct DdpTx {
     mulpdu: [DFF<Bits<16>>; CONNECTIONS],
     // ---- Segmenter.
     /// The message's kind, registered when it is taken (`msg_opcode` is stable while
-    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request, and
-    /// the header beat holding the first payload octets.
+    /// offered; registered to keep it off the beat / pop paths): tagged, Read Request.
     k_tagged: DFF<Bit>,
     k_rreq: DFF<Bit>,
-    k_pstart: DFF<Bits<4>>,
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
@@ -266,10 +277,15 @@ pub struct DdpTx {
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
-    /// Beat index within the segment's header part.
-    hb: DFF<Bits<4>>,
+    /// Beat within the segment's header part, one-hot (bit `i`: beat `i`).
+    hb: DFF<Bits<12>>,
     /// Past the segment's first payload beat.
     inpay: DFF<Bit>,
+    /// The next beat is the segment's first payload beat (beat 3 tagged, 4 untagged, not a Read
+    /// Request, not `inpay`), and the next beat is a Read Request's last (`hb == 11`): kept
+    /// with `hb` (off the kind -> `fire` -> `pop` -> `issue` path, the Fmax path).
+    p0: DFF<Bit>,
+    rr_end: DFF<Bit>,
     // ---- Requester.
     rq_addr: DFF<Bits<32>>,
     rq_left: DFF<Bits<32>>,
@@ -278,6 +294,24 @@ pub struct DdpTx {
     /// Length of the next request (registered), valid when `rq_ok`.
     rq_lenr: DFF<Bits<8>>,
     rq_ok: DFF<Bit>,
+    /// The slot (tag) of the next request: `rq_addr[9:7] + rq_off`, kept with them (so
+    /// that the request's per-slot enables decode a register).
+    rq_tag: DFF<Bits<DMA_SUB_TAG_BITS>>,
+    /// Requests may be offered: `(state != Idle && !fl) || (ra && !ra_stale)`.
+    rq_g: Signal<Local, Bit>,
+    /// The source of `rq_addr`'s load (0 none, 1 the next block, 2 `nxt_addr`, 3
+    /// `msg_addr`) and of `rq_left`'s (0 none, 1 less the request, 2 `nxt_len`, 3 `msg_len`,
+    /// 4 zero), and their AND-OR masks.
+    a_src: Signal<Local, Bits<2>>,
+    l_src: Signal<Local, Bits<3>>,
+    rq_inc: Signal<Local, Bits<32>>,
+    rq_dec: Signal<Local, Bits<32>>,
+    a_m1: Signal<Local, Bits<32>>,
+    a_m2: Signal<Local, Bits<32>>,
+    a_m3: Signal<Local, Bits<32>>,
+    l_m1: Signal<Local, Bits<32>>,
+    l_m2: Signal<Local, Bits<32>>,
+    l_m3: Signal<Local, Bits<32>>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
     rq_gap: DFF<Bits<6>>,
@@ -327,7 +361,7 @@ pub struct DdpTx {
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
-    pbuf: RAM<Bits<32>, TX_BUF_BITS>,
+    pbuf: TxBufRam,
     // ---- Reader and realigner.
     /// Blocks released by the reader in this message (mod 16).
     rd_cnt: DFF<Bits<4>>,
@@ -352,27 +386,24 @@ pub struct DdpTx {
     m_endw: Signal<Local, Bits<TX_BLK_OCT_BITS>>,
     /// Realignment shift (octets).
     sh: DFF<Bits<2>>,
-    inflight: DFF<Bit>,
+    /// The buffer's read register holds a word issued and not yet moved into `f0` / `f1`
+    /// (it is the FIFO's third entry: the RAM is read only at an issue).
+    rv: DFF<Bit>,
     f0: DFF<Bits<32>>,
     f1: DFF<Bits<32>>,
-    f2: DFF<Bits<32>>,
     fn_: DFF<Bits<2>>,
     // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
-    // accepted while the output stalled. `o_fin` / `s_fin`: the message's final beat.
+    // accepted while the output stalled.
     o_valid: DFF<Bit>,
     o_data: DFF<Bits<32>>,
     o_keep: DFF<Bits<4>>,
     o_last: DFF<Bit>,
-    o_fin: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
     o_len: DFF<Bits<16>>,
     s_valid: DFF<Bit>,
     s_data: DFF<Bits<32>>,
     s_keep: DFF<Bits<4>>,
     s_last: DFF<Bit>,
-    s_fin: DFF<Bit>,
-    s_conn: DFF<Bits<CONN_BITS>>,
-    s_len: DFF<Bits<16>>,
     /// The beat produced inside (into the output stage).
     b_data: Signal<Local, Bits<32>>,
     b_keep: Signal<Local, Bits<4>>,
@@ -388,7 +419,6 @@ pub struct DdpTx {
     rreq: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     mul_sel: Signal<Local, Bits<16>>,
-    pstart: Signal<Local, Bits<4>>,
     win: Signal<Local, Bits<32>>,
     win_avail: Signal<Local, Bit>,
     kind_p0: Signal<Local, Bit>,
@@ -459,6 +489,19 @@ pub struct DdpTx {
     blk_wptr1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     word_ready1: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
+    /// The per-slot flags and write pointers as vectors (one per bit of `wptr`), looked up
+    /// with a variable bit index: a multiplexer tree (an `if index == i` per slot was a
+    /// priority chain, 8 LUTs deep on the reader's Fmax path).
+    done_v: Signal<Local, Bits<TX_BLOCKS>>,
+    busy_v: Signal<Local, Bits<TX_BLOCKS>>,
+    last_v: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v0: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v1: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v2: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v3: Signal<Local, Bits<TX_BLOCKS>>,
+    wp_v4: Signal<Local, Bits<TX_BLOCKS>>,
+    rb: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
+    rb1: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
     /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
@@ -470,15 +513,16 @@ pub struct DdpTx {
     rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
+    /// `cpl_wptr + 1`: one incrementer for the 8 write pointers.
+    cpl_wp1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
     c_blk: Constant<Bits<8>>,
     c_blk32: Constant<Bits<32>>,
+    c_ones: Constant<Bits<32>>,
     c_blkmask: Constant<Bits<32>>,
     c_shift: Constant<Bits<4>>,
-    c_oshift: Constant<Bits<4>>,
-    rq_blk: Signal<Local, Bits<32>>,
     rptr_blk: Signal<Local, Bits<TX_BUF_BITS>>,
     c_last: Constant<Bits<TX_BLK_WORD_BITS>>,
 }
@@ -528,7 +572,6 @@ impl Default for DdpTx {
             state: Default::default(),
             k_tagged: Default::default(),
             k_rreq: Default::default(),
-            k_pstart: Default::default(),
             maxpay: Default::default(),
             msg_rem: Default::default(),
             seg_rem: Default::default(),
@@ -543,11 +586,25 @@ impl Default for DdpTx {
             ulen: Default::default(),
             hb: Default::default(),
             inpay: Default::default(),
+            p0: Default::default(),
+            rr_end: Default::default(),
             rq_addr: Default::default(),
             rq_left: Default::default(),
             rq_cnt: Default::default(),
             rq_lenr: Default::default(),
             rq_ok: Default::default(),
+            rq_tag: Default::default(),
+            rq_g: Default::default(),
+            a_src: Default::default(),
+            l_src: Default::default(),
+            rq_inc: Default::default(),
+            rq_dec: Default::default(),
+            a_m1: Default::default(),
+            a_m2: Default::default(),
+            a_m3: Default::default(),
+            l_m1: Default::default(),
+            l_m2: Default::default(),
+            l_m3: Default::default(),
             rq_gap: Default::default(),
             fits_r: Default::default(),
             seg_wait: Default::default(),
@@ -582,25 +639,20 @@ impl Default for DdpTx {
             blk_last: Default::default(),
             m_endw: Default::default(),
             sh: Default::default(),
-            inflight: Default::default(),
+            rv: Default::default(),
             f0: Default::default(),
             f1: Default::default(),
-            f2: Default::default(),
             fn_: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
-            o_fin: Default::default(),
             o_conn: Default::default(),
             o_len: Default::default(),
             s_valid: Default::default(),
             s_data: Default::default(),
             s_keep: Default::default(),
             s_last: Default::default(),
-            s_fin: Default::default(),
-            s_conn: Default::default(),
-            s_len: Default::default(),
             b_data: Default::default(),
             b_keep: Default::default(),
             b_last: Default::default(),
@@ -611,7 +663,6 @@ impl Default for DdpTx {
             rreq: Default::default(),
             hlen: Default::default(),
             mul_sel: Default::default(),
-            pstart: Default::default(),
             win: Default::default(),
             win_avail: Default::default(),
             kind_p0: Default::default(),
@@ -676,6 +727,16 @@ impl Default for DdpTx {
             blk_wptr1: Default::default(),
             word_ready1: Default::default(),
             blk_done: Default::default(),
+            done_v: Default::default(),
+            busy_v: Default::default(),
+            last_v: Default::default(),
+            wp_v0: Default::default(),
+            wp_v1: Default::default(),
+            wp_v2: Default::default(),
+            wp_v3: Default::default(),
+            wp_v4: Default::default(),
+            rb: Default::default(),
+            rb1: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
             ss_r: Default::default(),
@@ -686,15 +747,15 @@ impl Default for DdpTx {
             rq_len: Default::default(),
             rq_fire: Default::default(),
             cpl_wptr: Default::default(),
+            cpl_wp1: Default::default(),
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
             c_blk: Constant::new(TX_BLK_OCTETS.into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
+            c_ones: Constant::new(0xFFFF_FFFFu64.into()),
             c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
-            c_oshift: Constant::new((TX_BLK_OCT_BITS as u64).into()),
-            rq_blk: Default::default(),
             rptr_blk: Default::default(),
             c_last: Constant::new(((1u64 << TX_BLK_WORD_BITS) - 1).into()),
         }
@@ -705,12 +766,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, k_pstart, maxpay, msg_rem, seg_rem, rem_big,
-            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, rq_addr, rq_left,
-            rq_cnt, rq_lenr, rq_ok, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end,
-            end_w, rq_fin, wr, sh, inflight, f0, f1, f2, fn_, o_valid, o_data, o_keep, o_last,
-            o_fin, o_conn, o_len, s_valid, s_data, s_keep, s_last, s_fin, s_conn, s_len, ra,
-            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, seg_last,
+            to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr, rq_left,
+            rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre,
+            m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last, o_conn,
+            o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off, last_slot,
+            fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -726,8 +787,42 @@ impl Logic for DdpTx {
             self.lastblk[i].clock.next = self.clock.val();
             self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
-        self.pbuf.read_clock.next = self.clock.val();
-        self.pbuf.write_clock.next = self.clock.val();
+        self.pbuf.clock.next = self.clock.val();
+        self.a_src.next = 0.into();
+        self.l_src.next = 0.into();
+        self.done_v.next = 0.into();
+        self.busy_v.next = 0.into();
+        self.last_v.next = 0.into();
+        self.wp_v0.next = 0.into();
+        self.wp_v1.next = 0.into();
+        self.wp_v2.next = 0.into();
+        self.wp_v3.next = 0.into();
+        self.wp_v4.next = 0.into();
+        for i in 0..TX_BLOCKS {
+            self.done_v.next = self.done_v.val().replace_bit(i, self.done[i].q.val());
+            self.busy_v.next = self.busy_v.val().replace_bit(i, self.busy[i].q.val());
+            self.last_v.next = self.last_v.val().replace_bit(i, self.lastblk[i].q.val());
+            self.wp_v0.next = self
+                .wp_v0
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(0));
+            self.wp_v1.next = self
+                .wp_v1
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(1));
+            self.wp_v2.next = self
+                .wp_v2
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(2));
+            self.wp_v3.next = self
+                .wp_v3
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(3));
+            self.wp_v4.next = self
+                .wp_v4
+                .val()
+                .replace_bit(i, self.wptr[i].q.val().get_bit(4));
+        }
 
         // ---- MULPDU per connection.
         // Kept already clamped to 64 (off the message set-up path).
@@ -747,10 +842,8 @@ impl Logic for DdpTx {
         self.rreq.next = self.msg_opcode.val() == 1;
         if self.tagged.val() {
             self.hlen.next = self.c14.val();
-            self.pstart.next = 3.into();
         } else {
             self.hlen.next = self.c18.val();
-            self.pstart.next = 4.into();
         }
         self.mul_raw.next = self.mulpdu[0].q.val();
         for i in 1..CONNECTIONS {
@@ -792,10 +885,10 @@ impl Logic for DdpTx {
             && (self.rem_lo.val() != 5)
             && (self.rem_lo.val() != 6)
             && (self.rem_lo.val() != 7);
-        self.kind_p0.next = !self.k_rreq.q.val()
-            && !self.inpay.q.val()
-            && (self.hb.q.val() == self.k_pstart.q.val());
-        self.kind_pay.next = !self.k_rreq.q.val() && self.inpay.q.val();
+        // (`inpay` and `p0` are set only for a message that is not a Read Request, and are
+        // cleared at every segment's start.)
+        self.kind_p0.next = self.p0.q.val();
+        self.kind_pay.next = self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
         // of the fields with one select (mask) per field and half: the beats a field appears
         // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
@@ -804,18 +897,18 @@ impl Logic for DdpTx {
         self.h_t.next = self.k_tagged.q.val();
         self.h_r.next = self.k_rreq.q.val();
         self.h_u.next = !self.k_tagged.q.val() && !self.k_rreq.q.val();
-        self.h0.next = self.hb.q.val() == 0;
-        self.h1.next = self.hb.q.val() == 1;
-        self.h2.next = self.hb.q.val() == 2;
-        self.h3.next = self.hb.q.val() == 3;
-        self.h4.next = self.hb.q.val() == 4;
-        self.h5.next = self.hb.q.val() == 5;
-        self.h6.next = self.hb.q.val() == 6;
-        self.h7.next = self.hb.q.val() == 7;
-        self.h8.next = self.hb.q.val() == 8;
-        self.h9.next = self.hb.q.val() == 9;
-        self.h10.next = self.hb.q.val() == 10;
-        self.h11.next = self.hb.q.val() == 11;
+        self.h0.next = self.hb.q.val().get_bit(0);
+        self.h1.next = self.hb.q.val().get_bit(1);
+        self.h2.next = self.hb.q.val().get_bit(2);
+        self.h3.next = self.hb.q.val().get_bit(3);
+        self.h4.next = self.hb.q.val().get_bit(4);
+        self.h5.next = self.hb.q.val().get_bit(5);
+        self.h6.next = self.hb.q.val().get_bit(6);
+        self.h7.next = self.hb.q.val().get_bit(7);
+        self.h8.next = self.hb.q.val().get_bit(8);
+        self.h9.next = self.hb.q.val().get_bit(9);
+        self.h10.next = self.hb.q.val().get_bit(10);
+        self.h11.next = self.hb.q.val().get_bit(11);
         self.to_hi.d.next =
             self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
@@ -925,11 +1018,9 @@ impl Logic for DdpTx {
         self.b_last.next = false;
         self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
         self.pop_k.next = false;
-        if self.k_rreq.q.val() {
-            if self.hb.q.val() == 11 {
-                self.b_keep.next = 0xC.into();
-                self.b_last.next = true;
-            }
+        if self.rr_end.q.val() {
+            self.b_keep.next = 0xC.into();
+            self.b_last.next = true;
         } else if self.kind_p0.val() {
             if self.rem_hi0.val() && (self.rem_lo.val() == 0) {
                 self.b_keep.next = 0xC.into();
@@ -977,17 +1068,20 @@ impl Logic for DdpTx {
                 self.o_data.d.next = self.s_data.q.val();
                 self.o_keep.d.next = self.s_keep.q.val();
                 self.o_last.d.next = self.s_last.q.val();
-                self.o_fin.d.next = self.s_fin.q.val();
-                self.o_conn.d.next = self.s_conn.q.val();
-                self.o_len.d.next = self.s_len.q.val();
                 self.s_valid.d.next = false;
             } else {
                 self.o_valid.d.next = self.fire.val();
                 self.o_data.d.next = self.b_data.val();
                 self.o_keep.d.next = self.b_keep.val();
                 self.o_last.d.next = self.b_last.val();
-                self.o_fin.d.next = self.seg_last.q.val();
-                self.o_conn.d.next = self.msg_conn.val();
+            }
+            // The skid entry's connection and ULPDU length are not stored: the message does
+            // not change while a beat of it is in the stage, and `ulen` changes only at a
+            // segment's start, i.e. with its last beat's fire: a skid beat that is not its
+            // segment's last has `ulen`, one that is has the length of the beat in `o_*`
+            // (the same segment's previous beat: segments are 4 beats at least).
+            self.o_conn.d.next = self.msg_conn.val();
+            if !(self.s_valid.q.val() && self.s_last.q.val()) {
                 self.o_len.d.next = self.ulen.q.val();
             }
         } else if self.fire.val() {
@@ -995,15 +1089,14 @@ impl Logic for DdpTx {
             self.s_data.d.next = self.b_data.val();
             self.s_keep.d.next = self.b_keep.val();
             self.s_last.d.next = self.b_last.val();
-            self.s_fin.d.next = self.seg_last.q.val();
-            self.s_conn.d.next = self.msg_conn.val();
-            self.s_len.d.next = self.ulen.q.val();
         }
-        // The message is done when its final beat leaves the output stage.
+        // The message is done when its final beat leaves the output stage: in `Drain` (the
+        // final beat has entered the stage) a last beat in `o_*` is the final one (the beat
+        // before it is of the same segment, segments being 4 beats at least).
         self.msg_done.next = self.o_valid.q.val()
             && self.ulpdu_ready.val()
             && self.o_last.q.val()
-            && self.o_fin.q.val();
+            && (self.state.q.val() == DdpTxState::Drain);
         self.msg_ready.next = self.msg_done.val();
         self.idle.next = (self.state.q.val() == DdpTxState::Idle) && !self.ra.q.val();
 
@@ -1028,11 +1121,17 @@ impl Logic for DdpTx {
             self.rem_sub.next = self.seg_rem.q.val() - 2;
         }
         if self.fire.val() {
-            if self.k_rreq.q.val() || !(self.kind_p0.val() || self.kind_pay.val()) {
-                self.hb.d.next = self.hb.q.val() + 1;
+            if !(self.kind_p0.val() || self.kind_pay.val()) {
+                self.hb.d.next = self.hb.q.val() << 1;
+                // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
+                self.p0.d.next = !self.k_rreq.q.val()
+                    && ((self.k_tagged.q.val() && self.hb.q.val().get_bit(2))
+                        || (!self.k_tagged.q.val() && self.hb.q.val().get_bit(3)));
+                self.rr_end.d.next = self.k_rreq.q.val() && self.hb.q.val().get_bit(10);
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
+                self.p0.d.next = false;
             }
             if self.kind_p0.val() || self.kind_pay.val() {
                 self.seg_rem.d.next = self.rem_sub.val();
@@ -1042,18 +1141,18 @@ impl Logic for DdpTx {
                 self.state.d.next = DdpTxState::Drain;
             }
         }
-        // A segment's start: its payload length, last flag, ULPDU length and first header
-        // beat (the TO and `msg_rem` follow a cycle later, below).
+        // A segment's start: its last flag, ULPDU length and first header beat (its payload
+        // length, the TO and `msg_rem` follow a cycle later, below).
         if self.start_seg.val() {
-            self.seg_rem.d.next = self.seg_take.val();
-            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             self.seg_last.d.next = self.fits_r.q.val();
             self.ulen.d.next = self.hlen.val() + self.seg_take.val();
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
-            self.hb.d.next = 0.into();
+            self.hb.d.next = 1.into();
             self.inpay.d.next = false;
+            self.p0.d.next = false;
+            self.rr_end.d.next = false;
             self.state.d.next = DdpTxState::Emit;
         }
         // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
@@ -1063,6 +1162,10 @@ impl Logic for DdpTx {
         self.ss_r.d.next = self.start_seg.val();
         self.ss_e.d.next = self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit);
         if self.ss_r.q.val() {
+            // The segment's payload length: first used at its first payload beat (beat 3 at
+            // the soonest), `seg_take` unchanged since the start (`msg_rem` changes below).
+            self.seg_rem.d.next = self.seg_take.val();
+            self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
             self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
         }
@@ -1096,12 +1199,7 @@ impl Logic for DdpTx {
         // freed otherwise (stale towards "busy"). Keeps the `pay_rd_req_ready` -> enables path
         // short. (Within one region the slots are consecutive, so this is "fewer than 8 blocks
         // ahead of the reader"; a read-ahead region starts anywhere.)
-        self.rq_busy.next = false;
-        for i in 0..TX_BLOCKS {
-            if self.pay_rd_req_tag.val().index() == i {
-                self.rq_busy.next = self.busy[i].q.val();
-            }
-        }
+        self.rq_busy.next = self.busy_v.val().get_bit(self.rq_tag.q.val().index());
         // Pacing: a request is offered no sooner than the completion port can have returned
         // the previous one (one beat per cycle), so that completions of a burst of requests
         // (a message's start) do not come back out of order and leave the reader waiting.
@@ -1110,25 +1208,33 @@ impl Logic for DdpTx {
         }
         self.pay_rd_req_addr.next = self.rq_addr.q.val();
         self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
-        self.rq_blk.next = self.rq_addr.q.val() >> self.c_oshift.val();
-        self.pay_rd_req_tag.next =
-            self.rq_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0) + self.rq_off.q.val();
-        self.rq_ok.d.next = ((self.state.q.val() != DdpTxState::Idle) || self.ra.q.val())
+        self.pay_rd_req_tag.next = self.rq_tag.q.val();
+        // No request in a flush (it waits for the read-ahead's completions) nor for a
+        // cancelled read-ahead between messages (freed in `Idle`). The gate `rq_g` is in
+        // `rq_ok` (`pay_rd_req_valid` is a register): `rq_ok` is cleared where the gate falls
+        // (below: a flush starts, the hint falls in `Idle`, `Drain` ends without a live
+        // read-ahead), and where it rises `rq_ok` is 0 anyway (a take, a read-ahead's start
+        // with `rq_left` = 0, a flush's end).
+        self.rq_g.next = ((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
+            || (self.ra.q.val() && !self.ra_stale.q.val());
+        self.rq_ok.d.next = self.rq_g.val()
             && (self.rq_left.q.val() != 0)
             && !self.rq_busy.val()
             && !self.rq_gap.q.val().any();
-        // No request in a flush (it waits for the read-ahead's completions) nor for a
-        // cancelled read-ahead between messages (freed in `Idle`).
-        self.pay_rd_req_valid.next = self.rq_ok.q.val()
-            && (((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
-                || (self.ra.q.val() && !self.ra_stale.q.val()));
-        self.rq_fire.next = self.pay_rd_req_valid.val() && self.pay_rd_req_ready.val();
+        if (self.state.q.val() == DdpTxState::Drain)
+            && self.msg_done.val()
+            && !(self.ra.q.val() && !self.ra_stale.q.val() && self.nxt_valid.val())
+        {
+            self.rq_ok.d.next = false;
+        }
+        self.pay_rd_req_valid.next = self.rq_ok.q.val();
+        self.rq_fire.next = self.rq_ok.q.val() && self.pay_rd_req_ready.val();
         if self.rq_fire.val() {
+            self.rq_tag.d.next = self.rq_tag.q.val() + 1;
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
-            self.rq_addr.d.next =
-                (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
-            self.rq_left.d.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
+            self.a_src.next = 1.into();
+            self.l_src.next = 1.into();
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             self.last_slot.d.next = self.pay_rd_req_tag.val();
@@ -1149,22 +1255,46 @@ impl Logic for DdpTx {
         }
 
         // ---- Completions into the buffer.
-        self.cpl_wptr.next = self.wptr[0].q.val();
-        for i in 1..TX_BLOCKS {
-            if self.pay_rd_cpl_tag.val().index() == i {
-                self.cpl_wptr.next = self.wptr[i].q.val();
-            }
-        }
+        self.cpl_wptr.next = bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v0
+                .val()
+                .get_bit(self.pay_rd_cpl_tag.val().index())
+                .into(),
+        ) | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v1
+                .val()
+                .get_bit(self.pay_rd_cpl_tag.val().index())
+                .into(),
+        ) << 1)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v2
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 2)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v3
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 3)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v4
+                    .val()
+                    .get_bit(self.pay_rd_cpl_tag.val().index())
+                    .into(),
+            ) << 4);
         self.pbuf.write_enable.next = self.pay_rd_cpl_valid.val();
         self.pbuf.write_address.next =
             (bit_cast::<TX_BUF_BITS, DMA_SUB_TAG_BITS>(self.pay_rd_cpl_tag.val())
                 << self.c_shift.val())
                 | bit_cast::<TX_BUF_BITS, TX_BLK_WORD_BITS>(self.cpl_wptr.val());
         self.pbuf.write_data.next = self.pay_rd_cpl_data.val();
+        self.cpl_wp1.next = self.cpl_wptr.val() + 1;
         if self.pay_rd_cpl_valid.val() {
             for i in 0..TX_BLOCKS {
                 if self.pay_rd_cpl_tag.val().index() == i {
-                    self.wptr[i].d.next = self.wptr[i].q.val() + 1;
+                    self.wptr[i].d.next = self.cpl_wp1.val();
                     if self.pay_rd_cpl_last.val() {
                         self.done[i].d.next = true;
                     }
@@ -1175,16 +1305,23 @@ impl Logic for DdpTx {
         // ---- Reader: buffer words in host order into the 3-word FIFO.
         self.inside.next = !self.pre.q.val() && !self.m_end.q.val();
         self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
-        self.blk_done.next = false;
-        self.blk_wptr.next = 0.into();
-        self.blk_last.next = false;
-        for i in 0..TX_BLOCKS {
-            if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
-                self.blk_done.next = self.done[i].q.val();
-                self.blk_wptr.next = self.wptr[i].q.val();
-                self.blk_last.next = self.lastblk[i].q.val();
-            }
-        }
+        self.rb.next = self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.blk_done.next = self.done_v.val().get_bit(self.rb.val().index());
+        self.blk_last.next = self.last_v.val().get_bit(self.rb.val().index());
+        self.blk_wptr.next =
+            bit_cast::<TX_BLK_WORD_BITS, 1>(self.wp_v0.val().get_bit(self.rb.val().index()).into())
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v1.val().get_bit(self.rb.val().index()).into(),
+                ) << 1)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v2.val().get_bit(self.rb.val().index()).into(),
+                ) << 2)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v3.val().get_bit(self.rb.val().index()).into(),
+                ) << 3)
+                | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                    self.wp_v4.val().get_bit(self.rb.val().index()).into(),
+                ) << 4);
         // The message's last word: in the region's last block, at `end_w` (the reader is in
         // a block only once it is requested, and a slot's flag is that of its current lap).
         self.w_last.next = self.blk_last.val()
@@ -1207,14 +1344,22 @@ impl Logic for DdpTx {
             }
         }
         self.rptr1_blk.next = self.rptr1.q.val() >> self.c_shift.val();
-        self.blk_done1.next = false;
-        self.blk_wptr1.next = 0.into();
-        for i in 0..TX_BLOCKS {
-            if self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
-                self.blk_done1.next = self.done[i].q.val();
-                self.blk_wptr1.next = self.wptr[i].q.val();
-            }
-        }
+        self.rb1.next = self.rptr1_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
+        self.blk_done1.next = self.done_v.val().get_bit(self.rb1.val().index());
+        self.blk_wptr1.next = bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v0.val().get_bit(self.rb1.val().index()).into(),
+        ) | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+            self.wp_v1.val().get_bit(self.rb1.val().index()).into(),
+        ) << 1)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v2.val().get_bit(self.rb1.val().index()).into(),
+            ) << 2)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v3.val().get_bit(self.rb1.val().index()).into(),
+            ) << 3)
+            | (bit_cast::<TX_BLK_WORD_BITS, 1>(
+                self.wp_v4.val().get_bit(self.rb1.val().index()).into(),
+            ) << 4);
         self.word_ready1.next = !self.inside1.val()
             || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
                 && (self.blk_done1.val()
@@ -1228,11 +1373,11 @@ impl Logic for DdpTx {
         self.wr.d.next = self.word_ready.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.wr.q.val()
-            && (((bit_cast::<3, 2>(self.fn_.q.val())
-                + bit_cast::<3, 1>(self.inflight.q.val().into()))
+            && (((bit_cast::<3, 2>(self.fn_.q.val()) + bit_cast::<3, 1>(self.rv.q.val().into()))
                 < 3)
                 || self.pop.val());
         self.pbuf.read_address.next = self.rptr.q.val();
+        self.pbuf.read_enable.next = self.issue.val();
         if self.issue.val() {
             self.rptr.d.next = self.rptr1.q.val();
             self.rptr1.d.next = self.rptr1.q.val() + 1;
@@ -1257,20 +1402,19 @@ impl Logic for DdpTx {
         if self.issue.val() {
             self.wr.d.next = self.word_ready1.val();
         }
-        self.inflight.d.next = self.issue.val();
-        self.push.next = self.inflight.q.val();
+        // The FIFO is `f0`, `f1` and the buffer's read register: a word read moves into
+        // `f0` / `f1` as soon as there is room (an issue implies that it moves now).
         self.np.next = self.fn_.q.val() - bit_cast::<2, 1>(self.pop.val().into());
+        self.push.next = self.rv.q.val() && (self.np.val() != 2);
+        self.rv.d.next = self.issue.val() || (self.rv.q.val() && !self.push.val());
         if self.pop.val() {
             self.f0.d.next = self.f1.q.val();
-            self.f1.d.next = self.f2.q.val();
         }
         if self.push.val() {
             if self.np.val() == 0 {
                 self.f0.d.next = self.pbuf.read_data.val();
-            } else if self.np.val() == 1 {
-                self.f1.d.next = self.pbuf.read_data.val();
             } else {
-                self.f2.d.next = self.pbuf.read_data.val();
+                self.f1.d.next = self.pbuf.read_data.val();
             }
         }
         self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
@@ -1322,8 +1466,9 @@ impl Logic for DdpTx {
             self.ra_stale.d.next = false;
             self.rq_off.d.next =
                 self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
-            self.rq_addr.d.next = self.nxt_addr.val();
-            self.rq_left.d.next = bit_cast::<32, 16>(self.nxt_len.val());
+            self.a_src.next = 2.into();
+            self.rq_tag.d.next = self.last_slot.q.val() + 1;
+            self.l_src.next = 2.into();
         }
         // The hint fell (not at a take, whose message may be the hinted one): stop
         // requesting; the region is cancelled at the next chance and never used.
@@ -1334,7 +1479,10 @@ impl Logic for DdpTx {
             && !self.fl.q.val()
         {
             self.ra_stale.d.next = true;
-            self.rq_left.d.next = 0.into();
+            self.l_src.next = 4.into();
+            if self.state.q.val() == DdpTxState::Idle {
+                self.rq_ok.d.next = false;
+            }
         }
         // The cycle after a take with a read-ahead: a message without payload leaves it alone;
         // the hinted message continues it (its blocks are now the message's); any other
@@ -1345,7 +1493,7 @@ impl Logic for DdpTx {
                 // The hint may not fall across the take of another message either.
                 if self.fell.q.val() || !self.nxt_valid.val() {
                     self.ra_stale.d.next = true;
-                    self.rq_left.d.next = 0.into();
+                    self.l_src.next = 4.into();
                 }
                 self.msg_take.next = true;
             } else if self.m_r.q.val() && !self.ra_stale.q.val() {
@@ -1354,6 +1502,7 @@ impl Logic for DdpTx {
             } else {
                 // (No word is read meanwhile: `wr` stays 0, the slots hold the region's data.)
                 self.fl.d.next = true;
+                self.rq_ok.d.next = false;
                 self.seg_wait.d.next = true;
                 self.wr.d.next = false;
             }
@@ -1379,8 +1528,9 @@ impl Logic for DdpTx {
             self.ra.d.next = false;
             self.ra_stale.d.next = false;
             if self.fl.q.val() {
-                self.rq_addr.d.next = self.msg_addr.val();
-                self.rq_left.d.next = self.msg_len.val();
+                self.a_src.next = 3.into();
+                self.rq_tag.d.next = self.m_slot.val();
+                self.l_src.next = 3.into();
                 // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
                 self.rq_ok.d.next = false;
                 self.wr.d.next = false;
@@ -1396,7 +1546,6 @@ impl Logic for DdpTx {
             self.seg_wait.d.next = true;
             self.k_tagged.d.next = self.tagged.val();
             self.k_rreq.d.next = self.rreq.val();
-            self.k_pstart.d.next = self.pstart.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
@@ -1407,10 +1556,11 @@ impl Logic for DdpTx {
             self.to_c.d.next = false;
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
-                self.rq_addr.d.next = self.msg_addr.val();
+                self.a_src.next = 3.into();
+                self.rq_tag.d.next = self.m_slot.val();
             }
             self.k_pay.d.next = self.pay.val();
-            self.inflight.d.next = false;
+            self.rv.d.next = false;
             self.wr.d.next = false;
             self.fn_.d.next = 0.into();
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
@@ -1422,12 +1572,12 @@ impl Logic for DdpTx {
                 self.rptr1.d.next = self.m_wa.val();
             }
             if !self.ra.q.val() {
-                self.rq_left.d.next = self.msg_len.val();
+                self.l_src.next = 3.into();
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
                 if !self.ra.q.val() {
-                    self.rq_left.d.next = 0.into();
+                    self.l_src.next = 4.into();
                 }
             } else {
                 self.msg_rem.d.next = self.msg_len.val();
@@ -1436,6 +1586,46 @@ impl Logic for DdpTx {
             // run across messages.
             self.m_end.d.next = !self.pay.val();
             self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
+        }
+
+        // ---- One load of `rq_addr` / `rq_left` (their sources chosen above, later ones
+        // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
+        // an AND-OR of the sources and an enable, not a chain of multiplexers per bit.
+        self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
+        self.rq_dec.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
+        self.a_m1.next = 0.into();
+        self.a_m2.next = 0.into();
+        self.a_m3.next = 0.into();
+        if self.a_src.val() == 1 {
+            self.a_m1.next = self.c_ones.val();
+        }
+        if self.a_src.val() == 2 {
+            self.a_m2.next = self.c_ones.val();
+        }
+        if self.a_src.val() == 3 {
+            self.a_m3.next = self.c_ones.val();
+        }
+        if self.a_src.val() != 0 {
+            self.rq_addr.d.next = (self.rq_inc.val() & self.a_m1.val())
+                | (self.nxt_addr.val() & self.a_m2.val())
+                | (self.msg_addr.val() & self.a_m3.val());
+        }
+        self.l_m1.next = 0.into();
+        self.l_m2.next = 0.into();
+        self.l_m3.next = 0.into();
+        if self.l_src.val() == 1 {
+            self.l_m1.next = self.c_ones.val();
+        }
+        if self.l_src.val() == 2 {
+            self.l_m2.next = 0xFFFF.into();
+        }
+        if self.l_src.val() == 3 {
+            self.l_m3.next = self.c_ones.val();
+        }
+        if self.l_src.val() != 0 {
+            self.rq_left.d.next = (self.rq_dec.val() & self.l_m1.val())
+                | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())
+                | (self.msg_len.val() & self.l_m3.val());
         }
     }
 }
@@ -1449,3 +1639,79 @@ crate::sim_ports!(impl[] DdpTx {
         pay_rd_req_tag, ulpdu_data, ulpdu_keep, ulpdu_last, ulpdu_valid, ulpdu_conn, ulpdu_len,
         idle;
 });
+
+/// The payload buffer: 256 words of 32 bits in iCE40 block RAM (2 `SB_RAM40_4K`), one write
+/// port (completions) and one read port with a read enable (the reader's issue; the read
+/// register holds its word otherwise and is the FIFO's third entry), one clock.
+///
+/// A leaf with custom Verilog (as [`crate::mpa::mpa_rx::rx_context_ram::RxContextRam`]): with
+/// `no_rw_check` yosys builds no bypass for a read and a write of one word at the same edge
+/// (with rust-hdl's `RAM` it registered the write data and address and multiplexed the read
+/// data: ~100 logic cells). DdpTx reads a word it uses only after its completion beat was
+/// written (`wr` is registered from `wptr` / `done`); the words it reads without waiting
+/// (before or after the message) are never used. This model returns a word's complement for
+/// a read and a write of it at one edge, so that a used word read so would fail a test.
+#[derive(LogicBlock)]
+pub struct TxBufRam {
+    pub clock: Signal<In, Clock>,
+    pub read_enable: Signal<In, Bit>,
+    pub read_address: Signal<In, Bits<TX_BUF_BITS>>,
+    pub read_data: Signal<Out, Bits<32>>,
+    pub write_enable: Signal<In, Bit>,
+    pub write_address: Signal<In, Bits<TX_BUF_BITS>>,
+    pub write_data: Signal<In, Bits<32>>,
+    _mem: Vec<Bits<32>>,
+}
+
+impl Default for TxBufRam {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            read_enable: Default::default(),
+            read_address: Default::default(),
+            read_data: Default::default(),
+            write_enable: Default::default(),
+            write_address: Default::default(),
+            write_data: Default::default(),
+            _mem: vec![Bits::default(); 1 << TX_BUF_BITS],
+        }
+    }
+}
+
+impl Logic for TxBufRam {
+    fn update(&mut self) {
+        if self.clock.pos_edge() {
+            let r = self.read_address.val().index();
+            let w = self.write_address.val().index();
+            let write = self.write_enable.val();
+            if self.read_enable.val() {
+                self.read_data.next = if write && r == w {
+                    !self._mem[r]
+                } else {
+                    self._mem[r]
+                };
+            }
+            if write {
+                self._mem[w] = self.write_data.val();
+            }
+        }
+    }
+
+    fn connect(&mut self) {
+        self.read_data.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        let _ = writeln!(
+            v,
+            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:{}];",
+            (1usize << TX_BUF_BITS) - 1
+        );
+        let _ = writeln!(
+            v,
+            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   if (read_enable) read_data <= mem[read_address];\nend"
+        );
+        Verilog::Custom(v)
+    }
+}
