@@ -104,6 +104,17 @@ impl<const W: usize, const A: usize> Default for StagRam<W, A> {
     }
 }
 
+impl<const W: usize, const A: usize> StagRam<W, A> {
+    /// A RAM whose words start as `contents` (missing words 0), e.g. constant registers read
+    /// through the read port with no multiplexer (HostIf's ID / VERSION / CAPS).
+    pub fn with_contents(contents: &[Bits<W>]) -> Self {
+        assert!(W <= 64 && contents.len() <= 1 << A, "initial contents of a RAM of 2^{A} x {W}");
+        let mut ram = Self::default();
+        ram._mem[..contents.len()].copy_from_slice(contents);
+        ram
+    }
+}
+
 impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
     fn update(&mut self) {
         if self.clock.pos_edge() {
@@ -134,8 +145,12 @@ impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
         let _ = writeln!(v, "integer i;");
         let _ = writeln!(
             v,
-            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;\nend"
+            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;"
         );
+        for (i, w) in self._mem.iter().enumerate().filter(|(_, w)| w.any()) {
+            let _ = writeln!(v, "   mem[{i}] = {W}'h{:x};", w.index());
+        }
+        let _ = writeln!(v, "end");
         let _ = writeln!(
             v,
             "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"

@@ -32,7 +32,7 @@
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - One register RAM of 256 x 32 bits ([`RegRam`], 2 iCE40 block RAMs, word
+//! - One register RAM of 256 x 32 bits ([`StagRam`] with initial contents, 2 iCE40 block RAMs, word
 //!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
 //!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
 //!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
@@ -135,86 +135,20 @@ use crate::config::{
 use crate::ddp::stag_table::StagRam;
 use rnic_proto::host::regs;
 use rust_hdl::prelude::*;
-use std::fmt::Write;
 
-/// The register RAM: 256 words of 32 bits (2 iCE40 block RAMs), one registered read port and
-/// one write port, like [`StagRam`], but with initial contents: words 0 .. 2 hold the constant
-/// registers ID, VERSION and CAPS (never written), so that their reads need no multiplexer.
-#[derive(LogicBlock)]
-pub struct RegRam {
-    pub clock: Signal<In, Clock>,
-    pub read_addr: Signal<In, Bits<8>>,
-    pub read_data: Signal<Out, Bits<32>>,
-    pub write_enable: Signal<In, Bit>,
-    pub write_addr: Signal<In, Bits<8>>,
-    pub write_data: Signal<In, Bits<32>>,
-    _mem: Vec<Bits<32>>,
-}
-
-impl Default for RegRam {
-    fn default() -> Self {
-        use crate::config::STAG_ENTRIES;
-        let caps = (QPS as u64)
-            | ((CQN as u64) << 8)
-            | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
-            | (4u64 << 24);
-        let mut mem = vec![Bits::default(); 256];
-        mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
-        mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
-        mem[(regs::CAPS >> 2) as usize] = caps.into();
-        Self {
-            clock: Default::default(),
-            read_addr: Default::default(),
-            read_data: Default::default(),
-            write_enable: Default::default(),
-            write_addr: Default::default(),
-            write_data: Default::default(),
-            _mem: mem,
-        }
-    }
-}
-
-impl Logic for RegRam {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let r = self.read_addr.val().index();
-            let w = self.write_addr.val().index();
-            let collide = self.write_enable.val() && r == w;
-            // Undefined on the hardware: give data no correct design can depend on.
-            self.read_data.next = if collide { !self._mem[r] } else { self._mem[r] };
-            if self.write_enable.val() {
-                self._mem[w] = self.write_data.val();
-            }
-        }
-    }
-
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let mut v = String::new();
-        let _ = writeln!(
-            v,
-            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:255];"
-        );
-        let _ = writeln!(v, "integer i;");
-        let _ = writeln!(
-            v,
-            "initial begin\n   for (i = 0; i < 256; i = i + 1) mem[i] = 32'd0;"
-        );
-        for (i, w) in self._mem.iter().enumerate() {
-            if w.any() {
-                let _ = writeln!(v, "   mem[{i}] = 32'h{:08x};", w.index());
-            }
-        }
-        let _ = writeln!(v, "end");
-        let _ = writeln!(
-            v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
-        );
-        Verilog::Custom(v)
-    }
+/// The register RAM's initial contents: the constant registers ID, VERSION and CAPS (never
+/// written), so that their reads need no multiplexer.
+fn reg_ram_contents() -> Vec<Bits<32>> {
+    use crate::config::STAG_ENTRIES;
+    let caps = (QPS as u64)
+        | ((CQN as u64) << 8)
+        | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
+        | (4u64 << 24);
+    let mut mem = vec![Bits::default(); 256];
+    mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
+    mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
+    mem[(regs::CAPS >> 2) as usize] = caps.into();
+    mem
 }
 
 /// Completion queues.
@@ -413,7 +347,7 @@ pub struct HostIf {
 
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
-    base: RegRam,
+    base: StagRam<32, 8>,
     /// The auxiliary RAM (2 block RAMs, 16 words), a second read port for registers the MMIO
     /// writes: QP_ULPDU (word qp), QP_RQ_LOG2 (4 + qp), CQ_LOG2 (8 + cq; `[3:0]` used). It
     /// reads QP `mmio_addr[7:6]`'s ULPDU in every cycle, so that in the cycle after a QP_CTRL
@@ -729,7 +663,7 @@ impl Default for HostIf {
             c_m_ctrl: Constant::new(0x00FF_FFFFu64.into()),
             c_m_16: Constant::new(0xFFFFu64.into()),
             c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
-            base: Default::default(),
+            base: StagRam::with_contents(&reg_ram_contents()),
             ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
