@@ -190,7 +190,12 @@ pub struct MpaRx {
     fpdu_mode: [DFF<Bit>; CONNECTIONS],
     markers: [DFF<Bit>; CONNECTIONS],
     crc_on: [DFF<Bit>; CONNECTIONS],
-    max_ulpdu: [DFF<Bits<16>>; CONNECTIONS],
+    /// Maximum ULPDU_Length of each connection, in block RAM (64 flip-flops, each alone in its
+    /// logic cell since it is loaded straight from the port, and their read multiplexer cost
+    /// more than the block RAM): written at `cfg_write`, read at `cur`'s next value, so
+    /// `max_of` is `cur`'s maximum in every cycle but the one after a configuration write
+    /// (when the word FSM waits).
+    max_ram: RxContextRam<16, CONN_BITS>,
     /// Restart the connection's context when it is next swapped in (configuration written).
     restart: [DFF<Bit>; CONNECTIONS],
 
@@ -277,6 +282,7 @@ pub struct MpaRx {
     in_fpdu_mode: Signal<Local, Bit>,
     in_markers: Signal<Local, Bit>,
     max_of: Signal<Local, Bits<16>>,
+    cur_next: Signal<Local, Bits<CONN_BITS>>,
     crc_of: Signal<Local, Bit>,
     restart_of: Signal<Local, Bit>,
     ctx_wr1: Signal<Local, Bits<CTX_WORD_BITS>>,
@@ -353,7 +359,7 @@ impl Default for MpaRx {
             fpdu_mode: core::array::from_fn(|_| Default::default()),
             markers: core::array::from_fn(|_| Default::default()),
             crc_on: core::array::from_fn(|_| Default::default()),
-            max_ulpdu: core::array::from_fn(|_| Default::default()),
+            max_ram: Default::default(),
             restart: core::array::from_fn(|_| Default::default()),
             realigner: Default::default(),
             s1_v: Default::default(),
@@ -402,6 +408,7 @@ impl Default for MpaRx {
             in_fpdu_mode: Default::default(),
             in_markers: Default::default(),
             max_of: Default::default(),
+            cur_next: Default::default(),
             crc_of: Default::default(),
             restart_of: Default::default(),
             ctx_wr1: Default::default(),
@@ -451,8 +458,6 @@ impl Logic for MpaRx {
             self.fpdu_mode[i].d.next = self.fpdu_mode[i].q.val();
             self.markers[i].clock.next = self.clock.val();
             self.markers[i].d.next = self.markers[i].q.val();
-            self.max_ulpdu[i].clock.next = self.clock.val();
-            self.max_ulpdu[i].d.next = self.max_ulpdu[i].q.val();
             self.crc_on[i].clock.next = self.clock.val();
             self.crc_on[i].d.next = self.crc_on[i].q.val();
             self.restart[i].clock.next = self.clock.val();
@@ -460,6 +465,7 @@ impl Logic for MpaRx {
         }
         self.realigner.clock.next = self.clock.val();
         self.ctx.clock.next = self.clock.val();
+        self.max_ram.clock.next = self.clock.val();
         self.ulpdu_skid.clock.next = self.clock.val();
 
         // ---- Configuration write: settings now, the connection's restart in the next cycle.
@@ -469,7 +475,6 @@ impl Logic for MpaRx {
             if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
                 self.fpdu_mode[i].d.next = self.cfg_fpdu_mode.val();
                 self.markers[i].d.next = self.cfg_markers.val();
-                self.max_ulpdu[i].d.next = self.cfg_max_ulpdu.val();
                 self.crc_on[i].d.next = self.cfg_crc.val();
             }
         }
@@ -486,12 +491,11 @@ impl Logic for MpaRx {
         // `cur`'s settings (a configuration write of `cur` changes them only while the pipeline
         // waits: the word FSM works neither in the cycle after it nor in a swap), and the
         // restart flag of the connection being swapped in.
-        self.max_of.next = self.max_ulpdu[0].q.val();
+        self.max_of.next = self.max_ram.read_data.val();
         self.crc_of.next = self.crc_on[0].q.val();
         self.restart_of.next = self.restart[0].q.val();
         for i in 1..CONNECTIONS {
             if self.cur.q.val().index() == i {
-                self.max_of.next = self.max_ulpdu[i].q.val();
                 self.crc_of.next = self.crc_on[i].q.val();
             }
             if self.s1_conn.q.val().index() == i {
@@ -505,6 +509,21 @@ impl Logic for MpaRx {
         // last one `switch_b`; a configuration restart (`cfg_v`) holds it for its cycle.
         self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
         self.switch_b.next = self.switch.val() && (self.sph.q.val() == 3);
+        // The maximum ULPDU_Length store: written by a configuration write, read at `cur`'s
+        // next value (the new connection in a swap's last cycle). A write's own cycle reads
+        // another entry (the store never reads and writes one entry at one edge); that read is
+        // not used: the word FSM waits in the next cycle (`cfg_v`), whose read is `cur`'s.
+        self.cur_next.next = self.cur.q.val();
+        if self.switch_b.val() {
+            self.cur_next.next = self.s1_conn.q.val();
+        }
+        self.max_ram.write_enable.next = self.cfg_write.val();
+        self.max_ram.write_addr.next = self.cfg_conn.val();
+        self.max_ram.write_data.next = self.cfg_max_ulpdu.val();
+        self.max_ram.read_addr.next = self.cur_next.val();
+        if self.cfg_write.val() {
+            self.max_ram.read_addr.next = !self.cfg_conn.val();
+        }
         if self.switch.val() {
             self.sph.d.next = self.sph.q.val() + 1;
         }
