@@ -48,7 +48,7 @@
 //!           (per conn.:     (aligned word; or a raw beat)
 //!            partial word,       │
 //!            offset mod 512)     ▼
-//!                         word FSM: working context of connection `cur` ─► RxSkid ─► ulpdu_*
+//!                         word FSM: working context of connection `cur` ─► skid ───► ulpdu_*
 //!                         (marker / header / data / CRC words, CRC-32C,    └──────► err_*
 //!                          2-byte shifter, held last beat)
 //!                                ▲ │ swap
@@ -134,6 +134,9 @@ const _: () = assert!(4 * CTX_WORD_BITS >= CTX_BITS && 15 + 14 <= CTX_WORD_BITS)
 /// ULPDU skid payload: data 32, keep 4, first, last, CRC good (or off), marker bad,
 /// ULPDU_Length 16, connection. `ulpdu_good` is formed at the output from the two verdict bits.
 const ULPDU_BITS: usize = 56 + CONN_BITS;
+/// The skid buffer's overflow entry: the data's upper half 16, first, last, CRC good (or
+/// off), marker bad.
+const OVF_BITS: usize = 20;
 
 /// The MPA receive block for the 32-bit datapath. Ports: see the module documentation and
 /// [`crate::mpa`].
@@ -190,7 +193,12 @@ pub struct MpaRx {
     fpdu_mode: [DFF<Bit>; CONNECTIONS],
     markers: [DFF<Bit>; CONNECTIONS],
     crc_on: [DFF<Bit>; CONNECTIONS],
-    max_ulpdu: [DFF<Bits<16>>; CONNECTIONS],
+    /// Maximum ULPDU_Length of each connection, in block RAM (64 flip-flops, each alone in its
+    /// logic cell since it is loaded straight from the port, and their read multiplexer cost
+    /// more than the block RAM): written at `cfg_write`, read at `cur`'s next value, so
+    /// `max_of` is `cur`'s maximum in every cycle but the one after a configuration write
+    /// (when the word FSM waits).
+    max_ram: RxContextRam<16, CONN_BITS>,
     /// Restart the connection's context when it is next swapped in (configuration written).
     restart: [DFF<Bit>; CONNECTIONS],
 
@@ -255,7 +263,21 @@ pub struct MpaRx {
     ctx: RxContextRam<CTX_WORD_BITS, CTX_ADDR_BITS>,
     crc_upd: Crc32cUpdate<32, 4>,
 
-    ulpdu_skid: RxSkid<ULPDU_BITS>,
+    /// ULPDU output skid buffer: the main entry (the `ulpdu_*` outputs) and an overflow
+    /// entry for the beat offered while the main one is occupied and not taken. The overflow
+    /// entry stores only what the word FSM loses when it moves on (`sk_ovf`: the data's upper
+    /// half, first, last, CRC good, marker bad): while it is occupied the word FSM waits (no
+    /// `proc`, and no context swap), so the data's lower half (`obuf`'s), the keep (from
+    /// `len_lo`, `zero_len`), `ulen` and `cur` are still in the working registers when the
+    /// beat moves to the main entry (38 flip-flops less, each alone in its logic cell).
+    sk_main_v: DFF<Bit>,
+    sk_main: DFF<Bits<ULPDU_BITS>>,
+    sk_ovf_v: DFF<Bit>,
+    sk_ovf: DFF<Bits<OVF_BITS>>,
+    /// The overflow entry's beat, completed from the working registers.
+    sk_resume: Signal<Local, Bits<ULPDU_BITS>>,
+    /// The value `sk_ovf_v` takes at the next edge.
+    sk_full_next: Signal<Local, Bit>,
     // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
     // hundred per connection setup, so half rate is plenty).
     // The data and connection are `s1_word` and `s1_conn` (a raw connection's realigner offset
@@ -277,6 +299,7 @@ pub struct MpaRx {
     in_fpdu_mode: Signal<Local, Bit>,
     in_markers: Signal<Local, Bit>,
     max_of: Signal<Local, Bits<16>>,
+    cur_next: Signal<Local, Bits<CONN_BITS>>,
     crc_of: Signal<Local, Bit>,
     restart_of: Signal<Local, Bit>,
     ctx_wr1: Signal<Local, Bits<CTX_WORD_BITS>>,
@@ -301,6 +324,8 @@ pub struct MpaRx {
     ob_last: Signal<Local, Bit>,
     ob_crc_ok: Signal<Local, Bit>,
     ob_mbad: Signal<Local, Bit>,
+    ob_all: Signal<Local, Bits<ULPDU_BITS>>,
+    ovf_keep: Signal<Local, Bits<4>>,
 
     // Constants.
     code_crc: Constant<Bits<8>>,
@@ -353,7 +378,7 @@ impl Default for MpaRx {
             fpdu_mode: core::array::from_fn(|_| Default::default()),
             markers: core::array::from_fn(|_| Default::default()),
             crc_on: core::array::from_fn(|_| Default::default()),
-            max_ulpdu: core::array::from_fn(|_| Default::default()),
+            max_ram: Default::default(),
             restart: core::array::from_fn(|_| Default::default()),
             realigner: Default::default(),
             s1_v: Default::default(),
@@ -386,7 +411,12 @@ impl Default for MpaRx {
             v_mbad: Default::default(),
             ctx: Default::default(),
             crc_upd: Default::default(),
-            ulpdu_skid: Default::default(),
+            sk_main_v: Default::default(),
+            sk_main: Default::default(),
+            sk_ovf_v: Default::default(),
+            sk_ovf: Default::default(),
+            sk_resume: Default::default(),
+            sk_full_next: Default::default(),
             raw_v: Default::default(),
             raw_keep_q: Default::default(),
             raw_last_q: Default::default(),
@@ -402,6 +432,7 @@ impl Default for MpaRx {
             in_fpdu_mode: Default::default(),
             in_markers: Default::default(),
             max_of: Default::default(),
+            cur_next: Default::default(),
             crc_of: Default::default(),
             restart_of: Default::default(),
             ctx_wr1: Default::default(),
@@ -426,6 +457,8 @@ impl Default for MpaRx {
             ob_last: Default::default(),
             ob_crc_ok: Default::default(),
             ob_mbad: Default::default(),
+            ob_all: Default::default(),
+            ovf_keep: Default::default(),
             code_crc: code(LlpErrorCode::CrcError),
             code_marker: code(LlpErrorCode::MarkerError),
             code_too_long: code(LlpErrorCode::LocalCatastrophic),
@@ -444,15 +477,14 @@ impl Logic for MpaRx {
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
             pad1, pad3, adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
             zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok,
-            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q
+            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q, sk_main_v,
+            sk_main, sk_ovf_v, sk_ovf
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
             self.fpdu_mode[i].d.next = self.fpdu_mode[i].q.val();
             self.markers[i].clock.next = self.clock.val();
             self.markers[i].d.next = self.markers[i].q.val();
-            self.max_ulpdu[i].clock.next = self.clock.val();
-            self.max_ulpdu[i].d.next = self.max_ulpdu[i].q.val();
             self.crc_on[i].clock.next = self.clock.val();
             self.crc_on[i].d.next = self.crc_on[i].q.val();
             self.restart[i].clock.next = self.clock.val();
@@ -460,7 +492,7 @@ impl Logic for MpaRx {
         }
         self.realigner.clock.next = self.clock.val();
         self.ctx.clock.next = self.clock.val();
-        self.ulpdu_skid.clock.next = self.clock.val();
+        self.max_ram.clock.next = self.clock.val();
 
         // ---- Configuration write: settings now, the connection's restart in the next cycle.
         self.cfg_v.d.next = self.cfg_write.val();
@@ -469,7 +501,6 @@ impl Logic for MpaRx {
             if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
                 self.fpdu_mode[i].d.next = self.cfg_fpdu_mode.val();
                 self.markers[i].d.next = self.cfg_markers.val();
-                self.max_ulpdu[i].d.next = self.cfg_max_ulpdu.val();
                 self.crc_on[i].d.next = self.cfg_crc.val();
             }
         }
@@ -486,12 +517,11 @@ impl Logic for MpaRx {
         // `cur`'s settings (a configuration write of `cur` changes them only while the pipeline
         // waits: the word FSM works neither in the cycle after it nor in a swap), and the
         // restart flag of the connection being swapped in.
-        self.max_of.next = self.max_ulpdu[0].q.val();
+        self.max_of.next = self.max_ram.read_data.val();
         self.crc_of.next = self.crc_on[0].q.val();
         self.restart_of.next = self.restart[0].q.val();
         for i in 1..CONNECTIONS {
             if self.cur.q.val().index() == i {
-                self.max_of.next = self.max_ulpdu[i].q.val();
                 self.crc_of.next = self.crc_on[i].q.val();
             }
             if self.s1_conn.q.val().index() == i {
@@ -503,8 +533,25 @@ impl Logic for MpaRx {
         // another connection; a configuration write takes a cycle of its own.
         // The swap takes four cycles, one per context word (`sph`: words already swapped), the
         // last one `switch_b`; a configuration restart (`cfg_v`) holds it for its cycle.
-        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val();
+        // A swap also waits while the skid's overflow entry is occupied (the entry's beat is
+        // completed from the working registers); the pipeline waits then anyway.
+        self.switch.next = self.s1_switch.q.val() && !self.cfg_v.q.val() && !self.sk_ovf_v.q.val();
         self.switch_b.next = self.switch.val() && (self.sph.q.val() == 3);
+        // The maximum ULPDU_Length store: written by a configuration write, read at `cur`'s
+        // next value (the new connection in a swap's last cycle). A write's own cycle reads
+        // another entry (the store never reads and writes one entry at one edge); that read is
+        // not used: the word FSM waits in the next cycle (`cfg_v`), whose read is `cur`'s.
+        self.cur_next.next = self.cur.q.val();
+        if self.switch_b.val() {
+            self.cur_next.next = self.s1_conn.q.val();
+        }
+        self.max_ram.write_enable.next = self.cfg_write.val();
+        self.max_ram.write_addr.next = self.cfg_conn.val();
+        self.max_ram.write_data.next = self.cfg_max_ulpdu.val();
+        self.max_ram.read_addr.next = self.cur_next.val();
+        if self.cfg_write.val() {
+            self.max_ram.read_addr.next = !self.cfg_conn.val();
+        }
         if self.switch.val() {
             self.sph.d.next = self.sph.q.val() + 1;
         }
@@ -787,8 +834,10 @@ impl Logic for MpaRx {
         }
 
         // ---- Outputs.
-        self.ulpdu_skid.in_valid.next = self.ob_v.val();
-        self.ulpdu_skid.in_data.next = bit_cast::<ULPDU_BITS, 32>(self.ob_data.val())
+        // The skid buffer (as `RxSkid`, with the overflow entry's beat completed from the
+        // working registers, unchanged while it is occupied). The entries load whenever they
+        // may, valid or not, so that `ob_v` drives only the two valid flags.
+        self.ob_all.next = bit_cast::<ULPDU_BITS, 32>(self.ob_data.val())
             | (bit_cast::<ULPDU_BITS, 4>(self.ob_keep.val()) << 32)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_first.val().into()) << 36)
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_last.val().into()) << 37)
@@ -796,23 +845,54 @@ impl Logic for MpaRx {
             | (bit_cast::<ULPDU_BITS, 1>(self.ob_mbad.val().into()) << 39)
             | (bit_cast::<ULPDU_BITS, 16>(self.ulen.q.val()) << 40)
             | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 56);
-        self.ulpdu_skid.out_ready.next = self.ulpdu_ready.val();
+        // The overflow beat: its upper half, flags from the entry; the lower half is `obuf`'s
+        // (a non-last beat's lower half went to `obuf`'s lower half, a last beat is `obuf`);
+        // the keep is full but on a last beat.
+        self.ovf_keep.next = 15.into();
+        if self.sk_ovf.q.val().get_bit(17) {
+            self.ovf_keep.next = self.held_keep.val();
+        }
+        self.sk_resume.next = bit_cast::<ULPDU_BITS, 16>(self.obuf.q.val().get_bits::<16>(0))
+            | (bit_cast::<ULPDU_BITS, 16>(self.sk_ovf.q.val().get_bits::<16>(0)) << 16)
+            | (bit_cast::<ULPDU_BITS, 4>(self.ovf_keep.val()) << 32)
+            | (bit_cast::<ULPDU_BITS, 4>(self.sk_ovf.q.val().get_bits::<4>(16)) << 36)
+            | (bit_cast::<ULPDU_BITS, 16>(self.ulen.q.val()) << 40)
+            | (bit_cast::<ULPDU_BITS, CONN_BITS>(self.cur.q.val()) << 56);
+        self.sk_full_next.next = (self.sk_ovf_v.q.val() && !self.ulpdu_ready.val())
+            || (!self.sk_ovf_v.q.val()
+                && self.sk_main_v.q.val()
+                && !self.ulpdu_ready.val()
+                && self.ob_v.val());
+        if self.sk_ovf_v.q.val() {
+            // The main entry is occupied whenever the overflow entry is.
+            if self.ulpdu_ready.val() {
+                self.sk_main.d.next = self.sk_resume.val();
+                self.sk_ovf_v.d.next = false;
+            }
+        } else if !self.sk_main_v.q.val() || self.ulpdu_ready.val() {
+            self.sk_main.d.next = self.ob_all.val();
+            self.sk_main_v.d.next = self.ob_v.val();
+        } else {
+            self.sk_ovf.d.next = bit_cast::<OVF_BITS, 16>(self.ob_all.val().get_bits::<16>(16))
+                | (bit_cast::<OVF_BITS, 4>(self.ob_all.val().get_bits::<4>(36)) << 16);
+            self.sk_ovf_v.d.next = self.ob_v.val();
+        }
         self.adv_q.d.next =
-            !self.ulpdu_skid.full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
-        self.ulpdu_data.next = self.ulpdu_skid.out_data.val().get_bits::<32>(0);
-        self.ulpdu_keep.next = self.ulpdu_skid.out_data.val().get_bits::<4>(32);
-        self.ulpdu_first.next = self.ulpdu_skid.out_data.val().get_bit(36);
-        self.ulpdu_last.next = self.ulpdu_skid.out_data.val().get_bit(37);
-        self.ulpdu_good.next = self.ulpdu_skid.out_data.val().get_bit(38)
-            && !self.ulpdu_skid.out_data.val().get_bit(39);
-        self.ulpdu_len.next = self.ulpdu_skid.out_data.val().get_bits::<16>(40);
-        self.ulpdu_conn.next = self.ulpdu_skid.out_data.val().get_bits::<CONN_BITS>(56);
-        self.ulpdu_valid.next = self.ulpdu_skid.out_valid.val();
+            !self.sk_full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
+        self.ulpdu_data.next = self.sk_main.q.val().get_bits::<32>(0);
+        self.ulpdu_keep.next = self.sk_main.q.val().get_bits::<4>(32);
+        self.ulpdu_first.next = self.sk_main.q.val().get_bit(36);
+        self.ulpdu_last.next = self.sk_main.q.val().get_bit(37);
+        self.ulpdu_good.next =
+            self.sk_main.q.val().get_bit(38) && !self.sk_main.q.val().get_bit(39);
+        self.ulpdu_len.next = self.sk_main.q.val().get_bits::<16>(40);
+        self.ulpdu_conn.next = self.sk_main.q.val().get_bits::<CONN_BITS>(56);
+        self.ulpdu_valid.next = self.sk_main_v.q.val();
         self.err_valid.next = self.err_v.q.val();
         self.err_conn.next = self.err_conn_q.q.val();
         self.err_code.next = self.err_code_q.q.val();
         self.idle.next = !self.s1_v.q.val()
-            && !self.ulpdu_skid.out_valid.val()
+            && !self.sk_main_v.q.val()
             && !self.verdict.q.val()
             && !self.too_long.q.val()
             && !self.err_v.q.val()
