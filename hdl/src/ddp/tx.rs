@@ -132,11 +132,15 @@
 //! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
 //! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 83.0 MHz after the third pass
-//! (nextpnr seeds 2-4: 86.1, 90.6, 88.8; 100 MHz not met). The path is now mostly the beat's
-//! `fire` (the first-payload beat's `seg_rem` / window availability) -> `b_last` ->
-//! `start_seg` -> the segment's enables (`seg_last`, `ulen`, `hb`, `ss_r`), routing-dominated
-//! (8-9 ns of 11-12). Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.7 MHz, nextpnr seeds 2-4: 86.9,
+//! 87.0, 94.2 (100 MHz not met), 1744 logic cells. The beat's last flag, its "needs the
+//! window" and "pops the window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's
+//! fire from the next kind and the next `seg_rem` (`rem_sub`) and cleared at a segment's
+//! start, so that `fire` -> `start_seg` -> the segment's enables starts a few LUTs from
+//! registers (it was the kind -> `seg_rem` decodes -> `b_last` / `b_valid` -> `fire`: 83.0 MHz
+//! after the third pass, seeds 2-4 86.1, 90.6, 88.8). Left: the `seg_rem` subtractor ->
+//! `bl`'s next value, the kind -> `fire` -> `pop` -> `issue` -> the reader's enables,
+//! routing-dominated. Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
 //! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
 //! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
 //! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
@@ -258,6 +262,20 @@ pub struct DdpTx {
     /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
     /// beat's decodes of `seg_rem` are one LUT deep.
     rem_big: DFF<Bit>,
+    /// The beat in `hb` / `p0` / `inpay` / `rr_end` is its segment's last (`b_last` as a
+    /// flip-flop: updated with the beat's fire from the next kind and `seg_rem`, cleared at a
+    /// segment's start; off the fire -> `start_seg` path).
+    bl: DFF<Bit>,
+    /// The beat needs the realignment window (a payload beat; a first payload beat with a
+    /// non-empty payload), kept like `bl`.
+    nw: DFF<Bit>,
+    /// The next `p0` / `rr_end` after a header beat fires.
+    p0n: Signal<Local, Bit>,
+    rrn: Signal<Local, Bit>,
+    /// `rem_sub >= 8`.
+    rs_big: Signal<Local, Bit>,
+    /// `rem_sub <= 4`: a payload beat's next `bl`.
+    bl_n: Signal<Local, Bit>,
     /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4).
     rem_sub: Signal<Local, Bits<16>>,
     /// The current segment is the message's last.
@@ -465,11 +483,12 @@ pub struct DdpTx {
     m_win_lo: Signal<Local, Bits<16>>,
     fire: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
-    pop_k: Signal<Local, Bit>,
+    /// The beat pops the window (a first payload beat with payload; a payload beat but a
+    /// non-final segment's last), kept like `bl`.
+    pop_k: DFF<Bit>,
     rem_hi0: Signal<Local, Bit>,
     rem_lo: Signal<Local, Bits<3>>,
     rem_le2: Signal<Local, Bit>,
-    rem_le4: Signal<Local, Bit>,
     mul_raw: Signal<Local, Bits<16>>,
     push: Signal<Local, Bit>,
     np: Signal<Local, Bits<2>>,
@@ -576,6 +595,12 @@ impl Default for DdpTx {
             msg_rem: Default::default(),
             seg_rem: Default::default(),
             rem_big: Default::default(),
+            bl: Default::default(),
+            nw: Default::default(),
+            p0n: Default::default(),
+            rrn: Default::default(),
+            rs_big: Default::default(),
+            bl_n: Default::default(),
             rem_sub: Default::default(),
             seg_last: Default::default(),
             to_lo: Default::default(),
@@ -711,7 +736,6 @@ impl Default for DdpTx {
             rem_hi0: Default::default(),
             rem_lo: Default::default(),
             rem_le2: Default::default(),
-            rem_le4: Default::default(),
             mul_raw: Default::default(),
             push: Default::default(),
             np: Default::default(),
@@ -766,12 +790,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, seg_last,
-            to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr, rq_left,
-            rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre,
-            m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last, o_conn,
-            o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off, last_slot,
-            fell, fl
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, bl, nw, pop_k,
+            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr,
+            rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1,
+            pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last,
+            o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
+            last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -881,10 +905,6 @@ impl Logic for DdpTx {
         self.rem_lo.next = self.seg_rem.q.val().get_bits::<3>(0);
         self.rem_le2.next = self.rem_hi0.val()
             && ((self.rem_lo.val() == 0) || (self.rem_lo.val() == 1) || (self.rem_lo.val() == 2));
-        self.rem_le4.next = self.rem_hi0.val()
-            && (self.rem_lo.val() != 5)
-            && (self.rem_lo.val() != 6)
-            && (self.rem_lo.val() != 7);
         // (`inpay` and `p0` are set only for a message that is not a Read Request, and are
         // cleared at every segment's start.)
         self.kind_p0.next = self.p0.q.val();
@@ -1015,26 +1035,20 @@ impl Logic for DdpTx {
         self.b_data.next =
             (bit_cast::<32, 16>(self.hdr_hi.val()) << 16) | bit_cast::<32, 16>(self.hdr_lo.val());
         self.b_keep.next = 0xF.into();
-        self.b_last.next = false;
-        self.b_valid.next = self.state.q.val() == DdpTxState::Emit;
-        self.pop_k.next = false;
+        // `bl` / `nw`: the kind's decodes of `seg_rem` (`rem_le2`, `rem_le4`, `== 0`) kept in
+        // flip-flops, so that `fire` and `start_seg` are a few LUTs from registers.
+        self.b_last.next = self.bl.q.val();
+        self.b_valid.next =
+            (self.state.q.val() == DdpTxState::Emit) && (!self.nw.q.val() || self.win_avail.val());
         if self.rr_end.q.val() {
             self.b_keep.next = 0xC.into();
-            self.b_last.next = true;
         } else if self.kind_p0.val() {
             if self.rem_hi0.val() && (self.rem_lo.val() == 0) {
                 self.b_keep.next = 0xC.into();
-            } else {
-                self.b_valid.next =
-                    (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
-                if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
-                    self.b_keep.next = 0xE.into();
-                }
+            } else if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
+                self.b_keep.next = 0xE.into();
             }
-            self.b_last.next = self.rem_le2.val();
-            self.pop_k.next = !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
         } else if self.kind_pay.val() {
-            self.b_valid.next = (self.state.q.val() == DdpTxState::Emit) && self.win_avail.val();
             if self.rem_hi0.val() && (self.rem_lo.val() == 3) {
                 self.b_keep.next = 0xE.into();
             }
@@ -1044,14 +1058,11 @@ impl Logic for DdpTx {
             if self.rem_hi0.val() && (self.rem_lo.val() == 1) {
                 self.b_keep.next = 0x8.into();
             }
-            self.b_last.next = self.rem_le4.val();
-            // A non-final segment's last beat leaves the window for the next segment.
-            self.pop_k.next = !self.b_last.val() || self.seg_last.q.val();
         }
         // The beat enters the output stage when the skid register is empty (registered: no
         // path from `ulpdu_ready` to the FIFO and the segmenter).
         self.fire.next = self.b_valid.val() && !self.s_valid.q.val();
-        self.pop.next = self.pop_k.val() && self.fire.val();
+        self.pop.next = self.pop_k.q.val() && self.fire.val();
         self.fin.next = self.fire.val() && self.b_last.val() && self.seg_last.q.val();
 
         // ---- Output stage: a 2-entry skid buffer; `ulpdu_ready` only loads its registers.
@@ -1120,14 +1131,31 @@ impl Logic for DdpTx {
         if !self.inpay.q.val() {
             self.rem_sub.next = self.seg_rem.q.val() - 2;
         }
+        // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
+        self.p0n.next = !self.k_rreq.q.val()
+            && ((self.k_tagged.q.val() && self.hb.q.val().get_bit(2))
+                || (!self.k_tagged.q.val() && self.hb.q.val().get_bit(3)));
+        self.rrn.next = self.k_rreq.q.val() && self.hb.q.val().get_bit(10);
+        self.rs_big.next = self.rem_sub.val().get_bits::<13>(3) != 0;
+        self.bl_n.next = !self.rs_big.val()
+            && (self.rem_sub.val().get_bits::<3>(0) != 5)
+            && (self.rem_sub.val().get_bits::<3>(0) != 6)
+            && (self.rem_sub.val().get_bits::<3>(0) != 7);
         if self.fire.val() {
+            // `bl` / `nw` for the next beat. `seg_rem` is stable from a segment's beat 2 on
+            // (loaded in `ss_r`, while beat 1 is the kind; no decode of it before beat 3), and
+            // a payload beat's next `seg_rem` is `rem_sub`; where the beat ends its segment
+            // (`rem_sub` negative) the next beat is a new segment's (cleared at `start_seg`)
+            // or none (`Drain`).
             if !(self.kind_p0.val() || self.kind_pay.val()) {
                 self.hb.d.next = self.hb.q.val() << 1;
-                // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
-                self.p0.d.next = !self.k_rreq.q.val()
-                    && ((self.k_tagged.q.val() && self.hb.q.val().get_bit(2))
-                        || (!self.k_tagged.q.val() && self.hb.q.val().get_bit(3)));
-                self.rr_end.d.next = self.k_rreq.q.val() && self.hb.q.val().get_bit(10);
+                self.p0.d.next = self.p0n.val();
+                self.rr_end.d.next = self.rrn.val();
+                self.bl.d.next = self.rrn.val() || (self.p0n.val() && self.rem_le2.val());
+                self.nw.d.next =
+                    self.p0n.val() && !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
+                self.pop_k.d.next =
+                    self.p0n.val() && !(self.rem_hi0.val() && (self.rem_lo.val() == 0));
             }
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
@@ -1135,7 +1163,11 @@ impl Logic for DdpTx {
             }
             if self.kind_p0.val() || self.kind_pay.val() {
                 self.seg_rem.d.next = self.rem_sub.val();
-                self.rem_big.d.next = self.rem_sub.val().get_bits::<13>(3) != 0;
+                self.rem_big.d.next = self.rs_big.val();
+                self.bl.d.next = self.bl_n.val();
+                self.nw.d.next = true;
+                // A non-final segment's last beat leaves the window for the next segment.
+                self.pop_k.d.next = !self.bl_n.val() || self.seg_last.q.val();
             }
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
@@ -1153,6 +1185,9 @@ impl Logic for DdpTx {
             self.inpay.d.next = false;
             self.p0.d.next = false;
             self.rr_end.d.next = false;
+            self.bl.d.next = false;
+            self.nw.d.next = false;
+            self.pop_k.d.next = false;
             self.state.d.next = DdpTxState::Emit;
         }
         // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
