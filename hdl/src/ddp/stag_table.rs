@@ -108,7 +108,10 @@ impl<const W: usize, const A: usize> StagRam<W, A> {
     /// A RAM whose words start as `contents` (missing words 0), e.g. constant registers read
     /// through the read port with no multiplexer (HostIf's ID / VERSION / CAPS).
     pub fn with_contents(contents: &[Bits<W>]) -> Self {
-        assert!(W <= 64 && contents.len() <= 1 << A, "initial contents of a RAM of 2^{A} x {W}");
+        assert!(
+            W <= 64 && contents.len() <= 1 << A,
+            "initial contents of a RAM of 2^{A} x {W}"
+        );
         let mut ram = Self::default();
         ram._mem[..contents.len()].copy_from_slice(contents);
         ram
