@@ -22,5 +22,6 @@ pub mod ddp;
 pub mod host;
 pub mod mpa;
 pub mod ports;
+pub mod ram;
 pub mod rdmap;
 pub mod top;

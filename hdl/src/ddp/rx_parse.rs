@@ -50,8 +50,8 @@
 use crate::config::{
     CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
 };
-use crate::ddp::stag_table::StagRam;
 use crate::mpa::mpa_rx::RxSkid;
+use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
 // Written for 4 byte lanes, two slots and 32 words of 5 index bits.
@@ -128,8 +128,8 @@ pub struct DdpRxParse {
     lastw: [DFF<Bits<HDR_WORD_BITS>>; SLOT_COUNT],
     /// The header RAM copies: block RAM without read-during-write logic (a port reads only
     /// slots whose segment is in, never the slot being written).
-    hdr_a: StagRam<32, HDR_ADDR_BITS>,
-    hdr_b: StagRam<32, HDR_ADDR_BITS>,
+    hdr_a: BlockRam<32, HDR_ADDR_BITS>,
+    hdr_b: BlockRam<32, HDR_ADDR_BITS>,
     /// The word read on port A / B is past its segment's last beat: reads 0.
     zero_a: DFF<Bit>,
     zero_b: DFF<Bit>,

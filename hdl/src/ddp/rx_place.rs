@@ -62,7 +62,7 @@
 //!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
 //!   all-ones tree follows the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
-//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`StagRam`]), and
+//! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
 //!   the per-connection state is the next address (32 bits), two increment flags and the
 //!   place flag: no per-connection incrementer.
 //! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
@@ -71,8 +71,8 @@
 //!   cycle later than before.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
-use crate::ddp::stag_table::StagRam;
 use crate::mpa::mpa_rx::RxSkid;
+use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
 // Written for 4 byte lanes and 32-bit host addresses.
@@ -123,7 +123,7 @@ pub struct RxPlace {
     /// add a 41-bit register of the written data, an address comparator and a multiplexer per
     /// bit, ~85 logic cells): the entry at the write pointer is read only while the FIFO is
     /// empty, and that data is not used (`hv` is low; the entry is read again once written).
-    fifo: StagRam<FIFO_BITS, FIFO_ABITS>,
+    fifo: BlockRam<FIFO_BITS, FIFO_ABITS>,
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
@@ -224,9 +224,9 @@ pub struct RxPlace {
     w_lo1: Signal<Local, Bits<10>>,
     w_mid1: Signal<Local, Bits<10>>,
     w_hi1: Signal<Local, Bits<10>>,
-    /// Verdict buffer (one verdict): taken while empty or popped; its host word + 1 and + 2
-    /// are computed as it is taken (each connection's `na1 + 1` from its own register), so no
-    /// carry chain lies between a port or the connection selection and the address registers.
+    /// Verdict buffer (one verdict): taken while empty or popped; its address's carry-select
+    /// flags (`vb_a10`, `vb_a20`) are computed as it is taken, like each connection's, so no
+    /// carry chain or all-ones tree lies between a port and the address registers.
     vb_v: DFF<Bit>,
     vb_place: DFF<Bit>,
     vb_addr: DFF<Bits<32>>,

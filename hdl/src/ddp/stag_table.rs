@@ -43,8 +43,8 @@
 //!   the same edge wins (it is the later, explicit action of the firmware).
 
 use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_BITS};
+use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
-use std::fmt::Write;
 
 /// Word 0: base_TO\[15:0\].
 pub const W0_BASE_0: usize = 0;
@@ -76,92 +76,6 @@ pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 // The packing and the RAM sizes assume the Cu configuration's field widths.
 const _: () = assert!(W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64);
 
-/// Simple dual-port RAM (one registered read port, one write port, one clock) of `2^A` words of
-/// `W` bits, mapped to iCE40 block RAM. Unlike the MPA context RAM it allows a read and a write
-/// of the same entry at one edge; the read data is then undefined (see the module docs).
-#[derive(LogicBlock)]
-pub struct StagRam<const W: usize, const A: usize> {
-    pub clock: Signal<In, Clock>,
-    pub read_addr: Signal<In, Bits<A>>,
-    pub read_data: Signal<Out, Bits<W>>,
-    pub write_enable: Signal<In, Bit>,
-    pub write_addr: Signal<In, Bits<A>>,
-    pub write_data: Signal<In, Bits<W>>,
-    _mem: Vec<Bits<W>>,
-}
-
-impl<const W: usize, const A: usize> Default for StagRam<W, A> {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            read_addr: Default::default(),
-            read_data: Default::default(),
-            write_enable: Default::default(),
-            write_addr: Default::default(),
-            write_data: Default::default(),
-            _mem: vec![Bits::default(); 1 << A],
-        }
-    }
-}
-
-impl<const W: usize, const A: usize> StagRam<W, A> {
-    /// A RAM whose words start as `contents` (missing words 0), e.g. constant registers read
-    /// through the read port with no multiplexer (HostIf's ID / VERSION / CAPS).
-    pub fn with_contents(contents: &[Bits<W>]) -> Self {
-        assert!(
-            W <= 64 && contents.len() <= 1 << A,
-            "initial contents of a RAM of 2^{A} x {W}"
-        );
-        let mut ram = Self::default();
-        ram._mem[..contents.len()].copy_from_slice(contents);
-        ram
-    }
-}
-
-impl<const W: usize, const A: usize> Logic for StagRam<W, A> {
-    fn update(&mut self) {
-        if self.clock.pos_edge() {
-            let r = self.read_addr.val().index();
-            let w = self.write_addr.val().index();
-            let collide = self.write_enable.val() && r == w;
-            // Undefined on the hardware: give data no correct design can depend on.
-            self.read_data.next = if collide { !self._mem[r] } else { self._mem[r] };
-            if self.write_enable.val() {
-                self._mem[w] = self.write_data.val();
-            }
-        }
-    }
-
-    fn connect(&mut self) {
-        self.read_data.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        let entries = 1usize << A;
-        let mut v = String::new();
-        let _ = writeln!(
-            v,
-            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
-            W - 1,
-            entries - 1
-        );
-        let _ = writeln!(v, "integer i;");
-        let _ = writeln!(
-            v,
-            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;"
-        );
-        for (i, w) in self._mem.iter().enumerate().filter(|(_, w)| w.any()) {
-            let _ = writeln!(v, "   mem[{i}] = {W}'h{:x};", w.index());
-        }
-        let _ = writeln!(v, "end");
-        let _ = writeln!(
-            v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
-        );
-        Verilog::Custom(v)
-    }
-}
-
 /// The STag table: valid bits and the two-word RAM (see the module documentation).
 #[derive(LogicBlock)]
 pub struct StagTable {
@@ -192,7 +106,7 @@ pub struct StagTable {
     w0_v: DFF<Bit>,
     w0_idx: DFF<Bits<STAG_INDEX_BITS>>,
     w0_data: DFF<Bits<W0_BITS>>,
-    ram: StagRam<W_BITS, RAM_ABITS>,
+    ram: BlockRam<W_BITS, RAM_ABITS>,
 }
 
 impl Default for StagTable {

@@ -1679,7 +1679,7 @@ crate::sim_ports!(impl[] DdpTx {
 /// port (completions) and one read port with a read enable (the reader's issue; the read
 /// register holds its word otherwise and is the FIFO's third entry), one clock.
 ///
-/// A leaf with custom Verilog (as [`crate::mpa::mpa_rx::rx_context_ram::RxContextRam`]): with
+/// A leaf with custom Verilog (as [`crate::ram::BlockRam`], which has no read enable): with
 /// `no_rw_check` yosys builds no bypass for a read and a write of one word at the same edge
 /// (with rust-hdl's `RAM` it registered the write data and address and multiplexed the read
 /// data: ~100 logic cells). DdpTx reads a word it uses only after its completion beat was

@@ -32,7 +32,7 @@
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
-//! - One register RAM of 256 x 32 bits ([`StagRam`] with initial contents, 2 iCE40 block RAMs, word
+//! - One register RAM of 256 x 32 bits ([`BlockRam`] with initial contents, 2 iCE40 block RAMs, word
 //!   `mmio_addr[9:2]`: global registers 0x00.., QP registers 0x40 + 16 qp.., CQ registers
 //!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
 //!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
@@ -42,7 +42,7 @@
 //!   cycle: the STag staging registers (they are `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ
 //!   numbers (per CQE), RxPath's event words (written in any cycle; the CQE writer's
 //!   CqOverflow is a per-QP flag, its word a constant).
-//! - An auxiliary RAM ([`StagRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
+//! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
 //!   (8 + cq), which the engines read together with their register-RAM reads (the RQ service's
@@ -132,7 +132,7 @@ use crate::config::{
     CONN_BITS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS, PD_BITS, QPS,
     RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
 };
-use crate::ddp::stag_table::StagRam;
+use crate::ram::BlockRam;
 use rnic_proto::host::regs;
 use rust_hdl::prelude::*;
 
@@ -347,13 +347,13 @@ pub struct HostIf {
 
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
     // implemented bits), read back from here; the engines read the ring bases, RQ_PI, CQ_CI.
-    base: StagRam<32, 8>,
+    base: BlockRam<32, 8>,
     /// The auxiliary RAM (2 block RAMs, 16 words), a second read port for registers the MMIO
     /// writes: QP_ULPDU (word qp), QP_RQ_LOG2 (4 + qp), CQ_LOG2 (8 + cq; `[3:0]` used). It
     /// reads QP `mmio_addr[7:6]`'s ULPDU in every cycle, so that in the cycle after a QP_CTRL
     /// write it holds that QP's ULPDU while the register RAM holds its SQ_BASE (the commit);
     /// the engines read a log2 with their register-RAM reads (cycles without MMIO access).
-    ulp: StagRam<32, 4>,
+    ulp: BlockRam<32, 4>,
 
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
@@ -482,12 +482,13 @@ pub struct HostIf {
     /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
     /// not written since its reset (`ix_v`): one masked copy of the read port for all four.
     ix: Signal<Local, Bits<RING_INDEX_BITS>>,
-    r_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    /// The log2 on the auxiliary RAM's read port (QP_RQ_LOG2 for the RQ service, CQ_LOG2 for
+    /// the CQE writer).
+    x_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_cqs: Signal<Local, Bits<4>>,
     w_aev_v: Signal<Local, Bit>,
     w_pi_v: Signal<Local, Bit>,
     w_ci_v: Signal<Local, Bit>,
-    w_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     w_ovf: Signal<Local, Bit>,
     rq_gnt: Signal<Local, Bit>,
     cw_gnt: Signal<Local, Bit>,
@@ -663,7 +664,7 @@ impl Default for HostIf {
             c_m_ctrl: Constant::new(0x00FF_FFFFu64.into()),
             c_m_16: Constant::new(0xFFFFu64.into()),
             c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
-            base: StagRam::with_contents(&reg_ram_contents()),
+            base: BlockRam::with_contents(&reg_ram_contents()),
             ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
@@ -758,12 +759,11 @@ impl Default for HostIf {
             r_pi_v: Default::default(),
             r_ci_v: Default::default(),
             ix: Default::default(),
-            r_log2: Default::default(),
+            x_log2: Default::default(),
             w_cqs: Default::default(),
             w_aev_v: Default::default(),
             w_pi_v: Default::default(),
             w_ci_v: Default::default(),
-            w_log2: Default::default(),
             w_ovf: Default::default(),
             rq_gnt: Default::default(),
             cw_gnt: Default::default(),
@@ -1151,8 +1151,7 @@ impl Logic for HostIf {
         self.ulp.write_enable.next = self.wr.val()
             && ((self.a_qp.val() && ((self.a_qoff.val() == 0x04) || (self.a_qoff.val() == 0x18)))
                 || (self.a_cq.val() && (self.a_coff.val() == 0x04)));
-        self.r_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
-        self.w_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
+        self.x_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
         // the CQE writer's new producer index.
@@ -1324,7 +1323,7 @@ impl Logic for HostIf {
             RqState::Check => {
                 // RQ_PI is on the RAM's read port (ix).
                 self.rq_off.d.next = bit_cast::<32, 16>(
-                    self.rsp_index.q.val() & !(self.c_ones.val() << self.r_log2.val()),
+                    self.rsp_index.q.val() & !(self.c_ones.val() << self.x_log2.val()),
                 ) << 4;
                 self.rq_empty.d.next = self.rsp_index.q.val() == self.ix.val();
                 self.rq_state.d.next = RqState::Empty;
@@ -1400,7 +1399,7 @@ impl Logic for HostIf {
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
-        self.w_pass.next = self.ix.val() >> self.w_log2.val();
+        self.w_pass.next = self.ix.val() >> self.x_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
                 if self.cw_take_send.val() {
@@ -1431,7 +1430,7 @@ impl Logic for HostIf {
             CwState::CiD => {
                 // CQ_CI is on the RAM's read port (ix): ci + size, the producer index of a full
                 // CQ, kept in cw_diff until Sel.
-                self.cw_diff.d.next = self.ix.val() + (self.c_one.val() << self.w_log2.val());
+                self.cw_diff.d.next = self.ix.val() + (self.c_one.val() << self.x_log2.val());
                 self.cw_state.d.next = CwState::Pi;
             }
             CwState::Pi => {
@@ -1447,7 +1446,7 @@ impl Logic for HostIf {
                 self.cw_pi.d.next = self.ix.val();
                 // The ring offset and owner bit of the producer index (used from Addr on).
                 self.cw_off.d.next =
-                    bit_cast::<32, 16>(self.ix.val() & !(self.c_ones.val() << self.w_log2.val()))
+                    bit_cast::<32, 16>(self.ix.val() & !(self.c_ones.val() << self.x_log2.val()))
                         << 4;
                 self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;

@@ -80,7 +80,7 @@
 //! its input becomes a mux of the request queues in arrival order.
 
 use crate::config::{CONN_BITS, DMA_ADDR_BITS};
-use crate::ddp::stag_table::StagRam;
+use crate::ram::BlockRam;
 use rnic_proto::rdmap::Opcode;
 use rust_hdl::prelude::*;
 
@@ -160,7 +160,7 @@ pub struct ReadResponder {
     /// The request queue: entry `e` word `w` at address `8 e + w`.
     /// Block RAM without read-during-write logic: a read names a queued entry, never the
     /// one being written.
-    mem: StagRam<32, MEM_BITS>,
+    mem: BlockRam<32, MEM_BITS>,
     /// Next entry to write, its next word.
     wr_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     wword: DFF<Bits<WORD_BITS>>,

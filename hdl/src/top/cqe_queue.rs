@@ -16,7 +16,7 @@
 //! take 7 block RAMs of which 8 of 256 words are used. Completions are rare (at most one per
 //! segment, and RxControl takes about 8 cycles or more per job), so the queue stores an entry
 //! as [`CQE_WORDS`] = 7 words of 16 bits at addresses `slot * 8 + word` of ONE 256 x 16 block
-//! RAM ([`StagRam`]`<16, 6>`), written and read one word per cycle:
+//! RAM ([`BlockRam`]`<16, 6>`), written and read one word per cycle:
 //!
 //! | word | bits |
 //! |---|---|
@@ -41,7 +41,7 @@
 //! - `idle`: nothing queued, being written, loaded or held.
 
 use crate::config::{CONNECTIONS, CONN_BITS, HDR_SLOTS};
-use crate::ddp::stag_table::StagRam;
+use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
 /// Bits of a queue address.
@@ -81,7 +81,7 @@ pub struct CqeQueue {
     /// Nothing queued or held.
     pub idle: Signal<Out, Bit>,
 
-    ram: StagRam<16, 6>,
+    ram: BlockRam<16, 6>,
     /// Write and read slot pointers with a wrap bit.
     wp: DFF<Bits<4>>,
     rp: DFF<Bits<4>>,
