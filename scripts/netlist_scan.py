@@ -11,7 +11,7 @@ register", BENCHMARKS.md "The whole core on the Alchitry Cu"):
 
     ./target/release/rnic verilog --block rnic --out D
     yosys -q -p "synth_ice40 -top top -json D/core.json" D/rnic_w32.v
-    python3 scripts/netlist_scan.py D/core.json [top]
+    python3 scripts/netlist_scan.py D/core.json [top [N]]   (N: how many registers to list, 25)
 
 A flip-flop is named by a net of its output, which may be the input port of the block it feeds
 (`arb$se_msg_len` is the send engine's register on the arbiter's port): the per-block figures
@@ -84,7 +84,7 @@ def main():
     for r, n in fb_reg.most_common(25):
         print(f'  {n:4d}  {r}')
     print('largest registers alone in their logic cells:')
-    for r, n in alone_reg.most_common(25):
+    for r, n in alone_reg.most_common(int(sys.argv[3]) if len(sys.argv) > 3 else 25):
         print(f'  {n:4d}  {r}')
 
 
