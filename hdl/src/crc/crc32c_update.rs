@@ -1,7 +1,8 @@
 //! Combinational CRC-32C next-state network over one beat, honouring `keep`.
 //!
-//! A leaf block: its Verilog is the XOR matrix of [`super::lfsr::UpdateMatrix`], one tap per
-//! byte count 0..=K, selected by a one-hot decode of the contiguous `keep` (byte 0 in the most
+//! A leaf block: its Verilog is the XOR matrix of [`super::lfsr::UpdateMatrix`] in its folded
+//! form (the state XORed with the data bits that meet it first, then one XOR tree per bit over
+//! that and the remaining data), one tap per byte count 0..=K, selected by a one-hot decode of the contiguous `keep` (byte 0 in the most
 //! significant lane). Its simulation model is the independent byte-serial update, so the
 //! two-back-end equivalence test checks the emitted matrix against it every cycle.
 
@@ -66,16 +67,25 @@ impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
         );
         for k in 0..=K {
             let m = UpdateMatrix::new(D, k);
+            // x = state ^ the data bits XORed into it before any shift (`UpdateMatrix::folded`)
+            let _ = writeln!(v, "wire [31:0] x{k};");
+            for s in 0..32 {
+                let pair = match m.paired_data_bit(D, s) {
+                    Some(p) => format!(" ^ data[{p}]"),
+                    None => String::new(),
+                };
+                let _ = writeln!(v, "assign x{k}[{s}] = state[{s}]{pair};");
+            }
             let _ = writeln!(v, "wire [31:0] tap{k};");
-            for (i, row) in m.rows.iter().enumerate() {
+            for (i, (xm, dm)) in m.folded(D).into_iter().enumerate() {
                 // Masked reduction XORs: the same logic for synthesis, and word-wide
                 // AND + parity for Verilator instead of one bit select per term.
                 let mut terms = Vec::new();
-                if row.state != 0 {
-                    terms.push(format!("(^(state & 32'h{:08x}))", row.state));
+                if xm != 0 {
+                    terms.push(format!("(^(x{k} & 32'h{xm:08x}))"));
                 }
-                if row.data != 0 {
-                    terms.push(format!("(^(data & {D}'h{:0w$x}))", row.data, w = D / 4));
+                if dm != 0 {
+                    terms.push(format!("(^(data & {D}'h{dm:0w$x}))", w = D / 4));
                 }
                 let expr = if terms.is_empty() {
                     "1'b0".to_string()
