@@ -2,9 +2,15 @@
 //!
 //! Observes a stream: a beat counts when `valid` is high (the user ANDs the stream's
 //! `valid && ready`). After the beat with `last`, `crc` holds the packet's CRC-32C (after
-//! xor-out; on the wire least significant byte first) and `crc_valid` pulses for one cycle; the
-//! register restarts for the next packet, which may begin on the very next cycle. A packet of
-//! zero bytes is a single `last` beat with `keep` all zero; its CRC is 0.
+//! xor-out; on the wire least significant byte first) until the next beat counts, and
+//! `crc_valid` pulses for one cycle; the next packet may begin on the very next cycle. A packet
+//! of zero bytes is a single `last` beat with `keep` all zero; its CRC is 0.
+//!
+//! The CRC register itself is the output: after a `last` beat it holds the final value, and
+//! the next beat starts from the init value instead of the register (`started` low). A separate
+//! output register would take the update network's output to two flip-flops, so neither could
+//! share a logic cell with its LUT (`docs/decisions.md`, "CRC-32C: the state folded into the
+//! data").
 
 use super::crc32c_update::Crc32cUpdate;
 use rust_hdl::prelude::*;
@@ -26,11 +32,13 @@ pub struct Crc32c<const D: usize, const K: usize> {
     /// High for one cycle when `crc` is new.
     pub crc_valid: Signal<Out, Bit>,
     update: Crc32cUpdate<D, K>,
-    /// The CRC register, stored inverted so that the power-up value 0 is the CRC init
-    /// 0xFFFFFFFF (iCE40 flip-flops initialise to 0) and so that it reads as the CRC.
+    /// The CRC register, stored inverted so that it reads as the CRC (xor-out is all ones).
     state_inv: DFF<Bits<32>>,
-    crc_reg: DFF<Bits<32>>,
+    /// A packet is under way: the next beat continues from `state_inv`, not from the init
+    /// value (low at power-up and after a `last` beat).
+    started: DFF<Bit>,
     done: DFF<Bit>,
+    init: Constant<Bits<32>>,
 }
 
 impl<const D: usize, const K: usize> Default for Crc32c<D, K> {
@@ -45,7 +53,8 @@ impl<const D: usize, const K: usize> Default for Crc32c<D, K> {
             crc_valid: Default::default(),
             update: Default::default(),
             state_inv: Default::default(),
-            crc_reg: Default::default(),
+            started: Default::default(),
+            init: Constant::new(u64::from(rnic_proto::crc32c::INIT).into()),
             done: Default::default(),
         }
     }
@@ -54,21 +63,21 @@ impl<const D: usize, const K: usize> Default for Crc32c<D, K> {
 impl<const D: usize, const K: usize> Logic for Crc32c<D, K> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state_inv, crc_reg, done);
-        self.update.state.next = !self.state_inv.q.val();
+        dff_setup!(self, clock, state_inv, started, done);
+        // a packet's first beat starts from the init value (mpa-peer-connect.md §5.2)
+        self.update.state.next = self.init.val();
+        if self.started.q.val() {
+            self.update.state.next = !self.state_inv.q.val();
+        }
         self.update.data.next = self.data.val();
         self.update.keep.next = self.keep.val();
         self.done.d.next = false;
         if self.valid.val() {
-            if self.last.val() {
-                self.state_inv.d.next = 0.into();
-                self.crc_reg.d.next = !self.update.next_state.val();
-                self.done.d.next = true;
-            } else {
-                self.state_inv.d.next = !self.update.next_state.val();
-            }
+            self.state_inv.d.next = !self.update.next_state.val();
+            self.started.d.next = !self.last.val();
+            self.done.d.next = self.last.val();
         }
-        self.crc.next = self.crc_reg.q.val();
+        self.crc.next = self.state_inv.q.val();
         self.crc_valid.next = self.done.q.val();
     }
 }
