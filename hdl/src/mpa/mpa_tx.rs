@@ -50,8 +50,9 @@
 //! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it.
 //! The CRC-32C block watches the beats leaving the output register (its `keep` tied to all
 //! ones: every FPDU word is full), from the FPDU's first word (the leading marker, if any) to
-//! the last word of the CRC span, and its result, registered one cycle after that last word
-//! left, is muxed into the CRC beat that leaves next.
+//! the last word of the CRC span, and its result, in its register from the cycle after that
+//! last word left until the next FPDU's first word leaves, is muxed into the CRC beat that
+//! leaves next (after a marker or back-pressure, if any).
 //!
 //! # Datapath width
 //!
