@@ -11,8 +11,11 @@
 //!   payload; a Read Request (opcode 1) is one segment of 18 + 28 octets, no payload read.
 //! - Header octets: control `T << 7 | L << 6 | 1`, RDMAP `0x40 | opcode`; tagged (0 Write, 2 Read
 //!   Response): STag, TO = `msg_to` + offset of the segment's first payload octet; untagged:
-//!   Invalidate STag (`msg_inv_stag` for 4 and 6, else 0), QN (1 for the Read Request, else 0),
-//!   MSN `msg_msn`, MO = offset. L = 1 only on the message's last segment.
+//!   Invalidate STag (`msg_stag` for 4 and 6, else 0), QN (1 for the Read Request, else 0),
+//!   MSN `msg_msn`, MO = offset. L = 1 only on the message's last segment. A Read Request's
+//!   body: Data Sink STag / TO `msg_inv_stag` / `msg_src_to`, size `msg_len`, Data Source
+//!   STag / TO `msg_stag` / `msg_to` (the remote buffer on `msg_stag` / `msg_to` for every
+//!   opcode, so the SendEngine needs no opcode mux on them: `docs/core.md`).
 //! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, `ulpdu_len` = header +
 //!   payload octets of the segment, both constant over the packet; only the last beat is
 //!   partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
@@ -938,21 +941,22 @@ impl Logic for DdpTx {
             self.m_ctrl.next = 0xFFFF.into();
         }
         self.m_stag_lo.next = 0.into();
-        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+        if (self.h_t.val() && self.h1.val())
+            || (self.h_u.val() && self.h1.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h9.val())
+        {
             self.m_stag_lo.next = 0xFFFF.into();
         }
         self.m_tohi_lo.next = 0.into();
-        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h6.val()) {
+        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h10.val()) {
             self.m_tohi_lo.next = 0xFFFF.into();
         }
         self.m_tolo_lo.next = 0.into();
-        if self.kind_p0.val() || (self.h_r.val() && self.h7.val()) {
+        if self.kind_p0.val() || (self.h_r.val() && self.h11.val()) {
             self.m_tolo_lo.next = 0xFFFF.into();
         }
         self.m_inv_lo.next = 0.into();
-        if (self.h_u.val() && self.h1.val() && self.inv_op.val())
-            || (self.h_r.val() && self.h9.val())
-        {
+        if self.h_r.val() && self.h5.val() {
             self.m_inv_lo.next = 0xFFFF.into();
         }
         self.m_msn_lo.next = 0.into();
@@ -964,32 +968,33 @@ impl Logic for DdpTx {
             self.m_len_lo.next = 0xFFFF.into();
         }
         self.m_src_a.next = 0.into();
-        if self.h_r.val() && self.h10.val() {
+        if self.h_r.val() && self.h6.val() {
             self.m_src_a.next = 0xFFFF.into();
         }
         self.m_src_b.next = 0.into();
-        if self.h_r.val() && self.h11.val() {
+        if self.h_r.val() && self.h7.val() {
             self.m_src_b.next = 0xFFFF.into();
         }
         self.m_stag_hi.next = 0.into();
-        if (self.h_t.val() && self.h0.val()) || (self.h_r.val() && self.h4.val()) {
+        if (self.h_t.val() && self.h0.val())
+            || (self.h_u.val() && self.h0.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h8.val())
+        {
             self.m_stag_hi.next = 0xFFFF.into();
         }
         self.m_tohi_hi.next = 0.into();
-        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h9.val()) {
             self.m_tohi_hi.next = 0xFFFF.into();
         }
         self.m_tolo_hi.next = 0.into();
         if (self.h_t.val() && self.h2.val())
             || (self.h_u.val() && self.h3.val())
-            || (self.h_r.val() && self.h6.val())
+            || (self.h_r.val() && self.h10.val())
         {
             self.m_tolo_hi.next = 0xFFFF.into();
         }
         self.m_inv_hi.next = 0.into();
-        if (self.h_u.val() && self.h0.val() && self.inv_op.val())
-            || (self.h_r.val() && self.h8.val())
-        {
+        if self.h_r.val() && self.h4.val() {
             self.m_inv_hi.next = 0xFFFF.into();
         }
         self.m_msn_hi.next = 0.into();
@@ -1001,7 +1006,7 @@ impl Logic for DdpTx {
             self.m_len_hi.next = 0xFFFF.into();
         }
         self.m_src_c.next = 0.into();
-        if self.h_r.val() && self.h9.val() {
+        if self.h_r.val() && self.h5.val() {
             self.m_src_c.next = 0xFFFF.into();
         }
         self.m_win_hi.next = 0.into();
@@ -1583,7 +1588,8 @@ impl Logic for DdpTx {
             self.k_rreq.d.next = self.rreq.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
-            // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
+            // A Read Request's source TO (`msg_to`) goes out of `to_hi` / `to_lo` (its MO
+            // is 0).
             self.to_lo.d.next = 0.into();
             if self.tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);

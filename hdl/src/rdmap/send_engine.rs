@@ -78,10 +78,11 @@
 //! # Message fields
 //!
 //! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
-//! (unspecified when `length` = 0). Write: opcode 0, `msg_stag` = rkey, `msg_to` =
-//! remote_addr. Read Request: opcode 1, `msg_stag` = lkey (sink), `msg_to` = addr (sink TO),
-//! `msg_inv_stag` = rkey (SrcSTag), `msg_src_to` = remote_addr, `msg_msn` = MSN of QN 1.
-//! Sends: opcode 3..=6 (WQE opcode + 1), `msg_msn` = MSN of QN 0, `msg_inv_stag` = rkey.
+//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
+//! `msg_inv_stag` = lkey, `msg_src_to` = addr (one register each, no opcode mux). Write:
+//! opcode 0. Read Request: opcode 1 (`msg_stag` / `msg_to` the Data Source's, `msg_inv_stag`
+//! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (WQE opcode
+//! + 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag` (rkey).
 //! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
 //!
 //! # State
@@ -735,18 +736,15 @@ impl Logic for SendEngine {
         } else {
             self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0) + 1;
         }
-        if self.is_read.val() {
-            self.msg_stag.next = self.w_lkey.q.val();
-            self.msg_to.next = self.lchk_to.val();
-        } else {
-            self.msg_stag.next = self.w_rkey.q.val();
-            self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
-                | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
-        }
-        self.msg_msn.next = self.msn.q.val();
-        self.msg_inv_stag.next = self.w_rkey.q.val();
-        self.msg_src_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
+        // One register per field, no opcode mux (issue 5): the remote STag / TO for every
+        // opcode (a Read Request's Data Source, a Send's Invalidate STag), the local ones
+        // (a Read Request's Data Sink) on `msg_inv_stag` / `msg_src_to`.
+        self.msg_stag.next = self.w_rkey.q.val();
+        self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
+        self.msg_msn.next = self.msn.q.val();
+        self.msg_inv_stag.next = self.w_lkey.q.val();
+        self.msg_src_to.next = self.lchk_to.val();
         self.msg_addr.next = self.host_addr.q.val();
         self.msg_len.next = self.w_len.q.val();
         self.orq_push.next = false;
