@@ -312,7 +312,6 @@ pub struct SendEngine {
     /// The MSN the WQE's message uses (QN 1 for a Read, else QN 0), read from the context
     /// RAM while the WQE's beats arrive (its opcode is known from the first beat).
     msn: DFF<Bits<32>>,
-    base: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
     w_op: DFF<Bits<8>>,
     w_rd: DFF<Bit>,
@@ -479,7 +478,7 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
-            cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
+            cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
             c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
             orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
@@ -689,7 +688,9 @@ impl Logic for SendEngine {
             self.foff.d.next = self.foff_n.val();
         }
         if self.pf_st.q.val() == 1 {
-            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            // sq_base: the context RAM's word `{cur, 0}`, read at every edge outside `Idle`
+            // and `Fetch` (no copy in flip-flops).
+            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
             self.pf_st.d.next = 2.into();
         }
         if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
@@ -865,8 +866,6 @@ impl Logic for SendEngine {
                 && (self.pf_st.q.val() == 4)
                 && !self.qpc_write.val()
                 && (self.pf_qp.q.val() == self.cur.q.val());
-            // Word 0 (sq_base), read at the edge leaving `Idle`.
-            self.base.d.next = self.ctx.read_data.val();
             self.nx.next = self.nx.val() | 4; // Load2
             self.lv.next = self.lv.val() | 2;
         }
@@ -918,8 +917,8 @@ impl Logic for SendEngine {
             }
         }
         if self.s.val().get_bit(4) {
-            // Addr
-            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            // Addr (sq_base on the context RAM's output: `{cur, 0}` read at the last edge)
+            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
             self.nx.next = self.nx.val() | 32; // FetchReq
             self.lv.next = self.lv.val() | 16;
         }
@@ -1170,14 +1169,17 @@ impl Logic for SendEngine {
             self.ctx.write_data.next = self.qpc_sq_base.val();
         }
         self.ctx.write_addr.next = self.ctx_waddr.val();
-        // Reads: sq_base at the edge leaving `Idle` (for the QP it leaves with), MSN 0 leaving
-        // `Load`, MSN 1 leaving `Load2`; elsewhere word 3, never written. A commit in `Idle`
-        // keeps the engine there, so its read is not used and moves to word 3 too. The write-back
-        // (`WriteBack`) is at least a cycle (`DoneWait`) before the next `Idle`: no
-        // read-after-write hazard.
-        self.ctx_rw.next = 3.into();
-        if self.s.val().get_bit(0) && !self.qpc_write.val() {
-            self.ctx_rw.next = 0.into();
+        // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
+        // 0) of `sel` (the served QP outside `Idle`), so that `Addr` and the prefetch's
+        // address step find it on the RAM's output (issue 5: no `base` register; the
+        // write-back writes word 1 or 2, a commit rewrites the served QP's word 0 only in the
+        // unsupported case of a reset of a busy QP). A commit in `Idle` keeps the engine
+        // there, so its read is not used and moves to word 3 (never written: no collision).
+        // The write-back (`WriteBack`) is at least a cycle (`DoneWait`) before the next
+        // `Idle`: no read-after-write hazard.
+        self.ctx_rw.next = 0.into();
+        if self.s.val().get_bit(0) && self.qpc_write.val() {
+            self.ctx_rw.next = 3.into();
         }
         if self.s.val().get_bit(6) && self.is_read.val() {
             self.ctx_rw.next = 2.into();
