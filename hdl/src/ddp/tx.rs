@@ -135,15 +135,16 @@
 //! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
 //! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.7 MHz, nextpnr seeds 2-4: 86.9,
-//! 87.0, 94.2 (100 MHz not met), 1744 logic cells. The beat's last flag, its "needs the
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7,
+//! 96.6, 101.4, 1767 logic cells, since `seg_rem - 2` / `seg_rem - 4` are flip-flops (`sr2`,
+//! `sr4`: the next `bl` / `rem_big` decode registers instead of a 16-bit subtractor; before:
+//! 95.7, seeds 2-4 86.9, 87.0, 94.2, 1744 cells). The beat's last flag, its "needs the
 //! window" and "pops the window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's
 //! fire from the next kind and the next `seg_rem` (`rem_sub`) and cleared at a segment's
 //! start, so that `fire` -> `start_seg` -> the segment's enables starts a few LUTs from
 //! registers (it was the kind -> `seg_rem` decodes -> `b_last` / `b_valid` -> `fire`: 83.0 MHz
-//! after the third pass, seeds 2-4 86.1, 90.6, 88.8). Left: the `seg_rem` subtractor ->
-//! `bl`'s next value, the kind -> `fire` -> `pop` -> `issue` -> the reader's enables,
-//! routing-dominated. Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
+//! after the third pass, seeds 2-4 86.1, 90.6, 88.8). Left: the kind -> `fire` -> `pop` ->
+//! `issue` -> the reader's enables, routing-dominated. Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
 //! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
 //! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
 //! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
@@ -803,12 +804,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, sr2, sr4, rem_big, bl, nw, pop_k,
-            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr,
-            rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1,
-            pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last,
-            o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
-            last_slot, fell, fl
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, sr2, sr4, rem_big, bl,
+            nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
+            rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
+            rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data,
+            o_keep, o_last, o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r,
+            k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();

@@ -91,8 +91,9 @@
 //! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
 //! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base read at the edge leaving
-//! `Idle` (needed in `Addr`), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base of the served QP read at
+//! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's
+//! address step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
 //! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
 //! and taken in `Decide`, the write-back writing only that word; and the outstanding Reads'
 //! lengths (32 bits, 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An
@@ -478,9 +479,9 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
-            cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
-            w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
-            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
+            cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
             orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
@@ -1172,13 +1173,12 @@ impl Logic for SendEngine {
         // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
         // 0) of `sel` (the served QP outside `Idle`), so that `Addr` and the prefetch's
         // address step find it on the RAM's output (issue 5: no `base` register; the
-        // write-back writes word 1 or 2, a commit rewrites the served QP's word 0 only in the
-        // unsupported case of a reset of a busy QP). A commit in `Idle` keeps the engine
-        // there, so its read is not used and moves to word 3 (never written: no collision).
-        // The write-back (`WriteBack`) is at least a cycle (`DoneWait`) before the next
-        // `Idle`: no read-after-write hazard.
+        // write-back writes word 1 or 2). A commit of `sel`'s QP moves the read to word 3
+        // (never written: no read meets the write; in `Idle` the engine stays there, and
+        // outside it that is the unsupported reset of a busy QP). The write-back (`WriteBack`)
+        // is at least a cycle (`DoneWait`) before the next `Idle`: no read-after-write hazard.
         self.ctx_rw.next = 0.into();
-        if self.s.val().get_bit(0) && self.qpc_write.val() {
+        if self.qpc_write.val() && (self.qpc_qp.val() == self.sel.val()) {
             self.ctx_rw.next = 3.into();
         }
         if self.s.val().get_bit(6) && self.is_read.val() {
