@@ -122,8 +122,8 @@
 //!
 //! **Area** (issue 5; `docs/decisions.md` "DdpTx: area and Fmax"): the header beats are an
 //! AND-OR of the fields, one select per field and half (a priority chain on `hb` cost ~570
-//! LUT4), a Read Request's sink TO goes out of `to_hi` / `to_lo` like a tagged TO; the
-//! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
+//! LUT4), a Read Request's source TO (`msg_to`) goes out of `to_hi` / `to_lo` like a tagged
+//! TO; the reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
 //! region's last request) and the last word's index `end_w`, not a 32-bit word count;
 //! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
 //! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor. Third pass
@@ -135,23 +135,22 @@
 //! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
 //! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7,
-//! 96.6, 101.4, 1767 logic cells, since `seg_rem - 2` / `seg_rem - 4` are flip-flops (`sr2`,
-//! `sr4`: the next `bl` / `rem_big` decode registers instead of a 16-bit subtractor; before:
-//! 95.7, seeds 2-4 86.9, 87.0, 94.2, 1744 cells). The beat's last flag, its "needs the
-//! window" and "pops the window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's
-//! fire from the next kind and the next `seg_rem` (`rem_sub`) and cleared at a segment's
-//! start, so that `fire` -> `start_seg` -> the segment's enables starts a few LUTs from
-//! registers (it was the kind -> `seg_rem` decodes -> `b_last` / `b_valid` -> `fire`: 83.0 MHz
-//! after the third pass, seeds 2-4 86.1, 90.6, 88.8). Left: the kind -> `fire` -> `pop` ->
-//! `issue` -> the reader's enables, routing-dominated. Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
-//! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
-//! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
-//! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
-//! `to_hi` registered). The critical path changed with the placement, all routing-dominated:
-//! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
-//! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
-//! `pop` -> `issue`.
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7, 96.6,
+//! 101.4, 1767 logic cells, since `seg_rem - 2` / `seg_rem - 4` are flip-flops (`sr2`, `sr4`: the
+//! next `bl` / `rem_big` decode registers instead of a 16-bit subtractor; before: 95.7, seeds 2-4
+//! 86.9, 87.0, 94.2, 1744 cells). The beat's last flag, its "needs the window" and "pops the
+//! window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's fire from the next kind and
+//! the next `seg_rem` (`rem_sub`) and cleared at a segment's start, so that `fire` -> `start_seg`
+//! -> the segment's enables starts a few LUTs from registers (it was the kind -> `seg_rem` decodes
+//! -> `b_last` / `b_valid` -> `fire`: 83.0 MHz after the third pass, seeds 2-4 86.1, 90.6, 88.8).
+//! Left: the kind -> `fire` -> `pop` -> `issue` -> the reader's enables, routing-dominated. Before
+//! the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr seeds (78 before the output stage and the
+//! registered decodes: `rem_big`, the message kind `k_*`, the reader's `wr` / `rptr1`, the
+//! request's `rq_ok`, the clamped MULPDU; then the wide per-segment updates (`msg_rem`, `to_lo`) a
+//! cycle after the segment's start and `to_hi` registered). The critical path changed with the
+//! placement, all routing-dominated: the FSM -> `idle` -> `pay_rd_req_valid` -> the request's
+//! enables, the reader's look-ahead (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the
+//! FIFO count -> `fire` -> `pop` -> `issue`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
@@ -925,8 +924,10 @@ impl Logic for DdpTx {
         self.kind_pay.next = self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
         // of the fields with one select (mask) per field and half: the beats a field appears
-        // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
-        // TO is in `to_hi` / `to_lo` like a tagged message's TO (its MO is the constant 0).
+        // in (tagged, untagged, Read Request body) share its select, and a Read Request's
+        // source TO (`msg_to`) is in `to_hi` / `to_lo` like a tagged message's TO (its MO is
+        // the constant 0); its sink STag / TO are `msg_inv_stag` / `msg_src_to`, a Send with
+        // Invalidate's STag is `msg_stag` (`docs/core.md` "The message job").
         // (A priority chain on `hb` cost about 570 LUT4.)
         self.h_t.next = self.k_tagged.q.val();
         self.h_r.next = self.k_rreq.q.val();
