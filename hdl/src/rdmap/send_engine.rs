@@ -81,8 +81,8 @@
 //! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
 //! `msg_inv_stag` = lkey, `msg_src_to` = addr (one register each, no opcode mux). Write:
 //! opcode 0. Read Request: opcode 1 (`msg_stag` / `msg_to` the Data Source's, `msg_inv_stag`
-//! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (WQE opcode
-//! + 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag` (rkey).
+//! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (the WQE's
+//! opcode plus 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag`.
 //! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
 //!
 //! # State
