@@ -11,8 +11,11 @@
 //!   payload; a Read Request (opcode 1) is one segment of 18 + 28 octets, no payload read.
 //! - Header octets: control `T << 7 | L << 6 | 1`, RDMAP `0x40 | opcode`; tagged (0 Write, 2 Read
 //!   Response): STag, TO = `msg_to` + offset of the segment's first payload octet; untagged:
-//!   Invalidate STag (`msg_inv_stag` for 4 and 6, else 0), QN (1 for the Read Request, else 0),
-//!   MSN `msg_msn`, MO = offset. L = 1 only on the message's last segment.
+//!   Invalidate STag (`msg_stag` for 4 and 6, else 0), QN (1 for the Read Request, else 0),
+//!   MSN `msg_msn`, MO = offset. L = 1 only on the message's last segment. A Read Request's
+//!   body: Data Sink STag / TO `msg_inv_stag` / `msg_src_to`, size `msg_len`, Data Source
+//!   STag / TO `msg_stag` / `msg_to` (the remote buffer on `msg_stag` / `msg_to` for every
+//!   opcode, so the SendEngine needs no opcode mux on them: `docs/core.md`).
 //! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, `ulpdu_len` = header +
 //!   payload octets of the segment, both constant over the packet; only the last beat is
 //!   partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
@@ -119,8 +122,8 @@
 //!
 //! **Area** (issue 5; `docs/decisions.md` "DdpTx: area and Fmax"): the header beats are an
 //! AND-OR of the fields, one select per field and half (a priority chain on `hb` cost ~570
-//! LUT4), a Read Request's sink TO goes out of `to_hi` / `to_lo` like a tagged TO; the
-//! reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
+//! LUT4), a Read Request's source TO (`msg_to`) goes out of `to_hi` / `to_lo` like a tagged
+//! TO; the reader's end is a per-slot "last block of the region" flag (`lastblk`, set with the
 //! region's last request) and the last word's index `end_w`, not a 32-bit word count;
 //! `msg_rem` loses `maxpay` per segment (no operand mux), `rq_addr` steps to the next block
 //! (an incrementer), the request length is 8 bits, one `seg_rem` subtractor. Third pass
@@ -132,22 +135,22 @@
 //! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
 //! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 95.7 MHz, nextpnr seeds 2-4: 86.9,
-//! 87.0, 94.2 (100 MHz not met), 1744 logic cells. The beat's last flag, its "needs the
-//! window" and "pops the window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's
-//! fire from the next kind and the next `seg_rem` (`rem_sub`) and cleared at a segment's
-//! start, so that `fire` -> `start_seg` -> the segment's enables starts a few LUTs from
-//! registers (it was the kind -> `seg_rem` decodes -> `b_last` / `b_valid` -> `fire`: 83.0 MHz
-//! after the third pass, seeds 2-4 86.1, 90.6, 88.8). Left: the `seg_rem` subtractor ->
-//! `bl`'s next value, the kind -> `fire` -> `pop` -> `issue` -> the reader's enables,
-//! routing-dominated. Before the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr
-//! seeds (78 before the output stage and the registered decodes: `rem_big`, the message kind
-//! `k_*`, the reader's `wr` / `rptr1`, the request's `rq_ok`, the clamped MULPDU; then the
-//! wide per-segment updates (`msg_rem`, `to_lo`) a cycle after the segment's start and
-//! `to_hi` registered). The critical path changed with the placement, all routing-dominated:
-//! the FSM -> `idle` -> `pay_rd_req_valid` -> the request's enables, the reader's look-ahead
-//! (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the FIFO count -> `fire` ->
-//! `pop` -> `issue`.
+//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7, 96.6,
+//! 101.4, 1767 logic cells, since `seg_rem - 2` / `seg_rem - 4` are flip-flops (`sr2`, `sr4`: the
+//! next `bl` / `rem_big` decode registers instead of a 16-bit subtractor; before: 95.7, seeds 2-4
+//! 86.9, 87.0, 94.2, 1744 cells). The beat's last flag, its "needs the window" and "pops the
+//! window" are flip-flops (`bl`, `nw`, `pop_k`), set with the beat's fire from the next kind and
+//! the next `seg_rem` (`rem_sub`) and cleared at a segment's start, so that `fire` -> `start_seg`
+//! -> the segment's enables starts a few LUTs from registers (it was the kind -> `seg_rem` decodes
+//! -> `b_last` / `b_valid` -> `fire`: 83.0 MHz after the third pass, seeds 2-4 86.1, 90.6, 88.8).
+//! Left: the kind -> `fire` -> `pop` -> `issue` -> the reader's enables, routing-dominated. Before
+//! the third pass: 95.5 MHz, 89.6 to 96.7 over nextpnr seeds (78 before the output stage and the
+//! registered decodes: `rem_big`, the message kind `k_*`, the reader's `wr` / `rptr1`, the
+//! request's `rq_ok`, the clamped MULPDU; then the wide per-segment updates (`msg_rem`, `to_lo`) a
+//! cycle after the segment's start and `to_hi` registered). The critical path changed with the
+//! placement, all routing-dominated: the FSM -> `idle` -> `pay_rd_req_valid` -> the request's
+//! enables, the reader's look-ahead (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the
+//! FIFO count -> `fire` -> `pop` -> `issue`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
@@ -276,8 +279,16 @@ pub struct DdpTx {
     rs_big: Signal<Local, Bit>,
     /// `rem_sub <= 4`: a payload beat's next `bl`.
     bl_n: Signal<Local, Bit>,
-    /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4).
+    /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4):
+    /// `sr2` or `sr4`, flip-flops, so that the next `bl` / `rem_big` are decodes of registers
+    /// (the `seg_rem` subtractor was the critical path, 95.7 MHz).
     rem_sub: Signal<Local, Bits<16>>,
+    /// `seg_rem - 2` while a segment's first payload beat can fire (loaded at `ss_r` from
+    /// `seg_take - 2`; `seg_rem` does not change before that beat).
+    sr2: DFF<Bits<16>>,
+    /// `seg_rem - 4` while a payload beat after the first can fire (`seg_take - 6` at `ss_r`:
+    /// the first payload beat takes 2 octets; less 4 at each later payload beat).
+    sr4: DFF<Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
@@ -602,6 +613,8 @@ impl Default for DdpTx {
             rs_big: Default::default(),
             bl_n: Default::default(),
             rem_sub: Default::default(),
+            sr2: Default::default(),
+            sr4: Default::default(),
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
@@ -790,12 +803,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, rem_big, bl, nw, pop_k,
-            seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end, rq_addr,
-            rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1,
-            pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data, o_keep, o_last,
-            o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
-            last_slot, fell, fl
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, sr2, sr4, rem_big, bl,
+            nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
+            rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
+            rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data,
+            o_keep, o_last, o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r,
+            k_pay, rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -911,8 +924,10 @@ impl Logic for DdpTx {
         self.kind_pay.next = self.inpay.q.val();
         // Header halves of beat `hb` (tagged / untagged / Read Request body), as an AND-OR
         // of the fields with one select (mask) per field and half: the beats a field appears
-        // in (tagged, untagged, Read Request body) share its select, and a Read Request's sink
-        // TO is in `to_hi` / `to_lo` like a tagged message's TO (its MO is the constant 0).
+        // in (tagged, untagged, Read Request body) share its select, and a Read Request's
+        // source TO (`msg_to`) is in `to_hi` / `to_lo` like a tagged message's TO (its MO is
+        // the constant 0); its sink STag / TO are `msg_inv_stag` / `msg_src_to`, a Send with
+        // Invalidate's STag is `msg_stag` (`docs/core.md` "The message job").
         // (A priority chain on `hb` cost about 570 LUT4.)
         self.h_t.next = self.k_tagged.q.val();
         self.h_r.next = self.k_rreq.q.val();
@@ -938,21 +953,22 @@ impl Logic for DdpTx {
             self.m_ctrl.next = 0xFFFF.into();
         }
         self.m_stag_lo.next = 0.into();
-        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+        if (self.h_t.val() && self.h1.val())
+            || (self.h_u.val() && self.h1.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h9.val())
+        {
             self.m_stag_lo.next = 0xFFFF.into();
         }
         self.m_tohi_lo.next = 0.into();
-        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h6.val()) {
+        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h10.val()) {
             self.m_tohi_lo.next = 0xFFFF.into();
         }
         self.m_tolo_lo.next = 0.into();
-        if self.kind_p0.val() || (self.h_r.val() && self.h7.val()) {
+        if self.kind_p0.val() || (self.h_r.val() && self.h11.val()) {
             self.m_tolo_lo.next = 0xFFFF.into();
         }
         self.m_inv_lo.next = 0.into();
-        if (self.h_u.val() && self.h1.val() && self.inv_op.val())
-            || (self.h_r.val() && self.h9.val())
-        {
+        if self.h_r.val() && self.h5.val() {
             self.m_inv_lo.next = 0xFFFF.into();
         }
         self.m_msn_lo.next = 0.into();
@@ -964,32 +980,33 @@ impl Logic for DdpTx {
             self.m_len_lo.next = 0xFFFF.into();
         }
         self.m_src_a.next = 0.into();
-        if self.h_r.val() && self.h10.val() {
+        if self.h_r.val() && self.h6.val() {
             self.m_src_a.next = 0xFFFF.into();
         }
         self.m_src_b.next = 0.into();
-        if self.h_r.val() && self.h11.val() {
+        if self.h_r.val() && self.h7.val() {
             self.m_src_b.next = 0xFFFF.into();
         }
         self.m_stag_hi.next = 0.into();
-        if (self.h_t.val() && self.h0.val()) || (self.h_r.val() && self.h4.val()) {
+        if (self.h_t.val() && self.h0.val())
+            || (self.h_u.val() && self.h0.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h8.val())
+        {
             self.m_stag_hi.next = 0xFFFF.into();
         }
         self.m_tohi_hi.next = 0.into();
-        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h5.val()) {
+        if (self.h_t.val() && self.h1.val()) || (self.h_r.val() && self.h9.val()) {
             self.m_tohi_hi.next = 0xFFFF.into();
         }
         self.m_tolo_hi.next = 0.into();
         if (self.h_t.val() && self.h2.val())
             || (self.h_u.val() && self.h3.val())
-            || (self.h_r.val() && self.h6.val())
+            || (self.h_r.val() && self.h10.val())
         {
             self.m_tolo_hi.next = 0xFFFF.into();
         }
         self.m_inv_hi.next = 0.into();
-        if (self.h_u.val() && self.h0.val() && self.inv_op.val())
-            || (self.h_r.val() && self.h8.val())
-        {
+        if self.h_r.val() && self.h4.val() {
             self.m_inv_hi.next = 0xFFFF.into();
         }
         self.m_msn_hi.next = 0.into();
@@ -1001,7 +1018,7 @@ impl Logic for DdpTx {
             self.m_len_hi.next = 0xFFFF.into();
         }
         self.m_src_c.next = 0.into();
-        if self.h_r.val() && self.h9.val() {
+        if self.h_r.val() && self.h5.val() {
             self.m_src_c.next = 0xFFFF.into();
         }
         self.m_win_hi.next = 0.into();
@@ -1127,9 +1144,9 @@ impl Logic for DdpTx {
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
-        self.rem_sub.next = self.seg_rem.q.val() - 4;
+        self.rem_sub.next = self.sr4.q.val();
         if !self.inpay.q.val() {
-            self.rem_sub.next = self.seg_rem.q.val() - 2;
+            self.rem_sub.next = self.sr2.q.val();
         }
         // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
         self.p0n.next = !self.k_rreq.q.val()
@@ -1160,6 +1177,9 @@ impl Logic for DdpTx {
             if self.kind_p0.val() {
                 self.inpay.d.next = true;
                 self.p0.d.next = false;
+            }
+            if self.kind_pay.val() {
+                self.sr4.d.next = self.sr4.q.val() - 4;
             }
             if self.kind_p0.val() || self.kind_pay.val() {
                 self.seg_rem.d.next = self.rem_sub.val();
@@ -1200,6 +1220,8 @@ impl Logic for DdpTx {
             // The segment's payload length: first used at its first payload beat (beat 3 at
             // the soonest), `seg_take` unchanged since the start (`msg_rem` changes below).
             self.seg_rem.d.next = self.seg_take.val();
+            self.sr2.d.next = self.seg_take.val() - 2;
+            self.sr4.d.next = self.seg_take.val() - 6;
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
             self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
@@ -1583,7 +1605,8 @@ impl Logic for DdpTx {
             self.k_rreq.d.next = self.rreq.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
-            // A Read Request's sink TO goes out of `to_hi` / `to_lo` (its MO is 0).
+            // A Read Request's source TO (`msg_to`) goes out of `to_hi` / `to_lo` (its MO
+            // is 0).
             self.to_lo.d.next = 0.into();
             if self.tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);

@@ -78,10 +78,11 @@
 //! # Message fields
 //!
 //! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
-//! (unspecified when `length` = 0). Write: opcode 0, `msg_stag` = rkey, `msg_to` =
-//! remote_addr. Read Request: opcode 1, `msg_stag` = lkey (sink), `msg_to` = addr (sink TO),
-//! `msg_inv_stag` = rkey (SrcSTag), `msg_src_to` = remote_addr, `msg_msn` = MSN of QN 1.
-//! Sends: opcode 3..=6 (WQE opcode + 1), `msg_msn` = MSN of QN 0, `msg_inv_stag` = rkey.
+//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
+//! `msg_inv_stag` = lkey, `msg_src_to` = addr (one register each, no opcode mux). Write:
+//! opcode 0. Read Request: opcode 1 (`msg_stag` / `msg_to` the Data Source's, `msg_inv_stag`
+//! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (the WQE's
+//! opcode plus 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag`.
 //! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
 //!
 //! # State
@@ -90,8 +91,9 @@
 //! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
 //! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base read at the edge leaving
-//! `Idle` (needed in `Addr`), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
+//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base of the served QP read at
+//! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's
+//! address step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
 //! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
 //! and taken in `Decide`, the write-back writing only that word; and the outstanding Reads'
 //! lengths (32 bits, 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An
@@ -311,7 +313,6 @@ pub struct SendEngine {
     /// The MSN the WQE's message uses (QN 1 for a Read, else QN 0), read from the context
     /// RAM while the WQE's beats arrive (its opcode is known from the first beat).
     msn: DFF<Bits<32>>,
-    base: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
     w_op: DFF<Bits<8>>,
     w_rd: DFF<Bit>,
@@ -478,9 +479,9 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
-            cur, msn, base, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
-            w_addr_hi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len,
-            c_idx, h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
+            cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
             orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
@@ -688,7 +689,9 @@ impl Logic for SendEngine {
             self.foff.d.next = self.foff_n.val();
         }
         if self.pf_st.q.val() == 1 {
-            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            // sq_base: the context RAM's word `{cur, 0}`, read at every edge outside `Idle`
+            // and `Fetch` (no copy in flip-flops).
+            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
             self.pf_st.d.next = 2.into();
         }
         if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
@@ -735,18 +738,15 @@ impl Logic for SendEngine {
         } else {
             self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0) + 1;
         }
-        if self.is_read.val() {
-            self.msg_stag.next = self.w_lkey.q.val();
-            self.msg_to.next = self.lchk_to.val();
-        } else {
-            self.msg_stag.next = self.w_rkey.q.val();
-            self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
-                | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
-        }
-        self.msg_msn.next = self.msn.q.val();
-        self.msg_inv_stag.next = self.w_rkey.q.val();
-        self.msg_src_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
+        // One register per field, no opcode mux (issue 5): the remote STag / TO for every
+        // opcode (a Read Request's Data Source, a Send's Invalidate STag), the local ones
+        // (a Read Request's Data Sink) on `msg_inv_stag` / `msg_src_to`.
+        self.msg_stag.next = self.w_rkey.q.val();
+        self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
             | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
+        self.msg_msn.next = self.msn.q.val();
+        self.msg_inv_stag.next = self.w_lkey.q.val();
+        self.msg_src_to.next = self.lchk_to.val();
         self.msg_addr.next = self.host_addr.q.val();
         self.msg_len.next = self.w_len.q.val();
         self.orq_push.next = false;
@@ -867,8 +867,6 @@ impl Logic for SendEngine {
                 && (self.pf_st.q.val() == 4)
                 && !self.qpc_write.val()
                 && (self.pf_qp.q.val() == self.cur.q.val());
-            // Word 0 (sq_base), read at the edge leaving `Idle`.
-            self.base.d.next = self.ctx.read_data.val();
             self.nx.next = self.nx.val() | 4; // Load2
             self.lv.next = self.lv.val() | 2;
         }
@@ -920,8 +918,8 @@ impl Logic for SendEngine {
             }
         }
         if self.s.val().get_bit(4) {
-            // Addr
-            self.faddr.d.next = self.base.q.val() + bit_cast::<32, 21>(self.foff.q.val());
+            // Addr (sq_base on the context RAM's output: `{cur, 0}` read at the last edge)
+            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
             self.nx.next = self.nx.val() | 32; // FetchReq
             self.lv.next = self.lv.val() | 16;
         }
@@ -1172,14 +1170,16 @@ impl Logic for SendEngine {
             self.ctx.write_data.next = self.qpc_sq_base.val();
         }
         self.ctx.write_addr.next = self.ctx_waddr.val();
-        // Reads: sq_base at the edge leaving `Idle` (for the QP it leaves with), MSN 0 leaving
-        // `Load`, MSN 1 leaving `Load2`; elsewhere word 3, never written. A commit in `Idle`
-        // keeps the engine there, so its read is not used and moves to word 3 too. The write-back
-        // (`WriteBack`) is at least a cycle (`DoneWait`) before the next `Idle`: no
-        // read-after-write hazard.
-        self.ctx_rw.next = 3.into();
-        if self.s.val().get_bit(0) && !self.qpc_write.val() {
-            self.ctx_rw.next = 0.into();
+        // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
+        // 0) of `sel` (the served QP outside `Idle`), so that `Addr` and the prefetch's
+        // address step find it on the RAM's output (issue 5: no `base` register; the
+        // write-back writes word 1 or 2). A commit of `sel`'s QP moves the read to word 3
+        // (never written: no read meets the write; in `Idle` the engine stays there, and
+        // outside it that is the unsupported reset of a busy QP). The write-back (`WriteBack`)
+        // is at least a cycle (`DoneWait`) before the next `Idle`: no read-after-write hazard.
+        self.ctx_rw.next = 0.into();
+        if self.qpc_write.val() && (self.qpc_qp.val() == self.sel.val()) {
+            self.ctx_rw.next = 3.into();
         }
         if self.s.val().get_bit(6) && self.is_read.val() {
             self.ctx_rw.next = 2.into();

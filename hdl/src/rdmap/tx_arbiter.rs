@@ -40,8 +40,11 @@
 //! Combinational from the sources to `msg_*` (a 2:1 mux per field bit, the select from
 //! registers and the two `valid`s; never from `msg_ready`, so `se_msg_ready` / `rr_msg_ready`
 //! are one AND of `msg_ready`). The done routing is one mux of the FIFO head. No added cycle on
-//! either path; the mux (about 300 bits wide) is the cost. Fields a source keeps at 0 (the
-//! ReadResponder's `inv_stag`, `src_to`, `msn`) reduce to ANDs when the core is flattened.
+//! either path; the mux (about 170 bits wide) is the cost. `msg_inv_stag`, `msg_src_to` and
+//! `msg_msn` are the SendEngine's, passed through whichever source is shown: the ReadResponder's
+//! jobs are Read Responses, tagged, and DdpTx reads none of the three for a tagged message
+//! (`docs/core.md` "The message job"), so its port has none of them (issue 5: 128 multiplexer
+//! LUTs less).
 //!
 //! # A third source (RFC 7306 atomic responses, Flush / Verify responses, QN 3)
 //!
@@ -90,9 +93,6 @@ pub struct TxArbiter {
     pub rr_msg_opcode: Signal<In, Bits<4>>,
     pub rr_msg_stag: Signal<In, Bits<32>>,
     pub rr_msg_to: Signal<In, Bits<64>>,
-    pub rr_msg_inv_stag: Signal<In, Bits<32>>,
-    pub rr_msg_src_to: Signal<In, Bits<64>>,
-    pub rr_msg_msn: Signal<In, Bits<32>>,
     pub rr_msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     pub rr_msg_len: Signal<In, Bits<32>>,
     pub rr_msg_done: Signal<Out, Bit>,
@@ -174,9 +174,6 @@ impl Logic for TxArbiter {
             self.msg_opcode.next = self.rr_msg_opcode.val();
             self.msg_stag.next = self.rr_msg_stag.val();
             self.msg_to.next = self.rr_msg_to.val();
-            self.msg_inv_stag.next = self.rr_msg_inv_stag.val();
-            self.msg_src_to.next = self.rr_msg_src_to.val();
-            self.msg_msn.next = self.rr_msg_msn.val();
             self.msg_addr.next = self.rr_msg_addr.val();
             self.msg_len.next = self.rr_msg_len.val();
         } else {
@@ -185,12 +182,14 @@ impl Logic for TxArbiter {
             self.msg_opcode.next = self.se_msg_opcode.val();
             self.msg_stag.next = self.se_msg_stag.val();
             self.msg_to.next = self.se_msg_to.val();
-            self.msg_inv_stag.next = self.se_msg_inv_stag.val();
-            self.msg_src_to.next = self.se_msg_src_to.val();
-            self.msg_msn.next = self.se_msg_msn.val();
             self.msg_addr.next = self.se_msg_addr.val();
             self.msg_len.next = self.se_msg_len.val();
         }
+        // Fields only the SendEngine's opcodes use (the ReadResponder's Read Responses are
+        // tagged: DdpTx reads no Invalidate STag, SrcTO or MSN for them): no mux.
+        self.msg_inv_stag.next = self.se_msg_inv_stag.val();
+        self.msg_src_to.next = self.se_msg_src_to.val();
+        self.msg_msn.next = self.se_msg_msn.val();
         self.se_msg_ready.next = self.msg_ready.val() && !self.full.val() && !self.pick_rr.val();
         self.rr_msg_ready.next = self.msg_ready.val() && !self.full.val() && self.pick_rr.val();
         self.take.next = self.msg_valid.val() && self.msg_ready.val();
@@ -265,8 +264,7 @@ impl Logic for TxArbiter {
 crate::sim_ports!(impl[] TxArbiter {
     inputs: se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to, se_msg_inv_stag,
         se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, rr_msg_valid, rr_msg_conn,
-        rr_msg_opcode, rr_msg_stag, rr_msg_to, rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn,
-        rr_msg_addr, rr_msg_len, msg_ready, msg_done, se_nxt_valid, se_nxt_addr, se_nxt_len,
+        rr_msg_opcode, rr_msg_stag, rr_msg_to, rr_msg_addr, rr_msg_len, msg_ready, msg_done, se_nxt_valid, se_nxt_addr, se_nxt_len,
         rr_nxt_valid, rr_nxt_addr, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,

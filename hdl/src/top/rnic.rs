@@ -319,9 +319,6 @@ impl Logic for Rnic {
         self.arb.rr_msg_opcode.next = self.rr.rr_msg_opcode.val();
         self.arb.rr_msg_stag.next = self.rr.rr_msg_stag.val();
         self.arb.rr_msg_to.next = self.rr.rr_msg_to.val();
-        self.arb.rr_msg_inv_stag.next = self.rr.rr_msg_inv_stag.val();
-        self.arb.rr_msg_src_to.next = self.rr.rr_msg_src_to.val();
-        self.arb.rr_msg_msn.next = self.rr.rr_msg_msn.val();
         self.arb.rr_msg_addr.next = self.rr.rr_msg_addr.val();
         self.arb.rr_msg_len.next = self.rr.rr_msg_len.val();
         self.rr.rr_msg_ready.next = self.arb.rr_msg_ready.val();

@@ -90,11 +90,11 @@ pub fn expected_segments(msg: &TxMsg, mulpdu: u16, mem: &HostMemory) -> Vec<TxSe
         hdr.emit(&mut ddp::Packet::new_unchecked(&mut bytes[..]))
             .unwrap();
         let rr = read_request::Repr {
-            sink_stag: msg.stag,
-            sink_to: msg.to,
+            sink_stag: msg.inv_stag,
+            sink_to: msg.src_to,
             read_size: msg.len,
-            src_stag: msg.inv_stag,
-            src_to: msg.src_to,
+            src_stag: msg.stag,
+            src_to: msg.to,
         };
         rr.emit(&mut read_request::Packet::new_unchecked(
             &mut bytes[ddp::UNTAGGED_HEADER_LEN..],
@@ -122,7 +122,7 @@ pub fn expected_segments(msg: &TxMsg, mulpdu: u16, mem: &HostMemory) -> Vec<TxSe
         } else {
             ddp::Model::Untagged {
                 rsvd_ulp: if msg.opcode == 4 || msg.opcode == 6 {
-                    msg.inv_stag
+                    msg.stag
                 } else {
                     0
                 },

@@ -97,14 +97,14 @@ pub struct Msg {
 impl Msg {
     /// Keeps only the fields `docs/core.md` defines for the opcode.
     pub fn masked(mut self) -> Self {
-        if !(self.opcode == 4 || self.opcode == 6 || self.opcode == 1) {
-            self.inv_stag = 0;
-        }
         if self.opcode != 1 {
+            self.inv_stag = 0;
             self.src_to = 0;
         }
         if self.opcode >= 3 {
-            self.stag = 0;
+            if !(self.opcode == 4 || self.opcode == 6) {
+                self.stag = 0;
+            }
             self.to = 0;
         }
         if self.opcode == 0 {
@@ -204,10 +204,13 @@ pub fn expected(
         let m = Msg {
             conn: qp,
             opcode: op.rdmap_opcode(),
-            stag: if is_read { w.lkey } else { w.rkey },
-            to: if is_read { w.addr } else { w.remote_addr },
-            inv_stag: w.rkey,
-            src_to: w.remote_addr,
+            // `docs/core.md` "The message job": the remote STag / TO on `stag` / `to` (a
+            // Read Request's Data Source, a Send's Invalidate STag), a Read Request's Data
+            // Sink on `inv_stag` / `src_to`.
+            stag: w.rkey,
+            to: w.remote_addr,
+            inv_stag: w.lkey,
+            src_to: w.addr,
             msn: if is_read { msn1 } else { msn0 },
             addr: host,
             len: w.length,

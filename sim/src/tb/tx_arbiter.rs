@@ -65,6 +65,19 @@ impl MsgJob {
         ]
     }
 
+    /// The job as DdpTx reads it: a tagged message (Write 0, Read Response 2) uses no
+    /// Invalidate STag, SrcTO or MSN, so those are 0 here (the TxArbiter passes the
+    /// SendEngine's values of them through whoever is shown: `docs/core.md` "TxArbiter").
+    pub fn used(&self) -> Self {
+        let mut j = *self;
+        if j.opcode == 0 || j.opcode == 2 {
+            j.inv_stag = 0;
+            j.src_to = 0;
+            j.msn = 0;
+        }
+        j
+    }
+
     /// A job from values in [`MSG_FIELDS`] order.
     pub fn from_fields(f: [u128; 9]) -> Self {
         MsgJob {
@@ -86,7 +99,9 @@ impl MsgJob {
 #[derive(Clone, Debug)]
 pub struct MsgIn {
     pub valid: InputId,
-    pub fields: Vec<InputId>,
+    /// `None` for a field the port does not have (the ReadResponder's port on the
+    /// TxArbiter has no `inv_stag`, `src_to`, `msn`).
+    pub fields: Vec<Option<InputId>>,
     pub ready: OutputId,
     pub done: OutputId,
 }
@@ -97,7 +112,7 @@ impl MsgIn {
             valid: sim.input(&format!("{prefix}msg_valid")).unwrap(),
             fields: MSG_FIELDS
                 .iter()
-                .map(|f| sim.input(&format!("{prefix}msg_{f}")).unwrap())
+                .map(|f| sim.input(&format!("{prefix}msg_{f}")).ok())
                 .collect(),
             ready: sim.output(&format!("{prefix}msg_ready")).unwrap(),
             done: sim.output(&format!("{prefix}msg_done")).unwrap(),
@@ -109,7 +124,9 @@ impl MsgIn {
         sim.set(self.valid, u128::from(job.is_some()));
         if let Some(job) = job {
             for (id, v) in self.fields.iter().zip(job.fields()) {
-                sim.set(*id, v);
+                if let Some(id) = id {
+                    sim.set(*id, v);
+                }
             }
         }
     }
