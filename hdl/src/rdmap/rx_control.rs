@@ -2134,6 +2134,12 @@ impl Logic for RxControl {
             RxState::Eval2 => {
                 self.e_block.d.next = false;
                 self.e_send.d.next = false;
+                // A drop's record has no events. Also while waiting (timing: the enable is the
+                // state and `e_drop` alone): Eval runs again before the record is written, and
+                // sets `o_kind` by opcode.
+                if self.e_drop.q.val() {
+                    self.o_kind.d.next = self.k_none.val();
+                }
                 // Only a check of a Write, Read Response or Read Request may be queued behind
                 // checks in flight; anything else decides with the QP state of every earlier
                 // job, so it waits until the queue is empty (and a push until there is room).
@@ -2164,9 +2170,6 @@ impl Logic for RxControl {
                     self.orq_dec.next = self.e_orq.q.val();
                     self.msn1_inc.next = self.e_rreq.q.val();
                     self.irq_inc.next = self.e_rreq.q.val();
-                    if self.e_drop.q.val() {
-                        self.o_kind.d.next = self.k_none.val();
-                    }
                     if self.e_block.q.val() {
                         self.blocked.d.next = true;
                         self.state.d.next = RxState::Idle;
@@ -2199,22 +2202,25 @@ impl Logic for RxControl {
                 // one with the answer (timing: the write enable is the state alone; no done
                 // reads the entry while the FSM is here).
                 self.qc_idx_we.next = true;
+                // The answer's fields load in every RqWait cycle, the last one with the answer
+                // (timing: the load enables are the state alone, not `rq_rsp_valid`; nothing
+                // reads these registers while the FSM waits here).
+                self.w_present.d.next = self.rq_rsp_present.val();
+                // Row 16, compared here and acted on in SendRows.
+                self.w_too_long.d.next =
+                    self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
+                // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
+                // high half in SendRows.
+                self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
+                self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
+                self.w_carry.d.next = self.to_sum.val().get_bit(32);
+                self.chk_to_q.d.next = (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32))
+                    << 32)
+                    | bit_cast::<33, 32>(self.to_sum.val().get_bits::<32>(0));
+                self.to_hz.d.next = self.rq_rsp_to.val().get_bits::<31>(33) != 0;
+                self.to_ho.d.next = self.rq_rsp_to.val().get_bits::<31>(33).all();
+                self.to_hm1.d.next = self.rq_rsp_to.val().get_bits::<31>(33) == 0x7FFF_FFFE;
                 if self.rq_rsp_valid.val() {
-                    self.w_present.d.next = self.rq_rsp_present.val();
-                    // Row 16, compared here and acted on in SendRows.
-                    self.w_too_long.d.next =
-                        self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
-                    // high half in SendRows.
-                    self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
-                    self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
-                    self.w_carry.d.next = self.to_sum.val().get_bit(32);
-                    self.chk_to_q.d.next =
-                        (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32)) << 32)
-                            | bit_cast::<33, 32>(self.to_sum.val().get_bits::<32>(0));
-                    self.to_hz.d.next = self.rq_rsp_to.val().get_bits::<31>(33) != 0;
-                    self.to_ho.d.next = self.rq_rsp_to.val().get_bits::<31>(33).all();
-                    self.to_hm1.d.next = self.rq_rsp_to.val().get_bits::<31>(33) == 0x7FFF_FFFE;
                     self.state.d.next = RxState::SendRows;
                 }
             }
