@@ -1191,7 +1191,7 @@ pub mod model {
                         sink_to: be64(h, 22),
                         size,
                         src_stag: be32(h, 34),
-                        src_to: be64(h, 38),
+                        src_to: cu_to(be64(h, 38)),
                         src_addr: 0,
                     };
                     let mut ok = true;
