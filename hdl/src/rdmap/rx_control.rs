@@ -138,6 +138,13 @@
 //!   straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
 //!   Terminate's triple straight into the record value. The header word being read is
 //!   one-hot (`rk`), so each capture enable is one flag.
+//! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
+//!   third, "all ones but bit 33", for a WQE TO whose TO + MO carry may make them all ones):
+//!   the StagCheck classifies bits 63..32 only as all ones (WRAP), 0 or 1 (BOUNDS), so the
+//!   rebuilt TO (bits 63..33 all ones, 1 or 0) decides every check as the full TO would; on
+//!   the Cu, whose STag table holds 32-bit base TOs, a TO at or above 2^33 fails its bounds
+//!   check either way. `irq_src_to` is the same register: exact for a Read Request that was
+//!   checked, rebuilt for a zero-length one (nothing uses it then).
 //!
 //! # Timing and throughput
 //!
@@ -157,14 +164,15 @@
 //! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
 //! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
 //! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1992 logic cells (1438
-//! LUT4, 970 flip-flops, 219 carries) and 4 block RAMs (3 for the pending records, 1 for the
-//! MSN / MO / WQE-index context), 98.3 MHz with nextpnr's default seed since the pop moved to
-//! the check (89.2 before, the same logic within one LUT: placement noise; 94.7 and 95.3 with
-//! seeds 2 and 3: the paths left are the FSM's wide capture enables, e.g. `o_val`, `chk_to`,
-//! mostly routing); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
+//! XOR-reduced): 1969 logic cells (1417
+//! LUT4, 942 flip-flops, 188 carries) and 4 block RAMs (3 for the pending records, 1 for the
+//! MSN / MO / WQE-index context), 104.2 MHz with nextpnr's default seed (102.5 / 100.6 / 97.9
+//! with seeds 2-4: the RQ answer's registers load in every RqWait cycle and a drop's record
+//! kind in every Eval2 cycle, so their enables are the state alone; the paths left are the
+//! FSM's wide capture enables, mostly routing); 1988 cells and 93.8 MHz before that (98.3
+//! MHz once, the same logic: placement noise); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
 //! 98.5 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs,
-//! 86.1 MHz. Not yet 100 MHz.
+//! 86.1 MHz.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
