@@ -33,9 +33,10 @@ const PD0: u8 = 1;
 const W0: u32 = make_stag(1, 0x11);
 const W0_BASE: u64 = 0x1000;
 const W0_HOST: u32 = 0x8000_0000;
-/// Read source of QP 0 (remote read only), with a TO above 2^32.
+/// Read source of QP 0 (remote read only), with a TO above 2^32 (below 2^33: RxControl keeps
+/// TO bits 63..33 as flags, exact only for the STag table's 32-bit base TOs).
 const R0: u32 = make_stag(2, 0x22);
-const R0_BASE: u64 = 0x2000_0000_0000;
+const R0_BASE: u64 = 0x1_2000_0000;
 const R0_HOST: u32 = 0x9000_0000;
 /// Receive buffer of QP 0 (local write), across a 2^32 boundary of TO.
 const L0: u32 = make_stag(3, 0x33);
@@ -600,7 +601,7 @@ fn good_env() -> Env {
         .push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
     e.stags
         .entries
-        .push(entry(SR2, access::REMOTE_READ, 0x7_0000_0000, 0xC000_0000));
+        .push(entry(SR2, access::REMOTE_READ, 0x1_7000_0000, 0xC000_0000));
     // QP 1 receives into the region of PD 2.
     e.rqs[1] = (0..2)
         .map(|i| Wqe {
@@ -625,7 +626,7 @@ fn good_segments() -> Vec<Segment> {
         Segment::tagged(2, Opcode::RdmaReadResponse, true, RR2, 0x5020, 16),
         Segment::send(0, Opcode::SendInvalidate, true, W0, 2, 0, 8),
         Segment::send(1, Opcode::SendSeInvalidate, true, OTHER, 2, 0, 16),
-        rrq(2, 1, 0x20, SR2, 0x7_0000_0010),
+        rrq(2, 1, 0x20, SR2, 0x1_7000_0010),
         // Zero-length: no check, even with an invalid STag.
         write(0, BAD, 0, 0),
         rrq(2, 2, 0, BAD, 0),
@@ -718,7 +719,7 @@ fn good_paths(kind: BackendKind) {
     assert_eq!(
         out.irqs[2],
         vec![
-            irq(0x20, SR2, 0x7_0000_0010, 0xC000_0010),
+            irq(0x20, SR2, 0x1_7000_0010, 0xC000_0010),
             irq(0, BAD, 0, 0)
         ]
     );
@@ -1038,7 +1039,9 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     ) -> (u32, u64) {
         *key += 1;
         let stag = make_stag(*key, rng.gen());
-        let base_to = rng.gen::<u64>() >> rng.gen_range(0..40);
+        // Base TOs below 2^32, as the Cu STag table holds them (RxControl keeps TO bits
+        // 63..33 as two flags: `docs/decisions.md`, "RxControl: TO bits 63..33 as flags").
+        let base_to = rng.gen::<u64>() >> rng.gen_range(32..44);
         e.stags.entries.push(StagEntry {
             stag,
             pd: q as u8 + 1,
@@ -1269,7 +1272,7 @@ fn throughput_verilator() {
         ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
         (
             "Read Request, 8 octets",
-            |i| rrq(2, i as u32 + 1, 8, SR2, 0x7_0000_0000),
+            |i| rrq(2, i as u32 + 1, 8, SR2, 0x1_7000_0000),
             32,
         ),
     ];

@@ -605,7 +605,10 @@ impl RxModel {
                     sink_to: rrq.sink_to,
                     size: rrq.read_size,
                     src_stag: rrq.src_stag,
-                    src_to: rrq.src_to,
+                    // As RxControl gives it on the Cu: bits 63..33 as all ones, 1 or 0 (exact
+                    // for every checked request; only a zero-length one, which is not checked
+                    // and whose SrcTO nothing uses, can differ).
+                    src_to: crate::tb::rx_control::cu_to(rrq.src_to),
                     src_addr,
                 }))
             }

@@ -8,8 +8,8 @@
 //! # Architecture (32-bit Cu datapath)
 //!
 //! ```text
-//!  ulpdu_* ─► per-connection beat index, class, slot ─┬─► job skid (2) ─► job_*
-//!             (registers indexed by ulpdu_conn)        ├─► pay skid (2) ─► gate ─► pay_*
+//!  ulpdu_* ─► per-connection beat index, class, slot ─┬─► job register ─► job_*
+//!             (registers indexed by ulpdu_conn)        ├─► pay register ─► gate ─► pay_*
 //!                                                      └─► header RAM A ─► hdr_a_data
 //!                                                          header RAM B ─► hdr_b_data
 //! ```
@@ -33,8 +33,12 @@
 //!   first after power-up) and marks it busy; `free_valid` clears a busy bit at the next edge. A
 //!   first beat whose slot is busy waits (`ulpdu_ready` low): the whole input waits, as the
 //!   ULPDU stream is in arrival order.
-//! - Outputs: job and payload beats each go through a two-entry skid buffer, so neither stream
-//!   has to be accepted in the cycle the other is. A payload run's first beat is shown on
+//! - Outputs: job and payload beats each go through a one-entry output register
+//!   ([`RxOutReg`]); a beat enters when the register it goes to is empty or taken in this cycle
+//!   (a job beat needs both), so neither stream has to be accepted in the cycle the other is,
+//!   and a run's payload goes on while its job waits. (Two-entry skid buffers before: 60
+//!   flip-flops more, for `ulpdu_ready` from registers only; MpaRx's output skid takes the
+//!   combinational `ulpdu_ready` now.) A payload run's first beat is shown on
 //!   `pay_*` only while its job is shown on `job_*` or was already accepted, so job k is always
 //!   visible no later than run k's first beat. `ahead` = jobs accepted − first beats accepted
 //!   (−1 to 2: a first beat may leave while its job is still shown), 3 bits two's complement.
@@ -42,15 +46,16 @@
 //! # Timing and throughput
 //!
 //! - One ULPDU beat per cycle when the slots are free and the outputs take their beats.
-//! - A beat accepted in cycle t is on `job_*` / `pay_*` in t + 1 (when the skids are empty);
+//! - A beat accepted in cycle t is on `job_*` / `pay_*` in t + 1;
 //!   its header word is readable with an address presented in t + 1 (data in t + 2).
-//! - `ulpdu_ready` = both skids not full (registers) and, on a first beat, its slot not busy
-//!   (a 4:1 and an 8:1 multiplexer of registers by the input's connection).
+//! - `ulpdu_ready` = room in the payload register (and in the job register for a job beat) and,
+//!   on a first beat, its slot not busy (a 4:1 and an 8:1 multiplexer of registers by the
+//!   input's connection): combinational from `pay_ready` and `job_ready`.
 
 use crate::config::{
     CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
 };
-use crate::mpa::mpa_rx::RxSkid;
+use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
@@ -133,8 +138,8 @@ pub struct DdpRxParse {
     /// The word read on port A / B is past its segment's last beat: reads 0.
     zero_a: DFF<Bit>,
     zero_b: DFF<Bit>,
-    job_skid: RxSkid<JOB_BITS>,
-    pay_skid: RxSkid<PAY_BITS>,
+    job_skid: RxOutReg<JOB_BITS>,
+    pay_skid: RxOutReg<PAY_BITS>,
     /// Jobs accepted on `job_*` minus first beats accepted on `pay_*` (two's complement).
     ahead: DFF<Bits<3>>,
 
@@ -354,8 +359,10 @@ impl Logic for DdpRxParse {
         }
 
         // ---- Handshake.
-        self.ready.next = !self.pay_skid.full.val()
-            && !self.job_skid.full.val()
+        // A beat without a job needs room on `pay_*` only, so a run's payload goes on while
+        // its job waits on `job_*`.
+        self.ready.next = self.pay_skid.room.val()
+            && (self.job_skid.room.val() || !self.job_beat.val())
             && (!self.ulpdu_first.val() || !self.c_busy.val());
         self.ulpdu_ready.next = self.ready.val();
         self.take.next = self.ready.val() && self.ulpdu_valid.val();

@@ -117,7 +117,7 @@ pub mod rx_skid;
 
 pub use rx_context_ram::RxContextRam;
 pub use rx_realigner::RxRealigner;
-pub use rx_skid::RxSkid;
+pub use rx_skid::{RxOutReg, RxSkid};
 
 // The block is written for 4 byte lanes (the Cu build).
 const _: () = assert!(DATA_WIDTH == 32 && KEEP_WIDTH == 4);

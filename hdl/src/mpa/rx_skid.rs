@@ -58,3 +58,39 @@ impl<const N: usize> Logic for RxSkid<N> {
         }
     }
 }
+
+/// One-entry output register: the cheaper alternative to [`RxSkid`] where the user may let the
+/// consumer's `out_ready` reach its own advance (`room` is combinational: the entry is empty
+/// or taken in this cycle). A beat passes every cycle while `out_ready` is high; `N` flip-flops
+/// fewer than the skid (no overflow entry).
+#[derive(LogicBlock, Default)]
+pub struct RxOutReg<const N: usize> {
+    pub clock: Signal<In, Clock>,
+    /// A beat is offered this cycle (only allowed while `room` is high).
+    pub in_valid: Signal<In, Bit>,
+    pub in_data: Signal<In, Bits<N>>,
+    /// The output stream.
+    pub out_valid: Signal<Out, Bit>,
+    pub out_data: Signal<Out, Bits<N>>,
+    pub out_ready: Signal<In, Bit>,
+    /// The entry can take a beat at this edge (empty, or its beat is taken now).
+    pub room: Signal<Out, Bit>,
+    main_v: DFF<Bit>,
+    main: DFF<Bits<N>>,
+}
+
+impl<const N: usize> Logic for RxOutReg<N> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, main_v, main);
+        self.out_valid.next = self.main_v.q.val();
+        self.out_data.next = self.main.q.val();
+        self.room.next = !self.main_v.q.val() || self.out_ready.val();
+        // The entry loads `in_data` whenever it has room, valid or not, so that `in_valid`
+        // drives only the valid flag.
+        if self.room.val() {
+            self.main.d.next = self.in_data.val();
+            self.main_v.d.next = self.in_valid.val();
+        }
+    }
+}

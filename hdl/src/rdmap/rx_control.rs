@@ -138,6 +138,13 @@
 //!   straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
 //!   Terminate's triple straight into the record value. The header word being read is
 //!   one-hot (`rk`), so each capture enable is one flag.
+//! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
+//!   third, "all ones but bit 33", for a WQE TO whose TO + MO carry may make them all ones):
+//!   the StagCheck classifies bits 63..32 only as all ones (WRAP), 0 or 1 (BOUNDS), so the
+//!   rebuilt TO (bits 63..33 all ones, 1 or 0) decides every check as the full TO would; on
+//!   the Cu, whose STag table holds 32-bit base TOs, a TO at or above 2^33 fails its bounds
+//!   check either way. `irq_src_to` is the same register: exact for a Read Request that was
+//!   checked, rebuilt for a zero-length one (nothing uses it then).
 //!
 //! # Timing and throughput
 //!
@@ -157,14 +164,15 @@
 //! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
 //! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
 //! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1992 logic cells (1438
-//! LUT4, 970 flip-flops, 219 carries) and 4 block RAMs (3 for the pending records, 1 for the
-//! MSN / MO / WQE-index context), 98.3 MHz with nextpnr's default seed since the pop moved to
-//! the check (89.2 before, the same logic within one LUT: placement noise; 94.7 and 95.3 with
-//! seeds 2 and 3: the paths left are the FSM's wide capture enables, e.g. `o_val`, `chk_to`,
-//! mostly routing); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
+//! XOR-reduced): 1969 logic cells (1417
+//! LUT4, 942 flip-flops, 188 carries) and 4 block RAMs (3 for the pending records, 1 for the
+//! MSN / MO / WQE-index context), 104.2 MHz with nextpnr's default seed (102.5 / 100.6 / 97.9
+//! with seeds 2-4: the RQ answer's registers load in every RqWait cycle and a drop's record
+//! kind in every Eval2 cycle, so their enables are the state alone; the paths left are the
+//! FSM's wide capture enables, mostly routing); 1988 cells and 93.8 MHz before that (98.3
+//! MHz once, the same logic: placement noise); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
 //! 98.5 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs,
-//! 86.1 MHz. Not yet 100 MHz.
+//! 86.1 MHz.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has
@@ -536,7 +544,13 @@ pub struct RxControl {
     vd_conn_q: DFF<Bits<CONN_BITS>>,
     chk_tag_q: DFF<Bits<CHK_TAG_BITS>>,
     chk_stag_q: DFF<Bits<32>>,
-    chk_to_q: DFF<Bits<64>>,
+    /// TO bits 32..0 of the check request (and of `irq_src_to`); bits 63..33 as two flags
+    /// (see `to_hi`): not all zero, all ones. `to_hm1`: a WQE TO's bits 63..33 are all ones
+    /// but bit 33 (so that the carry of TO + MO makes them all ones).
+    chk_to_q: DFF<Bits<33>>,
+    to_hz: DFF<Bit>,
+    to_ho: DFF<Bit>,
+    to_hm1: DFF<Bit>,
     chk_len_q: DFF<Bits<32>>,
     chk_pd_q: DFF<Bits<PD_BITS>>,
     chk_acc_q: DFF<Bits<4>>,
@@ -646,6 +660,10 @@ pub struct RxControl {
     rec_we: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     to_sum: Signal<Local, Bits<33>>,
+    /// TO bits 63..33 rebuilt from `to_hz` / `to_ho` (all ones, 1 or 0).
+    to_hi: Signal<Local, Bits<31>>,
+    sh_hz: Signal<Local, Bit>,
+    sh_ho: Signal<Local, Bit>,
     irq_dn: Signal<Local, Bits<CONNECTIONS>>,
     /// Per QP (5 bits each) the step of its IRQ / ORQ count: +1, or 31 (-1).
     irq_st: Signal<Local, Bits<{ 5 * CONNECTIONS }>>,
@@ -1022,6 +1040,9 @@ impl Default for RxControl {
             chk_tag_q: Default::default(),
             chk_stag_q: Default::default(),
             chk_to_q: Default::default(),
+            to_hz: Default::default(),
+            to_ho: Default::default(),
+            to_hm1: Default::default(),
             chk_len_q: Default::default(),
             chk_pd_q: Default::default(),
             chk_acc_q: Default::default(),
@@ -1129,6 +1150,9 @@ impl Default for RxControl {
             rec_we: Default::default(),
             hlen: Default::default(),
             to_sum: Default::default(),
+            to_hi: Default::default(),
+            sh_hz: Default::default(),
+            sh_ho: Default::default(),
             irq_dn: Default::default(),
             irq_st: Default::default(),
             orq_st: Default::default(),
@@ -1362,6 +1386,9 @@ impl Logic for RxControl {
             chk_tag_q,
             chk_stag_q,
             chk_to_q,
+            to_hz,
+            to_ho,
+            to_hm1,
             chk_len_q,
             chk_pd_q,
             chk_acc_q,
@@ -1564,6 +1591,9 @@ impl Logic for RxControl {
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
+        // A TO high half's bits 63..33 as flags (see `chk_to_q`).
+        self.sh_hz.next = self.sh.val().get_bits::<31>(1) != 0;
+        self.sh_ho.next = self.sh.val().get_bits::<31>(1).all();
         // Row 6: T and QN as the opcode needs them.
         self.op_ok_t.next = false;
         if self.o_write.q.val() || self.o_rresp.q.val() {
@@ -1839,8 +1869,13 @@ impl Logic for RxControl {
                             self.h_a.d.next = self.sh.val();
                             if self.h_t.q.val() {
                                 // Tagged: the TO straight into the check (high half here, low in word 3).
-                                self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                                self.chk_to_q.d.next =
+                                    (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0)) << 32)
+                                        | bit_cast::<33, 32>(
+                                            self.chk_to_q.q.val().get_bits::<32>(0),
+                                        );
+                                self.to_hz.d.next = self.sh_hz.val();
+                                self.to_ho.d.next = self.sh_ho.val();
                             }
                             // QN > 2: any bit above bit 1, or QN = 3.
                             self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
@@ -1874,9 +1909,9 @@ impl Logic for RxControl {
                             self.h_b.d.next = self.sh.val();
                             if self.h_t.q.val() {
                                 self.chk_to_q.d.next =
-                                    (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32))
+                                    (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
                                         << 32)
-                                        | bit_cast::<64, 32>(self.sh.val());
+                                        | bit_cast::<33, 32>(self.sh.val());
                             }
                             self.f_msn_eq.d.next = self.c_hi_eq.q.val()
                                 && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
@@ -1929,13 +1964,16 @@ impl Logic for RxControl {
                         self.h_stag.d.next = self.sh.val();
                     }
                     if self.rk.q.val().get_bit(10) {
-                        self.chk_to_q.d.next = (bit_cast::<64, 32>(self.sh.val()) << 32)
-                            | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                        self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
+                            << 32)
+                            | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                        self.to_hz.d.next = self.sh_hz.val();
+                        self.to_ho.d.next = self.sh_ho.val();
                     }
                     if self.rk.q.val().get_bit(11) {
                         self.chk_to_q.d.next =
-                            (bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(32)) << 32)
-                                | bit_cast::<64, 32>(self.sh.val());
+                            (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                                | bit_cast::<33, 32>(self.sh.val());
                     }
                     if self.rk_last.q.val() {
                         self.ra.d.next = 0.into();
@@ -2104,6 +2142,12 @@ impl Logic for RxControl {
             RxState::Eval2 => {
                 self.e_block.d.next = false;
                 self.e_send.d.next = false;
+                // A drop's record has no events. Also while waiting (timing: the enable is the
+                // state and `e_drop` alone): Eval runs again before the record is written, and
+                // sets `o_kind` by opcode.
+                if self.e_drop.q.val() {
+                    self.o_kind.d.next = self.k_none.val();
+                }
                 // Only a check of a Write, Read Response or Read Request may be queued behind
                 // checks in flight; anything else decides with the QP state of every earlier
                 // job, so it waits until the queue is empty (and a push until there is room).
@@ -2134,9 +2178,6 @@ impl Logic for RxControl {
                     self.orq_dec.next = self.e_orq.q.val();
                     self.msn1_inc.next = self.e_rreq.q.val();
                     self.irq_inc.next = self.e_rreq.q.val();
-                    if self.e_drop.q.val() {
-                        self.o_kind.d.next = self.k_none.val();
-                    }
                     if self.e_block.q.val() {
                         self.blocked.d.next = true;
                         self.state.d.next = RxState::Idle;
@@ -2169,19 +2210,25 @@ impl Logic for RxControl {
                 // one with the answer (timing: the write enable is the state alone; no done
                 // reads the entry while the FSM is here).
                 self.qc_idx_we.next = true;
+                // The answer's fields load in every RqWait cycle, the last one with the answer
+                // (timing: the load enables are the state alone, not `rq_rsp_valid`; nothing
+                // reads these registers while the FSM waits here).
+                self.w_present.d.next = self.rq_rsp_present.val();
+                // Row 16, compared here and acted on in SendRows.
+                self.w_too_long.d.next =
+                    self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
+                // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
+                // high half in SendRows.
+                self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
+                self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
+                self.w_carry.d.next = self.to_sum.val().get_bit(32);
+                self.chk_to_q.d.next = (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32))
+                    << 32)
+                    | bit_cast::<33, 32>(self.to_sum.val().get_bits::<32>(0));
+                self.to_hz.d.next = self.rq_rsp_to.val().get_bits::<31>(33) != 0;
+                self.to_ho.d.next = self.rq_rsp_to.val().get_bits::<31>(33).all();
+                self.to_hm1.d.next = self.rq_rsp_to.val().get_bits::<31>(33) == 0x7FFF_FFFE;
                 if self.rq_rsp_valid.val() {
-                    self.w_present.d.next = self.rq_rsp_present.val();
-                    // Row 16, compared here and acted on in SendRows.
-                    self.w_too_long.d.next =
-                        self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
-                    // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
-                    // high half in SendRows.
-                    self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
-                    self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
-                    self.w_carry.d.next = self.to_sum.val().get_bit(32);
-                    self.chk_to_q.d.next =
-                        (bit_cast::<64, 32>(self.rq_rsp_to.val().get_bits::<32>(32)) << 32)
-                            | bit_cast::<64, 32>(self.to_sum.val().get_bits::<32>(0));
                     self.state.d.next = RxState::SendRows;
                 }
             }
@@ -2190,11 +2237,17 @@ impl Logic for RxControl {
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
                 self.o_sol.d.next = (self.h_opc.q.val() == self.op_send_se.val())
                     || (self.h_opc.q.val() == self.op_send_se_inv.val());
-                self.chk_to_q.d.next = (bit_cast::<64, 32>(
-                    self.chk_to_q.q.val().get_bits::<32>(32)
-                        + bit_cast::<32, 1>(self.w_carry.q.val().into()),
-                ) << 32)
-                    | bit_cast::<64, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                // The carry of TO + MO into bit 32, and on into bits 63..33 (as flags: all
+                // ones become 0, all ones but bit 33 become all ones) when bit 32 was set.
+                if self.w_carry.q.val() {
+                    self.chk_to_q.d.next =
+                        (bit_cast::<33, 1>((!self.chk_to_q.q.val().get_bit(32)).into()) << 32)
+                            | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    if self.chk_to_q.q.val().get_bit(32) {
+                        self.to_hz.d.next = !self.to_ho.q.val();
+                        self.to_ho.d.next = self.to_hm1.q.val();
+                    }
+                }
                 // The request of row 17 (with payload: the lkey from RqWait) or of row 21
                 // (without: the invalidate), chosen by `f_zpay` alone in every SendRows cycle:
                 // it goes out only with `issue`, so the load enables are the state and one
@@ -2862,7 +2915,17 @@ impl Logic for RxControl {
         // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: copied
         // from `h_stag` into `chk_stag_q` when it is issued.)
         self.chk_stag.next = self.chk_stag_q.q.val();
-        self.chk_to.next = self.chk_to_q.q.val();
+        // TO bits 63..33 from the flags: exact for the StagCheck (it looks only at whether
+        // bits 63..32 are all ones, 0 or 1) and for `irq_src_to` (a Read Request reaches
+        // `irq_*` only after its check passed, so bits 63..33 were 0).
+        self.to_hi.next = 0.into();
+        if self.to_ho.q.val() {
+            self.to_hi.next = 0x7FFF_FFFF.into();
+        } else if self.to_hz.q.val() {
+            self.to_hi.next = 1.into();
+        }
+        self.chk_to.next = (bit_cast::<64, 31>(self.to_hi.val()) << 33)
+            | bit_cast::<64, 33>(self.chk_to_q.q.val());
         self.chk_len.next = self.chk_len_q.q.val();
         self.chk_pd.next = self.chk_pd_q.q.val();
         self.chk_qp.next = self.chk_qp_q.q.val();
@@ -2885,7 +2948,8 @@ impl Logic for RxControl {
             (bit_cast::<64, 32>(self.h_a.q.val()) << 32) | bit_cast::<64, 32>(self.h_b.q.val());
         self.irq_size.next = self.chk_len_q.q.val();
         self.irq_src_stag.next = self.h_stag.q.val();
-        self.irq_src_to.next = self.chk_to_q.q.val();
+        self.irq_src_to.next = (bit_cast::<64, 31>(self.to_hi.val()) << 33)
+            | bit_cast::<64, 33>(self.chk_to_q.q.val());
         self.irq_src_addr.next = self.o_addr.q.val();
         self.cqe_valid.next = self.cqe_v.q.val();
         self.cqe_qp.next = self.cqe_qp_q.q.val();

@@ -268,6 +268,22 @@ pub struct Term {
     pub seglen: u16,
 }
 
+/// A TO as RxControl hands it to the StagCheck on the Cu: bits 32..0 exact, bits 63..33 all
+/// ones, 1 or 0 (they are kept as two flags; the STag table holds 32-bit base TOs and regions
+/// under 2^32 octets, so a TO with other bits 63..33 fails its bounds check either way:
+/// `docs/decisions.md`, "RxControl: TO bits 63..33 as flags").
+pub fn cu_to(to: u64) -> u64 {
+    let hi = to >> 33;
+    let lo = to & ((1 << 33) - 1);
+    if hi == (1 << 31) - 1 {
+        to
+    } else if hi != 0 {
+        (1 << 33) | lo
+    } else {
+        lo
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Check {
     pub stag: u32,
@@ -967,7 +983,7 @@ pub mod model {
                 if p > 0 {
                     let c_ = Check {
                         stag: be32(h, 2),
-                        to: be64(h, 6),
+                        to: cu_to(be64(h, 6)),
                         len: p,
                         pd: q.cfg.pd,
                         qp: c,
@@ -1003,7 +1019,7 @@ pub mod model {
                     if p > 0 {
                         let c_ = Check {
                             stag: be32(h, 2),
-                            to: be64(h, 6),
+                            to: cu_to(be64(h, 6)),
                             len: p,
                             pd: q.cfg.pd,
                             qp: c,
@@ -1073,7 +1089,7 @@ pub mod model {
                         if p > 0 {
                             let c_ = Check {
                                 stag: w.lkey,
-                                to: w.to.wrapping_add(u64::from(mo)),
+                                to: cu_to(w.to.wrapping_add(u64::from(mo))),
                                 len: p,
                                 pd: q.cfg.pd,
                                 qp: c,
@@ -1175,14 +1191,14 @@ pub mod model {
                         sink_to: be64(h, 22),
                         size,
                         src_stag: be32(h, 34),
-                        src_to: be64(h, 38),
+                        src_to: cu_to(be64(h, 38)),
                         src_addr: 0,
                     };
                     let mut ok = true;
                     if size != 0 {
                         let c_ = Check {
                             stag: irq.src_stag,
-                            to: irq.src_to,
+                            to: cu_to(irq.src_to),
                             len: size,
                             pd: q.cfg.pd,
                             qp: c,
