@@ -45,7 +45,8 @@ fn registers(sim: &mut dyn Backend) {
     }
     assert_eq!(get(sim, "idle"), 1);
 
-    // STag staging and commit: exactly one prog_write, the cycle after the commit write.
+    // STag staging and commit: exactly one prog_write, in the commit write's cycle; the fields
+    // hold in the next cycle (StagCheck writes the second table word then).
     let flags = 0xA5
         | 3 << 8
         | 0xB << 12
@@ -65,7 +66,7 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(Mmio::read(sim, regs::STAG_BASE_TO_HI), 0x5566_7788);
     assert_eq!(Mmio::read(sim, regs::STAG_LEN), 0x0001_0203);
     assert_eq!(Mmio::read(sim, regs::STAG_HOST_ADDR), 0x8000_1000);
-    Mmio::write(sim, regs::STAG_COMMIT, 0);
+    Mmio::set_write(sim, regs::STAG_COMMIT, 0);
     let want = [
         ("prog_write", 1),
         ("prog_index", 0x2B),
@@ -84,9 +85,17 @@ fn registers(sim: &mut dyn Backend) {
     for (n, v) in want {
         assert_eq!(get(sim, n), v, "{n}");
     }
-    assert_eq!(get(sim, "idle"), 0);
     sim.tick();
+    // The next MMIO write (a staging register) takes effect only at the end of this cycle.
+    Mmio::set_write(sim, regs::STAG_HOST_ADDR, 0x1234_5678);
+    for (n, v) in want {
+        let v = if n == "prog_write" { 0 } else { v };
+        assert_eq!(get(sim, n), v, "{n} in the cycle after the commit");
+    }
+    sim.tick();
+    Mmio::clear(sim);
     assert_eq!(get(sim, "prog_write"), 0);
+    assert_eq!(get(sim, "prog_host_addr"), 0x1234_5678);
     assert_eq!(get(sim, "idle"), 1);
 
     // Per-QP registers and the commit.

@@ -18,10 +18,14 @@
 //! shows a pop once its new value is written back (the first cycle without MMIO access after
 //! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes.
 //!
-//! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
-//! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
-//! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes), but for `prog_base_to`'s
+//! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle
+//! after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a
+//! QP_SQ_PI write reaches the send engine in that order. `prog_write` is the STAG_COMMIT
+//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle
+//! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
+//! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
+//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). `prog_*` fields are the
+//! staging registers themselves, but for `prog_base_to`'s
 //! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
 //! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
 //! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
@@ -377,7 +381,6 @@ pub struct HostIf {
     st_to_hi_nz: DFF<Bit>,
     st_len: DFF<Bits<32>>,
     st_addr: DFF<Bits<32>>,
-    prog_q: DFF<Bit>,
 
     // ---- Per QP.
     /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
@@ -682,7 +685,6 @@ impl Default for HostIf {
             st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
-            prog_q: Default::default(),
             q_cqs: Default::default(),
             q_sq_log2: Default::default(),
             q_pi_v: Default::default(),
@@ -839,7 +841,6 @@ impl Logic for HostIf {
             st_to_hi_nz,
             st_len,
             st_addr,
-            prog_q,
             qpc_q,
             qpc_qp_q,
             qpc_ctrl_q,
@@ -911,7 +912,6 @@ impl Logic for HostIf {
             self.c_ovf[i].d.next = self.c_ovf[i].q.val();
         }
         // One-cycle strobes.
-        self.prog_q.d.next = false;
         self.qpc_q.d.next = false;
         self.db_q.d.next = false;
         self.qe_q.d.next = false;
@@ -1219,7 +1219,9 @@ impl Logic for HostIf {
         }
 
         // ---- STag programming.
-        self.prog_write.next = self.prog_q.q.val();
+        // In the commit write's cycle (the staging registers hold in it and in the next cycle,
+        // where StagCheck writes the entry's second word from them).
+        self.prog_write.next = self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
         self.prog_index.next = self.st_index.q.val();
         self.prog_valid.next = self.st_valid.q.val();
         self.prog_key.next = self.st_key.q.val();
@@ -1645,9 +1647,6 @@ impl Logic for HostIf {
                 if self.a_goff.val() == 0x54 {
                     self.st_addr.d.next = self.mmio_wdata.val();
                 }
-                if self.a_goff.val() == 0x58 {
-                    self.prog_q.d.next = true;
-                }
             }
             if self.a_qp.val() {
                 for i in 0..QPS {
@@ -1700,7 +1699,6 @@ impl Logic for HostIf {
             && !self.rsp_v.q.val()
             && (self.cw_state.q.val() == CwState::Idle)
             && !self.wr_lock.q.val()
-            && !self.prog_q.q.val()
             && !self.qpc_q.q.val()
             && !self.db_q.q.val()
             && !self.qe_q.q.val();
