@@ -67,7 +67,9 @@
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
-//! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry").
+//! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry"); without the
+//! table's copy of word 0 and with BOUNDS on 33 bits: 961 cells, 111.3 MHz (`docs/decisions.md`,
+//! "HostIf, CqeQueue, StagCheck: area").
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!

@@ -119,9 +119,11 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1344 logic cells for the block (1057 LUT4, 655 DFF, 125 carry) and 4 block RAMs; 103.5 MHz
-//! (2026-11-25; nextpnr's placement moves it by several MHz from build to build: 109.8 one step
-//! earlier). Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
+//! 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
+//! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
+//! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
+//! those: 1344 cells (1057 LUT4, 655 DFF, 125 carry), 103.5 MHz. Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
 //! (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz.
 //! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
 //! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
@@ -133,7 +135,8 @@
 //! (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the RQ's empty compare →
 //! `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
 //! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
-//! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
+//! another path, so not kept then; it is now, with one adder for `+ offset` and `+ 4` (state
+//! `Add`, a registered operand select). The CQ fill check, the ring offsets and the owner bit are
 //! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
