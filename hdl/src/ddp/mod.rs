@@ -80,7 +80,8 @@ pub mod tx;
 //   out: rsp_valid rsp_tag[CHK_TAG_BITS] rsp_status[3] rsp_host_addr[DMA_ADDR_BITS]
 //   timing: a response STAG_CHECK_LATENCY cycles after each request; a request in the cycle
 //        after another cancels that one (no response; the table is read over 2 cycles);
-//        prog_write at most every 2 cycles unless repeating the same fields.
+//        prog_write at most every 2 cycles unless repeating the same fields; prog_index and
+//        the fields held unchanged in the cycle after prog_write (word 0 is written then).
 //   width: the Cu table keeps base_TO[31:0]; a prog_write with prog_base_to[63:32] != 0
 //        writes the entry invalid (the driver registers no region above 2^32).
 

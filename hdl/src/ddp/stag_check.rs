@@ -39,8 +39,8 @@
 //!
 //! ```text
 //!  t    S0  read table word 0 (base_TO[15:0], region length[15:0], key, PD, rights, QP,
-//!           remote_inv) and the valid bit; register the request, TO[63:32] as three flags
-//!           (all ones, 0, 1).
+//!           remote_inv) and the valid bit; register the request, TO[63:32] as flags (all
+//!           ones; TO[32] and TO[63:33] == 0).
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
 //!           off[15:0], q[15:0] with their borrows; WRAP from the request alone (32-bit add).
 //!           Read word 1 (base_TO[31:16], region length[31:16], host address).
@@ -48,7 +48,8 @@
 //!           end of this cycle. Upper 16-bit halves from the RAM (word 1): off[31:16],
 //!           q[31:16]; host address low half (16-bit add).
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
-//!           that 0 <= off < 2^32), and off[31:0] <= q with q >= 0 (32-bit compare).
+//!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
+//!           with q >= 0 (32-bit compare).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
@@ -66,12 +67,16 @@
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
-//! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry").
+//! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry"); without the
+//! table's copy of word 0 and with BOUNDS on 33 bits: 961 cells, 111.3 MHz (`docs/decisions.md`,
+//! "HostIf, CqeQueue, StagCheck: area").
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!
 //! - `prog_write` in cycle `p` (a `prog_valid = 0` write invalidates the entry) writes the valid
-//!   bit and table word 1 at the end of cycle `p`, word 0 at the end of `p + 1`. A request
+//!   bit and table word 1 at the end of cycle `p`, word 0 at the end of `p + 1`, from the
+//!   `prog_*` ports in `p + 1`: the programmer holds `prog_index` and the fields unchanged in
+//!   the cycle after `prog_write` (HostIf's staging registers, `docs/core.md`). A request
 //!   issued in cycle `t >= p + 2` sees the new entry. A **check** request of the same index
 //!   issued in cycle `p - 1`, `p` or `p + 1` (its entry changes while the pipeline reads it:
 //!   word 0 is read in cycle `t`, word 1 in `t + 1`) is answered `INVALID_STAG`, and so is an
@@ -160,11 +165,13 @@ pub struct StagCheck {
     // S1: the request, registered in cycle t.
     s1_v: DFF<Bit>,
     s1_tag: DFF<Bits<CHK_TAG_BITS>>,
-    /// TO\[31:0\]; TO\[63:32\] as three flags: all ones (for WRAP), 0, 1 (for BOUNDS).
+    /// TO\[31:0\]; TO\[63:32\] as flags: all ones (for WRAP); for BOUNDS TO\[32\] and
+    /// TO\[63:33\] == 0 (a TO that passes BOUNDS is below 2^33: base_to < 2^32 and the
+    /// region length < 2^32).
     s1_to: DFF<Bits<32>>,
     s1_hi_ones: DFF<Bit>,
-    s1_hi0: DFF<Bit>,
-    s1_hi1: DFF<Bit>,
+    s1_to32: DFF<Bit>,
+    s1_hiz: DFF<Bit>,
     s1_len: DFF<Bits<32>>,
     s1_pd: DFF<Bits<PD_BITS>>,
     s1_qp: DFF<Bits<CONN_BITS>>,
@@ -209,9 +216,9 @@ pub struct StagCheck {
     s3_wrap: DFF<Bit>,
     /// `off = TO[31:0] - base_to[31:0]`, bit 32 its borrow.
     s3_off: DFF<Bits<33>>,
-    /// `TO[63:32]` is 0, is 1 (base_to\[63:32\] is 0).
-    s3_hi0: DFF<Bit>,
-    s3_hi1: DFF<Bit>,
+    /// `TO[32]`, `TO[63:33] == 0` (base_to\[63:32\] is 0).
+    s3_to32: DFF<Bit>,
+    s3_hiz: DFF<Bit>,
     /// `q = len_of_region - len`, bit 32 its borrow (q < 0).
     s3_q: DFF<Bits<33>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
@@ -285,8 +292,8 @@ impl Default for StagCheck {
             s1_tag: Default::default(),
             s1_to: Default::default(),
             s1_hi_ones: Default::default(),
-            s1_hi0: Default::default(),
-            s1_hi1: Default::default(),
+            s1_to32: Default::default(),
+            s1_hiz: Default::default(),
             s1_len: Default::default(),
             s1_pd: Default::default(),
             s1_qp: Default::default(),
@@ -314,8 +321,8 @@ impl Default for StagCheck {
             s3_inv: Default::default(),
             s3_wrap: Default::default(),
             s3_off: Default::default(),
-            s3_hi0: Default::default(),
-            s3_hi1: Default::default(),
+            s3_to32: Default::default(),
+            s3_hiz: Default::default(),
             s3_q: Default::default(),
             s3_host_l: Default::default(),
             s3_host_h: Default::default(),
@@ -351,10 +358,10 @@ impl Logic for StagCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_hi0, s1_hi1, s1_len, s1_pd, s1_qp,
+            self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_to32, s1_hiz, s1_len, s1_pd, s1_qp,
             s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_ent_ok, s2_assoc,
             s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
-            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off, s3_hi0, s3_hi1, s3_q, s3_host_l,
+            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off, s3_to32, s3_hiz, s3_q, s3_host_l,
             s3_host_h, s4_v, s4_bounds, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
@@ -391,8 +398,8 @@ impl Logic for StagCheck {
             self.s1_tag.d.next = self.chk_tag.val();
             self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
             self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all();
-            self.s1_hi0.d.next = self.chk_to.val().get_bits::<32>(32) == 0;
-            self.s1_hi1.d.next = self.chk_to.val().get_bits::<32>(32) == 1;
+            self.s1_to32.d.next = self.chk_to.val().get_bit(32);
+            self.s1_hiz.d.next = self.chk_to.val().get_bits::<31>(33) == 0;
             self.s1_len.d.next = self.chk_len.val();
             self.s1_pd.d.next = self.chk_pd.val();
             self.s1_qp.d.next = self.chk_qp.val();
@@ -402,12 +409,10 @@ impl Logic for StagCheck {
             self.s1_idx.d.next = self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8);
             self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
         }
-        // Word 0 written in this cycle (a `prog_write` now or in the previous cycle).
-        self.s1_coll.d.next = (self.prog_write.val()
-            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
-            || (self.stags.w0_pending.val()
-                && (self.stags.w0_index.val()
-                    == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)));
+        // Word 0 written in this cycle (a `prog_write` now or in the previous cycle: `prog_index`
+        // is held in the cycle after a `prog_write`).
+        self.s1_coll.d.next = (self.prog_write.val() || self.stags.w0_pending.val())
+            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8));
 
         // ---- S1 (cycle t+1): word 0 and the valid bit are here. A new request now cancels
         // this one (it takes the read port: no word 1 for this one).
@@ -475,8 +480,8 @@ impl Logic for StagCheck {
         self.off_h.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
             - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
-        self.s3_hi0.d.next = self.s1_hi0.q.val();
-        self.s3_hi1.d.next = self.s1_hi1.q.val();
+        self.s3_to32.d.next = self.s1_to32.q.val();
+        self.s3_hiz.d.next = self.s1_hiz.q.val();
         self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
             - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
@@ -499,9 +504,9 @@ impl Logic for StagCheck {
         }
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
-        // TO[63:32] (base_to[63:32] is 0) equals the low borrow: 0 <= off < 2^32.
-        self.hi_ok.next = (self.s3_off.q.val().get_bit(32) && self.s3_hi1.q.val())
-            || (!self.s3_off.q.val().get_bit(32) && self.s3_hi0.q.val());
+        // TO[63:32] (base_to[63:32] is 0) equals the low borrow (0 or 1): 0 <= off < 2^32.
+        self.hi_ok.next =
+            self.s3_hiz.q.val() && (self.s3_to32.q.val() == self.s3_off.q.val().get_bit(32));
         self.s4_bounds.d.next = !self.hi_ok.val()
             || self.s3_q.q.val().get_bit(32)
             || (self.s3_off.q.val().get_bits::<32>(0) > self.s3_q.q.val().get_bits::<32>(0));

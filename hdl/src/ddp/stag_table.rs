@@ -30,10 +30,12 @@
 //!   entry takes two consecutive cycles of the port: a request in the cycle after another one
 //!   takes the port from the first one's word 1 (see [`StagCheck`](super::stag_check::StagCheck)).
 //! - **Writes**: `write` in cycle `p` writes the valid bit and word 1 (`write_w1`) at the end of
-//!   `p`, and word 0 (`write_w0`, kept in a 52-bit register) at the end of `p + 1`
-//!   (`w0_pending` high in `p + 1`, with `w0_index`). A `write` in `p + 1` as well (only a
-//!   repeated commit of the same staging registers: `prog_*` are HostIf's staging registers)
-//!   replaces the pending word 0 with its own, of the same index and value.
+//!   `p`, and word 0 (`write_w0`) at the end of `p + 1` (`w0_pending` high in `p + 1`), taken
+//!   from the ports in `p + 1`: the writer holds `write_index` and the fields unchanged in
+//!   `p + 1` (`prog_*` are HostIf's staging registers and `prog_write` comes in the cycle of
+//!   the commit write, so no MMIO write can change them before the end of `p + 1`; no copy of
+//!   word 0 is kept here, issue 5). A `write` in `p + 1` as well (only a repeated commit of the
+//!   same staging registers) takes the port; its own word 0 follows in `p + 2`.
 //! - A read and a write of the same RAM word at the same edge return undefined data
 //!   (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is built); the
 //!   user must not use such data ([`StagCheck`](super::stag_check::StagCheck) answers
@@ -80,15 +82,17 @@ const _: () = assert!(W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64);
 #[derive(LogicBlock)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
-    /// Programming: the valid bit and word 1 of `write_index` now, word 0 in the next cycle.
+    /// Programming: the valid bit and word 1 of `write_index` now, word 0 in the next cycle,
+    /// from `write_index` / `write_w0` as they are then: the writer holds them (and
+    /// `write_w1`) unchanged in the cycle after `write`.
     pub write: Signal<In, Bit>,
     pub write_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub write_valid: Signal<In, Bit>,
     pub write_w0: Signal<In, Bits<W0_BITS>>,
     pub write_w1: Signal<In, Bits<W_BITS>>,
-    /// Word 0 of `w0_index` is written at the end of this cycle.
+    /// Word 0 of `write_index` (held by the writer since the `write` of the previous cycle)
+    /// is written at the end of this cycle.
     pub w0_pending: Signal<Out, Bit>,
-    pub w0_index: Signal<Out, Bits<STAG_INDEX_BITS>>,
     /// Clears the valid bit of `clear_index` (a remote invalidation).
     pub clear: Signal<In, Bit>,
     pub clear_index: Signal<In, Bits<STAG_INDEX_BITS>>,
@@ -104,8 +108,6 @@ pub struct StagTable {
     valid: [DFF<Bit>; STAG_ENTRIES],
     valid_rd: DFF<Bit>,
     w0_v: DFF<Bit>,
-    w0_idx: DFF<Bits<STAG_INDEX_BITS>>,
-    w0_data: DFF<Bits<W0_BITS>>,
     ram: BlockRam<W_BITS, RAM_ABITS>,
 }
 
@@ -119,7 +121,6 @@ impl Default for StagTable {
             write_w0: Default::default(),
             write_w1: Default::default(),
             w0_pending: Default::default(),
-            w0_index: Default::default(),
             clear: Default::default(),
             clear_index: Default::default(),
             read_a: Default::default(),
@@ -130,8 +131,6 @@ impl Default for StagTable {
             valid: std::array::from_fn(|_| Default::default()),
             valid_rd: Default::default(),
             w0_v: Default::default(),
-            w0_idx: Default::default(),
-            w0_data: Default::default(),
             ram: Default::default(),
         }
     }
@@ -143,7 +142,7 @@ const RAM_ABITS: usize = STAG_INDEX_BITS + 1;
 impl Logic for StagTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid_rd, w0_v, w0_idx, w0_data);
+        dff_setup!(self, clock, valid_rd, w0_v);
         self.ram.clock.next = self.clock.val();
         // One decoder compare per bit and port (a shifted mask would build a barrel shifter).
         for i in 0..STAG_ENTRIES {
@@ -164,20 +163,16 @@ impl Logic for StagTable {
         }
         self.read_valid.next = self.valid_rd.q.val();
 
-        // Writes: word 1 from the ports at `write`, word 0 from its register one cycle later.
+        // Writes: word 1 from the ports at `write`, word 0 from the same ports one cycle later
+        // (the writer holds them: HostIf's staging registers).
         self.w0_v.d.next = self.write.val();
-        if self.write.val() {
-            self.w0_idx.d.next = self.write_index.val();
-            self.w0_data.d.next = self.write_w0.val();
-        }
         self.w0_pending.next = self.w0_v.q.val();
-        self.w0_index.next = self.w0_idx.q.val();
         self.ram.write_enable.next = self.write.val() || self.w0_v.q.val();
-        self.ram.write_addr.next = bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.w0_idx.q.val()) << 1;
-        self.ram.write_data.next = bit_cast::<W_BITS, W0_BITS>(self.w0_data.q.val());
+        self.ram.write_addr.next = (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.write_index.val())
+            << 1)
+            | bit_cast::<RAM_ABITS, 1>(self.write.val().into());
+        self.ram.write_data.next = bit_cast::<W_BITS, W0_BITS>(self.write_w0.val());
         if self.write.val() {
-            self.ram.write_addr.next =
-                (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.write_index.val()) << 1) | 1;
             self.ram.write_data.next = self.write_w1.val();
         }
 

@@ -18,10 +18,14 @@
 //! shows a pop once its new value is written back (the first cycle without MMIO access after
 //! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes.
 //!
-//! Strobes (`prog_write`, `qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come
-//! in the cycle after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write
-//! followed by a QP_SQ_PI write reaches the send engine in that order. `prog_*` fields are the
-//! staging registers themselves (settled when `prog_write` comes), but for `prog_base_to`'s
+//! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle
+//! after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a
+//! QP_SQ_PI write reaches the send engine in that order. `prog_write` is the STAG_COMMIT
+//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle
+//! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
+//! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
+//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). `prog_*` fields are the
+//! staging registers themselves, but for `prog_base_to`'s
 //! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
 //! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
 //! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
@@ -37,11 +41,11 @@
 //!   0x80 + 8 cq..). Every register only MMIO writes is written there too (its implemented
 //!   bits, masked at the write) and read back from there: the STag staging registers, QP_CTRL,
 //!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI; the constants ID, VERSION, CAPS are
-//!   its initial contents (never written). The MMIO read mux keeps only STATUS and the event /
-//!   status words. Flip-flops are kept where a value is needed continuously or in the commit's
-//!   cycle: the STag staging registers (they are `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ
-//!   numbers (per CQE), RxPath's event words (written in any cycle; the CQE writer's
-//!   CqOverflow is a per-QP flag, its word a constant).
+//!   its initial contents (never written). The latched event words (QP_AEV) are written there
+//!   by the event latch (in a cycle without MMIO access) and read back from there. The MMIO
+//!   read mux keeps only STATUS and the status words. Flip-flops are kept where a value is
+//!   needed continuously or in the commit's cycle: the STag staging registers (they are
+//!   `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ numbers (per CQE).
 //! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
@@ -101,16 +105,25 @@
 //!
 //! # Events
 //!
-//! `aev_ready` is 1: an event of a QP with none latched is latched (QP_AEV / QP_STATUS) and
+//! An event is taken (`aev_ready`) in the second of two cycles without MMIO access (the first
+//! looks at it: registered decisions), the second also without an engine's index write-back
+//! pending (RQ `PopW`, CQE `Pw`): the event word goes into
+//! the register RAM through its write port, which an MMIO write owns and an MMIO read must not
+//! find writing (RxPath holds an event until it is taken). An event of a QP with none latched
+//! is latched (QP_AEV in the RAM, the per-QP valid bit for QP_STATUS and the read-back) and
 //! strobes `qp_err` in the next cycle; later events of that QP are dropped. A CQ overflow event
-//! waits for a cycle without `aev_valid`, so the two sources never strobe in one cycle.
+//! waits for a cycle without `aev_valid` and without MMIO access, so the two sources never
+//! strobe in one cycle. The engines' index write-backs go first (`aev_ready` is also low in
+//! their write cycle: the write-port grant does not wait for the event logic).
 //!
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1344 logic cells for the block (1057 LUT4, 655 DFF, 125 carry) and 4 block RAMs; 103.5 MHz
-//! (2026-11-25; nextpnr's placement moves it by several MHz from build to build: 109.8 one step
-//! earlier). Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
+//! 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
+//! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
+//! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
+//! those: 1344 cells (1057 LUT4, 655 DFF, 125 carry), 103.5 MHz. Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
 //! (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz.
 //! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
 //! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
@@ -122,7 +135,8 @@
 //! (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the RQ's empty compare →
 //! `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
 //! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
-//! another path, so not kept. The CQ fill check, the ring offsets and the owner bit are
+//! another path, so not kept then; it is now, with one adder for `+ offset` and `+ 4` (state
+//! `Add`, a registered operand select). The CQ fill check, the ring offsets and the owner bit are
 //! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
@@ -184,6 +198,7 @@ pub enum CwState {
     Full,
     Base,
     Addr,
+    Add,
     Write,
     Ovf,
     Pw,
@@ -338,6 +353,8 @@ pub struct HostIf {
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
+    /// QP_AEV's valid bit.
+    c_aev_valid: Constant<Bits<32>>,
     c_m_all: Constant<Bits<32>>,
     c_m_index: Constant<Bits<32>>,
     c_m_flags: Constant<Bits<32>>,
@@ -377,7 +394,6 @@ pub struct HostIf {
     st_to_hi_nz: DFF<Bit>,
     st_len: DFF<Bits<32>>,
     st_addr: DFF<Bits<32>>,
-    prog_q: DFF<Bit>,
 
     // ---- Per QP.
     /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
@@ -388,9 +404,6 @@ pub struct HostIf {
     /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
     q_ci_v: [DFF<Bit>; QPS],
     q_aev_v: [DFF<Bit>; QPS],
-    q_aev: [DFF<Bits<24>>; QPS],
-    /// The latched event is the CQE writer's CqOverflow (its word is not in `q_aev`).
-    q_ovfe: [DFF<Bit>; QPS],
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
@@ -401,6 +414,12 @@ pub struct HostIf {
     db_qp_q: DFF<Bits<CONN_BITS>>,
     db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
     qe_q: DFF<Bit>,
+    /// The CQE writer is in state Add (a register: the adder's operand select).
+    cw_add: DFF<Bit>,
+    /// RxPath's event was looked at in the previous cycle (free, no MMIO access): `ev_new`,
+    /// its QP had none latched.
+    ev_go: DFF<Bit>,
+    ev_new: DFF<Bit>,
     qe_qp_q: DFF<Bits<CONN_BITS>>,
 
     // ---- Per CQ.
@@ -472,7 +491,6 @@ pub struct HostIf {
     m_qci_v: Signal<Local, Bit>,
     m_aev_v: Signal<Local, Bit>,
     m_fpdu: Signal<Local, Bit>,
-    m_aev: Signal<Local, Bits<24>>,
     m_cpi_v: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
@@ -500,20 +518,24 @@ pub struct HostIf {
     cw_take_send: Signal<Local, Bit>,
     cw_wv: Signal<Local, Bit>,
     cw_wdata: Signal<Local, Bits<32>>,
+    /// `cw_addr` + the ring offset (state Add) or + 4 (the next beat): one adder.
+    cw_sum: Signal<Local, Bits<32>>,
+    cw_inc: Signal<Local, Bits<32>>,
     pick_cw: Signal<Local, Bit>,
     cw_rel: Signal<Local, Bit>,
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
     w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
     aev_new: Signal<Local, Bit>,
-    /// An event is latched this cycle (`ev_ld`) for QP `ev_qp`: RxPath's or (`ev_ovf`) the CQE
-    /// writer's CqOverflow. Only RxPath's word is stored (`ev_word` into `q_aev`, one load
-    /// per register so that yosys uses the flip-flops' enables); CqOverflow's is a constant,
-    /// flagged by `q_ovfe`.
+    /// An event is latched this cycle (`ev_ld`, only in a cycle without MMIO access) for QP
+    /// `ev_qp`: RxPath's or (`ev_ovf`) the CQE writer's CqOverflow. Its QP_AEV word (`ev_data`,
+    /// with the valid bit) is written into the register RAM then.
     ev_ld: Signal<Local, Bit>,
+    /// The register RAM's write port is free for an event (no MMIO access, no engine
+    /// write-back).
+    ev_free: Signal<Local, Bit>,
     ev_qp: Signal<Local, Bits<CONN_BITS>>,
     ev_ovf: Signal<Local, Bit>,
-    ev_word: Signal<Local, Bits<24>>,
-    m_ovfe: Signal<Local, Bit>,
+    ev_data: Signal<Local, Bits<32>>,
 }
 
 impl Default for HostIf {
@@ -649,6 +671,7 @@ impl Default for HostIf {
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
+            c_aev_valid: Constant::new(u64::from(regs::QP_AEV_VALID).into()),
             c_m_all: Constant::new(0xFFFF_FFFFu64.into()),
             c_m_index: Constant::new(((1u64 << STAG_INDEX_BITS) - 1).into()),
             c_m_flags: Constant::new(
@@ -682,13 +705,11 @@ impl Default for HostIf {
             st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
-            prog_q: Default::default(),
             q_cqs: Default::default(),
             q_sq_log2: Default::default(),
             q_pi_v: Default::default(),
             q_ci_v: Default::default(),
             q_aev_v: Default::default(),
-            q_aev: Default::default(),
             q_fpdu: Default::default(),
             qpc_q: Default::default(),
             qpc_qp_q: Default::default(),
@@ -697,6 +718,9 @@ impl Default for HostIf {
             db_qp_q: Default::default(),
             db_pi_q: Default::default(),
             qe_q: Default::default(),
+            cw_add: Default::default(),
+            ev_go: Default::default(),
+            ev_new: Default::default(),
             qe_qp_q: Default::default(),
             c_pi_v: Default::default(),
             c_ci_v: Default::default(),
@@ -750,7 +774,6 @@ impl Default for HostIf {
             m_pi_v: Default::default(),
             m_qci_v: Default::default(),
             m_aev_v: Default::default(),
-            m_aev: Default::default(),
             m_fpdu: Default::default(),
             m_cpi_v: Default::default(),
             m_ci_v: Default::default(),
@@ -775,16 +798,17 @@ impl Default for HostIf {
             cw_take_send: Default::default(),
             cw_wv: Default::default(),
             cw_wdata: Default::default(),
+            cw_sum: Default::default(),
+            cw_inc: Default::default(),
             pick_cw: Default::default(),
             cw_rel: Default::default(),
             w_pass: Default::default(),
             aev_new: Default::default(),
             ev_ld: Default::default(),
             ev_qp: Default::default(),
-            ev_word: Default::default(),
+            ev_data: Default::default(),
+            ev_free: Default::default(),
             ev_ovf: Default::default(),
-            m_ovfe: Default::default(),
-            q_ovfe: Default::default(),
         }
     }
 }
@@ -839,7 +863,6 @@ impl Logic for HostIf {
             st_to_hi_nz,
             st_len,
             st_addr,
-            prog_q,
             qpc_q,
             qpc_qp_q,
             qpc_ctrl_q,
@@ -847,6 +870,9 @@ impl Logic for HostIf {
             db_qp_q,
             db_pi_q,
             qe_q,
+            cw_add,
+            ev_go,
+            ev_new,
             qe_qp_q,
             rq_state,
             rq_qp,
@@ -892,10 +918,6 @@ impl Logic for HostIf {
             self.q_ci_v[i].d.next = self.q_ci_v[i].q.val();
             self.q_aev_v[i].clock.next = self.clock.val();
             self.q_aev_v[i].d.next = self.q_aev_v[i].q.val();
-            self.q_aev[i].clock.next = self.clock.val();
-            self.q_aev[i].d.next = self.q_aev[i].q.val();
-            self.q_ovfe[i].clock.next = self.clock.val();
-            self.q_ovfe[i].d.next = self.q_ovfe[i].q.val();
             self.q_fpdu[i].clock.next = self.clock.val();
             self.q_fpdu[i].d.next = self.q_fpdu[i].q.val();
             if self.fpdu_good_valid.val() && (self.fpdu_good_conn.val().index() == i) {
@@ -911,7 +933,6 @@ impl Logic for HostIf {
             self.c_ovf[i].d.next = self.c_ovf[i].q.val();
         }
         // One-cycle strobes.
-        self.prog_q.d.next = false;
         self.qpc_q.d.next = false;
         self.db_q.d.next = false;
         self.qe_q.d.next = false;
@@ -932,7 +953,8 @@ impl Logic for HostIf {
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
         // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
         // decode (it drives the RAM's write enable, a path from the MMIO port): STAG_INDEX ..
-        // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 8 but QP_SQ_PI (4), CQ words 0 .. 3.
+        // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 9 but QP_SQ_PI (4), CQ words 0 .. 3
+        // (QP_RQ_CI, QP_AEV and CQ_PI only read: the engines write them).
         self.a_ram.next = (self.a_glob.val()
             && (self.a_goff.val().get_bits::<4>(4) == 0)
             && (self.a_goff.val().get_bits::<2>(0) == 0)
@@ -943,7 +965,7 @@ impl Logic for HostIf {
                 && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
             || (self.a_qp.val()
                 && (self.a_qoff.val().get_bits::<2>(0) == 0)
-                && (self.a_qoff.val().get_bits::<4>(2) <= 8)
+                && (self.a_qoff.val().get_bits::<4>(2) <= 9)
                 && (self.a_qoff.val().get_bits::<4>(2) != 4))
             || (self.a_cq.val()
                 && (self.a_coff.val().get_bits::<2>(0) == 0)
@@ -996,8 +1018,6 @@ impl Logic for HostIf {
         self.m_pi_v.next = self.q_pi_v[0].q.val();
         self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
-        self.m_aev.next = self.q_aev[0].q.val();
-        self.m_ovfe.next = self.q_ovfe[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
@@ -1010,8 +1030,6 @@ impl Logic for HostIf {
                 self.m_pi_v.next = self.q_pi_v[i].q.val();
                 self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
-                self.m_aev.next = self.q_aev[i].q.val();
-                self.m_ovfe.next = self.q_ovfe[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
             }
             if self.qpc_qp_q.q.val().index() == i {
@@ -1059,29 +1077,57 @@ impl Logic for HostIf {
         if self.a_qp.val() && (self.a_qoff.val() == 0x20) {
             self.a_zero.next = !self.m_qci_v.val();
         }
+        // QP_AEV: the word in the RAM counts only while latched (the QP_CTRL write clears the
+        // latch, not the word).
+        if self.a_qp.val() && (self.a_qoff.val() == 0x24) {
+            self.a_zero.next = !self.m_aev_v.val();
+        }
         if self.a_cq.val() && (self.a_coff.val() == 0x08) {
             self.a_zero.next = !self.m_cpi_v.val();
         }
 
-        // ---- Asynchronous events from RxPath (always taken; the first per QP is latched).
-        self.aev_ready.next = true;
-        self.ev_qp.next = self.aev_qp.val();
-        self.ev_word.next = (bit_cast::<24, 8>(self.aev_kind.val()) << 16)
-            | (bit_cast::<24, 4>(self.aev_layer.val()) << 12)
-            | (bit_cast::<24, 4>(self.aev_etype.val()) << 8)
-            | bit_cast::<24, 8>(self.aev_code.val());
-        if self.aev_valid.val() {
-            for i in 0..QPS {
-                if (self.aev_qp.val().index() == i) && !self.q_aev_v[i].q.val() {
-                    self.aev_new.next = true;
-                }
+        // ---- Asynchronous events: the event word goes into the register RAM's write port in
+        // a cycle without MMIO access or an engine's write-back (`ev_free`); the first per QP
+        // is latched. RxPath's event is looked at in one such cycle (`ev_go`, `ev_new`: its QP
+        // has none latched) and taken in the next if that is one too (registered decisions:
+        // no path from `aev_*` to the RAM's write enable); the CQE writer's CqOverflow is taken
+        // in a free cycle without one of RxPath's offered.
+        self.ev_free.next = !self.mmio_valid.val()
+            && (self.rq_state.q.val() != RqState::PopW)
+            && (self.cw_state.q.val() != CwState::Pw);
+        self.aev_ready.next = self.ev_go.q.val() && self.ev_free.val();
+        self.ev_go.d.next = self.aev_valid.val() && !self.aev_ready.val() && !self.mmio_valid.val();
+        self.ev_new.d.next = false;
+        for i in 0..QPS {
+            if (self.aev_qp.val().index() == i) && !self.q_aev_v[i].q.val() {
+                self.ev_new.d.next = true;
             }
         }
-        self.ev_ld.next = self.aev_new.val();
+        self.aev_new.next = self.aev_ready.val() && self.ev_new.q.val();
+        self.ev_qp.next = self.aev_qp.val();
         self.ev_ovf.next = false;
-        if self.aev_new.val() {
+        self.ev_ld.next = self.aev_new.val();
+        if (self.cw_state.q.val() == CwState::Ovf)
+            && !self.aev_valid.val()
+            && self.ev_free.val()
+            && !self.w_aev_v.val()
+        {
+            self.ev_ld.next = true;
+            self.ev_qp.next = self.cw_qp.q.val();
+            self.ev_ovf.next = true;
+        }
+        self.ev_data.next = (bit_cast::<32, 8>(self.aev_kind.val()) << 16)
+            | (bit_cast::<32, 4>(self.aev_layer.val()) << 12)
+            | (bit_cast::<32, 4>(self.aev_etype.val()) << 8)
+            | bit_cast::<32, 8>(self.aev_code.val())
+            | self.c_aev_valid.val();
+        if self.ev_ovf.val() {
+            self.ev_data.next =
+                (bit_cast::<32, 8>(self.c_cq_overflow.val()) << 16) | self.c_aev_valid.val();
+        }
+        if self.ev_ld.val() {
             self.qe_q.d.next = true;
-            self.qe_qp_q.d.next = self.aev_qp.val();
+            self.qe_qp_q.d.next = self.ev_qp.val();
         }
 
         // ---- The RAM's read port: an MMIO access first (a read reads its register; QP_CTRL's
@@ -1171,6 +1217,12 @@ impl Logic for HostIf {
                 self.base.write_enable.next = true;
                 self.base.write_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
                 self.base.write_data.next = bit_cast::<32, 16>(self.cw_pi.q.val());
+            } else if self.ev_ld.val() {
+                // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not
+                // write, `aev_ready`).
+                self.base.write_enable.next = true;
+                self.base.write_addr.next = (bit_cast::<8, 2>(self.ev_qp.val()) << 4) | 0x49;
+                self.base.write_data.next = self.ev_data.val();
             }
         }
 
@@ -1183,16 +1235,6 @@ impl Logic for HostIf {
             }
         }
         if self.a_qp.val() {
-            if (self.a_qoff.val() == 0x24) && self.m_aev_v.val() {
-                // The event word is kept only while latched (the QP_CTRL write clears the
-                // latch, not the word: fewer loads on the MMIO write decode).
-                self.rv.next = bit_cast::<32, 24>(self.m_aev.val())
-                    | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
-                if self.m_ovfe.val() {
-                    self.rv.next = (bit_cast::<32, 8>(self.c_cq_overflow.val()) << 16)
-                        | (bit_cast::<32, 1>(self.m_aev_v.val().into()) << 31);
-                }
-            }
             if self.a_qoff.val() == 0x28 {
                 self.rv.next = bit_cast::<32, 1>(self.m_aev_v.val().into())
                     | (bit_cast::<32, 1>(self.m_fpdu.val().into()) << 1);
@@ -1219,7 +1261,9 @@ impl Logic for HostIf {
         }
 
         // ---- STag programming.
-        self.prog_write.next = self.prog_q.q.val();
+        // In the commit write's cycle (the staging registers hold in it and in the next cycle,
+        // where StagCheck writes the entry's second word from them).
+        self.prog_write.next = self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
         self.prog_index.next = self.st_index.q.val();
         self.prog_valid.next = self.st_valid.q.val();
         self.prog_key.next = self.st_key.q.val();
@@ -1394,11 +1438,19 @@ impl Logic for HostIf {
         // ---- CQE writer.
         // A CQE is released in Done (written) or in Ovf once its event is latched (dropped).
         self.cw_rel.next = (self.cw_state.q.val() == CwState::Done)
-            || ((self.cw_state.q.val() == CwState::Ovf) && !self.aev_valid.val());
+            || ((self.cw_state.q.val() == CwState::Ovf)
+                && !self.aev_valid.val()
+                && self.ev_free.val());
         self.cqe_ready.next = (self.cqe_valid.val() && self.cqe_rdc.val() && self.rdc_ready.val())
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
         self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
+        self.cw_add.d.next = self.cw_state.q.val() == CwState::Addr;
+        self.cw_inc.next = 4.into();
+        if self.cw_add.q.val() {
+            self.cw_inc.next = self.cw_off.q.val();
+        }
+        self.cw_sum.next = self.cw_addr.q.val() + self.cw_inc.val();
         self.w_pass.next = self.ix.val() >> self.x_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
@@ -1464,14 +1516,9 @@ impl Logic for HostIf {
                 }
             }
             CwState::Ovf => {
-                if !self.aev_valid.val() {
-                    if !self.w_aev_v.val() {
-                        self.ev_ld.next = true;
-                        self.ev_qp.next = self.cw_qp.q.val();
-                        self.ev_ovf.next = true;
-                        self.qe_q.d.next = true;
-                        self.qe_qp_q.d.next = self.cw_qp.q.val();
-                    }
+                // The QP's CqOverflow event (if it has none latched) was latched in this cycle
+                // (the events above).
+                if !self.aev_valid.val() && self.ev_free.val() {
                     self.cw_state.d.next = CwState::Idle;
                 }
             }
@@ -1481,14 +1528,20 @@ impl Logic for HostIf {
                 }
             }
             CwState::Addr => {
-                self.cw_addr.d.next = self.base.read_data.val() + self.cw_off.q.val();
+                // The ring base straight from the RAM; the offset is added in Add (no carry
+                // chain from the RAM's output: its clock-to-out is long).
+                self.cw_addr.d.next = self.base.read_data.val();
+                self.cw_state.d.next = CwState::Add;
+            }
+            CwState::Add => {
+                self.cw_addr.d.next = self.cw_sum.val();
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
             }
             CwState::Write => {
                 if self.pick_cw.val() && self.dma_wr_ready.val() {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
-                    self.cw_addr.d.next = self.cw_addr.q.val() + 4;
+                    self.cw_addr.d.next = self.cw_sum.val();
                     if self.cw_beat.q.val() == 3 {
                         self.cw_pi.d.next = self.cw_pi.q.val() + 1;
                         self.cw_state.d.next = CwState::Pw;
@@ -1611,10 +1664,6 @@ impl Logic for HostIf {
         for i in 0..QPS {
             if self.ev_ld.val() && (self.ev_qp.val().index() == i) {
                 self.q_aev_v[i].d.next = true;
-                self.q_ovfe[i].d.next = self.ev_ovf.val();
-            }
-            if self.aev_new.val() && (self.aev_qp.val().index() == i) {
-                self.q_aev[i].d.next = self.ev_word.val();
             }
         }
 
@@ -1644,9 +1693,6 @@ impl Logic for HostIf {
                 }
                 if self.a_goff.val() == 0x54 {
                     self.st_addr.d.next = self.mmio_wdata.val();
-                }
-                if self.a_goff.val() == 0x58 {
-                    self.prog_q.d.next = true;
                 }
             }
             if self.a_qp.val() {
@@ -1700,7 +1746,6 @@ impl Logic for HostIf {
             && !self.rsp_v.q.val()
             && (self.cw_state.q.val() == CwState::Idle)
             && !self.wr_lock.q.val()
-            && !self.prog_q.q.val()
             && !self.qpc_q.q.val()
             && !self.db_q.q.val()
             && !self.qe_q.q.val();

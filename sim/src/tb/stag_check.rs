@@ -2,7 +2,7 @@
 //!
 //! The block takes at most one table write and one request per cycle (a request cancels the
 //! one of the previous cycle, and table writes must be 2 cycles apart unless they repeat the
-//! same fields) and answers each request that was not cancelled a fixed
+//! same fields; the fields and index of a write are held in the next cycle) and answers each request that was not cancelled a fixed
 //! [`STAG_CHECK_LATENCY`] cycles later, so the driver is a per-cycle function: set this
 //! cycle's write and request ([`StagCheckTb::drive`]), read this cycle's response
 //! ([`StagCheckTb::response`]), tick. Idle ports carry random values, so a block that looks at
@@ -12,6 +12,7 @@ use crate::testbench::{Backend, InputId, OutputId};
 use anyhow::Result;
 use rand::Rng;
 pub use rnic_hdl::ddp::stag_check::STAG_CHECK_LATENCY;
+use std::cell::Cell;
 
 /// One STag table entry as programmed through the `prog_*` port.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,6 +63,9 @@ pub struct Response {
 /// Ports of the block, resolved once.
 pub struct StagCheckTb {
     prog: [InputId; 12],
+    /// The fields of a write in the previous cycle: held in this one (the block writes the
+    /// entry's second word from them, as HostIf's staging registers allow).
+    held: Cell<Option<[u128; 12]>>,
     chk: [InputId; 9],
     rsp_valid: OutputId,
     rsp_tag: OutputId,
@@ -108,6 +112,7 @@ impl StagCheckTb {
         }
         Ok(StagCheckTb {
             prog,
+            held: Cell::new(None),
             chk,
             rsp_valid: sim.output("rsp_valid")?,
             rsp_tag: sim.output("rsp_tag")?,
@@ -144,11 +149,15 @@ impl StagCheckTb {
                 ]
             }
             None => {
-                let mut v: [u128; 12] = std::array::from_fn(|_| rng.gen());
+                let mut v: [u128; 12] = self
+                    .held
+                    .get()
+                    .unwrap_or_else(|| std::array::from_fn(|_| rng.gen()));
                 v[0] = 0;
                 v
             }
         };
+        self.held.set(prog.is_some().then_some(p));
         for (port, value) in self.prog.iter().zip(p) {
             sim.set(*port, value);
         }
