@@ -137,7 +137,9 @@
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
 //! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
-//! resets, not a mux level).
+//! resets, not a mux level). The read-completion queue (`rdcq`, 16 x 10 bits) is a
+//! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
+//! read-during-write bypass, no fill counters, no separate head register).
 //!
 //! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
 //! way. Outstanding Reads alone do not
@@ -488,8 +490,8 @@ impl Logic for SendEngine {
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
             cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
-            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use,
+            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
