@@ -137,7 +137,9 @@
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
 //! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
-//! resets, not a mux level).
+//! resets, not a mux level). The read-completion queue (`rdcq`, 16 x 10 bits) is a
+//! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
+//! read-during-write bypass, no fill counters, no separate head register).
 //!
 //! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
 //! way. Outstanding Reads alone do not
@@ -145,6 +147,7 @@
 
 use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, RING_INDEX_BITS, RING_LOG2_BITS};
 use crate::mpa::mpa_rx::RxContextRam;
+use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
@@ -328,15 +331,21 @@ pub struct SendEngine {
     w_raddr_lo: DFF<Bits<32>>,
     host_addr: DFF<Bits<32>>,
     done_seen: DFF<Bit>,
-    /// Read completions (`rdc_*`) waiting for the engine: {status, QP}.
-    rdcq: SynchronousFIFO<Bits<10>, 4, 5, 1>,
+    /// Read completions (`rdc_*`) waiting for the engine: {status, QP} at `rq_wp` (issue 5:
+    /// a `BlockRam` with its own pointers instead of rust-hdl's `SynchronousFIFO`, whose
+    /// read-during-write bypass and fill logic cost ~60 logic cells).
+    rdcq: BlockRam<10, 4>,
+    /// Write / read pointers of `rdcq` (one bit above its address: 16 entries tell full).
+    rq_wp: DFF<Bits<5>>,
+    rq_rp: DFF<Bits<5>>,
+    /// `rq_rp` after this cycle's take: the RAM's read address.
+    rq_rn: Signal<Local, Bits<5>>,
+    /// `rdcq.read_data` is the entry at `rq_rp` (written at an earlier edge).
+    rq_v: DFF<Bit>,
     rdcq_valid: Signal<Local, Bit>,
     rdcq_qp: Signal<Local, Bits<CONN_BITS>>,
     rdcq_status: Signal<Local, Bits<8>>,
     rdcq_take: Signal<Local, Bit>,
-    rdch_valid: DFF<Bit>,
-    rdch_qp: DFF<Bits<CONN_BITS>>,
-    rdch_status: DFF<Bits<8>>,
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
@@ -481,36 +490,29 @@ impl Logic for SendEngine {
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
             cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, pf_st, pf_qp, pf_use, l_log2, orq_ra_q,
-            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use,
+            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
         // QP, so it never fills): the receive side must never wait for the engine, which may
         // itself wait for the transmit side (`docs/decisions.md`, "The whole core:
         // integration").
+        // The RAM's output register is the head: read at `rq_rn` at every edge (the next
+        // head after this cycle's take), valid when that entry was written at an earlier edge
+        // (a read of the word being written is undefined; then `rq_rn` = `rq_wp`, empty).
         self.rdcq.clock.next = self.clock.val();
-        self.rdc_ready.next = !self.rdcq.full.val();
-        self.rdcq.write.next = self.rdc_valid.val() && !self.rdcq.full.val();
-        self.rdcq.data_in.next =
+        self.rdc_ready.next = (self.rq_wp.q.val() ^ self.rq_rp.q.val()) != 16;
+        self.rdcq.write_enable.next = self.rdc_valid.val() && self.rdc_ready.val();
+        self.rdcq.write_addr.next = self.rq_wp.q.val().get_bits::<4>(0);
+        self.rdcq.write_data.next =
             (bit_cast::<10, 8>(self.rdc_status.val()) << 2) | bit_cast::<10, 2>(self.rdc_qp.val());
-        // The head moves into a register (`rdch_*`) so that the engine's take does not feed
-        // back into the FIFO's output in the same cycle.
-        self.rdch_valid.clock.next = self.clock.val();
-        self.rdch_qp.clock.next = self.clock.val();
-        self.rdch_status.clock.next = self.clock.val();
-        self.rdch_valid.d.next = self.rdch_valid.q.val();
-        self.rdch_qp.d.next = self.rdch_qp.q.val();
-        self.rdch_status.d.next = self.rdch_status.q.val();
-        self.rdcq.read.next = !self.rdch_valid.q.val() && !self.rdcq.empty.val();
-        if !self.rdch_valid.q.val() && !self.rdcq.empty.val() {
-            self.rdch_valid.d.next = true;
-            self.rdch_qp.d.next = self.rdcq.data_out.val().get_bits::<2>(0);
-            self.rdch_status.d.next = self.rdcq.data_out.val().get_bits::<8>(2);
+        if self.rdcq.write_enable.val() {
+            self.rq_wp.d.next = self.rq_wp.q.val() + 1;
         }
-        self.rdcq_valid.next = self.rdch_valid.q.val();
-        self.rdcq_qp.next = self.rdch_qp.q.val();
-        self.rdcq_status.next = self.rdch_status.q.val();
+        self.rdcq_valid.next = self.rq_v.q.val();
+        self.rdcq_qp.next = self.rdcq.read_data.val().get_bits::<2>(0);
+        self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<8>(2);
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
 
@@ -1400,10 +1402,14 @@ impl Logic for SendEngine {
         self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
         self.lchk_valid.next = self.s.val().get_bit(8) || (self.ec_st.q.val() == 2);
 
-        // The engine took the held read completion.
+        // The engine took the head of `rdcq`.
+        self.rq_rn.next = self.rq_rp.q.val();
         if self.rdcq_take.val() {
-            self.rdch_valid.d.next = false;
+            self.rq_rn.next = self.rq_rp.q.val() + 1;
         }
+        self.rq_rp.d.next = self.rq_rn.val();
+        self.rdcq.read_addr.next = self.rq_rn.val().get_bits::<4>(0);
+        self.rq_v.d.next = self.rq_rn.val() != self.rq_wp.q.val();
     }
 }
 
