@@ -82,6 +82,10 @@
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
 //! Send after its first cost no DMA read (RxControl asks for the head WQE per segment).
+//! The TO's bits 63..33 are kept as their class only (issue 5: 2 flip-flops, not 31;
+//! `docs/core.md`): `rq_rsp_to` rebuilds them as all ones, all ones but bit 33, 1 (other
+//! non-zero) or 0, and RxControl, the only reader, looks at nothing else of them (its
+//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes).
 //!
 //! **Prefetch after a pop** (issue 5: a 4 KiB Send took ~1125 cycles to place against 1060 on
 //! the wire, the first segment of each Send waiting a DMA round trip for its WQE, so the
@@ -119,7 +123,8 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! 1208 logic cells for the block (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since the RQ
+//! answer keeps the TO's bits 63..33 as their class (2026-11-25). Before: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
 //! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
 //! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
 //! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
