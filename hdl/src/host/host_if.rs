@@ -82,6 +82,10 @@
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
 //! Send after its first cost no DMA read (RxControl asks for the head WQE per segment).
+//! The TO's bits 63..33 are kept as their class only (issue 5: 2 flip-flops, not 31;
+//! `docs/core.md`): `rq_rsp_to` rebuilds them as all ones, all ones but bit 33, 1 (other
+//! non-zero) or 0, and RxControl, the only reader, looks at nothing else of them (its
+//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes).
 //!
 //! **Prefetch after a pop** (issue 5: a 4 KiB Send took ~1125 cycles to place against 1060 on
 //! the wire, the first segment of each Send waiting a DMA round trip for its WQE, so the
@@ -119,7 +123,8 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! 1208 logic cells for the block (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since the RQ
+//! answer keeps the TO's bits 63..33 as their class (2026-11-25). Before: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
 //! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
 //! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
 //! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
@@ -350,6 +355,8 @@ pub struct HostIf {
 
     // ---- Constants.
     c_ones: Constant<Bits<16>>,
+    /// TO bits 63..34 (the rebuilt TO's high bits when `rsp_to_hb`).
+    c_to_hb: Constant<Bits<64>>,
     c_one: Constant<Bits<16>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
@@ -444,7 +451,12 @@ pub struct HostIf {
     rsp_index: DFF<Bits<RING_INDEX_BITS>>,
     rsp_len: DFF<Bits<32>>,
     rsp_lkey: DFF<Bits<32>>,
-    rsp_to_hi: DFF<Bits<32>>,
+    /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
+    /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
+    /// bits 63..33 not all zero.
+    rsp_to_b32: DFF<Bit>,
+    rsp_to_b33: DFF<Bit>,
+    rsp_to_hb: DFF<Bit>,
     rsp_to_lo: DFF<Bits<32>>,
 
     // ---- CQE writer.
@@ -668,6 +680,7 @@ impl Default for HostIf {
             dma_wr_done: Default::default(),
             idle: Default::default(),
             c_ones: Constant::new(0xFFFFu64.into()),
+            c_to_hb: Constant::new(0xFFFF_FFFC_0000_0000u64.into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
@@ -737,7 +750,9 @@ impl Default for HostIf {
             rsp_index: Default::default(),
             rsp_len: Default::default(),
             rsp_lkey: Default::default(),
-            rsp_to_hi: Default::default(),
+            rsp_to_b32: Default::default(),
+            rsp_to_b33: Default::default(),
+            rsp_to_hb: Default::default(),
             rsp_to_lo: Default::default(),
             cw_state: Default::default(),
             cw_send: Default::default(),
@@ -886,7 +901,9 @@ impl Logic for HostIf {
             rsp_index,
             rsp_len,
             rsp_lkey,
-            rsp_to_hi,
+            rsp_to_b32,
+            rsp_to_b33,
+            rsp_to_hb,
             rsp_to_lo,
             cw_state,
             cw_send,
@@ -1306,8 +1323,13 @@ impl Logic for HostIf {
         self.rq_rsp_index.next = self.rsp_index.q.val();
         self.rq_rsp_len.next = self.rsp_len.q.val();
         self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
-        self.rq_rsp_to.next = (bit_cast::<64, 32>(self.rsp_to_hi.q.val()) << 32)
-            | bit_cast::<64, 32>(self.rsp_to_lo.q.val());
+        // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
+        self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
+            | (bit_cast::<64, 1>(self.rsp_to_b32.q.val().into()) << 32)
+            | (bit_cast::<64, 1>(self.rsp_to_b33.q.val().into()) << 33);
+        if self.rsp_to_hb.q.val() {
+            self.rq_rsp_to.next = self.rq_rsp_to.val() | self.c_to_hb.val();
+        }
         self.rq_rd_v.next = self.rq_state.q.val() == RqState::Req;
         match self.rq_state.q.val() {
             RqState::Idle => {
@@ -1410,7 +1432,13 @@ impl Logic for HostIf {
                         self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();
                     }
                     if self.rq_beat.q.val() == 2 {
-                        self.rsp_to_hi.d.next = self.dma_rd_cpl_data.val();
+                        // TO bits 63..32: bit 32, and the class of bits 63..33.
+                        self.rsp_to_b32.d.next = self.dma_rd_cpl_data.val().get_bit(0);
+                        self.rsp_to_hb.d.next = self.dma_rd_cpl_data.val().get_bits::<30>(2).all();
+                        self.rsp_to_b33.d.next = self.dma_rd_cpl_data.val().get_bits::<31>(1) != 0;
+                        if self.dma_rd_cpl_data.val().get_bits::<30>(2).all() {
+                            self.rsp_to_b33.d.next = self.dma_rd_cpl_data.val().get_bit(1);
+                        }
                     }
                     if self.rq_beat.q.val() == 3 {
                         self.rsp_to_lo.d.next = self.dma_rd_cpl_data.val();
