@@ -73,27 +73,34 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        let entries = 1usize << A;
-        let mut v = String::new();
-        let _ = writeln!(
-            v,
-            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
-            W - 1,
-            entries - 1
-        );
-        let _ = writeln!(v, "integer i;");
-        let _ = writeln!(
-            v,
-            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;"
-        );
-        for (i, w) in self._mem.iter().enumerate().filter(|(_, w)| w.any()) {
-            let _ = writeln!(v, "   mem[{i}] = {W}'h{:x};", w.index());
-        }
-        let _ = writeln!(v, "end");
-        let _ = writeln!(
-            v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
-        );
-        Verilog::Custom(v)
+        no_rw_check_verilog(&self._mem)
     }
+}
+
+/// The Verilog of a `no_rw_check` block RAM whose words start as `mem` (the body of
+/// [`BlockRam`] and of `crate::mpa::rx_context_ram::RxContextRam`, whose models differ only in
+/// what a read of a word being written returns).
+pub(crate) fn no_rw_check_verilog<const W: usize>(mem: &[Bits<W>]) -> Verilog {
+    let entries = mem.len();
+    let mut v = String::new();
+    let _ = writeln!(
+        v,
+        "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
+        W - 1,
+        entries - 1
+    );
+    let _ = writeln!(v, "integer i;");
+    let _ = writeln!(
+        v,
+        "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;"
+    );
+    for (i, w) in mem.iter().enumerate().filter(|(_, w)| w.any()) {
+        let _ = writeln!(v, "   mem[{i}] = {W}'h{:x};", w.index());
+    }
+    let _ = writeln!(v, "end");
+    let _ = writeln!(
+        v,
+        "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
+    );
+    Verilog::Custom(v)
 }

@@ -9,7 +9,6 @@
 //! emulate one with a LUT per bit): it is defined from the first clock edge on.
 
 use rust_hdl::prelude::*;
-use std::fmt::Write;
 
 /// `2^A` entries of `W` bits; `read_data` is the entry at `read_addr` of the previous edge.
 #[derive(LogicBlock)]
@@ -60,23 +59,6 @@ impl<const W: usize, const A: usize> Logic for RxContextRam<W, A> {
     }
 
     fn hdl(&self) -> Verilog {
-        let entries = 1usize << A;
-        let mut v = String::new();
-        let _ = writeln!(
-            v,
-            "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
-            W - 1,
-            entries - 1
-        );
-        let _ = writeln!(v, "integer i;");
-        let _ = writeln!(
-            v,
-            "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;\nend"
-        );
-        let _ = writeln!(
-            v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
-        );
-        Verilog::Custom(v)
+        crate::ram::no_rw_check_verilog(&self._mem)
     }
 }
