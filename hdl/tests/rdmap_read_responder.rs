@@ -1,12 +1,12 @@
 //! Tests of the Read Response generator (`hdl/src/rdmap/read_responder.rs`) on both back ends:
-//! random Read Requests on `irq_*` with random gaps (each held until taken, as RxControl
-//! does), a DdpTx model on `rr_msg_*` with random `rr_msg_ready`, a random number of messages
+//! random Read Requests on `irq_*` with random gaps (each started while `irq_ready`, its
+//! five words then strobed with random gaps, as RxControl sends them), a DdpTx model on `rr_msg_*` with random `rr_msg_ready`, a random number of messages
 //! taken ahead and random done delays.
 //!
 //! Checked every cycle: `rr_msg_*` is the Read Response of the oldest queued request (opcode
 //! 2, sink STag / TO, source address, size, other fields 0), never offered when the QP FIFO
-//! is full; `irq_ready` is 1 in the `IRQ_WORDS`-th cycle a request is shown while the request
-//! queue has room, else 0 (the receive path never waits for the transmit side); every
+//! is full; `irq_ready` is 1 exactly while no request is being written and the request queue
+//! has room (the receive path never waits for the transmit side); every
 //! request becomes exactly one response, in request order (`rfc5040-rdmap.md` §3, rule 20); `irq_done` strobes exactly at `rr_msg_done` with the QP of
 //! the oldest response in flight; no more than `RR_INFLIGHT` in flight; `idle` at the end. A third test puts the ReadResponder behind the TxArbiter, as in the core
 //! (SendEngine jobs on the other input): every `irq_done` and `se_msg_done` reaches its source.
@@ -14,7 +14,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::CONN_BITS;
-use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, IRQ_WORDS, RR_INFLIGHT};
+use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, RR_INFLIGHT};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
 use rnic_sim::tb::read_responder::{IrqIn, ReadReq};
 use rnic_sim::tb::tx_arbiter::{DdpTxSink, MsgIn, MsgJob, MsgOut, MsgSource};
@@ -32,7 +32,7 @@ struct Params {
 
 fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let irq = IrqIn::new(sim);
+    let mut irq = IrqIn::new(sim);
     let out = MsgOut::new(sim, "rr_");
     let done = sim.output("irq_done").unwrap();
     let done_qp = sim.output("irq_done_qp").unwrap();
@@ -46,7 +46,6 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut hints = 0usize;
     let reqs: Vec<ReadReq> = (0..p.reqs).map(|_| ReadReq::random(&mut rng)).collect();
     let mut queue: VecDeque<ReadReq> = reqs.iter().copied().collect();
-    let mut showing = false;
     let mut sink: DdpTxSink<u8> = DdpTxSink::new(p.ready, p.capacity, p.max_delay);
     let mut got: Vec<MsgJob> = Vec::new();
     let mut done_qps: Vec<u8> = Vec::new();
@@ -54,20 +53,25 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut cycle = 0;
     // Requests taken into the block's queue, not yet offered and taken as a response.
     let mut queued: VecDeque<ReadReq> = VecDeque::new();
-    // Cycles the shown request has been shown while the queue had room.
-    let mut with_room = 0;
-    while !(queue.is_empty() && queued.is_empty() && sink.inflight.is_empty()) {
+    // The block's queue count (committed, job not taken), a request's commit cycle (its QP
+    // word written the cycle after its last word).
+    let mut qcnt = 0usize;
+    let mut committing = false;
+    while !(queue.is_empty() && !irq.busy() && queued.is_empty() && sink.inflight.is_empty()) {
         cycle += 1;
         assert!(cycle < p.reqs * 400, "seed {seed}: stuck");
-        if !showing && !queue.is_empty() && rng.gen_bool(p.show) {
-            showing = true;
+        // `irq_ready`: no request being written, room in the queue (the receive path never
+        // waits for the transmit side).
+        assert_eq!(
+            sim.get(irq.ready) == 1,
+            !irq.busy() && !committing && qcnt < IRQ_DEPTH,
+            "seed {seed} cycle {cycle}: irq_ready with {qcnt} queued"
+        );
+        let go = rng.gen_bool(p.show);
+        let (started, finished) = irq.cycle(sim, queue.front(), go);
+        if started {
+            queue.pop_front();
         }
-        let req = if showing {
-            queue.front().copied()
-        } else {
-            None
-        };
-        irq.drive(sim, req.as_ref());
         let ready = sink.ready(&mut rng);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
@@ -109,29 +113,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: rr_msg is the oldest queued request's response"
             );
         }
-        // The queue takes a request whenever it has room, in the IRQ_WORDS-th cycle it is shown
-        // with room (the cycles its words are written): the receive path never waits for the
-        // transmit side.
-        if req.is_some() && queued.len() < IRQ_DEPTH {
-            with_room += 1;
-            assert_eq!(
-                sim.get(irq.ready) == 1,
-                with_room == IRQ_WORDS,
-                "seed {seed} cycle {cycle}: irq_ready in cycle {with_room} with room, {} queued",
-                queued.len()
-            );
-        } else {
-            assert_eq!(
-                sim.get(irq.ready),
-                0,
-                "seed {seed} cycle {cycle}: irq_ready with {} queued",
-                queued.len()
-            );
+        if committing {
+            qcnt += 1;
         }
-        if req.is_some() && sim.get(irq.ready) == 1 {
-            queued.push_back(queue.pop_front().unwrap());
-            showing = false;
-            with_room = 0;
+        committing = false;
+        if let Some(r) = finished {
+            queued.push_back(r);
+            committing = true;
             assert!(queued.len() <= IRQ_DEPTH, "seed {seed}: over-full queue");
         }
         if take_now {
@@ -140,6 +128,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if let (Some(m), true) = (shown, ready) {
             taken_shown = false;
             let r = queued.pop_front().unwrap();
+            qcnt -= 1;
             got.push(m);
             sink.take(&mut rng, r.qp);
             max_inflight = max_inflight.max(sink.inflight.len());
@@ -228,12 +217,7 @@ struct RrArb {
     irq_valid: Signal<In, Bit>,
     irq_ready: Signal<Out, Bit>,
     irq_qp: Signal<In, Bits<CONN_BITS>>,
-    irq_sink_stag: Signal<In, Bits<32>>,
-    irq_sink_to: Signal<In, Bits<64>>,
-    irq_size: Signal<In, Bits<32>>,
-    irq_src_stag: Signal<In, Bits<32>>,
-    irq_src_to: Signal<In, Bits<64>>,
-    irq_src_addr: Signal<In, Bits<32>>,
+    irq_word: Signal<In, Bits<32>>,
     irq_done: Signal<Out, Bit>,
     irq_done_qp: Signal<Out, Bits<CONN_BITS>>,
     se_msg_valid: Signal<In, Bit>,
@@ -272,12 +256,7 @@ impl Logic for RrArb {
         self.arb.clock.next = self.clock.val();
         self.rr.irq_valid.next = self.irq_valid.val();
         self.rr.irq_qp.next = self.irq_qp.val();
-        self.rr.irq_sink_stag.next = self.irq_sink_stag.val();
-        self.rr.irq_sink_to.next = self.irq_sink_to.val();
-        self.rr.irq_size.next = self.irq_size.val();
-        self.rr.irq_src_stag.next = self.irq_src_stag.val();
-        self.rr.irq_src_to.next = self.irq_src_to.val();
-        self.rr.irq_src_addr.next = self.irq_src_addr.val();
+        self.rr.irq_word.next = self.irq_word.val();
         self.irq_ready.next = self.rr.irq_ready.val();
         self.irq_done.next = self.rr.irq_done.val();
         self.irq_done_qp.next = self.rr.irq_done_qp.val();
@@ -328,8 +307,7 @@ impl Logic for RrArb {
 }
 
 rnic_hdl::sim_ports!(impl[] RrArb {
-    inputs: irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
-        irq_src_addr, se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to,
+    inputs: irq_valid, irq_qp, irq_word, se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to,
         se_msg_inv_stag, se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, msg_ready, msg_done;
     outputs: irq_ready, irq_done, irq_done_qp, se_msg_ready, se_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, idle;
@@ -338,7 +316,7 @@ rnic_hdl::sim_ports!(impl[] RrArb {
 /// Messages taken by DdpTx: whose (0 SendEngine, 1 ReadResponder) and, for a response, its QP.
 fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let irq = IrqIn::new(sim);
+    let mut irq = IrqIn::new(sim);
     let se = MsgIn::new(sim, "se_");
     let out = MsgOut::new(sim, "");
     let done = sim.output("irq_done").unwrap();
@@ -357,31 +335,30 @@ fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
         .collect();
     let mut src = MsgSource::new(se_jobs.clone(), 0.5);
     let mut queue: VecDeque<ReadReq> = reqs.iter().copied().collect();
-    let mut showing = false;
     let mut sink: DdpTxSink<Option<u8>> = DdpTxSink::new(0.7, TXA_INFLIGHT + 2, 25);
     let (mut got_se, mut got_rr, mut done_qps, mut se_dones) = (vec![], vec![], vec![], 0);
     let mut cycle = 0;
     let mut queued: VecDeque<ReadReq> = VecDeque::new();
-    while !(queue.is_empty() && queued.is_empty() && src.finished() && sink.inflight.is_empty()) {
+    while !(queue.is_empty()
+        && !irq.busy()
+        && queued.is_empty()
+        && src.finished()
+        && sink.inflight.is_empty())
+    {
         cycle += 1;
         assert!(cycle < n * 400, "seed {seed}: stuck");
-        if !showing && !queue.is_empty() && rng.gen_bool(0.5) {
-            showing = true;
+        let go = rng.gen_bool(0.5);
+        let (started, finished) = irq.cycle(sim, queue.front(), go);
+        if started {
+            queue.pop_front();
         }
-        let req = if showing {
-            queue.front().copied()
-        } else {
-            None
-        };
-        irq.drive(sim, req.as_ref());
         let job = src.offer(&mut rng);
         se.drive(sim, job.as_ref());
         let ready = sink.ready(&mut rng);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
-        if req.is_some() && sim.get(irq.ready) == 1 {
-            queued.push_back(queue.pop_front().unwrap());
-            showing = false;
+        if let Some(r) = finished {
+            queued.push_back(r);
         }
         if let Some(m) = out.read(sim) {
             if ready {

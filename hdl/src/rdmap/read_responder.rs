@@ -126,12 +126,9 @@ pub struct ReadResponder {
     pub irq_valid: Signal<In, Bit>,
     pub irq_ready: Signal<Out, Bit>,
     pub irq_qp: Signal<In, Bits<CONN_BITS>>,
-    pub irq_sink_stag: Signal<In, Bits<32>>,
-    pub irq_sink_to: Signal<In, Bits<64>>,
-    pub irq_size: Signal<In, Bits<32>>,
-    pub irq_src_stag: Signal<In, Bits<32>>,
-    pub irq_src_to: Signal<In, Bits<64>>,
-    pub irq_src_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    /// One word of the request a cycle (`irq_valid`): source address, sink STag, sink TO
+    /// high, sink TO low, size.
+    pub irq_word: Signal<In, Bits<32>>,
     // Read Response jobs to the TxArbiter.
     pub rr_msg_valid: Signal<Out, Bit>,
     pub rr_msg_ready: Signal<In, Bit>,
@@ -164,6 +161,8 @@ pub struct ReadResponder {
     /// Next entry to write, its next word.
     wr_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     wword: DFF<Bits<WORD_BITS>>,
+    /// The QP of the request being written (taken with its first word), word 5.
+    w_qp: DFF<Bits<CONN_BITS>>,
     /// Requests queued (handshake done, job not yet taken).
     qcnt: DFF<Bits<QCNT_BITS>>,
     room: Signal<Local, Bit>,
@@ -209,12 +208,8 @@ impl Default for ReadResponder {
             irq_valid: Default::default(),
             irq_ready: Default::default(),
             irq_qp: Default::default(),
-            irq_sink_stag: Default::default(),
-            irq_sink_to: Default::default(),
-            irq_size: Default::default(),
-            irq_src_stag: Default::default(),
-            irq_src_to: Default::default(),
-            irq_src_addr: Default::default(),
+            irq_word: Default::default(),
+            w_qp: Default::default(),
             rr_msg_valid: Default::default(),
             rr_msg_ready: Default::default(),
             rr_msg_conn: Default::default(),
@@ -272,7 +267,7 @@ impl Logic for ReadResponder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, wword, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
+            self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
             o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st
         );
         self.mem.clock.next = self.clock.val();
@@ -280,25 +275,20 @@ impl Logic for ReadResponder {
             self.qps[i].clock.next = self.clock.val();
             self.qps[i].d.next = self.qps[i].q.val();
         }
-        // Requests into the queue, one word a cycle straight from `irq_*`; the handshake is
-        // the cycle of the last word.
+        // Requests into the queue, a word at each `irq_valid` straight from `irq_word`, then
+        // the QP (word 5, latched with word 0) in the cycle after the fifth word, the commit.
         self.room.next = !self.qcnt.q.val().get_bit(4);
-        self.wen.next = self.irq_valid.val() && self.room.val();
-        self.irq_ready.next = self.room.val() && (self.wword.q.val() == 5);
+        self.irq_ready.next = self.room.val() && (self.wword.q.val() == 0);
+        self.wen.next = self.irq_valid.val() || (self.wword.q.val() == 5);
         self.mem.write_enable.next = self.wen.val();
         self.mem.write_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.wr_ptr.q.val()) << 3)
             | bit_cast::<MEM_BITS, WORD_BITS>(self.wword.q.val());
-        self.mem.write_data.next = self.irq_sink_stag.val();
-        if self.wword.q.val() == 1 {
-            self.mem.write_data.next = self.irq_sink_to.val().get_bits::<32>(0);
-        } else if self.wword.q.val() == 2 {
-            self.mem.write_data.next = self.irq_sink_to.val().get_bits::<32>(32);
-        } else if self.wword.q.val() == 3 {
-            self.mem.write_data.next = self.irq_size.val();
-        } else if self.wword.q.val() == 4 {
-            self.mem.write_data.next = self.irq_src_addr.val();
-        } else if self.wword.q.val() == 5 {
-            self.mem.write_data.next = bit_cast::<32, CONN_BITS>(self.irq_qp.val());
+        // (Word 5's bits 31..2 are whatever `irq_word` shows: only the QP is read.)
+        self.mem.write_data.next = self.irq_word.val();
+        if self.wword.q.val() == 5 {
+            self.mem.write_data.next = (bit_cast::<32, 30>(self.irq_word.val().get_bits::<30>(2))
+                << 2)
+                | bit_cast::<32, CONN_BITS>(self.w_qp.q.val());
         }
         if self.wen.val() {
             if self.wword.q.val() == 5 {
@@ -307,8 +297,9 @@ impl Logic for ReadResponder {
             } else {
                 self.wword.d.next = self.wword.q.val() + 1;
             }
-        } else if !self.irq_valid.val() {
-            self.wword.d.next = 0.into();
+        }
+        if self.irq_valid.val() && (self.wword.q.val() == 0) {
+            self.w_qp.d.next = self.irq_qp.val();
         }
         // The head request out of the queue into the output register, one word a cycle.
         self.h_busy.next = (self.h_st.q.val() != 0) && (self.h_st.q.val() != 4);
@@ -333,15 +324,15 @@ impl Logic for ReadResponder {
         }
         if self.lat.q.val() {
             if self.lword.q.val() == 0 {
-                self.o_stag.d.next = self.mem.read_data.val();
+                self.o_addr.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 1 {
-                self.o_to_lo.d.next = self.mem.read_data.val();
+                self.o_stag.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 2 {
                 self.o_to_hi.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 3 {
-                self.o_len.d.next = self.mem.read_data.val();
+                self.o_to_lo.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 4 {
-                self.o_addr.d.next = self.mem.read_data.val();
+                self.o_len.d.next = self.mem.read_data.val();
             } else {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
@@ -364,7 +355,7 @@ impl Logic for ReadResponder {
         if self.take.val() {
             self.o_v.d.next = false;
         }
-        self.commit.next = self.wen.val() && (self.wword.q.val() == 5);
+        self.commit.next = self.wword.q.val() == 5;
         if self.commit.val() && !self.take.val() {
             self.qcnt.d.next = self.qcnt.q.val() + 1;
         } else if !self.commit.val() && self.take.val() {
@@ -413,12 +404,11 @@ impl Logic for ReadResponder {
         }
         if self.h_st.q.val() == 1 {
             self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 3;
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 4;
             self.h_st.d.next = 2.into();
         }
         if self.h_st.q.val() == 2 {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 4;
+            self.mem.read_addr.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
             self.o_len.d.next = self.mem.read_data.val();
             self.h_st.d.next = 3.into();
         }
@@ -438,8 +428,7 @@ impl Logic for ReadResponder {
 }
 
 crate::sim_ports!(impl[] ReadResponder {
-    inputs: irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
-        irq_src_addr, rr_msg_ready, rr_msg_done, rr_msg_take;
+    inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take;
     outputs: irq_ready, rr_msg_valid, rr_msg_conn, rr_msg_opcode, rr_msg_stag, rr_msg_to,
         rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn, rr_msg_addr, rr_msg_len, irq_done,
         irq_done_qp, idle, rr_nxt_valid, rr_nxt_addr, rr_nxt_len;

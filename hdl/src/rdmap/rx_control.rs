@@ -320,12 +320,10 @@ pub struct RxControl {
     // Inbound Read Requests.
     pub irq_valid: Signal<Out, Bit>,
     pub irq_qp: Signal<Out, Bits<CONN_BITS>>,
-    pub irq_sink_stag: Signal<Out, Bits<32>>,
-    pub irq_sink_to: Signal<Out, Bits<64>>,
-    pub irq_size: Signal<Out, Bits<32>>,
-    pub irq_src_stag: Signal<Out, Bits<32>>,
-    pub irq_src_to: Signal<Out, Bits<64>>,
-    pub irq_src_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    /// A word of the request at each `irq_valid`: source address, sink STag, sink TO high,
+    /// sink TO low, size.
+    pub irq_word: Signal<Out, Bits<32>>,
+    /// Level: the ReadResponder can take a request (its first word waits for it).
     pub irq_ready: Signal<In, Bit>,
     // Completions.
     pub cqe_valid: Signal<Out, Bit>,
@@ -418,7 +416,6 @@ pub struct RxControl {
     h_rv: DFF<Bits<2>>,
     h_opc: DFF<Bits<4>>,
     h_stag: DFF<Bits<32>>,
-    h_a: DFF<Bits<32>>,
     h_b: DFF<Bits<32>>,
     h_mo: DFF<Bits<32>>,
     p_len: DFF<Bits<16>>,
@@ -673,6 +670,8 @@ pub struct RxControl {
     dl_en: Signal<Local, Bit>,
     dl_err: Signal<Local, Bit>,
     dl_trivial: Signal<Local, Bit>,
+    /// The done to serve is a Read Request's and the ReadResponder cannot take it yet.
+    irq_wait: Signal<Local, Bit>,
     lane_free: Signal<Local, Bit>,
     popp_clr_lane: Signal<Local, Bit>,
     rec_wa: Signal<Local, Bits<3>>,
@@ -859,12 +858,7 @@ impl Default for RxControl {
             irq_done_qp: Default::default(),
             irq_valid: Default::default(),
             irq_qp: Default::default(),
-            irq_sink_stag: Default::default(),
-            irq_sink_to: Default::default(),
-            irq_size: Default::default(),
-            irq_src_stag: Default::default(),
-            irq_src_to: Default::default(),
-            irq_src_addr: Default::default(),
+            irq_word: Default::default(),
             irq_ready: Default::default(),
             cqe_valid: Default::default(),
             cqe_qp: Default::default(),
@@ -932,7 +926,6 @@ impl Default for RxControl {
             h_rv: Default::default(),
             h_opc: Default::default(),
             h_stag: Default::default(),
-            h_a: Default::default(),
             h_b: Default::default(),
             h_mo: Default::default(),
             p_len: Default::default(),
@@ -1161,6 +1154,7 @@ impl Default for RxControl {
             dl_en: Default::default(),
             dl_err: Default::default(),
             dl_trivial: Default::default(),
+            irq_wait: Default::default(),
             lane_free: Default::default(),
             popp_clr_lane: Default::default(),
             rec_wa: Default::default(),
@@ -1289,7 +1283,6 @@ impl Logic for RxControl {
             h_rv,
             h_opc,
             h_stag,
-            h_a,
             h_b,
             h_mo,
             p_len,
@@ -1655,9 +1648,8 @@ impl Logic for RxControl {
         if self.rq_v.q.val() && self.rq_req_ready.val() {
             self.rq_v.d.next = false;
         }
-        if self.irq_v.q.val() && self.irq_ready.val() {
-            self.irq_v.d.next = false;
-        }
+        // `irq_valid` is a strobe per word (no back-pressure once a request started).
+        self.irq_v.d.next = false;
         if self.cqe_v.q.val() && self.cqe_ready.val() {
             self.cqe_v.d.next = false;
         }
@@ -1683,6 +1675,7 @@ impl Logic for RxControl {
             || !self.dl_good.q.val()
             || self.dl_err.val()
             || !self.dl_en.val();
+        self.irq_wait.next = (self.dl_kind_q.q.val() == self.k_irq.val()) && !self.irq_ready.val();
         self.lane_free.next = false;
         self.popp_clr_lane.next = false;
         // Phases: 0 address presented, 1 record on `rec_rd` (classified into `dl_triv_q`),
@@ -1735,14 +1728,18 @@ impl Logic for RxControl {
                 }
                 if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && !self.dl_triv_q.q.val() {
                     // A done with events: its record stays on the read port until DoneGet.
-                    self.d_conn.d.next = self.dl_conn.q.val();
-                    self.d_slot.d.next = self.dl_slot.q.val();
-                    // The done has effects only if good and the QP enabled and not in
-                    // error: decided here from the lane's look-up (timing; only DoneGet and
-                    // LlpErr set `err`, and the configuration waits for `idle`).
-                    self.d_good.d.next =
-                        self.dl_good.q.val() && !self.dl_err.val() && self.dl_en.val();
-                    self.state.d.next = RxState::DoneGet;
+                    // A Read Request's waits here, holding the FSM (as an `irq_*` output
+                    // register not taken would), until the ReadResponder can take it.
+                    if !self.irq_wait.val() {
+                        self.d_conn.d.next = self.dl_conn.q.val();
+                        self.d_slot.d.next = self.dl_slot.q.val();
+                        // The done has effects only if good and the QP enabled and not in
+                        // error: decided here from the lane's look-up (timing; only DoneGet and
+                        // LlpErr set `err`, and the configuration waits for `idle`).
+                        self.d_good.d.next =
+                            self.dl_good.q.val() && !self.dl_err.val() && self.dl_en.val();
+                        self.state.d.next = RxState::DoneGet;
+                    }
                 } else if self.llp_any_q.q.val() {
                     // A latched LLP error: cleared now, committed in LlpErr (timing: the
                     // Terminate's and event's registers are loaded from that state). Timing:
@@ -1866,7 +1863,6 @@ impl Logic for RxControl {
                             }
                         }
                         if self.rk.q.val().get_bit(2) {
-                            self.h_a.d.next = self.sh.val();
                             if self.h_t.q.val() {
                                 // Tagged: the TO straight into the check (high half here, low in word 3).
                                 self.chk_to_q.d.next =
@@ -1935,19 +1931,12 @@ impl Logic for RxControl {
                         if self.rk.q.val().get_bit(8) {
                             self.f_size_zero.d.next = self.sh.val() == 0;
                         }
-                    } else {
-                        // A done: the Invalidate STag of a Send, the Read Request header. The
-                        // `irq_*` outputs share the header / check registers, which nothing
-                        // else writes while the front FSM emits (see "State").
-                        if self.rk.q.val().get_bit(5) {
-                            self.h_mo.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val().get_bit(6) {
-                            self.h_a.d.next = self.sh.val();
-                        }
-                        if self.rk.q.val().get_bit(7) {
-                            self.h_b.d.next = self.sh.val();
-                        }
+                    } else if self.rk.q.val().get_bits::<4>(5) != 0 {
+                        // A done: the Read Request's sink STag, sink TO (high, low) and size
+                        // (words 5-8), each straight out on `irq_word` (`o_addr`, which held
+                        // the source address, the request's first word, see "State").
+                        self.o_addr.d.next = self.sh.val();
+                        self.irq_v.d.next = true;
                     }
                     // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
                     // Send (for the check at the job, for `cqe_inv_stag` at the done).
@@ -1979,9 +1968,7 @@ impl Logic for RxControl {
                         self.ra.d.next = 0.into();
                         self.rvld.d.next = false;
                         if self.rd_done_mode.q.val() {
-                            if self.d_kind.q.val() == self.k_irq.val() {
-                                self.irq_v.d.next = true;
-                            } else {
+                            if self.d_kind.q.val() != self.k_irq.val() {
                                 self.cqe_v.d.next = true;
                             }
                             self.state.d.next = RxState::Emit;
@@ -2410,11 +2397,14 @@ impl Logic for RxControl {
                     self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
                     self.cqe_index_q.d.next = 0.into();
                 } else if self.dl_kind_q.q.val() == self.k_irq.val() {
-                    // The Read Request header again: words 4-11.
+                    // The request's first word (the source address, `o_addr` now) goes out
+                    // next cycle, then the Read Request header again: words 4-8 (Idle
+                    // waited for `irq_ready`).
+                    self.irq_v.d.next = true;
                     self.rd_done_mode.d.next = true;
                     self.ra.d.next = 4.into();
                     self.rvld.d.next = false;
-                    self.rlast.d.next = 11.into();
+                    self.rlast.d.next = 8.into();
                     self.state.d.next = RxState::Read;
                 } else if (self.dl_kind_q.q.val() == self.k_trcv.val())
                     || (self.dl_kind_q.q.val() == self.k_tbad.val())
@@ -2943,14 +2933,7 @@ impl Logic for RxControl {
         self.rq_req_pop.next = self.rq_pop_q.q.val();
         self.irq_valid.next = self.irq_v.q.val();
         self.irq_qp.next = self.d_conn.q.val();
-        self.irq_sink_stag.next = self.h_mo.q.val();
-        self.irq_sink_to.next =
-            (bit_cast::<64, 32>(self.h_a.q.val()) << 32) | bit_cast::<64, 32>(self.h_b.q.val());
-        self.irq_size.next = self.chk_len_q.q.val();
-        self.irq_src_stag.next = self.h_stag.q.val();
-        self.irq_src_to.next = (bit_cast::<64, 31>(self.to_hi.val()) << 33)
-            | bit_cast::<64, 33>(self.chk_to_q.q.val());
-        self.irq_src_addr.next = self.o_addr.q.val();
+        self.irq_word.next = self.o_addr.q.val();
         self.cqe_valid.next = self.cqe_v.q.val();
         self.cqe_qp.next = self.cqe_qp_q.q.val();
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
@@ -3010,7 +2993,7 @@ crate::sim_ports!(impl[] RxControl {
     outputs: job_ready, hdr_a_addr, chk_valid, chk_tag, chk_stag, chk_to, chk_len, chk_pd,
         chk_qp, chk_access, chk_invalidate, vd_valid, vd_conn, vd_place, vd_addr, done_ready,
         free_valid, free_conn, free_slot, rq_req_valid, rq_req_qp, rq_req_pop, irq_valid, irq_qp,
-        irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to, irq_src_addr, cqe_valid,
+        irq_word, cqe_valid,
         cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv,
         cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer, aev_etype, aev_code, term_valid,
         term_conn, term_slot, term_layer, term_etype, term_code, term_m, term_d, term_r,

@@ -109,12 +109,7 @@ pub struct RxPath {
     pub irq_valid: Signal<Out, Bit>,
     pub irq_ready: Signal<In, Bit>,
     pub irq_qp: Signal<Out, Bits<CONN_BITS>>,
-    pub irq_sink_stag: Signal<Out, Bits<32>>,
-    pub irq_sink_to: Signal<Out, Bits<64>>,
-    pub irq_size: Signal<Out, Bits<32>>,
-    pub irq_src_stag: Signal<Out, Bits<32>>,
-    pub irq_src_to: Signal<Out, Bits<64>>,
-    pub irq_src_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    pub irq_word: Signal<Out, Bits<32>>,
     // Completions.
     pub cqe_valid: Signal<Out, Bit>,
     pub cqe_ready: Signal<In, Bit>,
@@ -355,12 +350,7 @@ impl Logic for RxPath {
 
         self.irq_valid.next = self.control.irq_valid.val();
         self.irq_qp.next = self.control.irq_qp.val();
-        self.irq_sink_stag.next = self.control.irq_sink_stag.val();
-        self.irq_sink_to.next = self.control.irq_sink_to.val();
-        self.irq_size.next = self.control.irq_size.val();
-        self.irq_src_stag.next = self.control.irq_src_stag.val();
-        self.irq_src_to.next = self.control.irq_src_to.val();
-        self.irq_src_addr.next = self.control.irq_src_addr.val();
+        self.irq_word.next = self.control.irq_word.val();
         self.control.irq_ready.next = self.irq_ready.val();
 
         self.cqe_valid.next = self.control.cqe_valid.val();
@@ -448,8 +438,7 @@ crate::sim_ports!(impl[] RxPath {
         lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access;
     outputs: llp_ready, raw_data, raw_keep, raw_last, raw_valid, raw_conn, dma_wr_addr,
         dma_wr_data, dma_wr_keep, dma_wr_last, dma_wr_valid, rq_req_valid, rq_req_qp, rq_req_pop,
-        irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag, irq_src_to,
-        irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
+        irq_valid, irq_qp, irq_word, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
         cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer,
         aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle,
         fpdu_good_valid, fpdu_good_conn, lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr;

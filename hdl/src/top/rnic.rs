@@ -305,12 +305,7 @@ impl Logic for Rnic {
         self.se.msg_done.next = self.arb.se_msg_done.val();
         self.rr.irq_valid.next = self.rx.irq_valid.val();
         self.rr.irq_qp.next = self.rx.irq_qp.val();
-        self.rr.irq_sink_stag.next = self.rx.irq_sink_stag.val();
-        self.rr.irq_sink_to.next = self.rx.irq_sink_to.val();
-        self.rr.irq_size.next = self.rx.irq_size.val();
-        self.rr.irq_src_stag.next = self.rx.irq_src_stag.val();
-        self.rr.irq_src_to.next = self.rx.irq_src_to.val();
-        self.rr.irq_src_addr.next = self.rx.irq_src_addr.val();
+        self.rr.irq_word.next = self.rx.irq_word.val();
         self.rx.irq_ready.next = self.rr.irq_ready.val();
         self.rx.irq_done.next = self.rr.irq_done.val();
         self.rx.irq_done_qp.next = self.rr.irq_done_qp.val();

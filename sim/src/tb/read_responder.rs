@@ -15,10 +15,11 @@ pub struct ReadReq {
     pub sink_stag: u32,
     pub sink_to: u64,
     pub size: u32,
-    pub src_stag: u32,
-    pub src_to: u64,
     pub src_addr: u32,
 }
+
+/// Words of a request on `irq_word`, in order (`docs/core.md`, "ReadResponder").
+pub const IRQ_PORT_WORDS: usize = 5;
 
 impl ReadReq {
     /// Every field random; one request in eight has size 0 (`rfc5040-rdmap.md` §2).
@@ -33,9 +34,29 @@ impl ReadReq {
                 1..=3 => rng.gen_range(1..1 << 16),
                 _ => rng.gen(),
             },
-            src_stag: rng.gen(),
-            src_to: rng.gen(),
             src_addr: rng.gen(),
+        }
+    }
+
+    /// The words on `irq_word`: source address, sink STag, sink TO high, sink TO low, size.
+    pub fn words(&self) -> [u32; IRQ_PORT_WORDS] {
+        [
+            self.src_addr,
+            self.sink_stag,
+            (self.sink_to >> 32) as u32,
+            self.sink_to as u32,
+            self.size,
+        ]
+    }
+
+    /// The request whose words are `w` (as [`ReadReq::words`]).
+    pub fn from_words(qp: u8, w: &[u32]) -> Self {
+        ReadReq {
+            qp,
+            src_addr: w[0],
+            sink_stag: w[1],
+            sink_to: (u64::from(w[2]) << 32) | u64::from(w[3]),
+            size: w[4],
         }
     }
 
@@ -56,12 +77,16 @@ impl ReadReq {
     }
 }
 
-/// The `irq_*` port, driven by the testbench.
+/// The `irq_*` port, driven by the testbench as RxControl does: a request is started only
+/// while `irq_ready` is 1, then its words follow one per `irq_valid` strobe, with gaps.
 #[derive(Clone, Debug)]
 pub struct IrqIn {
     pub valid: InputId,
-    pub fields: [InputId; 7],
+    pub qp: InputId,
+    pub word: InputId,
     pub ready: OutputId,
+    /// The request being sent and its next word.
+    cur: Option<(ReadReq, usize)>,
 }
 
 impl IrqIn {
@@ -69,35 +94,49 @@ impl IrqIn {
         let i = |n: &str| sim.input(n).unwrap();
         IrqIn {
             valid: i("irq_valid"),
-            fields: [
-                i("irq_qp"),
-                i("irq_sink_stag"),
-                i("irq_sink_to"),
-                i("irq_size"),
-                i("irq_src_stag"),
-                i("irq_src_to"),
-                i("irq_src_addr"),
-            ],
+            qp: i("irq_qp"),
+            word: i("irq_word"),
             ready: sim.output("irq_ready").unwrap(),
+            cur: None,
         }
     }
 
-    /// Shows `req` (valid) or nothing.
-    pub fn drive(&self, sim: &mut dyn Backend, req: Option<&ReadReq>) {
-        sim.set(self.valid, u128::from(req.is_some()));
-        if let Some(r) = req {
-            let v: [u128; 7] = [
-                r.qp.into(),
-                r.sink_stag.into(),
-                r.sink_to.into(),
-                r.size.into(),
-                r.src_stag.into(),
-                r.src_to.into(),
-                r.src_addr.into(),
-            ];
-            for (id, v) in self.fields.iter().zip(v) {
-                sim.set(*id, v);
+    /// A request is being sent (started, last word not yet driven).
+    pub fn busy(&self) -> bool {
+        self.cur.is_some()
+    }
+
+    /// One cycle: with `go`, the next word of the request under way, or the first word of
+    /// `next` if none is and `irq_ready` is 1. Returns (`next` was started, the request whose
+    /// last word is driven now).
+    pub fn cycle(
+        &mut self,
+        sim: &mut dyn Backend,
+        next: Option<&ReadReq>,
+        go: bool,
+    ) -> (bool, Option<ReadReq>) {
+        let mut started = false;
+        let mut word = None;
+        if go {
+            if let Some((r, k)) = self.cur {
+                word = Some((r.qp, r.words()[k]));
+                self.cur = Some((r, k + 1));
+            } else if let (Some(r), true) = (next, sim.get(self.ready) == 1) {
+                started = true;
+                word = Some((r.qp, r.words()[0]));
+                self.cur = Some((*r, 1));
             }
         }
+        let mut finished = None;
+        if let Some((r, IRQ_PORT_WORDS)) = self.cur {
+            finished = Some(r);
+            self.cur = None;
+        }
+        sim.set(self.valid, u128::from(word.is_some()));
+        if let Some((qp, w)) = word {
+            sim.set(self.qp, qp.into());
+            sim.set(self.word, w.into());
+        }
+        (started, finished)
     }
 }

@@ -251,8 +251,6 @@ pub struct Irq {
     pub sink_stag: u32,
     pub sink_to: u64,
     pub size: u32,
-    pub src_stag: u32,
-    pub src_to: u64,
     pub src_addr: u32,
 }
 
@@ -468,6 +466,12 @@ impl RxControlTb {
         let mut term_dones: VecDeque<(u64, usize, usize)> = VecDeque::new();
         let mut llp: Vec<(usize, u8, usize)> = env.llp_errors.clone();
         let mut irq_dones: Vec<(usize, usize)> = env.irq_dones.clone();
+        // The request being received on `irq_*`, its QP, its commit cycle, `irq_ready` in this
+        // cycle and the two before.
+        let mut irq_words: Vec<u32> = Vec::new();
+        let mut irq_qp = 0usize;
+        let mut irq_commit = false;
+        let mut irq_rdy = [false; 3];
         let mut idle = 0u64;
         let mut stuck = 0u64;
         let mut hdr_data = 0u32;
@@ -593,7 +597,12 @@ impl RxControlTb {
             let r_term = ready("term");
             self.set(sim, "vd_ready", u128::from(r_vd));
             self.set(sim, "rq_req_ready", u128::from(r_rq));
-            self.set(sim, "irq_ready", u128::from(r_irq));
+            // (A level: 0 while a request is being written and in the cycle after it, its
+            // commit, as the ReadResponder's; else random.)
+            let irq_ready = r_irq && irq_words.is_empty() && !irq_commit;
+            irq_commit = false;
+            irq_rdy = [irq_ready, irq_rdy[0], irq_rdy[1]];
+            self.set(sim, "irq_ready", u128::from(irq_ready));
             self.set(sim, "cqe_ready", u128::from(r_cqe));
             self.set(sim, "aev_ready", u128::from(r_aev));
             self.set(sim, "term_ready", u128::from(r_term));
@@ -673,16 +682,30 @@ impl RxControlTb {
                 }
                 active = true;
             }
-            if r_irq && self.get(sim, "irq_valid") == 1 {
+            // The ReadResponder's side: a word per `irq_valid` strobe (source address, sink
+            // STag, sink TO high, low, size); a request starts only while `irq_ready`.
+            if self.get(sim, "irq_valid") == 1 {
                 let qp = self.get(sim, "irq_qp") as usize;
-                out.irqs[qp].push(Irq {
-                    sink_stag: self.get(sim, "irq_sink_stag") as u32,
-                    sink_to: self.get(sim, "irq_sink_to") as u64,
-                    size: self.get(sim, "irq_size") as u32,
-                    src_stag: self.get(sim, "irq_src_stag") as u32,
-                    src_to: self.get(sim, "irq_src_to") as u64,
-                    src_addr: self.get(sim, "irq_src_addr") as u32,
-                });
+                if irq_words.is_empty() {
+                    // RxControl decides in Idle, two cycles before the first word.
+                    assert!(
+                        irq_rdy[2],
+                        "cycle {cycle}: a request started without irq_ready"
+                    );
+                    irq_qp = qp;
+                }
+                assert_eq!(qp, irq_qp, "cycle {cycle}: irq_qp changed within a request");
+                irq_words.push(self.get(sim, "irq_word") as u32);
+                if irq_words.len() == 5 {
+                    let w = std::mem::take(&mut irq_words);
+                    out.irqs[qp].push(Irq {
+                        src_addr: w[0],
+                        sink_stag: w[1],
+                        sink_to: (u64::from(w[2]) << 32) | u64::from(w[3]),
+                        size: w[4],
+                    });
+                    irq_commit = true;
+                }
                 active = true;
             }
             if r_cqe && self.get(sim, "cqe_valid") == 1 {
@@ -1190,15 +1213,13 @@ pub mod model {
                         sink_stag: be32(h, 18),
                         sink_to: be64(h, 22),
                         size,
-                        src_stag: be32(h, 34),
-                        src_to: cu_to(be64(h, 38)),
                         src_addr: 0,
                     };
                     let mut ok = true;
                     if size != 0 {
                         let c_ = Check {
-                            stag: irq.src_stag,
-                            to: cu_to(irq.src_to),
+                            stag: be32(h, 34),
+                            to: cu_to(be64(h, 38)),
                             len: size,
                             pd: q.cfg.pd,
                             qp: c,

@@ -190,12 +190,7 @@ struct Ports {
     rq_req_pop: OutputId,
     irq_valid: OutputId,
     irq_qp: OutputId,
-    irq_sink_stag: OutputId,
-    irq_sink_to: OutputId,
-    irq_size: OutputId,
-    irq_src_stag: OutputId,
-    irq_src_to: OutputId,
-    irq_src_addr: OutputId,
+    irq_word: OutputId,
     cqe_valid: OutputId,
     cqe_qp: OutputId,
     cqe_opcode: OutputId,
@@ -240,8 +235,7 @@ impl Ports {
                 cqe_ready, aev_ready, tx_ready;
             out: llp_ready, raw_data, raw_keep, raw_valid, raw_conn, dma_wr_addr, dma_wr_data,
                 dma_wr_keep, dma_wr_last, dma_wr_valid, rq_req_valid, rq_req_qp, rq_req_pop,
-                irq_valid, irq_qp, irq_sink_stag, irq_sink_to, irq_size, irq_src_stag,
-                irq_src_to, irq_src_addr, cqe_valid, cqe_qp, cqe_opcode, cqe_status,
+                irq_valid, irq_qp, irq_word, cqe_valid, cqe_qp, cqe_opcode, cqe_status,
                 cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid,
                 aev_qp, aev_kind, aev_layer, aev_etype, aev_code, tx_data, tx_keep, tx_last,
                 tx_valid, tx_conn, tx_len, rx_idle, fpdu_good_valid, fpdu_good_conn,
@@ -326,6 +320,18 @@ pub fn run_random(
 }
 
 /// Panics naming the first position where the hardware's sequence and the model's differ.
+/// The model's IRQ entries as the `irq_*` port carries them: no SrcSTag / SrcTO (the
+/// ReadResponder does not need them; RxControl checked and translated them).
+fn port_view(irqs: &[Irq]) -> Vec<Irq> {
+    irqs.iter()
+        .map(|i| Irq {
+            src_stag: 0,
+            src_to: 0,
+            ..*i
+        })
+        .collect()
+}
+
 fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: usize, what: &str) {
     if hw == model {
         return;
@@ -456,10 +462,11 @@ pub fn run_campaign(
                 &bench.irqs[q][marks[q].2..],
                 &bench.terms[q][marks[q].3..],
             );
+            let round_irqs = port_view(&round.irqs[q]);
             let want = (
                 &round.cqes[q][..],
                 &round.aevs[q][..],
-                &round.irqs[q][..],
+                &round_irqs[..],
                 &round.terms[q][..],
             );
             if hw != want {
@@ -511,6 +518,9 @@ pub struct RxPathBench {
     rq: Vec<VecDeque<RecvWqe>>,
     rq_pending: VecDeque<RqAnswer>,
     pending_irq_done: VecDeque<usize>,
+    /// The words of the IRQ entry being received, its commit cycle (`irq_ready` 0).
+    irq_words: Vec<u32>,
+    irq_commit: bool,
     /// CQEs taken, per QP.
     pub cqes: Vec<Vec<Cqe>>,
     /// Async events taken, per QP.
@@ -559,6 +569,8 @@ impl RxPathBench {
             rq: vec![VecDeque::new(); QPS],
             rq_pending: VecDeque::new(),
             pending_irq_done: VecDeque::new(),
+            irq_words: Vec::new(),
+            irq_commit: false,
             cqes: vec![Vec::new(); QPS],
             aevs: vec![Vec::new(); QPS],
             irqs: vec![Vec::new(); QPS],
@@ -783,7 +795,11 @@ impl RxPathBench {
         let dma_ready = ready(&mut self.rng, k.dma_stall);
         let cqe_ready = ready(&mut self.rng, k.out_stall);
         let aev_ready = ready(&mut self.rng, k.out_stall);
-        let irq_ready = ready(&mut self.rng, k.out_stall);
+        // `irq_ready` is the ReadResponder's level: 0 while a request's words come and in
+        // the cycle after them (its commit), else random (a full queue).
+        let irq_commit = std::mem::take(&mut self.irq_commit);
+        let irq_ready =
+            ready(&mut self.rng, k.out_stall) && self.irq_words.is_empty() && !irq_commit;
         let tx_ready = ready(&mut self.rng, k.out_stall);
         let raw_ready = ready(&mut self.rng, k.out_stall);
         for (id, v) in [
@@ -872,15 +888,22 @@ impl RxPathBench {
             self.aevs[usize::from(a.qp) % QPS].push(a);
             active = true;
         }
-        if irq_ready && self.sim.get(p.irq_valid) == 1 {
+        // A word per `irq_valid` strobe: source address, sink STag, sink TO high, low, size.
+        if self.sim.get(p.irq_valid) == 1 {
+            self.irq_words.push(self.sim.get(p.irq_word) as u32);
+            active = true;
+        }
+        if self.irq_words.len() == 5 {
+            let w = std::mem::take(&mut self.irq_words);
+            self.irq_commit = true;
             let i = Irq {
                 qp: self.sim.get(p.irq_qp) as u8,
-                sink_stag: self.sim.get(p.irq_sink_stag) as u32,
-                sink_to: self.sim.get(p.irq_sink_to) as u64,
-                size: self.sim.get(p.irq_size) as u32,
-                src_stag: self.sim.get(p.irq_src_stag) as u32,
-                src_to: self.sim.get(p.irq_src_to) as u64,
-                src_addr: self.sim.get(p.irq_src_addr) as u32,
+                sink_stag: w[1],
+                sink_to: (u64::from(w[2]) << 32) | u64::from(w[3]),
+                size: w[4],
+                src_stag: 0,
+                src_to: 0,
+                src_addr: w[0],
             };
             let q = usize::from(i.qp) % QPS;
             self.log.push((cycle, Logged::Irq(i)));
@@ -1056,7 +1079,7 @@ impl RxPathBench {
         for q in 0..QPS {
             first_difference(&self.cqes[q], &exp.cqes[q], q, "CQEs");
             first_difference(&self.aevs[q], &exp.aevs[q], q, "async events");
-            first_difference(&self.irqs[q], &exp.irqs[q], q, "IRQ entries");
+            first_difference(&self.irqs[q], &port_view(&exp.irqs[q]), q, "IRQ entries");
             if self.terms[q] != exp.terms[q] {
                 panic!(
                     "QP {q}: Terminate ULPDUs differ\n hardware: {}\n model:    {}",

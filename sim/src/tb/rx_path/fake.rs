@@ -82,12 +82,7 @@ const OUTPUTS: &[&str] = &[
     "rq_req_pop",
     "irq_valid",
     "irq_qp",
-    "irq_sink_stag",
-    "irq_sink_to",
-    "irq_size",
-    "irq_src_stag",
-    "irq_src_to",
-    "irq_src_addr",
+    "irq_word",
     "cqe_valid",
     "cqe_qp",
     "cqe_opcode",
@@ -148,6 +143,9 @@ pub struct FakeRxPath {
     cqe: VecDeque<crate::rx_model::Cqe>,
     aev: VecDeque<crate::rx_model::AsyncEvent>,
     irq: VecDeque<crate::rx_model::Irq>,
+    /// The front IRQ entry is being sent (started at `irq_ready`), its next word.
+    irq_go: bool,
+    irq_pos: usize,
     tx: VecDeque<(usize, Beat, u16)>,
 }
 
@@ -170,6 +168,8 @@ impl FakeRxPath {
             cqe: VecDeque::new(),
             aev: VecDeque::new(),
             irq: VecDeque::new(),
+            irq_go: false,
+            irq_pos: 0,
             tx: VecDeque::new(),
         }
     }
@@ -322,14 +322,18 @@ impl Backend for FakeRxPath {
             "aev_layer" => a.map_or(0, |x| u128::from(x.layer)),
             "aev_etype" => a.map_or(0, |x| u128::from(x.etype)),
             "aev_code" => a.map_or(0, |x| u128::from(x.code)),
-            "irq_valid" => b(r.is_some()),
+            "irq_valid" => b(self.irq_go),
             "irq_qp" => r.map_or(0, |x| u128::from(x.qp)),
-            "irq_sink_stag" => r.map_or(0, |x| u128::from(x.sink_stag)),
-            "irq_sink_to" => r.map_or(0, |x| u128::from(x.sink_to)),
-            "irq_size" => r.map_or(0, |x| u128::from(x.size)),
-            "irq_src_stag" => r.map_or(0, |x| u128::from(x.src_stag)),
-            "irq_src_to" => r.map_or(0, |x| u128::from(x.src_to)),
-            "irq_src_addr" => r.map_or(0, |x| u128::from(x.src_addr)),
+            // Source address, sink STag, sink TO high, low, size.
+            "irq_word" => r.map_or(0, |x| {
+                u128::from(match self.irq_pos {
+                    0 => x.src_addr,
+                    1 => x.sink_stag,
+                    2 => (x.sink_to >> 32) as u32,
+                    3 => x.sink_to as u32,
+                    _ => x.size,
+                })
+            }),
             "tx_valid" => b(t.is_some()),
             "tx_conn" => t.map_or(0, |x| x.0 as u128),
             "tx_data" => t.map_or(0, |x| x.1.data),
@@ -399,8 +403,16 @@ impl Backend for FakeRxPath {
         if self.i("aev_ready") == 1 {
             self.aev.pop_front();
         }
-        if self.i("irq_ready") == 1 {
-            self.irq.pop_front();
+        // An IRQ entry's five words go out one a cycle once `irq_ready` was seen.
+        if self.irq_go {
+            self.irq_pos += 1;
+            if self.irq_pos == 5 {
+                self.irq.pop_front();
+                self.irq_go = false;
+                self.irq_pos = 0;
+            }
+        } else if self.i("irq_ready") == 1 && !self.irq.is_empty() {
+            self.irq_go = true;
         }
         if self.i("tx_ready") == 1 {
             self.tx.pop_front();
