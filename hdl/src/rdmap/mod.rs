@@ -101,8 +101,9 @@ pub mod tx_arbiter;
 //        vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS];  done_ready;
 //        free_valid free_conn free_slot;
 //        rq_req_valid rq_req_qp rq_req_pop (0: read the head WQE; 1: consume it);
-//        irq_valid irq_qp irq_sink_stag[32] irq_sink_to[64] irq_size[32] irq_src_stag[32]
-//          irq_src_to[64] irq_src_addr[DMA_ADDR_BITS];
+//        irq_valid irq_qp irq_word[32] (a Read Request as five words, one per irq_valid:
+//          source address, sink STag, sink TO high, sink TO low, size; started only after
+//          irq_ready, a level; docs/core.md "ReadResponder");
 //        cqe_valid cqe_qp cqe_opcode[8] cqe_status[8] cqe_byte_len[32] cqe_index[16]
 //          cqe_inv_stag[32] cqe_with_inv cqe_solicited;
 //        aev_valid aev_qp aev_kind[8] aev_layer[4] aev_etype[4] aev_code[8];

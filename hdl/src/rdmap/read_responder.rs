@@ -7,13 +7,14 @@
 //!
 //! # Behaviour
 //!
-//! - A request becomes one message job: opcode 2 (RDMA Read Response), connection `irq_qp`,
-//!   STag / TO the request's Data Sink STag / TO (`irq_sink_stag`, `irq_sink_to`), payload
-//!   `irq_size` octets from host address `irq_src_addr` (RxControl already checked the Data
-//!   Source STag for REMOTE_READ and translated SrcSTag / SrcTO, row 20); `inv_stag`, `src_to`,
-//!   `msn` 0 (a tagged message has no MSN). A size of 0 is a message of length 0: one
-//!   Read Response segment without payload (`rfc5040-rdmap.md` §2, zero-length Read).
-//!   `irq_src_stag` / `irq_src_to` are not needed (kept on the port list of the contract).
+//! - A request comes as five 32-bit words on `irq_word`, one per `irq_valid` strobe (gaps
+//!   allowed, no back-pressure): source address, Data Sink STag, Data Sink TO high, low,
+//!   size; `irq_qp` with the first word. It becomes one message job: opcode 2 (RDMA Read
+//!   Response), connection `irq_qp`, STag / TO the Data Sink STag / TO, payload `size` octets
+//!   from the source address (RxControl already checked the Data Source STag for REMOTE_READ
+//!   and translated SrcSTag / SrcTO, row 20, so they do not cross); `inv_stag`, `src_to`, `msn`
+//!   0 (a tagged message has no MSN). A size of 0 is a message of length 0: one Read Response
+//!   segment without payload (`rfc5040-rdmap.md` §2, zero-length Read).
 //! - **Order** (`rfc5040-rdmap.md` §3, rule 20: Read Responses in the order of their Read
 //!   Requests): requests arrive in order, each becomes one job in arrival order, the arbiter
 //!   and DdpTx keep whole messages in order. `irq_done` strobes therefore come in request
@@ -24,13 +25,12 @@
 //!   core's receive side (two RNICs, or the two QPs of one core in loopback, each sending a
 //!   long Read Response): if RxControl waited in its Emit state for `irq_ready` until DdpTx
 //!   took the response, which DdpTx does at its end, neither receive side would move again.
-//!   With the queue, `irq_ready` comes whenever the queue has room, at most
-//!   [`IRQ_WORDS`]` - 1` cycles after `irq_valid` (the cycles the entry is being written, see
-//!   Timing), never waiting for the transmit side, and RxControl's IRD credits (rows 19,
+//!   With the queue, `irq_ready` (a level) is 1 whenever the queue has room and no request is
+//!   being written, never waiting for the transmit side, and RxControl's IRD credits (rows 19,
 //!   `irq_done`) bound the requests queued: the sum of the IRDs of the QPs must not exceed
 //!   [`IRQ_DEPTH`] (the driver limits IRD to [`IRD_MAX`] per QP, `docs/decisions.md`). A
-//!   request counts in the queue from its handshake on `irq_*` until its job is taken on
-//!   `rr_msg_*`.
+//!   request counts in the queue from its commit (the cycle after its fifth word) until its
+//!   job is taken on `rr_msg_*`.
 //! - **Dones.** Each taken response's QP goes into a FIFO of [`RR_INFLIGHT`] entries; at
 //!   `rr_msg_done` (routed by the arbiter, in message order) the head is popped and
 //!   `irq_done` strobes in the same cycle with `irq_done_qp` = that QP. A done in the cycle of
@@ -40,7 +40,7 @@
 //! - **Read-ahead hint** (`rr_nxt_*`, `docs/core.md` "The message job"): once DdpTx took the
 //!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` are not read any more)
 //!   and a further request is queued, its size and source address are read from the queue
-//!   into `o_len` / `o_addr` (words 3 and 4, 3 cycles; the read port is free while a job is in
+//!   into `o_len` / `o_addr` (words 4 and 0, 3 cycles; the read port is free while a job is in
 //!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
 //!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
@@ -49,23 +49,30 @@
 //! # Timing
 //!
 //! The queue is one 32-bit block RAM (two iCE40 BRAMs of 256 x 16) of [`IRQ_DEPTH`] entries of
-//! 8 words, [`IRQ_WORDS`] of them used: sink STag, sink TO low, sink TO high, size, source
-//! address, QP. A 162-bit-wide FIFO would take 11 BRAMs (a W-bit RAM costs ceil(W/16) of them
+//! 8 words, [`IRQ_WORDS`] of them used: source address, sink STag, sink TO high, sink TO low,
+//! size, QP. A 162-bit-wide FIFO would take 11 BRAMs (a W-bit RAM costs ceil(W/16) of them
 //! whatever its depth) for one BRAM's worth of bits.
 //!
-//! - **Write.** While `irq_valid` and the queue has room, one word of the shown request is
-//!   written a cycle, straight from the `irq_*` inputs (they are stable while `irq_valid`: a
-//!   valid / ready handshake; RxControl holds its output registers until taken); `irq_ready`
-//!   is 1 in the cycle of the last word, the [`IRQ_WORDS`]-th cycle of `irq_valid` with room,
-//!   which is the handshake. If `irq_valid` drops first, the partial entry is forgotten.
-//!   Read Requests come at most one per 14-beat FPDU, so the 6 cycles cost nothing.
+//! - **Write.** Each `irq_valid` writes `irq_word` as the entry's next word (words 0-4; the
+//!   QP is latched with word 0) and the cycle after word 4 writes the QP as word 5: the
+//!   commit. RxControl sends a request's first word only after it saw `irq_ready` (room, no
+//!   request being written, so 0 from the first word to the commit cycle), and only a commit
+//!   fills the queue, so the room lasts. RxControl reads the words from the slot's header RAM
+//!   one a cycle into a single register, so the request is never held 162 bits wide, and this
+//!   block has no multiplexer of six 32-bit inputs before its RAM (`docs/decisions.md`,
+//!   "RxControl -> ReadResponder as words"). Read Requests come at most one per 14-beat FPDU,
+//!   so the cycles cost nothing.
 //! - **Read.** When the output register is empty and a request is queued, its words are read
 //!   one a cycle into the output register (162 flip-flops, one word each, loaded with
 //!   enables); `rr_msg_valid` rises the cycle after the last word arrived and the fields stay
 //!   stable while it is 1 (DdpTx reads them while the message is offered).
-//! - Latency: a request is offered 8 cycles after its handshake (queue empty, output register
+//! - Latency: a request is offered 8 cycles after its last word (queue empty, output register
 //!   free); the next job 8 cycles after the previous one was taken. A Read Response is at
 //!   least one segment on the link, so this never limits the link.
+//! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 295
+//!   logic cells (104 LUT4, 208 flip-flops, 17 carries), 2 block RAMs, 136.8 MHz; 452 cells
+//!   (233 LUT4) when the request came 162 bits wide and a 6-to-1 multiplexer of 32-bit inputs
+//!   chose the word to write.
 
 //! # Other responders (where they plug in)
 //!
@@ -92,8 +99,8 @@ pub const IRQ_ADDR_BITS: usize = 4;
 pub const IRQ_DEPTH: usize = 1 << IRQ_ADDR_BITS;
 /// The largest IRD a QP may have ([`IRQ_DEPTH`] shared by every QP).
 pub const IRD_MAX: usize = IRQ_DEPTH / crate::config::QPS;
-/// 32-bit words of a queued request (sink STag, sink TO low and high, size, source address,
-/// QP): the cycles it takes to write a request into the queue, and to read it out.
+/// 32-bit words of a queued request (source address, sink STag, sink TO high and low, size,
+/// QP): the cycles it takes to read a request out of the queue.
 pub const IRQ_WORDS: usize = 6;
 /// Bits of a word's number within an entry (entries are 8 words apart in the RAM).
 const WORD_BITS: usize = 3;
@@ -167,7 +174,7 @@ pub struct ReadResponder {
     qcnt: DFF<Bits<QCNT_BITS>>,
     room: Signal<Local, Bit>,
     wen: Signal<Local, Bit>,
-    /// The handshake on `irq_*`: the last word written.
+    /// The request's QP written (the cycle after its fifth word): it counts as queued.
     commit: Signal<Local, Bit>,
     /// Entry being read into the output register, the word to read next.
     rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,

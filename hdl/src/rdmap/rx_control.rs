@@ -35,13 +35,17 @@
 //! - **Done** (done lane): takes `done_*` (slots alternate per connection, as the parser uses
 //!   them), reads the record; a record without events (nothing to do, `done_good = 0`, QP in
 //!   error or disabled) frees the slot right there, in parallel with the jobs. Otherwise the
-//!   front FSM, between jobs, emits: Recv CQE (the WQE was popped at the check); RdmaRead CQE; the push on `irq_*`
-//!   (the Read Request header is read again from the still-held slot, so the record keeps only
-//!   `irq_src_addr`); async TerminateReceived / BadTerminateReceived; or the error: `term_*`,
+//!   front FSM, between jobs, emits: Recv CQE (the WQE was popped at the check); RdmaRead CQE;
+//!   the Read Request on `irq_*`, five words (the record's source address, then the sink
+//!   STag, sink TO high / low and size as the header is read again from the still-held slot,
+//!   so the record keeps only the source address; served only once the ReadResponder's
+//!   `irq_ready` level is seen, `docs/core.md` "ReadResponder"); async TerminateReceived / BadTerminateReceived; or the error: `term_*`,
 //!   `aev_*` TerminateSent and, for rows 12/16/17/21, the error CQE (and WQE pop). Then the
 //!   slot is freed, except after a Terminate request (freed after its `term_done`).
 //! - The front FSM takes, in this priority: a done with events, a latched LLP error
-//!   (`llp_err_*`, latched per connection), a slot to free after `term_done`, a job.
+//!   (`llp_err_*`, latched per connection), a slot to free after `term_done`, a job. A Read
+//!   Request's done waits for `irq_ready` holding the FSM (as it waited for the handshake of a
+//!   whole-request output register before).
 //!
 //! # Decisions (not fixed by the contract)
 //!
@@ -126,9 +130,10 @@
 //!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
 //!   request order and a Send's checks are issued only with the queue empty, so tags are not
 //!   compared.
-//! - Registers shared by exclusive uses: the `irq_*` outputs are the header / check registers
-//!   (`h_mo`, `h_a` / `h_b`, `chk_len`, `h_stag`, `chk_to`, `o_addr`) loaded by the done's
-//!   header read; `cqe_inv_stag` is `h_stag` (octets 2-5, zeroed by DoneGet unless the header
+//! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
+//!   record's source address (the request's first word) and then with each of header words
+//!   5-8 as the done's read brings them (`irq_valid` strobes each), so the request is never
+//!   held whole (no copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `h_stag` (octets 2-5, zeroed by DoneGet unless the header
 //!   read loads it) and `cqe_byte_len` is `o_addr` (zeroed by DoneGet but for a Recv or a Read
 //!   Request): while the front FSM emits a done's events it reads no job, and the StagCheck
 //!   takes `chk_*` only in the cycle of `chk_valid`. One triple register serves `term_*` and
@@ -143,8 +148,7 @@
 //!   the StagCheck classifies bits 63..32 only as all ones (WRAP), 0 or 1 (BOUNDS), so the
 //!   rebuilt TO (bits 63..33 all ones, 1 or 0) decides every check as the full TO would; on
 //!   the Cu, whose STag table holds 32-bit base TOs, a TO at or above 2^33 fails its bounds
-//!   check either way. `irq_src_to` is the same register: exact for a Read Request that was
-//!   checked, rebuilt for a zero-length one (nothing uses it then).
+//!   check either way.
 //!
 //! # Timing and throughput
 //!
@@ -164,10 +168,12 @@
 //! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
 //! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
 //! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1969 logic cells (1417
-//! LUT4, 942 flip-flops, 188 carries) and 4 block RAMs (3 for the pending records, 1 for the
-//! MSN / MO / WQE-index context), 104.2 MHz with nextpnr's default seed (102.5 / 100.6 / 97.9
-//! with seeds 2-4: the RQ answer's registers load in every RqWait cycle and a drop's record
+//! XOR-reduced): 1945 logic cells (1456
+//! LUT4, 910 flip-flops, 188 carries) and 4 block RAMs (3 for the pending records, 1 for the
+//! MSN / MO / WQE-index context), 102.2 MHz with nextpnr's default seed (95.4 / 97.4 / 99.8
+//! with seeds 2-4), since the Read Request crosses to the ReadResponder as words on
+//! `irq_word` (no `h_a`; `docs/decisions.md`, "RxControl -> ReadResponder as words"); 1969
+//! cells (1417 LUT4, 942 flip-flops), 104.2 MHz (102.5 / 100.6 / 97.9 with seeds 2-4: the RQ answer's registers load in every RqWait cycle and a drop's record
 //! kind in every Eval2 cycle, so their enables are the state alone; the paths left are the
 //! FSM's wide capture enables, mostly routing); 1988 cells and 93.8 MHz before that (98.3
 //! MHz once, the same logic: placement noise); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
