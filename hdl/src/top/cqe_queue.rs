@@ -136,6 +136,11 @@ pub struct CqeQueue {
     rc: DFF<Bits<3>>,
     hqp: DFF<Bits<CONN_BITS>>,
     lo: DFF<Bits<16>>,
+    w01: Signal<Local, Bits<16>>,
+    w23: Signal<Local, Bits<16>>,
+    w45: Signal<Local, Bits<16>>,
+    w03: Signal<Local, Bits<16>>,
+    w47: Signal<Local, Bits<16>>,
     full: Signal<Local, Bit>,
     empty: Signal<Local, Bit>,
 }
@@ -159,27 +164,29 @@ impl Logic for CqeQueue {
             self.ram.write_addr.next =
                 (bit_cast::<7, 4>(self.wp.q.val().get_bits::<4>(0)) << 3) | 7;
         }
-        self.ram.write_data.next = bit_cast::<16, 1>(self.in_with_inv.val().into())
-            | (bit_cast::<16, 1>(self.in_solicited.val().into()) << 1)
-            | (bit_cast::<16, 2>(self.in_qp.val()) << 8);
-        if self.wc.q.val() == 0 {
-            self.ram.write_data.next = bit_cast::<16, 8>(self.in_status.val())
-                | (bit_cast::<16, 8>(self.in_opcode.val()) << 8);
+        // A mux tree on the bits of `wc` (word 6 is the flags; 7 is never written).
+        self.w01.next = bit_cast::<16, 8>(self.in_status.val())
+            | (bit_cast::<16, 8>(self.in_opcode.val()) << 8);
+        if self.wc.q.val().get_bit(0) {
+            self.w01.next = self.in_index.val();
         }
-        if self.wc.q.val() == 1 {
-            self.ram.write_data.next = self.in_index.val();
+        self.w23.next = self.in_byte_len.val().get_bits::<16>(0);
+        self.w45.next = self.in_inv_stag.val().get_bits::<16>(0);
+        if self.wc.q.val().get_bit(0) {
+            self.w23.next = self.in_byte_len.val().get_bits::<16>(16);
+            self.w45.next = self.in_inv_stag.val().get_bits::<16>(16);
         }
-        if self.wc.q.val() == 2 {
-            self.ram.write_data.next = self.in_byte_len.val().get_bits::<16>(0);
+        self.w03.next = self.w01.val();
+        self.w47.next = self.w45.val();
+        if self.wc.q.val().get_bit(1) {
+            self.w03.next = self.w23.val();
+            self.w47.next = bit_cast::<16, 1>(self.in_with_inv.val().into())
+                | (bit_cast::<16, 1>(self.in_solicited.val().into()) << 1)
+                | (bit_cast::<16, 2>(self.in_qp.val()) << 8);
         }
-        if self.wc.q.val() == 3 {
-            self.ram.write_data.next = self.in_byte_len.val().get_bits::<16>(16);
-        }
-        if self.wc.q.val() == 4 {
-            self.ram.write_data.next = self.in_inv_stag.val().get_bits::<16>(0);
-        }
-        if self.wc.q.val() == 5 {
-            self.ram.write_data.next = self.in_inv_stag.val().get_bits::<16>(16);
+        self.ram.write_data.next = self.w03.val();
+        if self.wc.q.val().get_bit(2) {
+            self.ram.write_data.next = self.w47.val();
         }
         if self.in_valid.val() && !self.full.val() {
             if self.wc.q.val() == 6 {
