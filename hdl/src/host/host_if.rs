@@ -67,6 +67,15 @@
 //!   An engine waits in its state until it gets the port.
 //! - The CQE writer holds no copy of the CQE: the source (`cqe_*` or `scqe_*`) keeps its valid
 //!   and fields until the writer's one-cycle ready after the CQE's last beat (or its drop).
+//!   A receive CQE comes from the CqeQueue as its 4 beats (`cqe_beat*`, each held until
+//!   taken; beat 3 without the owner bit), which the writer asks for with `cqe_go` once it
+//!   took the CQE (its states after Idle): the write data is then `cqe_beat` as it is, and only
+//!   the send CQE's fields (beats 0 and 1) and beat 3's QP and owner are multiplexed
+//!   (issue 5: the CqeQueue's 100-bit holding register and this block's 4:1 beat multiplexer
+//!   are gone, `docs/decisions.md` "CqeQueue and HostIf: the receive CQE as beats"). From
+//!   `cqe_go` on, the source's opcode and status are not looked at (`rdc_valid` is low): the
+//!   CqeQueue's read port shows the beats then. The write's valid drops between the receive
+//!   beats that are not ready yet (the arbiter stays locked on the CQE's write).
 //! - The DMA arbiters are combinational muxes without buffers; completions are routed by
 //!   `dma_rd_cpl_tag[4:3]` with no register (requesters have no ready).
 //!
@@ -123,8 +132,9 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1208 logic cells for the block (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since the RQ
-//! answer keeps the TO's bits 63..33 as their class (2026-11-25). Before: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! 1149 logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive
+//! CQE comes as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry),
+//! 107.1 MHz, since the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
 //! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
 //! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
 //! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
