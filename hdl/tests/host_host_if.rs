@@ -433,6 +433,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     let mut qp_errs: Vec<usize> = Vec::new();
     let mut rx_src: Option<PendCqe> = None;
     let mut tx_src: Option<PendCqe> = None;
+    // The receive CQE's beats as the CqeQueue gives them: the next beat, and whether it is
+    // offered (held until taken).
+    let mut rx_beat = 0usize;
+    let mut rx_bv = false;
+    let mut rx_beats_taken = 0usize;
     let mut written = [0usize; 4];
     let mut dropped = 0;
     let mut rdc_seen = 0;
@@ -493,17 +498,45 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         }
         match &rx_src {
             Some(p) => {
+                let go = get(sim, "cqe_go") == 1;
                 set(sim, "cqe_valid", 1);
                 set(sim, "cqe_qp", p.qp as u128);
-                set(sim, "cqe_opcode", u128::from(p.cqe.opcode));
+                // After `cqe_go` the CqeQueue's read port shows the beats: any opcode.
+                set(
+                    sim,
+                    "cqe_opcode",
+                    if go {
+                        WcOpcode::RdmaRead as u128
+                    } else {
+                        u128::from(p.cqe.opcode)
+                    },
+                );
                 set(sim, "cqe_status", u128::from(p.cqe.status));
-                set(sim, "cqe_byte_len", u128::from(p.cqe.byte_len));
-                set(sim, "cqe_index", u128::from(p.cqe.wqe_index));
-                set(sim, "cqe_inv_stag", u128::from(p.cqe.inv_stag));
-                set(sim, "cqe_with_inv", u128::from(p.cqe.flags & 1));
-                set(sim, "cqe_solicited", u128::from(p.cqe.flags >> 1 & 1));
+                if go && rx_beat < 4 && !rx_bv {
+                    rx_bv = rng.gen_bool(0.5);
+                }
+                let c = &p.cqe;
+                let beat = match rx_beat {
+                    0 => {
+                        u32::from(c.wqe_index) << 16
+                            | u32::from(c.opcode) << 8
+                            | u32::from(c.status)
+                    }
+                    1 => c.byte_len,
+                    2 => c.inv_stag,
+                    _ => {
+                        u32::from(c.flags & 1) << 16
+                            | u32::from(c.flags >> 1 & 1) << 17
+                            | (p.qp as u32) << 24
+                    }
+                };
+                set(sim, "cqe_beat_valid", u128::from(rx_bv));
+                set(sim, "cqe_beat", u128::from(beat));
             }
-            None => set(sim, "cqe_valid", 0),
+            None => {
+                set(sim, "cqe_valid", 0);
+                set(sim, "cqe_beat_valid", 0);
+            }
         }
         match &tx_src {
             Some(p) => {
@@ -704,6 +737,12 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 place_beat = 0;
             }
         }
+        // The receive CQE's beats.
+        if rx_bv && get(sim, "cqe_beat_ready") == 1 {
+            rx_beat += 1;
+            rx_bv = false;
+            rx_beats_taken += 1;
+        }
         // rdc routing.
         if let Some(p) = &rx_src {
             let is_read = p.cqe.opcode == WcOpcode::RdmaRead as u8;
@@ -760,6 +799,10 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             *src = None;
         };
         let rx_ready = get(sim, "cqe_ready") == 1;
+        if rx_ready {
+            rx_beat = 0;
+            rx_bv = false;
+        }
         let tx_ready = get(sim, "scqe_ready") == 1;
         assert!(
             !(rx_ready
@@ -939,6 +982,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         (0..3).any(|cq| written[cq] > (1 << cq_log2[cq]) + 1),
         "no CQ wrapped (owner bit 0 never written): {written:?}"
     );
+    assert!(rx_beats_taken > 32, "receive beats {rx_beats_taken}");
     assert!(
         dropped > 2 && rdc_seen > 2,
         "dropped {dropped} rdc {rdc_seen}"

@@ -67,6 +67,15 @@
 //!   An engine waits in its state until it gets the port.
 //! - The CQE writer holds no copy of the CQE: the source (`cqe_*` or `scqe_*`) keeps its valid
 //!   and fields until the writer's one-cycle ready after the CQE's last beat (or its drop).
+//!   A receive CQE comes from the CqeQueue as its 4 beats (`cqe_beat*`, each held until
+//!   taken; beat 3 without the owner bit), which the writer asks for with `cqe_go` once it
+//!   took the CQE (its states after Idle): the write data is then `cqe_beat` as it is, and only
+//!   the send CQE's fields (beats 0 and 1) and beat 3's QP and owner are multiplexed
+//!   (issue 5: the CqeQueue's 100-bit holding register and this block's 4:1 beat multiplexer
+//!   are gone, `docs/decisions.md` "CqeQueue and HostIf: the receive CQE as beats"). From
+//!   `cqe_go` on, the source's opcode and status are not looked at (`rdc_valid` is low): the
+//!   CqeQueue's read port shows the beats then. The write's valid drops between the receive
+//!   beats that are not ready yet (the arbiter stays locked on the CQE's write).
 //! - The DMA arbiters are combinational muxes without buffers; completions are routed by
 //!   `dma_rd_cpl_tag[4:3]` with no register (requesters have no ready).
 //!
@@ -123,8 +132,9 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1208 logic cells for the block (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since the RQ
-//! answer keeps the TO's bits 63..33 as their class (2026-11-25). Before: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! 1149 logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive
+//! CQE comes as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry),
+//! 107.1 MHz, since the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
 //! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
 //! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
 //! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
@@ -276,11 +286,13 @@ pub struct HostIf {
     pub cqe_qp: Signal<In, Bits<CONN_BITS>>,
     pub cqe_opcode: Signal<In, Bits<8>>,
     pub cqe_status: Signal<In, Bits<8>>,
-    pub cqe_byte_len: Signal<In, Bits<32>>,
-    pub cqe_index: Signal<In, Bits<16>>,
-    pub cqe_inv_stag: Signal<In, Bits<32>>,
-    pub cqe_with_inv: Signal<In, Bit>,
-    pub cqe_solicited: Signal<In, Bit>,
+    /// The CQE writer took the receive CQE and wants its beats (CqeQueue's `out_go`; the
+    /// source's opcode and status are not looked at from then on).
+    pub cqe_go: Signal<Out, Bit>,
+    /// The receive CQE's 4 beats in order (CqeQueue's `out_beat*`; beat 3 without the owner).
+    pub cqe_beat_valid: Signal<In, Bit>,
+    pub cqe_beat_ready: Signal<Out, Bit>,
+    pub cqe_beat: Signal<In, Bits<32>>,
     // RdmaRead completions to the send engine.
     pub rdc_valid: Signal<Out, Bit>,
     pub rdc_qp: Signal<Out, Bits<CONN_BITS>>,
@@ -527,6 +539,8 @@ pub struct HostIf {
     rq_rd_v: Signal<Local, Bit>,
     cqe_rdc: Signal<Local, Bit>,
     cqe_rx_ok: Signal<Local, Bit>,
+    /// The CQE writer has a receive CQE.
+    cw_rx: Signal<Local, Bit>,
     cw_take_send: Signal<Local, Bit>,
     cw_wv: Signal<Local, Bit>,
     cw_wdata: Signal<Local, Bits<32>>,
@@ -610,11 +624,10 @@ impl Default for HostIf {
             cqe_qp: Default::default(),
             cqe_opcode: Default::default(),
             cqe_status: Default::default(),
-            cqe_byte_len: Default::default(),
-            cqe_index: Default::default(),
-            cqe_inv_stag: Default::default(),
-            cqe_with_inv: Default::default(),
-            cqe_solicited: Default::default(),
+            cqe_go: Default::default(),
+            cqe_beat_valid: Default::default(),
+            cqe_beat_ready: Default::default(),
+            cqe_beat: Default::default(),
             rdc_valid: Default::default(),
             rdc_qp: Default::default(),
             rdc_status: Default::default(),
@@ -810,6 +823,7 @@ impl Default for HostIf {
             rq_rd_v: Default::default(),
             cqe_rdc: Default::default(),
             cqe_rx_ok: Default::default(),
+            cw_rx: Default::default(),
             cw_take_send: Default::default(),
             cw_wv: Default::default(),
             cw_wdata: Default::default(),
@@ -1455,8 +1469,11 @@ impl Logic for HostIf {
         }
 
         // ---- Receive-side RdmaRead completions go to the send engine.
+        // Not once the CQE writer took the receive CQE: its source then shows its beats.
+        self.cw_rx.next = (self.cw_state.q.val() != CwState::Idle) && !self.cw_send.q.val();
+        self.cqe_go.next = self.cw_rx.val();
         self.cqe_rdc.next = self.cqe_opcode.val() == self.c_rdma_read.val();
-        self.rdc_valid.next = self.cqe_valid.val() && self.cqe_rdc.val();
+        self.rdc_valid.next = self.cqe_valid.val() && self.cqe_rdc.val() && !self.cw_rx.val();
         self.rdc_qp.next = self.cqe_qp.val();
         self.rdc_status.next = self.cqe_status.val();
         self.cqe_rx_ok.next = self.cqe_valid.val() && !self.cqe_rdc.val();
@@ -1469,10 +1486,11 @@ impl Logic for HostIf {
             || ((self.cw_state.q.val() == CwState::Ovf)
                 && !self.aev_valid.val()
                 && self.ev_free.val());
-        self.cqe_ready.next = (self.cqe_valid.val() && self.cqe_rdc.val() && self.rdc_ready.val())
+        self.cqe_ready.next = (self.rdc_valid.val() && self.rdc_ready.val())
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
-        self.cw_wv.next = self.cw_state.q.val() == CwState::Write;
+        self.cw_wv.next = (self.cw_state.q.val() == CwState::Write)
+            && (self.cw_send.q.val() || self.cqe_beat_valid.val());
         self.cw_add.d.next = self.cw_state.q.val() == CwState::Addr;
         self.cw_inc.next = 4.into();
         if self.cw_add.q.val() {
@@ -1567,7 +1585,7 @@ impl Logic for HostIf {
                 self.cw_state.d.next = CwState::Write;
             }
             CwState::Write => {
-                if self.pick_cw.val() && self.dma_wr_ready.val() {
+                if self.cw_wv.val() && self.pick_cw.val() && self.dma_wr_ready.val() {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
                     self.cw_addr.d.next = self.cw_sum.val();
                     if self.cw_beat.q.val() == 3 {
@@ -1591,9 +1609,11 @@ impl Logic for HostIf {
                 self.cw_state.d.next = CwState::Idle;
             }
         }
-        // The CQE's beats, read from its source (which holds them until its ready).
-        self.cw_wdata.next = 0.into();
+        // The CQE's beats: a send CQE's read from its source (which holds them until its
+        // ready), a receive CQE's as they come from the CqeQueue.
+        self.cw_wdata.next = self.cqe_beat.val();
         if self.cw_send.q.val() {
+            self.cw_wdata.next = 0.into();
             if self.cw_beat.q.val() == 0 {
                 self.cw_wdata.next = (bit_cast::<32, 16>(self.scqe_index.val()) << 16)
                     | (bit_cast::<32, 8>(self.scqe_opcode.val()) << 8)
@@ -1601,22 +1621,6 @@ impl Logic for HostIf {
             }
             if self.cw_beat.q.val() == 1 {
                 self.cw_wdata.next = self.scqe_byte_len.val();
-            }
-        } else {
-            if self.cw_beat.q.val() == 0 {
-                self.cw_wdata.next = (bit_cast::<32, 16>(self.cqe_index.val()) << 16)
-                    | (bit_cast::<32, 8>(self.cqe_opcode.val()) << 8)
-                    | bit_cast::<32, 8>(self.cqe_status.val());
-            }
-            if self.cw_beat.q.val() == 1 {
-                self.cw_wdata.next = self.cqe_byte_len.val();
-            }
-            if self.cw_beat.q.val() == 2 {
-                self.cw_wdata.next = self.cqe_inv_stag.val();
-            }
-            if self.cw_beat.q.val() == 3 {
-                self.cw_wdata.next = (bit_cast::<32, 1>(self.cqe_with_inv.val().into()) << 16)
-                    | (bit_cast::<32, 1>(self.cqe_solicited.val().into()) << 17);
             }
         }
         if self.cw_beat.q.val() == 3 {
@@ -1682,6 +1686,10 @@ impl Logic for HostIf {
             self.dma_wr_last.next = self.place_wr_last.val();
         }
         self.place_wr_ready.next = !self.pick_cw.val() && self.dma_wr_ready.val();
+        self.cqe_beat_ready.next = self.cw_wv.val()
+            && !self.cw_send.q.val()
+            && self.pick_cw.val()
+            && self.dma_wr_ready.val();
         if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
             self.wr_lock.d.next = !self.dma_wr_last.val();
             self.wr_lock_cw.d.next = self.pick_cw.val();
@@ -1783,8 +1791,8 @@ impl Logic for HostIf {
 crate::sim_ports!(impl[] HostIf {
     inputs: mmio_valid, mmio_write, mmio_addr, mmio_wdata, rx_idle, tx_idle, fpdu_good_valid,
         fpdu_good_conn, rq_req_valid,
-        rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len,
-        cqe_index, cqe_inv_stag, cqe_with_inv, cqe_solicited, rdc_ready, scqe_valid, scqe_qp,
+        rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_beat_valid,
+        cqe_beat, rdc_ready, scqe_valid, scqe_qp,
         scqe_opcode, scqe_status, scqe_byte_len, scqe_index, aev_valid, aev_qp, aev_kind,
         aev_layer, aev_etype, aev_code, sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len,
         sq_rd_req_tag, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len, pay_rd_req_tag,
@@ -1796,7 +1804,7 @@ crate::sim_ports!(impl[] HostIf {
         qpc_tx_mulpdu, qpc_sq_base, qpc_sq_log2, prog_write, prog_index, prog_valid, prog_key,
         prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to, prog_len,
         prog_host_addr, sq_db_valid, sq_db_qp, sq_db_pi, rq_req_ready, rq_rsp_valid,
-        rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, rdc_valid,
+        rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, cqe_go, cqe_beat_ready, rdc_valid,
         rdc_qp, rdc_status, scqe_ready, aev_ready, qp_err_valid, qp_err_qp, sq_rd_req_ready,
         sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
         pay_rd_req_ready, pay_rd_cpl_valid, pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep,

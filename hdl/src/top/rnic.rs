@@ -216,11 +216,10 @@ impl Logic for Rnic {
         self.host.cqe_qp.next = self.cq.out_qp.val();
         self.host.cqe_opcode.next = self.cq.out_opcode.val();
         self.host.cqe_status.next = self.cq.out_status.val();
-        self.host.cqe_byte_len.next = self.cq.out_byte_len.val();
-        self.host.cqe_index.next = self.cq.out_index.val();
-        self.host.cqe_inv_stag.next = self.cq.out_inv_stag.val();
-        self.host.cqe_with_inv.next = self.cq.out_with_inv.val();
-        self.host.cqe_solicited.next = self.cq.out_solicited.val();
+        self.cq.out_go.next = self.host.cqe_go.val();
+        self.host.cqe_beat_valid.next = self.cq.out_beat_valid.val();
+        self.host.cqe_beat.next = self.cq.out_beat.val();
+        self.cq.out_beat_ready.next = self.host.cqe_beat_ready.val();
         self.cq.out_ready.next = self.host.cqe_ready.val();
         self.host.aev_valid.next = self.rx.aev_valid.val();
         self.host.aev_qp.next = self.rx.aev_qp.val();
