@@ -71,7 +71,7 @@
 //!   cycle later than before.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
-use crate::mpa::mpa_rx::RxSkid;
+use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
@@ -163,7 +163,7 @@ pub struct RxPlace {
     hold_addr: DFF<Bits<30>>,
     hold_data: DFF<Bits<32>>,
     hold_keep: DFF<Bits<4>>,
-    skid: RxSkid<OUT_BITS>,
+    skid: RxOutReg<OUT_BITS>,
     done_v: DFF<Bit>,
     done_conn_q: DFF<Bits<CONN_BITS>>,
     done_good_q: DFF<Bit>,
@@ -478,8 +478,8 @@ impl Logic for RxPlace {
         self.h_good.next = self.hr.q.val().get_bit(38);
         self.h_conn.next = self.hr.q.val().get_bits::<CONN_BITS>(39);
 
-        // Everything from here to the skid moves when the skid can take a beat.
-        self.can.next = !self.skid.full.val();
+        // Everything from here to the output register moves when it can take a beat.
+        self.can.next = self.skid.room.val();
 
         // ---- Placement of the head beat.
         // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
