@@ -224,15 +224,10 @@ pub struct RxPlace {
     w_lo1: Signal<Local, Bits<10>>,
     w_mid1: Signal<Local, Bits<10>>,
     w_hi1: Signal<Local, Bits<10>>,
-    /// Verdict buffer (one verdict): taken while empty or popped; its address's carry-select
-    /// flags (`vb_a10`, `vb_a20`) are computed as it is taken, like each connection's, so no
-    /// carry chain or all-ones tree lies between a port and the address registers.
-    vb_v: DFF<Bit>,
-    vb_place: DFF<Bit>,
-    vb_addr: DFF<Bits<32>>,
-    vb_a10: DFF<Bit>,
-    vb_a20: DFF<Bit>,
-    /// A run's first beat is placed: the verdict buffer empties.
+    /// The verdict's carry-select flags (`vd_addr`'s word bits 9..0 all ones, 19..0 all ones).
+    vd_a10: Signal<Local, Bit>,
+    vd_a20: Signal<Local, Bit>,
+    /// A run's first beat is placed: its verdict is taken (`vd_ready`).
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
     ck_next: Signal<Local, Bits<4>>,
@@ -372,11 +367,8 @@ impl Default for RxPlace {
             w_lo1: Default::default(),
             w_mid1: Default::default(),
             w_hi1: Default::default(),
-            vb_v: Default::default(),
-            vb_place: Default::default(),
-            vb_addr: Default::default(),
-            vb_a10: Default::default(),
-            vb_a20: Default::default(),
+            vd_a10: Default::default(),
+            vd_a20: Default::default(),
             vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
@@ -417,11 +409,6 @@ impl Logic for RxPlace {
             hr_v,
             hr_alo,
             hr_oh,
-            vb_v,
-            vb_place,
-            vb_addr,
-            vb_a10,
-            vb_a20,
             cur,
             caddr,
             cw,
@@ -508,12 +495,12 @@ impl Logic for RxPlace {
             | (self.na[1].q.val() & self.m1.val())
             | (self.na[2].q.val() & self.m2.val())
             | (self.na[3].q.val() & self.m3.val())
-            | (self.vb_addr.q.val() & self.mv.val());
+            | (self.vd_addr.val() & self.mv.val());
         self.place.next = (self.pl[0].q.val() && self.hr_oh.q.val().get_bit(0))
             || (self.pl[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.pl[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.pl[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_place.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_place.val() && self.hr_oh.q.val().get_bit(4));
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
         self.flush.next = self.hr_v.q.val()
@@ -524,23 +511,16 @@ impl Logic for RxPlace {
             && self.hr_v.q.val()
             && !self.fin.q.val()
             && !self.flush.val()
-            && (!self.h_first.val() || self.vb_v.q.val());
+            && (!self.h_first.val() || self.vd_valid.val());
         self.vpop.next = self.proc.val() && self.h_first.val();
-        self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
-        // The buffer loads whenever it may, valid or not (`vd_valid` only sets the flag): the
-        // enable is `vd_ready` alone, one LUT level shorter.
-        if self.vd_ready.val() {
-            self.vb_v.d.next = self.vd_valid.val();
-            self.vb_place.d.next = self.vd_place.val();
-            self.vb_addr.d.next = self.vd_addr.val();
-            self.vb_a10.d.next = self.vd_addr.val().get_bits::<10>(2).all();
-            self.vb_a20.d.next = self.vd_addr.val().get_bits::<20>(2).all();
-        }
+        self.vd_ready.next = self.vpop.val();
+        self.vd_a10.next = self.vd_addr.val().get_bits::<10>(2).all();
+        self.vd_a20.next = self.vd_addr.val().get_bits::<20>(2).all();
         self.pop.next = self.proc.val();
 
         self.alo.next = self.hr_alo.q.val();
         if self.h_first.val() {
-            self.alo.next = self.vb_addr.q.val().get_bits::<2>(0);
+            self.alo.next = self.vd_addr.val().get_bits::<2>(0);
         }
         // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
         // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
@@ -596,12 +576,12 @@ impl Logic for RxPlace {
             || (self.na_a10[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_a10.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_a10.val() && self.hr_oh.q.val().get_bit(4));
         self.sa20.next = (self.na_a20[0].q.val() && self.hr_oh.q.val().get_bit(0))
             || (self.na_a20[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.na_a20[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.na_a20[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_a20.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_a20.val() && self.hr_oh.q.val().get_bit(4));
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
         self.w_hi.next = self.word.val().get_bits::<10>(20);
