@@ -152,7 +152,6 @@ pub struct RxPlace {
     ck: DFF<Bits<4>>,
     /// The carry is the tail of a run that has ended: it leaves next, with the completion.
     fin: DFF<Bit>,
-    fin_good: DFF<Bit>,
     // Hold register: the newest DMA beat (or completion token), `last` not decided yet.
     hold_v: DFF<Bit>,
     hold_wr: DFF<Bit>,
@@ -300,7 +299,6 @@ impl Default for RxPlace {
             cw: Default::default(),
             ck: Default::default(),
             fin: Default::default(),
-            fin_good: Default::default(),
             hold_v: Default::default(),
             hold_wr: Default::default(),
             hold_dn: Default::default(),
@@ -414,7 +412,6 @@ impl Logic for RxPlace {
             cw,
             ck,
             fin,
-            fin_good,
             hold_v,
             hold_wr,
             hold_dn,
@@ -605,14 +602,15 @@ impl Logic for RxPlace {
             | (bit_cast::<32, 10>(self.w_lo1.val()) << 2)
             | (bit_cast::<32, 10>(self.w_mid1.val()) << 12)
             | (bit_cast::<32, 10>(self.w_hi1.val()) << 22);
-        // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
-        // carry. Otherwise the carry grows by lanes alo..e-1.
-        self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
+        // The beat's lanes in this host word: alo..min(e, 4) - 1. A full word: the carry's lanes
+        // and lanes alo..3; the rest (lanes 0..e-4) is the new carry. Otherwise the carry grows
+        // by lanes alo..e-1 (and a run's tail leaves with the same lanes).
+        self.word_keep.next = self.ck.q.val()
+            | ((self.f4.val() >> self.alo.val()) & !(self.f4.val() >> self.e.val()));
         if self.full.val() {
             self.ck_next.next = !(self.f4.val() >> self.e.val().get_bits::<2>(0)) & self.f4.val();
         } else {
-            self.ck_next.next = self.ck.q.val()
-                | ((self.f4.val() >> self.alo.val()) & !(self.f4.val() >> self.e.val()));
+            self.ck_next.next = self.word_keep.val();
         }
         if !self.place.val() {
             self.ck_next.next = 0.into();
@@ -624,10 +622,6 @@ impl Logic for RxPlace {
         } else {
             self.rest.next =
                 self.place.val() && ((self.ck.q.val() != 0) || (self.h_keep.val() != 0));
-        }
-        // Only read while `fin`: it may follow the head beat at other times.
-        if !self.fin.q.val() {
-            self.fin_good.d.next = self.h_good.val();
         }
 
         // What the placement sends to the hold register this cycle (at most one beat).
@@ -645,7 +639,9 @@ impl Logic for RxPlace {
             self.em.next = true;
             self.em_dn.next = true;
             self.em_end.next = true;
-            self.em_good.next = self.fin_good.q.val();
+            // The run's good flag: the hold register keeps the run's last full word, emitted
+            // with it in the cycle that set `fin` (the hold register loads only with `em`).
+            self.em_good.next = self.hold_good.q.val();
             self.em_conn.next = self.cur.q.val();
             self.em_addr.next = self.caddr.q.val();
             self.em_data.next = self.cw.q.val();
@@ -696,8 +692,7 @@ impl Logic for RxPlace {
                 self.em_dn.next = true;
                 self.em_end.next = true;
                 if self.rest.val() {
-                    // The run's tail, a partial word.
-                    self.em_keep.next = self.ck_next.val();
+                    // The run's tail, a partial word (`word_keep`).
                     self.ck.d.next = 0.into();
                 } else {
                     // Nothing (more) to write: a completion token.
