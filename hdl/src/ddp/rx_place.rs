@@ -7,16 +7,17 @@
 //! # Architecture (32-bit Cu datapath)
 //!
 //! ```text
-//!  pay_* ─► input FIFO (64 beats, block RAM) ─► head ─► place: realign, carry ─► hold ─► skid ─► dma_wr_*
-//!                                                 ▲ vd_* (popped at a run's          └─► done_*
-//!                                                 │      first beat)
+//!  pay_* ─► input FIFO (64 beats, block RAM) ─► head ─► place: realign, carry ─► hold ─► out ─► dma_wr_*
+//!                                                 ▲ vd_* (taken as a run's           └─► done_*
+//!                                                 │      first beat is placed)
 //!                                  per connection: next host address, place/drop
 //! ```
 //!
 //! - The input FIFO (64 beats, 3 block RAMs) lets the payload stream run on while a verdict
 //!   comes later than its job: about 60 cycles of slack at one beat per cycle.
-//! - Placement: a run's first beat pops a verdict (it waits for one); the run is placed at
-//!   `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
+//! - Placement: a run's first beat takes its verdict from the `vd_*` port in the cycle it is
+//!   placed (`vd_ready` is that cycle's placement of a first beat; the beat waits for
+//!   `vd_valid`); the run is placed at `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
 //!   payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first beat, later
 //!   beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes and merged
 //!   with the *carry* (the octets of the current host word that are not written yet). A full
@@ -36,7 +37,7 @@
 //!   a run interrupted by another connection is written in several requests.
 //! - `done_*`: the run's last DMA beat (or, for a run that writes nothing, an empty token in the
 //!   same ordered path) carries the run's completion through the hold register and the output
-//!   skid buffer; the completion moves to the `done_*` register only once that DMA beat was
+//!   register; the completion moves to the `done_*` register only once that DMA beat was
 //!   accepted (`dma_wr_valid && dma_wr_ready`), so `done_valid` rises in the cycle after,
 //!   never before, and completions keep run order. While `done_*` is occupied, a beat that
 //!   carries the next completion waits.
@@ -48,27 +49,35 @@
 //!   whose last beat overflows a host word.
 //! - Latency: a payload beat taken in cycle t is the block RAM's read data in t + 2, in the
 //!   head register (the beat being placed) in t + 3, placed in t + 3, in the hold register in
-//!   t + 4, in the skid in t + 5 (once the next DMA beat is known or at once for a run's end),
-//!   on `dma_wr_*` from t + 5.
+//!   t + 4, in the output register in t + 5 (once the next DMA beat is known or at once for a
+//!   run's end), on `dma_wr_*` from t + 5.
+//! - Back-pressure: one output register ([`RxOutReg`]), no skid buffer. Everything from the
+//!   head register to the hold register moves when the output register has room (empty, or its
+//!   beat is taken in this cycle), so `dma_wr_ready` (and the output gate of a completion while
+//!   `done_*` is occupied) reaches the placement enables and `vd_ready` in the same cycle; the
+//!   outputs (`dma_wr_*`, `done_*`) are registers. A skid buffer's overflow entry (72
+//!   flip-flops and a multiplexer in front of its main entry) kept that path registered.
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
 //!   two low bits add the octet count.
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
 //!   read data (late in the cycle); the head beat's address mod 4 and its address source
-//!   (connection 0-3 or, for a run's first beat, the verdict buffer; one-hot, so the address
+//!   (connection 0-3 or, for a run's first beat, the verdict port; one-hot, so the address
 //!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
 //!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
 //!   address: three 10-bit parts side by side whose carries in are flags kept with each
-//!   address (word bits 9..0 all ones, 19..0 all ones; computed from `vd_addr` as the verdict
-//!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
-//!   all-ones tree follows the address selection. The head register costs one cycle of
+//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, trees on the
+//!   `vd_addr` port, in parallel with the address selection; for a connection's, computed from
+//!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
+//!   the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
 //! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
 //!   the per-connection state is the next address (32 bits), two increment flags and the
 //!   place flag: no per-connection incrementer.
-//! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
-//!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
-//!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
-//!   cycle later than before.
+//! - No verdict buffer: the verdict is used straight from the `vd_*` port (RxControl's output
+//!   register), taken in the cycle its run's first beat is placed, so a run's first beat is
+//!   placed in the cycle its verdict is offered at the earliest (as with the one-verdict buffer
+//!   before, which took it a cycle ahead), and RxControl holds the verdict until then. The
+//!   address's carry-select flags (`vd_a10`, `vd_a20`) are all-ones trees on `vd_addr`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxOutReg;
@@ -82,7 +91,7 @@ const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 
 const FIFO_BITS: usize = 39 + CONN_BITS;
 /// Input FIFO depth: 2^FIFO_ABITS beats.
 const FIFO_ABITS: usize = 6;
-/// Output skid entry: data 32, keep 4, word address 30, last, write, done, good, connection.
+/// Output register entry: data 32, keep 4, word address 30, last, write, done, good, connection.
 const OUT_BITS: usize = 70 + CONN_BITS;
 
 /// The DDP receive placement block. Ports: see [`crate::ddp`].
@@ -136,7 +145,7 @@ pub struct RxPlace {
     /// register, so that placement does not start with the connection selection.
     hr_alo: DFF<Bits<2>>,
     /// The head beat's address source, one-hot: bit i for a later beat of connection i, bit 4
-    /// for a run's first beat (the verdict buffer).
+    /// for a run's first beat (the verdict port, `vd_addr`).
     hr_oh: DFF<Bits<5>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
@@ -162,7 +171,7 @@ pub struct RxPlace {
     hold_addr: DFF<Bits<30>>,
     hold_data: DFF<Bits<32>>,
     hold_keep: DFF<Bits<4>>,
-    skid: RxOutReg<OUT_BITS>,
+    out: RxOutReg<OUT_BITS>,
     done_v: DFF<Bit>,
     done_conn_q: DFF<Bits<CONN_BITS>>,
     done_good_q: DFF<Bit>,
@@ -308,7 +317,7 @@ impl Default for RxPlace {
             hold_addr: Default::default(),
             hold_data: Default::default(),
             hold_keep: Default::default(),
-            skid: Default::default(),
+            out: Default::default(),
             done_v: Default::default(),
             done_conn_q: Default::default(),
             done_good_q: Default::default(),
@@ -436,7 +445,7 @@ impl Logic for RxPlace {
             self.na_a20[i].d.next = self.na_a20[i].q.val();
         }
         self.fifo.clock.next = self.clock.val();
-        self.skid.clock.next = self.clock.val();
+        self.out.clock.next = self.clock.val();
 
         // ---- Input FIFO write side.
         self.pay_ready.next = !((self.wp.q.val().get_bits::<6>(0)
@@ -463,11 +472,11 @@ impl Logic for RxPlace {
         self.h_conn.next = self.hr.q.val().get_bits::<CONN_BITS>(39);
 
         // Everything from here to the output register moves when it can take a beat.
-        self.can.next = self.skid.room.val();
+        self.can.next = self.out.room.val();
 
         // ---- Placement of the head beat.
         // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
-        // buffer): an AND-OR of two LUT levels, not a multiplexer tree.
+        // port): an AND-OR of two LUT levels, not a multiplexer tree.
         self.m0.next = 0.into();
         self.m1.next = 0.into();
         self.m2.next = 0.into();
@@ -759,8 +768,8 @@ impl Logic for RxPlace {
         } else if self.push.val() {
             self.hold_v.d.next = false;
         }
-        self.skid.in_valid.next = self.push.val();
-        self.skid.in_data.next = bit_cast::<OUT_BITS, 32>(self.hold_data.q.val())
+        self.out.in_valid.next = self.push.val();
+        self.out.in_data.next = bit_cast::<OUT_BITS, 32>(self.hold_data.q.val())
             | (bit_cast::<OUT_BITS, 4>(self.hold_keep.q.val()) << 32)
             | (bit_cast::<OUT_BITS, 30>(self.hold_addr.q.val()) << 36)
             | (bit_cast::<OUT_BITS, 1>(self.push_last.val().into()) << 66)
@@ -771,23 +780,22 @@ impl Logic for RxPlace {
 
         // ---- Outputs: a beat carrying a completion waits while `done_*` is occupied; the
         // completion moves there once the beat was accepted (a token: at once).
-        self.o_wr.next = self.skid.out_data.val().get_bit(67);
-        self.o_dn.next = self.skid.out_data.val().get_bit(68);
+        self.o_wr.next = self.out.out_data.val().get_bit(67);
+        self.o_dn.next = self.out.out_data.val().get_bit(68);
         self.gate.next = !self.o_dn.val() || !self.done_v.q.val();
-        self.dma_wr_valid.next = self.skid.out_valid.val() && self.o_wr.val() && self.gate.val();
-        self.skid.out_ready.next = self.gate.val() && (!self.o_wr.val() || self.dma_wr_ready.val());
-        self.o_pop.next = self.skid.out_valid.val() && self.skid.out_ready.val();
-        self.dma_wr_data.next = self.skid.out_data.val().get_bits::<32>(0);
-        self.dma_wr_keep.next = self.skid.out_data.val().get_bits::<4>(32);
-        self.dma_wr_addr.next =
-            bit_cast::<32, 30>(self.skid.out_data.val().get_bits::<30>(36)) << 2;
-        self.dma_wr_last.next = self.skid.out_data.val().get_bit(66);
+        self.dma_wr_valid.next = self.out.out_valid.val() && self.o_wr.val() && self.gate.val();
+        self.out.out_ready.next = self.gate.val() && (!self.o_wr.val() || self.dma_wr_ready.val());
+        self.o_pop.next = self.out.out_valid.val() && self.out.out_ready.val();
+        self.dma_wr_data.next = self.out.out_data.val().get_bits::<32>(0);
+        self.dma_wr_keep.next = self.out.out_data.val().get_bits::<4>(32);
+        self.dma_wr_addr.next = bit_cast::<32, 30>(self.out.out_data.val().get_bits::<30>(36)) << 2;
+        self.dma_wr_last.next = self.out.out_data.val().get_bit(66);
         if self.done_v.q.val() {
             self.done_v.d.next = !self.done_ready.val();
         } else if self.o_pop.val() && self.o_dn.val() {
             self.done_v.d.next = true;
-            self.done_good_q.d.next = self.skid.out_data.val().get_bit(69);
-            self.done_conn_q.d.next = self.skid.out_data.val().get_bits::<CONN_BITS>(70);
+            self.done_good_q.d.next = self.out.out_data.val().get_bit(69);
+            self.done_conn_q.d.next = self.out.out_data.val().get_bits::<CONN_BITS>(70);
         }
         self.done_valid.next = self.done_v.q.val();
         self.done_conn.next = self.done_conn_q.q.val();
