@@ -7,16 +7,17 @@
 //! # Architecture (32-bit Cu datapath)
 //!
 //! ```text
-//!  pay_* ─► input FIFO (64 beats, block RAM) ─► head ─► place: realign, carry ─► hold ─► skid ─► dma_wr_*
-//!                                                 ▲ vd_* (popped at a run's          └─► done_*
-//!                                                 │      first beat)
+//!  pay_* ─► input FIFO (64 beats, block RAM) ─► head ─► place: realign, carry ─► hold ─► out ─► dma_wr_*
+//!                                                 ▲ vd_* (taken as a run's           └─► done_*
+//!                                                 │      first beat is placed)
 //!                                  per connection: next host address, place/drop
 //! ```
 //!
 //! - The input FIFO (64 beats, 3 block RAMs) lets the payload stream run on while a verdict
 //!   comes later than its job: about 60 cycles of slack at one beat per cycle.
-//! - Placement: a run's first beat pops a verdict (it waits for one); the run is placed at
-//!   `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
+//! - Placement: a run's first beat takes its verdict from the `vd_*` port in the cycle it is
+//!   placed (`vd_ready` is that cycle's placement of a first beat; the beat waits for
+//!   `vd_valid`); the run is placed at `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
 //!   payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first beat, later
 //!   beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes and merged
 //!   with the *carry* (the octets of the current host word that are not written yet). A full
@@ -36,7 +37,7 @@
 //!   a run interrupted by another connection is written in several requests.
 //! - `done_*`: the run's last DMA beat (or, for a run that writes nothing, an empty token in the
 //!   same ordered path) carries the run's completion through the hold register and the output
-//!   skid buffer; the completion moves to the `done_*` register only once that DMA beat was
+//!   register; the completion moves to the `done_*` register only once that DMA beat was
 //!   accepted (`dma_wr_valid && dma_wr_ready`), so `done_valid` rises in the cycle after,
 //!   never before, and completions keep run order. While `done_*` is occupied, a beat that
 //!   carries the next completion waits.
@@ -48,30 +49,38 @@
 //!   whose last beat overflows a host word.
 //! - Latency: a payload beat taken in cycle t is the block RAM's read data in t + 2, in the
 //!   head register (the beat being placed) in t + 3, placed in t + 3, in the hold register in
-//!   t + 4, in the skid in t + 5 (once the next DMA beat is known or at once for a run's end),
-//!   on `dma_wr_*` from t + 5.
+//!   t + 4, in the output register in t + 5 (once the next DMA beat is known or at once for a
+//!   run's end), on `dma_wr_*` from t + 5.
+//! - Back-pressure: one output register ([`RxOutReg`]), no skid buffer. Everything from the
+//!   head register to the hold register moves when the output register has room (empty, or its
+//!   beat is taken in this cycle), so `dma_wr_ready` (and the output gate of a completion while
+//!   `done_*` is occupied) reaches the placement enables and `vd_ready` in the same cycle; the
+//!   outputs (`dma_wr_*`, `done_*`) are registers. A skid buffer's overflow entry (72
+//!   flip-flops and a multiplexer in front of its main entry) kept that path registered.
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
 //!   two low bits add the octet count.
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
 //!   read data (late in the cycle); the head beat's address mod 4 and its address source
-//!   (connection 0-3 or, for a run's first beat, the verdict buffer; one-hot, so the address
+//!   (connection 0-3 or, for a run's first beat, the verdict port; one-hot, so the address
 //!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
 //!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
 //!   address: three 10-bit parts side by side whose carries in are flags kept with each
-//!   address (word bits 9..0 all ones, 19..0 all ones; computed from `vd_addr` as the verdict
-//!   is taken and from the placed word as it is written), so no 30-bit carry chain and no
-//!   all-ones tree follows the address selection. The head register costs one cycle of
+//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, trees on the
+//!   `vd_addr` port, in parallel with the address selection; for a connection's, computed from
+//!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
+//!   the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
 //! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
 //!   the per-connection state is the next address (32 bits), two increment flags and the
 //!   place flag: no per-connection incrementer.
-//! - Verdict buffer: `vd_ready` is high while the buffer is empty or its verdict is popped in
-//!   this cycle, so a verdict may be taken before its run's first beat reaches placement (at
-//!   most one ahead); a verdict offered exactly when its first beat is at the head is placed a
-//!   cycle later than before.
+//! - No verdict buffer: the verdict is used straight from the `vd_*` port (RxControl's output
+//!   register), taken in the cycle its run's first beat is placed, so a run's first beat is
+//!   placed in the cycle its verdict is offered at the earliest (as with the one-verdict buffer
+//!   before, which took it a cycle ahead), and RxControl holds the verdict until then. The
+//!   address's carry-select flags (`vd_a10`, `vd_a20`) are all-ones trees on `vd_addr`.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
-use crate::mpa::mpa_rx::RxSkid;
+use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
@@ -82,7 +91,7 @@ const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 
 const FIFO_BITS: usize = 39 + CONN_BITS;
 /// Input FIFO depth: 2^FIFO_ABITS beats.
 const FIFO_ABITS: usize = 6;
-/// Output skid entry: data 32, keep 4, word address 30, last, write, done, good, connection.
+/// Output register entry: data 32, keep 4, word address 30, last, write, done, good, connection.
 const OUT_BITS: usize = 70 + CONN_BITS;
 
 /// The DDP receive placement block. Ports: see [`crate::ddp`].
@@ -136,7 +145,7 @@ pub struct RxPlace {
     /// register, so that placement does not start with the connection selection.
     hr_alo: DFF<Bits<2>>,
     /// The head beat's address source, one-hot: bit i for a later beat of connection i, bit 4
-    /// for a run's first beat (the verdict buffer).
+    /// for a run's first beat (the verdict port, `vd_addr`).
     hr_oh: DFF<Bits<5>>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
@@ -152,7 +161,6 @@ pub struct RxPlace {
     ck: DFF<Bits<4>>,
     /// The carry is the tail of a run that has ended: it leaves next, with the completion.
     fin: DFF<Bit>,
-    fin_good: DFF<Bit>,
     // Hold register: the newest DMA beat (or completion token), `last` not decided yet.
     hold_v: DFF<Bit>,
     hold_wr: DFF<Bit>,
@@ -163,7 +171,9 @@ pub struct RxPlace {
     hold_addr: DFF<Bits<30>>,
     hold_data: DFF<Bits<32>>,
     hold_keep: DFF<Bits<4>>,
-    skid: RxSkid<OUT_BITS>,
+    /// The output register (named `skid` after the buffer it replaced; the name is kept:
+    /// nextpnr places the renamed netlist differently, 92.9 instead of 102.4 MHz).
+    skid: RxOutReg<OUT_BITS>,
     done_v: DFF<Bit>,
     done_conn_q: DFF<Bits<CONN_BITS>>,
     done_good_q: DFF<Bit>,
@@ -224,15 +234,10 @@ pub struct RxPlace {
     w_lo1: Signal<Local, Bits<10>>,
     w_mid1: Signal<Local, Bits<10>>,
     w_hi1: Signal<Local, Bits<10>>,
-    /// Verdict buffer (one verdict): taken while empty or popped; its address's carry-select
-    /// flags (`vb_a10`, `vb_a20`) are computed as it is taken, like each connection's, so no
-    /// carry chain or all-ones tree lies between a port and the address registers.
-    vb_v: DFF<Bit>,
-    vb_place: DFF<Bit>,
-    vb_addr: DFF<Bits<32>>,
-    vb_a10: DFF<Bit>,
-    vb_a20: DFF<Bit>,
-    /// A run's first beat is placed: the verdict buffer empties.
+    /// The verdict's carry-select flags (`vd_addr`'s word bits 9..0 all ones, 19..0 all ones).
+    vd_a10: Signal<Local, Bit>,
+    vd_a20: Signal<Local, Bit>,
+    /// A run's first beat is placed: its verdict is taken (`vd_ready`).
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
     ck_next: Signal<Local, Bits<4>>,
@@ -305,7 +310,6 @@ impl Default for RxPlace {
             cw: Default::default(),
             ck: Default::default(),
             fin: Default::default(),
-            fin_good: Default::default(),
             hold_v: Default::default(),
             hold_wr: Default::default(),
             hold_dn: Default::default(),
@@ -372,11 +376,8 @@ impl Default for RxPlace {
             w_lo1: Default::default(),
             w_mid1: Default::default(),
             w_hi1: Default::default(),
-            vb_v: Default::default(),
-            vb_place: Default::default(),
-            vb_addr: Default::default(),
-            vb_a10: Default::default(),
-            vb_a20: Default::default(),
+            vd_a10: Default::default(),
+            vd_a20: Default::default(),
             vpop: Default::default(),
             word_keep: Default::default(),
             ck_next: Default::default(),
@@ -417,17 +418,11 @@ impl Logic for RxPlace {
             hr_v,
             hr_alo,
             hr_oh,
-            vb_v,
-            vb_place,
-            vb_addr,
-            vb_a10,
-            vb_a20,
             cur,
             caddr,
             cw,
             ck,
             fin,
-            fin_good,
             hold_v,
             hold_wr,
             hold_dn,
@@ -478,12 +473,12 @@ impl Logic for RxPlace {
         self.h_good.next = self.hr.q.val().get_bit(38);
         self.h_conn.next = self.hr.q.val().get_bits::<CONN_BITS>(39);
 
-        // Everything from here to the skid moves when the skid can take a beat.
-        self.can.next = !self.skid.full.val();
+        // Everything from here to the output register moves when it can take a beat.
+        self.can.next = self.skid.room.val();
 
         // ---- Placement of the head beat.
         // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
-        // buffer): an AND-OR of two LUT levels, not a multiplexer tree.
+        // port): an AND-OR of two LUT levels, not a multiplexer tree.
         self.m0.next = 0.into();
         self.m1.next = 0.into();
         self.m2.next = 0.into();
@@ -508,12 +503,12 @@ impl Logic for RxPlace {
             | (self.na[1].q.val() & self.m1.val())
             | (self.na[2].q.val() & self.m2.val())
             | (self.na[3].q.val() & self.m3.val())
-            | (self.vb_addr.q.val() & self.mv.val());
+            | (self.vd_addr.val() & self.mv.val());
         self.place.next = (self.pl[0].q.val() && self.hr_oh.q.val().get_bit(0))
             || (self.pl[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.pl[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.pl[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_place.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_place.val() && self.hr_oh.q.val().get_bit(4));
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
         self.flush.next = self.hr_v.q.val()
@@ -524,23 +519,16 @@ impl Logic for RxPlace {
             && self.hr_v.q.val()
             && !self.fin.q.val()
             && !self.flush.val()
-            && (!self.h_first.val() || self.vb_v.q.val());
+            && (!self.h_first.val() || self.vd_valid.val());
         self.vpop.next = self.proc.val() && self.h_first.val();
-        self.vd_ready.next = !self.vb_v.q.val() || self.vpop.val();
-        // The buffer loads whenever it may, valid or not (`vd_valid` only sets the flag): the
-        // enable is `vd_ready` alone, one LUT level shorter.
-        if self.vd_ready.val() {
-            self.vb_v.d.next = self.vd_valid.val();
-            self.vb_place.d.next = self.vd_place.val();
-            self.vb_addr.d.next = self.vd_addr.val();
-            self.vb_a10.d.next = self.vd_addr.val().get_bits::<10>(2).all();
-            self.vb_a20.d.next = self.vd_addr.val().get_bits::<20>(2).all();
-        }
+        self.vd_ready.next = self.vpop.val();
+        self.vd_a10.next = self.vd_addr.val().get_bits::<10>(2).all();
+        self.vd_a20.next = self.vd_addr.val().get_bits::<20>(2).all();
         self.pop.next = self.proc.val();
 
         self.alo.next = self.hr_alo.q.val();
         if self.h_first.val() {
-            self.alo.next = self.vb_addr.q.val().get_bits::<2>(0);
+            self.alo.next = self.vd_addr.val().get_bits::<2>(0);
         }
         // The first octet is in lane 2 of a first beat, lane 0 of any other: it goes to lane
         // `alo`, so rotate by alo - 2 (alo with bit 1 flipped) or alo lanes.
@@ -596,12 +584,12 @@ impl Logic for RxPlace {
             || (self.na_a10[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_a10.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_a10.val() && self.hr_oh.q.val().get_bit(4));
         self.sa20.next = (self.na_a20[0].q.val() && self.hr_oh.q.val().get_bit(0))
             || (self.na_a20[1].q.val() && self.hr_oh.q.val().get_bit(1))
             || (self.na_a20[2].q.val() && self.hr_oh.q.val().get_bit(2))
             || (self.na_a20[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vb_a20.q.val() && self.hr_oh.q.val().get_bit(4));
+            || (self.vd_a20.val() && self.hr_oh.q.val().get_bit(4));
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
         self.w_hi.next = self.word.val().get_bits::<10>(20);
@@ -625,14 +613,15 @@ impl Logic for RxPlace {
             | (bit_cast::<32, 10>(self.w_lo1.val()) << 2)
             | (bit_cast::<32, 10>(self.w_mid1.val()) << 12)
             | (bit_cast::<32, 10>(self.w_hi1.val()) << 22);
-        // A full word: the carry's lanes and lanes alo..3; the rest (lanes 0..e-4) is the new
-        // carry. Otherwise the carry grows by lanes alo..e-1.
-        self.word_keep.next = self.ck.q.val() | (self.f4.val() >> self.alo.val());
+        // The beat's lanes in this host word: alo..min(e, 4) - 1. A full word: the carry's lanes
+        // and lanes alo..3; the rest (lanes 0..e-4) is the new carry. Otherwise the carry grows
+        // by lanes alo..e-1 (and a run's tail leaves with the same lanes).
+        self.word_keep.next = self.ck.q.val()
+            | ((self.f4.val() >> self.alo.val()) & !(self.f4.val() >> self.e.val()));
         if self.full.val() {
             self.ck_next.next = !(self.f4.val() >> self.e.val().get_bits::<2>(0)) & self.f4.val();
         } else {
-            self.ck_next.next = self.ck.q.val()
-                | ((self.f4.val() >> self.alo.val()) & !(self.f4.val() >> self.e.val()));
+            self.ck_next.next = self.word_keep.val();
         }
         if !self.place.val() {
             self.ck_next.next = 0.into();
@@ -644,10 +633,6 @@ impl Logic for RxPlace {
         } else {
             self.rest.next =
                 self.place.val() && ((self.ck.q.val() != 0) || (self.h_keep.val() != 0));
-        }
-        // Only read while `fin`: it may follow the head beat at other times.
-        if !self.fin.q.val() {
-            self.fin_good.d.next = self.h_good.val();
         }
 
         // What the placement sends to the hold register this cycle (at most one beat).
@@ -665,7 +650,9 @@ impl Logic for RxPlace {
             self.em.next = true;
             self.em_dn.next = true;
             self.em_end.next = true;
-            self.em_good.next = self.fin_good.q.val();
+            // The run's good flag: the hold register keeps the run's last full word, emitted
+            // with it in the cycle that set `fin` (the hold register loads only with `em`).
+            self.em_good.next = self.hold_good.q.val();
             self.em_conn.next = self.cur.q.val();
             self.em_addr.next = self.caddr.q.val();
             self.em_data.next = self.cw.q.val();
@@ -716,8 +703,7 @@ impl Logic for RxPlace {
                 self.em_dn.next = true;
                 self.em_end.next = true;
                 if self.rest.val() {
-                    // The run's tail, a partial word.
-                    self.em_keep.next = self.ck_next.val();
+                    // The run's tail, a partial word (`word_keep`).
                     self.ck.d.next = 0.into();
                 } else {
                     // Nothing (more) to write: a completion token.
