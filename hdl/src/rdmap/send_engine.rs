@@ -88,10 +88,12 @@
 //! # State
 //!
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
-//! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
+//! PD, ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
 //! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base of the served QP read at
+//! (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is 32-octet aligned, so no
+//! per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks; log2 is taken from
+//! the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
 //! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's
 //! address step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
 //! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
