@@ -88,10 +88,12 @@
 //! # State
 //!
 //! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
-//! PD, ORD, log2, the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
+//! PD, ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
 //! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
 //! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base, 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks), sq_base of the served QP read at
+//! (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is 32-octet aligned, so no
+//! per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks; log2 is taken from
+//! the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
 //! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's
 //! address step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
 //! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
@@ -295,8 +297,8 @@ pub struct SendEngine {
     q_ci: [DFF<Bits<16>>; 4],
     q_pi: [DFF<Bits<16>>; 4],
     q_pd: [DFF<Bits<PD_BITS>>; 4],
-    q_ord: [DFF<Bits<4>>; 4],
-    q_log2: [DFF<Bits<RING_LOG2_BITS>>; 4],
+    /// ORD capped at [`ORQ_DEPTH`] (0..=4).
+    q_ord: [DFF<Bits<3>>; 4],
     q_oh: [DFF<Bits<2>>; 4],
     q_oc: [DFF<Bits<3>>; 4],
     /// MSN of QN 0 / QN 1 is 1 whatever the context RAM holds (set by `qpc_write`, cleared
@@ -423,8 +425,7 @@ pub struct SendEngine {
     k_en: Signal<Local, Bit>,
     k_blk: Signal<Local, Bit>,
     k_pd: Signal<Local, Bits<PD_BITS>>,
-    k_ord: Signal<Local, Bits<4>>,
-    k_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
+    k_ord: Signal<Local, Bits<3>>,
     k_oh: Signal<Local, Bits<2>>,
     k_oc: Signal<Local, Bits<3>>,
     // The per-QP strobes, applied one cycle late (timing); `Idle` waits while one is pending.
@@ -588,7 +589,6 @@ impl Logic for SendEngine {
         self.k_blk.next = self.q_blk[0].q.val();
         self.k_pd.next = self.q_pd[0].q.val();
         self.k_ord.next = self.q_ord[0].q.val();
-        self.k_log2.next = self.q_log2[0].q.val();
         self.k_oh.next = self.q_oh[0].q.val();
         self.k_oc.next = self.q_oc[0].q.val();
         self.k_f0.next = self.q_f0[0].q.val();
@@ -609,7 +609,6 @@ impl Logic for SendEngine {
                 self.k_blk.next = self.q_blk[i].q.val();
                 self.k_pd.next = self.q_pd[i].q.val();
                 self.k_ord.next = self.q_ord[i].q.val();
-                self.k_log2.next = self.q_log2[i].q.val();
                 self.k_oh.next = self.q_oh[i].q.val();
                 self.k_oc.next = self.q_oc[i].q.val();
                 self.k_f0.next = self.q_f0[i].q.val();
@@ -627,11 +626,7 @@ impl Logic for SendEngine {
             self.wc_op.next = 0.into();
         }
         // ORD capped at ORQ_DEPTH.
-        if self.k_ord.val() >= 4 {
-            self.ord_full.next = self.k_oc.val() >= 4;
-        } else {
-            self.ord_full.next = self.k_oc.val() >= bit_cast::<3, 4>(self.k_ord.val());
-        }
+        self.ord_full.next = self.k_oc.val() >= self.k_ord.val();
         self.hold.next = (self.k_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
             || (self.is_read.val() && self.ord_full.val());
 
@@ -674,7 +669,12 @@ impl Logic for SendEngine {
         self.f_ci.next = self.k_ci.val();
         // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
         // mux and a carry chain in front of `foff` were the critical path).
-        self.l_log2.d.next = self.k_log2.val();
+        // log2 is kept in the low bits of the context's sq_base word (`sq_base` is 32-octet
+        // aligned: bits 4..0 are free; issue 5, no per-QP register): loaded in `Load`, where
+        // the RAM output is `{cur, 0}` (read at the edge leaving `Idle`).
+        if self.s.val().get_bit(1) {
+            self.l_log2.d.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
+        }
         self.f_mask.next = 0.into();
         for j in 0..16 {
             if self.l_log2.q.val().index() > j {
@@ -693,7 +693,8 @@ impl Logic for SendEngine {
         if self.pf_st.q.val() == 1 {
             // sq_base: the context RAM's word `{cur, 0}`, read at every edge outside `Idle`
             // and `Fetch` (no copy in flip-flops).
-            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.faddr.d.next =
+                ((self.ctx.read_data.val() >> 5) << 5) + bit_cast::<32, 21>(self.foff.q.val());
             self.pf_st.d.next = 2.into();
         }
         if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
@@ -921,7 +922,8 @@ impl Logic for SendEngine {
         }
         if self.s.val().get_bit(4) {
             // Addr (sq_base on the context RAM's output: `{cur, 0}` read at the last edge)
-            self.faddr.d.next = self.ctx.read_data.val() + bit_cast::<32, 21>(self.foff.q.val());
+            self.faddr.d.next =
+                ((self.ctx.read_data.val() >> 5) << 5) + bit_cast::<32, 21>(self.foff.q.val());
             self.nx.next = self.nx.val() | 32; // FetchReq
             self.lv.next = self.lv.val() | 16;
         }
@@ -1169,7 +1171,8 @@ impl Logic for SendEngine {
         }
         if self.qpc_write.val() {
             self.ctx_waddr.next = bit_cast::<4, 2>(self.qpc_qp.val()) << 2;
-            self.ctx.write_data.next = self.qpc_sq_base.val();
+            self.ctx.write_data.next = ((self.qpc_sq_base.val() >> 5) << 5)
+                | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
         }
         self.ctx.write_addr.next = self.ctx_waddr.val();
         // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
@@ -1212,8 +1215,6 @@ impl Logic for SendEngine {
             self.q_pd[i].d.next = self.q_pd[i].q.val();
             self.q_ord[i].clock.next = self.clock.val();
             self.q_ord[i].d.next = self.q_ord[i].q.val();
-            self.q_log2[i].clock.next = self.clock.val();
-            self.q_log2[i].d.next = self.q_log2[i].q.val();
             self.q_oh[i].clock.next = self.clock.val();
             self.q_oh[i].d.next = self.q_oh[i].q.val();
             self.q_oc[i].clock.next = self.clock.val();
@@ -1274,8 +1275,11 @@ impl Logic for SendEngine {
                 self.q_ci[i].d.next = 0.into();
                 self.q_pi[i].d.next = 0.into();
                 self.q_pd[i].d.next = self.qpc_pd.val();
-                self.q_ord[i].d.next = self.qpc_ord.val();
-                self.q_log2[i].d.next = self.qpc_sq_log2.val();
+                if self.qpc_ord.val() >= 4 {
+                    self.q_ord[i].d.next = 4.into();
+                } else {
+                    self.q_ord[i].d.next = self.qpc_ord.val().get_bits::<3>(0);
+                }
                 self.q_oh[i].d.next = 0.into();
                 self.q_oc[i].d.next = 0.into();
                 self.q_f0[i].d.next = true;
