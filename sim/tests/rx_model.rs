@@ -165,6 +165,16 @@ impl Both {
                         RxEvent::Async(_) => 3,
                         RxEvent::Terminate { .. } => 4,
                     };
+                    // The `irq_*` port carries no SrcSTag / SrcTO (the ReadResponder does not
+                    // need them; RxControl checked and translated them): compared without.
+                    let e = match e {
+                        RxEvent::Irq(i) => RxEvent::Irq(Irq {
+                            src_stag: 0,
+                            src_to: 0,
+                            ..i
+                        }),
+                        e => e,
+                    };
                     kinds[k].push(e);
                 }
                 kinds
