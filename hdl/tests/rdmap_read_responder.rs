@@ -1,7 +1,7 @@
 //! Tests of the Read Response generator (`hdl/src/rdmap/read_responder.rs`) on both back ends:
-//! random Read Requests on `irq_*` with random gaps (each started while `irq_ready`, its
-//! five words then strobed with random gaps, as RxControl sends them), a DdpTx model on `rr_msg_*` with random `rr_msg_ready`, a random number of messages
-//! taken ahead and random done delays.
+//! random Read Requests on `irq_*` with random gaps (each started while `irq_ready`, its five words
+//! then strobed with random gaps, as RxControl sends them), a DdpTx model on `rr_msg_*` with random
+//! `rr_msg_ready`, a random number of messages taken ahead and random done delays.
 //!
 //! Checked every cycle: `rr_msg_*` is the Read Response of the oldest queued request (opcode
 //! 2, sink STag / TO, source address, size, other fields 0), never offered when the QP FIFO
@@ -307,8 +307,9 @@ impl Logic for RrArb {
 }
 
 rnic_hdl::sim_ports!(impl[] RrArb {
-    inputs: irq_valid, irq_qp, irq_word, se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag, se_msg_to,
-        se_msg_inv_stag, se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, msg_ready, msg_done;
+    inputs: irq_valid, irq_qp, irq_word, se_msg_valid, se_msg_conn, se_msg_opcode, se_msg_stag,
+        se_msg_to, se_msg_inv_stag, se_msg_src_to, se_msg_msn, se_msg_addr, se_msg_len, msg_ready,
+        msg_done;
     outputs: irq_ready, irq_done, irq_done_qp, se_msg_ready, se_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, idle;
 });

@@ -8,6 +8,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::top::cqe_queue::{CqeQueue, CQE_QUEUE_DEPTH};
+use rnic_proto::host::{cqe_flags, Cqe};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 use std::collections::VecDeque;
 
@@ -29,14 +30,30 @@ fn entry(rng: &mut StdRng) -> Vec<u128> {
         .collect()
 }
 
-/// The CQE's 4 beats of an entry (`rnic_proto::host::Cqe`, owner bit 0), as HostIf writes them.
+/// The CQE's 4 beats of an entry, as HostIf writes them: `rnic_proto::host::Cqe::emit` with
+/// the owner bit 0 (HostIf adds it), read as 4 big-endian words (byte 0 in the top lane).
 fn beats(e: &[u128]) -> [u128; 4] {
-    [
-        e[4] << 16 | e[1] << 8 | e[2],
-        e[3],
-        e[5],
-        e[6] << 16 | e[7] << 17 | e[0] << 24,
-    ]
+    let mut flags = 0;
+    if e[6] != 0 {
+        flags |= cqe_flags::WITH_INV;
+    }
+    if e[7] != 0 {
+        flags |= cqe_flags::SOLICITED;
+    }
+    let b = Cqe {
+        wqe_index: e[4] as u16,
+        opcode: e[1] as u8,
+        status: e[2] as u8,
+        byte_len: e[3] as u32,
+        inv_stag: e[5] as u32,
+        qp: e[0] as u8,
+        flags,
+        owner: false,
+    }
+    .emit();
+    core::array::from_fn(|i| {
+        u128::from(u32::from_be_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
+    })
 }
 
 /// What the consumer (HostIf) does with the head entry: release it without beats (an RdmaRead

@@ -120,6 +120,18 @@ pub struct Irq {
     pub src_addr: u32,
 }
 
+impl Irq {
+    /// The request as the `irq_*` port carries it: without SrcSTag / SrcTO (the ReadResponder
+    /// does not need them; RxControl checked and translated them, `docs/core.md`).
+    pub fn on_port(self) -> Irq {
+        Irq {
+            src_stag: 0,
+            src_to: 0,
+            ..self
+        }
+    }
+}
+
 /// An asynchronous event (`aev_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AsyncEvent {

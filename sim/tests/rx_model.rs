@@ -165,14 +165,9 @@ impl Both {
                         RxEvent::Async(_) => 3,
                         RxEvent::Terminate { .. } => 4,
                     };
-                    // The `irq_*` port carries no SrcSTag / SrcTO (the ReadResponder does not
-                    // need them; RxControl checked and translated them): compared without.
+                    // Compared as the `irq_*` port carries a request.
                     let e = match e {
-                        RxEvent::Irq(i) => RxEvent::Irq(Irq {
-                            src_stag: 0,
-                            src_to: 0,
-                            ..i
-                        }),
+                        RxEvent::Irq(i) => RxEvent::Irq(i.on_port()),
                         e => e,
                     };
                     kinds[k].push(e);

@@ -1,10 +1,11 @@
 //! Combinational CRC-32C next-state network over one beat, honouring `keep`.
 //!
-//! A leaf block: its Verilog is the XOR matrix of [`super::lfsr::UpdateMatrix`] in its folded
-//! form (the state XORed with the data bits that meet it first, then one XOR tree per bit over
-//! that and the remaining data), one tap per byte count 0..=K, selected by a one-hot decode of the contiguous `keep` (byte 0 in the most
-//! significant lane). Its simulation model is the independent byte-serial update, so the
-//! two-back-end equivalence test checks the emitted matrix against it every cycle.
+//! A leaf block: its Verilog is the XOR matrix of [`super::lfsr::UpdateMatrix`] in its folded form
+//! (the state XORed with the data bits that meet it first, then one XOR tree per bit over that and
+//! the remaining data), one tap per byte count 0..=K, selected by a one-hot decode of the
+//! contiguous `keep` (byte 0 in the most significant lane). Its simulation model is the independent
+//! byte-serial update, so the two-back-end equivalence test checks the emitted matrix against it
+//! every cycle.
 
 use super::lfsr::{beat_bytes, update_bytes, UpdateMatrix};
 use crate::config::check_widths;

@@ -15,13 +15,13 @@
 //!
 //! - The input FIFO (64 beats, 3 block RAMs) lets the payload stream run on while a verdict
 //!   comes later than its job: about 60 cycles of slack at one beat per cycle.
-//! - Placement: a run's first beat takes its verdict from the `vd_*` port in the cycle it is
-//!   placed (`vd_ready` is that cycle's placement of a first beat; the beat waits for
-//!   `vd_valid`); the run is placed at `vd_addr` or dropped. Per connection the block keeps the host address of the run's next
-//!   payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first beat, later
-//!   beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes and merged
-//!   with the *carry* (the octets of the current host word that are not written yet). A full
-//!   host word leaves as a DMA beat, the rest stays in the carry.
+//! - Placement: a run's first beat takes its verdict from the `vd_*` port in the cycle it is placed
+//!   (`vd_ready` is that cycle's placement of a first beat; the beat waits for `vd_valid`); the run
+//!   is placed at `vd_addr` or dropped. Per connection the block keeps the host address of the
+//!   run's next payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first
+//!   beat, later beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes
+//!   and merged with the *carry* (the octets of the current host word that are not written yet). A
+//!   full host word leaves as a DMA beat, the rest stays in the carry.
 //! - One carry only, for the connection of the last placed beat: when a beat of another
 //!   connection comes while the carry holds octets, the carry leaves first as a partial beat
 //!   (one extra cycle) and that connection's run continues later in a partial first word. This

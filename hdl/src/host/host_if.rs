@@ -131,28 +131,29 @@
 //!
 //! # Size and timing
 //!
-//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`):
-//! 1149 logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive
-//! CQE comes as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry),
-//! 107.1 MHz, since the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
-//! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind
-//! a register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement
-//! moves it by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before
-//! those: 1344 cells (1057 LUT4, 655 DFF, 125 carry), 103.5 MHz. Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf: area
-//! (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz.
-//! (1295 LUT4 and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its
-//! two loads, RxPath's event and the CQE writer's CqOverflow, made yosys build a feedback mux
-//! per bit instead of using the flip-flops' enables.) Issue 5; before
-//! the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209 carry, 99.1 MHz, the path then the
-//! MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes → `rdata_q`), which the read-back of
-//! the RAM-held registers removed. The path at 1684 cells: the RAM's output → the 32-bit
-//! address adder (`base + offset`, the engines' `Addr` states) → `cw_addr` / `rq_addr`, 9.9 ns
-//! (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the RQ's empty compare →
-//! `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the offset from registers) was tried: 1360 LUT4
-//! (the address register's third source is not shared with the `+ 4` adder) and 98.9 MHz with
-//! another path, so not kept then; it is now, with one adder for `+ offset` and `+ 4` (state
-//! `Add`, a registered operand select). The CQ fill check, the ring offsets and the owner bit are
-//! registered (the CQE writer's `Sel` / `Full` states, the RQ's `Check` / `Empty`).
+//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 1149
+//! logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
+//! as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since
+//! the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the
+//! block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz (2026-11-25, after QP_AEV went
+//! into the register RAM and the CQE address adder moved behind a register, `docs/decisions.md`
+//! "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement moves it by several MHz from build to
+//! build: seeds 1..3 106.6 / 98.6 / 104.8). Before those: 1344 cells (1057 LUT4, 655 DFF, 125
+//! carry), 103.5 MHz. Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf:
+//! area (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz. (1295 LUT4
+//! and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its two loads, RxPath's
+//! event and the CQE writer's CqOverflow, made yosys build a feedback mux per bit instead of using
+//! the flip-flops' enables.) Issue 5; before the register RAM: 2615 cells, 2058 LUT4, 1147 DFF, 209
+//! carry, 99.1 MHz, the path then the MMIO read mux (`mmio_addr` → the per-QP / per-CQ muxes →
+//! `rdata_q`), which the read-back of the RAM-held registers removed. The path at 1684 cells: the
+//! RAM's output → the 32-bit address adder (`base + offset`, the engines' `Addr` states) →
+//! `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the
+//! RQ's empty compare → `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the
+//! offset from registers) was tried: 1360 LUT4 (the address register's third source is not shared
+//! with the `+ 4` adder) and 98.9 MHz with another path, so not kept then; it is now, with one
+//! adder for `+ offset` and `+ 4` (state `Add`, a registered operand select). The CQ fill check,
+//! the ring offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the
+//! RQ's `Check` / `Empty`).
 //!
 //! `idle`: no RQ request or answer, no CQE in the writer, no write packet in progress and no
 //! strobe pending.
@@ -1790,24 +1791,23 @@ impl Logic for HostIf {
 
 crate::sim_ports!(impl[] HostIf {
     inputs: mmio_valid, mmio_write, mmio_addr, mmio_wdata, rx_idle, tx_idle, fpdu_good_valid,
-        fpdu_good_conn, rq_req_valid,
-        rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_beat_valid,
-        cqe_beat, rdc_ready, scqe_valid, scqe_qp,
-        scqe_opcode, scqe_status, scqe_byte_len, scqe_index, aev_valid, aev_qp, aev_kind,
-        aev_layer, aev_etype, aev_code, sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len,
-        sq_rd_req_tag, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len, pay_rd_req_tag,
-        dma_rd_req_ready, dma_rd_cpl_valid, dma_rd_cpl_tag, dma_rd_cpl_data, dma_rd_cpl_keep,
-        dma_rd_cpl_last, place_wr_valid, place_wr_addr, place_wr_data, place_wr_keep,
-        place_wr_last, dma_wr_ready, dma_wr_done;
+        fpdu_good_conn, rq_req_valid, rq_req_qp, rq_req_pop, cqe_valid, cqe_qp, cqe_opcode,
+        cqe_status, cqe_beat_valid, cqe_beat, rdc_ready, scqe_valid, scqe_qp, scqe_opcode,
+        scqe_status, scqe_byte_len, scqe_index, aev_valid, aev_qp, aev_kind, aev_layer, aev_etype,
+        aev_code, sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len, sq_rd_req_tag, pay_rd_req_valid,
+        pay_rd_req_addr, pay_rd_req_len, pay_rd_req_tag, dma_rd_req_ready, dma_rd_cpl_valid,
+        dma_rd_cpl_tag, dma_rd_cpl_data, dma_rd_cpl_keep, dma_rd_cpl_last, place_wr_valid,
+        place_wr_addr, place_wr_data, place_wr_keep, place_wr_last, dma_wr_ready, dma_wr_done;
     outputs: mmio_rvalid, mmio_rdata, qpc_write, qpc_qp, qpc_enable, qpc_fpdu_mode, qpc_rx_crc,
         qpc_rx_markers, qpc_tx_crc, qpc_tx_markers, qpc_pd, qpc_ird, qpc_ord, qpc_rx_max_ulpdu,
         qpc_tx_mulpdu, qpc_sq_base, qpc_sq_log2, prog_write, prog_index, prog_valid, prog_key,
         prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to, prog_len,
-        prog_host_addr, sq_db_valid, sq_db_qp, sq_db_pi, rq_req_ready, rq_rsp_valid,
-        rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, cqe_go, cqe_beat_ready, rdc_valid,
-        rdc_qp, rdc_status, scqe_ready, aev_ready, qp_err_valid, qp_err_qp, sq_rd_req_ready,
-        sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
-        pay_rd_req_ready, pay_rd_cpl_valid, pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep,
-        pay_rd_cpl_last, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len, dma_rd_req_tag,
-        place_wr_ready, dma_wr_valid, dma_wr_addr, dma_wr_data, dma_wr_keep, dma_wr_last, idle;
+        prog_host_addr, sq_db_valid, sq_db_qp, sq_db_pi, rq_req_ready, rq_rsp_valid, rq_rsp_present,
+        rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, cqe_go, cqe_beat_ready,
+        rdc_valid, rdc_qp, rdc_status, scqe_ready, aev_ready, qp_err_valid, qp_err_qp,
+        sq_rd_req_ready, sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep,
+        sq_rd_cpl_last, pay_rd_req_ready, pay_rd_cpl_valid, pay_rd_cpl_tag, pay_rd_cpl_data,
+        pay_rd_cpl_keep, pay_rd_cpl_last, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len,
+        dma_rd_req_tag, place_wr_ready, dma_wr_valid, dma_wr_addr, dma_wr_data, dma_wr_keep,
+        dma_wr_last, idle;
 });

@@ -33,15 +33,15 @@
 //!   With the verdict, the segment's *pending record* (what to do at its `done_*`) is written
 //!   into a small block RAM indexed by (conn, slot).
 //! - **Done** (done lane): takes `done_*` (slots alternate per connection, as the parser uses
-//!   them), reads the record; a record without events (nothing to do, `done_good = 0`, QP in
-//!   error or disabled) frees the slot right there, in parallel with the jobs. Otherwise the
-//!   front FSM, between jobs, emits: Recv CQE (the WQE was popped at the check); RdmaRead CQE;
-//!   the Read Request on `irq_*`, five words (the record's source address, then the sink
-//!   STag, sink TO high / low and size as the header is read again from the still-held slot,
-//!   so the record keeps only the source address; served only once the ReadResponder's
-//!   `irq_ready` level is seen, `docs/core.md` "ReadResponder"); async TerminateReceived / BadTerminateReceived; or the error: `term_*`,
-//!   `aev_*` TerminateSent and, for rows 12/16/17/21, the error CQE (and WQE pop). Then the
-//!   slot is freed, except after a Terminate request (freed after its `term_done`).
+//!   them), reads the record; a record without events (nothing to do, `done_good = 0`, QP in error
+//!   or disabled) frees the slot right there, in parallel with the jobs. Otherwise the front FSM,
+//!   between jobs, emits: Recv CQE (the WQE was popped at the check); RdmaRead CQE; the Read
+//!   Request on `irq_*`, five words (the record's source address, then the sink STag, sink TO high
+//!   / low and size as the header is read again from the still-held slot, so the record keeps only
+//!   the source address; served only once the ReadResponder's `irq_ready` level is seen,
+//!   `docs/core.md` "ReadResponder"); async TerminateReceived / BadTerminateReceived; or the error:
+//!   `term_*`, `aev_*` TerminateSent and, for rows 12/16/17/21, the error CQE (and WQE pop). Then
+//!   the slot is freed, except after a Terminate request (freed after its `term_done`).
 //! - The front FSM takes, in this priority: a done with events, a latched LLP error
 //!   (`llp_err_*`, latched per connection), a slot to free after `term_done`, a job. A Read
 //!   Request's done waits for `irq_ready` holding the FSM (as it waited for the handshake of a
@@ -131,18 +131,18 @@
 //!   request order and a Send's checks are issued only with the queue empty, so tags are not
 //!   compared.
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
-//!   record's source address (the request's first word) and then with each of header words
-//!   5-8 as the done's read brings them (`irq_valid` strobes each), so the request is never
-//!   held whole (no copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `h_stag` (octets 2-5, zeroed by DoneGet unless the header
-//!   read loads it) and `cqe_byte_len` is `o_addr` (zeroed by DoneGet but for a Recv or a Read
-//!   Request): while the front FSM emits a done's events it reads no job, and the StagCheck
-//!   takes `chk_*` only in the cycle of `chk_valid`. One triple register serves `term_*` and
-//!   `aev_*`. An invalidate request copies `h_stag` into `chk_stag` when it is issued; a
-//!   tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO high half in
-//!   RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address goes
-//!   straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
-//!   Terminate's triple straight into the record value. The header word being read is
-//!   one-hot (`rk`), so each capture enable is one flag.
+//!   record's source address (the request's first word) and then with each of header words 5-8 as
+//!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
+//!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `h_stag` (octets
+//!   2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
+//!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
+//!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
+//!   register serves `term_*` and `aev_*`. An invalidate request copies `h_stag` into `chk_stag`
+//!   when it is issued; a tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO
+//!   high half in RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address
+//!   goes straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
+//!   Terminate's triple straight into the record value. The header word being read is one-hot
+//!   (`rk`), so each capture enable is one flag.
 //! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
 //!   third, "all ones but bit 33", for a WQE TO whose TO + MO carry may make them all ones):
 //!   the StagCheck classifies bits 63..32 only as all ones (WRAP), 0 or 1 (BOUNDS), so the
@@ -152,33 +152,31 @@
 //!
 //! # Timing and throughput
 //!
-//! Outputs are registers, except `hdr_a_addr` (from `job_conn` / `job_slot` in the cycle a
-//! job is taken, so word 0 is read at once) and the two readies (from registers only). The
-//! widest arithmetic in one cycle is a 32-bit add or compare (WQE TO + MO in two 32-bit halves
-//! over two cycles). For 100 MHz the row conditions are compared into flags while the header
-//! words arrive (`f_*`), the rows run in `Eval` and their outcome is applied in `Eval2`, the
-//! per-QP counters are updated one cycle after the decision (`ap_*`), and the done lane
-//! classifies a record one cycle before acting on it; DoneGet decides from the record's
-//! control fields registered by the lane (`dl_*_q`), not from the block RAM's output; a failed
-//! row's error record is written into `o_*` one cycle after the failure from registered codes
-//! (`pf_*`, `Direct` waits for it); the header word being read is one-hot (`rk`); a failed
-//! queued check marks its QP dying whether or not the QP was dead already (no `h_dead` in
-//! that path: `dying` only drops later jobs, as `!en || err` does); the LLP error to serve is
-//! picked one cycle ahead (`llp_sel_q`, `llp_any_q`) and committed from its own state
-//! (`LlpErr`); whether a done has effects is decided in the Idle cycle before DoneGet, from
-//! the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu --block
-//! rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1945 logic cells (1456
-//! LUT4, 910 flip-flops, 188 carries) and 4 block RAMs (3 for the pending records, 1 for the
-//! MSN / MO / WQE-index context), 102.2 MHz with nextpnr's default seed (95.4 / 97.4 / 99.8
-//! with seeds 2-4), since the Read Request crosses to the ReadResponder as words on
-//! `irq_word` (no `h_a`; `docs/decisions.md`, "RxControl -> ReadResponder as words"); 1969
-//! cells (1417 LUT4, 942 flip-flops), 104.2 MHz (102.5 / 100.6 / 97.9 with seeds 2-4: the RQ answer's registers load in every RqWait cycle and a drop's record
-//! kind in every Eval2 cycle, so their enables are the state alone; the paths left are the
-//! FSM's wide capture enables, mostly routing); 1988 cells and 93.8 MHz before that (98.3
-//! MHz once, the same logic: placement noise); before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs,
-//! 98.5 MHz; before the issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs,
-//! 86.1 MHz.
+//! Outputs are registers, except `hdr_a_addr` (from `job_conn` / `job_slot` in the cycle a job is
+//! taken, so word 0 is read at once) and the two readies (from registers only). The widest
+//! arithmetic in one cycle is a 32-bit add or compare (WQE TO + MO in two 32-bit halves over two
+//! cycles). For 100 MHz the row conditions are compared into flags while the header words arrive
+//! (`f_*`), the rows run in `Eval` and their outcome is applied in `Eval2`, the per-QP counters are
+//! updated one cycle after the decision (`ap_*`), and the done lane classifies a record one cycle
+//! before acting on it; DoneGet decides from the record's control fields registered by the lane
+//! (`dl_*_q`), not from the block RAM's output; a failed row's error record is written into `o_*`
+//! one cycle after the failure from registered codes (`pf_*`, `Direct` waits for it); the header
+//! word being read is one-hot (`rk`); a failed queued check marks its QP dying whether or not the
+//! QP was dead already (no `h_dead` in that path: `dying` only drops later jobs, as `!en || err`
+//! does); the LLP error to serve is picked one cycle ahead (`llp_sel_q`, `llp_any_q`) and committed
+//! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
+//! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
+//! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
+//! XOR-reduced): 1945 logic cells (1456 LUT4, 910 flip-flops, 188 carries) and 4 block RAMs (3 for
+//! the pending records, 1 for the MSN / MO / WQE-index context), 102.2 MHz with nextpnr's default
+//! seed (95.4 / 97.4 / 99.8 with seeds 2-4), since the Read Request crosses to the ReadResponder as
+//! words on `irq_word` (no `h_a`; `docs/decisions.md`, "RxControl -> ReadResponder as words"); 1969
+//! cells (1417 LUT4, 942 flip-flops), 104.2 MHz (102.5 / 100.6 / 97.9 with seeds 2-4: the RQ
+//! answer's registers load in every RqWait cycle and a drop's record kind in every Eval2 cycle, so
+//! their enables are the state alone; the paths left are the FSM's wide capture enables, mostly
+//! routing); 1988 cells and 93.8 MHz before that (98.3 MHz once, the same logic: placement noise);
+//! before this pass 2236 cells (1610 LUT4, 1090 flip-flops), 5 block RAMs, 98.5 MHz; before the
+//! issue 5 rework 3389 cells (2193 LUT4, 1852 flip-flops), 4 block RAMs, 86.1 MHz.
 //!
 //! With every output ready, a job taken in cycle 0 has its rows run in cycle 5 (tagged; 7
 //! untagged, 13 Read Request) and applied in cycle 6 (tagged); a Write with payload then has

@@ -429,16 +429,16 @@ const _: () = assert!(CHK_TAG_BITS >= 2 && HDR_ADDR_BITS == CONN_BITS + 1 + HDR_
 
 crate::sim_ports!(impl[] RxPath {
     inputs: llp_data, llp_keep, llp_last, llp_valid, llp_conn, mpa_cfg_write, mpa_cfg_conn,
-        mpa_cfg_fpdu_mode, mpa_cfg_markers, mpa_cfg_crc, mpa_cfg_max_ulpdu, raw_ready,
-        qp_cfg_write, qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, prog_write, prog_index,
-        prog_valid, prog_key, prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv,
-        prog_base_to, prog_len, prog_host_addr, dma_wr_ready, rq_req_ready, rq_rsp_valid,
-        rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp,
-        irq_done, irq_done_qp, irq_ready, cqe_ready, aev_ready, tx_ready, lchk_valid, lchk_stag,
-        lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access;
-    outputs: llp_ready, raw_data, raw_keep, raw_last, raw_valid, raw_conn, dma_wr_addr,
-        dma_wr_data, dma_wr_keep, dma_wr_last, dma_wr_valid, rq_req_valid, rq_req_qp, rq_req_pop,
-        irq_valid, irq_qp, irq_word, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
+        mpa_cfg_fpdu_mode, mpa_cfg_markers, mpa_cfg_crc, mpa_cfg_max_ulpdu, raw_ready, qp_cfg_write,
+        qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, prog_write, prog_index, prog_valid,
+        prog_key, prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to,
+        prog_len, prog_host_addr, dma_wr_ready, rq_req_ready, rq_rsp_valid, rq_rsp_present,
+        rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done,
+        irq_done_qp, irq_ready, cqe_ready, aev_ready, tx_ready, lchk_valid, lchk_stag, lchk_to,
+        lchk_len, lchk_pd, lchk_qp, lchk_access;
+    outputs: llp_ready, raw_data, raw_keep, raw_last, raw_valid, raw_conn, dma_wr_addr, dma_wr_data,
+        dma_wr_keep, dma_wr_last, dma_wr_valid, rq_req_valid, rq_req_qp, rq_req_pop, irq_valid,
+        irq_qp, irq_word, cqe_valid, cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index,
         cqe_inv_stag, cqe_with_inv, cqe_solicited, aev_valid, aev_qp, aev_kind, aev_layer,
         aev_etype, aev_code, tx_data, tx_keep, tx_last, tx_valid, tx_conn, tx_len, rx_idle,
         fpdu_good_valid, fpdu_good_conn, lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr;

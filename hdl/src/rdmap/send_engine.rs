@@ -87,24 +87,23 @@
 //!
 //! # State
 //!
-//! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each),
-//! PD, ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two *fresh* flags (MSN of QN 0 /
-//! QN 1 is 1 whatever the RAM holds) and the signaled bit of each outstanding Read (16). Block
-//! RAM (issue 5: 5 blocks, were 10 for these two): the context in 32-bit words at `{qp, word}`
-//! (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is 32-octet aligned, so no
-//! per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks; log2 is taken from
-//! the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
-//! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's
-//! address step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one
-//! `msn` register) addressed while the WQE's words arrive (its opcode is known from the first)
-//! and taken in `Decide`, the write-back writing only that word; and the outstanding Reads'
-//! lengths (32 bits, 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An
-//! outstanding Read's ring index is not kept: only Reads pass the hold rules while Reads are
-//! outstanding and each moves ci on, so a QP's outstanding Reads are the WQEs ci - count ..
-//! ci - 1, and the oldest one's index is ci - count (a flush completes them before it moves
-//! ci). The hardware FIFO holds
-//! [`ORQ_DEPTH`] = 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md`
-//! "SendEngine"). ORD 0 holds every Read for ever (the driver refuses Reads with ORD 0).
+//! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each), PD,
+//! ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two
+//! *fresh* flags (MSN of QN 0 / QN 1 is 1 whatever the RAM holds) and the signaled bit of each
+//! outstanding Read (16). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
+//! 32-bit words at `{qp, word}` (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is
+//! 32-octet aligned, so no per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks;
+//! log2 is taken from the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
+//! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's address
+//! step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one `msn`
+//! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
+//! in `Decide`, the write-back writing only that word; and the outstanding Reads' lengths (32 bits,
+//! 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An outstanding Read's ring
+//! index is not kept: only Reads pass the hold rules while Reads are outstanding and each moves ci
+//! on, so a QP's outstanding Reads are the WQEs ci - count .. ci - 1, and the oldest one's index is
+//! ci - count (a flush completes them before it moves ci). The hardware FIFO holds [`ORQ_DEPTH`] =
+//! 4 Reads per QP: an ORD above 4 acts as 4 (`docs/decisions.md` "SendEngine"). ORD 0 holds every
+//! Read for ever (the driver refuses Reads with ORD 0).
 //!
 //! A `qpc_write` resets the QP's SQ state (ci = pi = 0, MSNs 1, no outstanding Read, no error):
 //! one RAM write (word 0, sq_base) and both fresh flags set; a flag is cleared when its MSN is

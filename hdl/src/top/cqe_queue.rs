@@ -71,6 +71,13 @@ const _: () = assert!(CQE_QUEUE_DEPTH > HDR_SLOTS * CONNECTIONS);
 pub const CQE_WORDS: usize = 7;
 /// The packing (word 7) and the word count assume a 2-bit QP number.
 const _: () = assert!(CONN_BITS == 2 && CQE_WORDS * 16 >= 2 + 8 + 8 + 32 + 16 + 32 + 2);
+// The literal packing of the beats (words 0..7 above) is `rnic_proto::host::Cqe`'s: 16
+// octets, the flags in octet 13 (beat 3 bits 23..16).
+const _: () = assert!(
+    rnic_proto::host::CQE_LEN == 16
+        && rnic_proto::host::cqe_flags::WITH_INV == 1
+        && rnic_proto::host::cqe_flags::SOLICITED == 2
+);
 
 /// The read side's states (see the module documentation).
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]

@@ -319,19 +319,12 @@ pub fn run_random(
     Ok((bench, exp))
 }
 
-/// Panics naming the first position where the hardware's sequence and the model's differ.
-/// The model's IRQ entries as the `irq_*` port carries them: no SrcSTag / SrcTO (the
-/// ReadResponder does not need them; RxControl checked and translated them).
+/// The model's IRQ entries as the `irq_*` port carries them ([`Irq::on_port`]).
 fn port_view(irqs: &[Irq]) -> Vec<Irq> {
-    irqs.iter()
-        .map(|i| Irq {
-            src_stag: 0,
-            src_to: 0,
-            ..*i
-        })
-        .collect()
+    irqs.iter().map(|i| i.on_port()).collect()
 }
 
+/// Panics naming the first position where the hardware's sequence and the model's differ.
 fn first_difference<T: PartialEq + std::fmt::Debug>(hw: &[T], model: &[T], q: usize, what: &str) {
     if hw == model {
         return;

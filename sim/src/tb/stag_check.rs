@@ -1,12 +1,12 @@
 //! Driver and monitor for [`rnic_hdl::ddp::stag_check::StagCheck`], usable on both back ends.
 //!
-//! The block takes at most one table write and one request per cycle (a request cancels the
-//! one of the previous cycle, and table writes must be 2 cycles apart unless they repeat the
-//! same fields; the fields and index of a write are held in the next cycle) and answers each request that was not cancelled a fixed
-//! [`STAG_CHECK_LATENCY`] cycles later, so the driver is a per-cycle function: set this
-//! cycle's write and request ([`StagCheckTb::drive`]), read this cycle's response
-//! ([`StagCheckTb::response`]), tick. Idle ports carry random values, so a block that looks at
-//! a port without its strobe fails the test.
+//! The block takes at most one table write and one request per cycle (a request cancels the one of
+//! the previous cycle, and table writes must be 2 cycles apart unless they repeat the same fields;
+//! the fields and index of a write are held in the next cycle) and answers each request that was
+//! not cancelled a fixed [`STAG_CHECK_LATENCY`] cycles later, so the driver is a per-cycle
+//! function: set this cycle's write and request ([`StagCheckTb::drive`]), read this cycle's
+//! response ([`StagCheckTb::response`]), tick. Idle ports carry random values, so a block that
+//! looks at a port without its strobe fails the test.
 
 use crate::testbench::{Backend, InputId, OutputId};
 use anyhow::Result;
