@@ -25,10 +25,15 @@ pub fn check_widths(data_bits: usize, keep_bits: usize) {
 }
 
 /// Connection index width of the LLP port: the core keeps per-connection state for
-/// `1 << CONN_BITS` connections (4 on the Cu).
-pub const CONN_BITS: usize = 2;
+/// `1 << CONN_BITS` connections: 4, or 2 with the `two-qps` feature (the Alchitry Cu profile,
+/// `docs/decisions.md` "The Alchitry Cu profile").
+pub const CONN_BITS: usize = if cfg!(feature = "two-qps") { 1 } else { 2 };
 /// Number of connections the LLP-side blocks keep state for.
 pub const CONNECTIONS: usize = 1 << CONN_BITS;
+
+/// Whether the MPA blocks implement markers (RFC 5044 §5): false with the `no-markers` feature
+/// (the Alchitry Cu profile), and the core then refuses a connection that asks for them.
+pub const MARKERS: bool = !cfg!(feature = "no-markers");
 
 /// Queue pairs of the core: one per LLP connection (QP n is connection n).
 pub const QPS: usize = CONNECTIONS;
