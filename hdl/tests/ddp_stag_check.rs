@@ -91,14 +91,25 @@ impl Model {
 /// request of cycle `t` followed by a request in `t + 1` is cancelled (no response, no
 /// invalidation); else it sees the table writes of cycles `< t` and the invalidations of
 /// requests of cycles `< t`; a check of index `i` is disturbed by a write of `i` in cycles
-/// `t - 1`, `t` and `t + 1`, an invalidate by one in cycles `t - 1` and `t`.
-fn expected(cycles: &[Cycle]) -> Vec<Option<Response>> {
+/// `t - 1`, `t` and `t + 1`, an invalidate by one in cycles `t - 1` and `t`. A repeated
+/// commit (a write in the cycle after another) changes nothing. The table's write port
+/// (`stag_table`, "Writes"): an invalidation's clear is due in cycle `t + 2`, waits while the
+/// port writes a new commit's word 1 (cycle `p`) or word 0 (`p + 1`), and, once waiting, takes
+/// the port from a new commit's word 1: that commit programs its entry invalid. Also returns
+/// how many commits were so displaced.
+fn expected_counted(cycles: &[Cycle]) -> (Vec<Option<Response>>, usize) {
     let mut m = Model::new();
     let mut out = Vec::with_capacity(cycles.len());
     let hits = |c: Option<&Cycle>, index: usize| {
         c.and_then(|c| c.prog)
             .is_some_and(|p| p.index == index % STAG_ENTRIES)
     };
+    let prog = |x: usize| cycles.get(x).and_then(|c| c.prog);
+    // Clears due per cycle (t + 2 of their invalidate).
+    let mut due: Vec<Option<usize>> = vec![None; cycles.len() + 3];
+    // The write port: a new commit in the previous cycle (its word 0 now), a waiting clear.
+    let (mut nw, mut pend) = (false, None::<usize>);
+    let mut displaced = 0;
     for (t, c) in cycles.iter().enumerate() {
         let mut clear = None;
         let cancelled = cycles.get(t + 1).is_some_and(|n| n.req.is_some());
@@ -114,14 +125,43 @@ fn expected(cycles: &[Cycle]) -> Vec<Option<Response>> {
             rsp
         });
         out.push(rsp);
-        if let Some(p) = c.prog {
-            m.entries[p.index] = p.entry;
+        // A write of the index in t + 1 drops the clear (the write comes after it).
+        due[t + 2] = clear.filter(|&i| prog(t + 1).map(|p| p.index) != Some(i));
+        // The write port in cycle t.
+        let prev = t.checked_sub(1).and_then(prog);
+        let new = c.prog.is_some() && prev.is_none();
+        let written_index = c.prog.or(prev).map(|p| p.index);
+        let live = pend.filter(|&i| written_index != Some(i));
+        let now = due[t].filter(|&i| c.prog.map(|p| p.index) != Some(i));
+        assert!(
+            !(nw && live.is_some() && now.is_some()),
+            "cycle {t}: two clears wait"
+        );
+        pend = if nw {
+            live.or(now)
+        } else if live.is_some() || new {
+            now
+        } else {
+            None
+        };
+        if let Some(p) = c.prog.filter(|_| new) {
+            let displaced_now = live.is_some();
+            displaced += usize::from(displaced_now);
+            m.entries[p.index] = Entry {
+                valid: p.entry.valid && !displaced_now,
+                ..p.entry
+            };
         }
+        nw = new;
         if let Some(i) = clear {
             m.entries[i].valid = false;
         }
     }
-    out
+    (out, displaced)
+}
+
+fn expected(cycles: &[Cycle]) -> Vec<Option<Response>> {
+    expected_counted(cycles).0
 }
 
 fn random_entry(rng: &mut StdRng) -> Entry {
@@ -238,6 +278,13 @@ fn random_cycles(seed: u64, n: usize) -> Vec<Cycle> {
                 entry: random_entry(&mut rng),
             });
         }
+        // Now and then a repeated commit (the same staging registers, in the next cycle).
+        if t > 0 && cycles[t].prog.is_none() && cycles.get(t + 1).is_some_and(|c| c.prog.is_none())
+        {
+            if let Some(p) = cycles[t - 1].prog.filter(|_| rng.gen_bool(0.15)) {
+                cycles[t].prog = Some(p);
+            }
+        }
         if let Some(p) = cycles[t].prog {
             shadow[p.index] = p.entry;
         }
@@ -304,6 +351,8 @@ fn run_and_compare(sim: &mut dyn Backend, cycles: &[Cycle], seed: u64) {
 
 fn check_random(kind: BackendKind, name: &str, seed: u64, n: usize) {
     let cycles = random_cycles(seed, n);
+    let (_, displaced) = expected_counted(&cycles);
+    eprintln!("{name} seed {seed}: {displaced} commits displaced by a waiting clear");
     run_with_waveform_on_failure(
         name,
         || kind.build(StagCheck::default()),
@@ -464,4 +513,156 @@ fn rust_hdl_timing_rules() {
 #[test]
 fn verilator_timing_rules() {
     check_timing_rules(BackendKind::Verilator);
+}
+
+/// Directed: the write-port collision rules (`stag_table`, "Writes"), cycle by cycle: a
+/// remote invalidation's clear against the programming of another index.
+fn check_collision_rules(kind: BackendKind) {
+    let entry = |key: u8| Entry {
+        valid: true,
+        key,
+        pd: 3,
+        access: access::ALL,
+        qp_bound: false,
+        qp: 0,
+        remote_inv: true,
+        base_to: 0x1000,
+        len: 0x1000,
+        host_addr: 0x8000_0000,
+    };
+    let check = |tag: u8, index: usize| Request {
+        tag,
+        stag: (index as u32) << 8 | 0x5a,
+        to: 0x1800,
+        len: 16,
+        pd: 3,
+        qp: 1,
+        access: access::REMOTE_WRITE,
+        invalidate: false,
+    };
+    let invalidate = |tag: u8, index: usize| Request {
+        invalidate: true,
+        ..check(tag, index)
+    };
+    let w = |index: usize| {
+        Some(Prog {
+            index,
+            entry: entry(0x5a),
+        })
+    };
+    let ok = |tag| Some((tag, check_status::OK, 0x8000_0800));
+    let ok_inv = |tag| Some((tag, check_status::OK, 0));
+    let invalid = |tag| Some((tag, check_status::INVALID_STAG, 0));
+    type Step = (Option<Prog>, Option<Request>, Option<(u8, u8, u32)>);
+    let mut steps: Vec<Step> = vec![
+        (w(9), None, None),
+        (None, None, None),
+        (w(5), None, None),
+        (None, None, None),
+        (w(6), None, None),
+        (None, None, None),
+        (w(7), None, None),
+        (None, None, None),
+        (None, Some(check(1, 9)), ok(1)),
+        (None, None, None),
+        // An invalidate in T = 10: its clear is due in T + 2, when a commit of index 5 writes
+        // word 1 (and word 0 in T + 3): it waits, and is written in T + 4. Checks of index 9
+        // in T + 2 (the clear pending), T + 4 (written at that edge), T + 6 (in the RAM) see
+        // it invalid; index 5 is programmed.
+        (None, Some(invalidate(2, 9)), ok_inv(2)),
+        (None, None, None),
+        (w(5), Some(check(3, 9)), invalid(3)),
+        (None, None, None),
+        (None, Some(check(4, 9)), invalid(4)),
+        (None, None, None),
+        (None, Some(check(5, 9)), invalid(5)),
+        (None, None, None),
+        (None, Some(check(6, 5)), ok(6)),
+        (None, None, None),
+        // Re-registered (T = 20); an invalidate in T + 2 whose clear is due in T + 4, the
+        // cycle after a commit of index 5 (its word 0): it waits; a new commit of index 6 in
+        // T + 5 (2 cycles after the one of index 5) is displaced by the waiting clear and
+        // programs index 6 invalid. The commit of index 7 in T + 8 is programmed.
+        (w(9), None, None),
+        (None, None, None),
+        (None, Some(invalidate(7, 9)), ok_inv(7)),
+        (w(5), None, None),
+        (None, None, None),
+        (w(6), Some(check(8, 9)), invalid(8)),
+        (None, None, None),
+        (None, Some(check(9, 6)), invalid(9)),
+        (w(7), None, None),
+        (None, None, None),
+        (None, Some(check(10, 6)), invalid(10)),
+        (None, None, None),
+        (None, Some(check(11, 7)), ok(11)),
+        (None, None, None),
+        (None, Some(check(12, 9)), invalid(12)),
+        (None, None, None),
+        // Re-registered (T = 36); an invalidate in T + 2 whose clear (due in T + 4) waits
+        // behind a commit of index 5 in T + 4; a commit of index 9 itself in T + 6 drops the
+        // waiting clear: index 9 ends as programmed.
+        (w(9), None, None),
+        (None, None, None),
+        (None, Some(invalidate(13, 9)), ok_inv(13)),
+        (None, None, None),
+        (w(5), None, None),
+        (None, Some(check(14, 9)), invalid(14)),
+        (w(9), None, None),
+        (None, None, None),
+        (None, Some(check(15, 9)), ok(15)),
+        (None, None, None),
+        // A repeated commit (T = 46, 47) writes nothing more: an invalidate's clear due in
+        // T + 3 (the second commit's cycle, the first one's word 0) waits one cycle; index 6
+        // is programmed, index 9 cleared.
+        (w(6), None, None),
+        (w(6), Some(invalidate(0, 9)), ok_inv(0)),
+        (None, None, None),
+        (None, Some(check(1, 9)), invalid(1)),
+        (None, None, None),
+        (None, Some(check(2, 6)), ok(2)),
+        (None, None, None),
+        (None, Some(check(3, 9)), invalid(3)),
+    ];
+    steps.extend([(None, None, None), (None, None, None)]);
+    let cycles: Vec<Cycle> = steps
+        .iter()
+        .map(|(p, r, _)| Cycle { prog: *p, req: *r })
+        .collect();
+    let (model, displaced) = expected_counted(&cycles);
+    let model: Vec<Option<(u8, u8, u32)>> = model
+        .iter()
+        .map(|r| r.map(|r| (r.tag, r.status, r.host_addr)))
+        .collect();
+    let hand: Vec<Option<(u8, u8, u32)>> = steps.iter().map(|s| s.2).collect();
+    assert_eq!(model, hand, "reference model vs the documented rules");
+    assert_eq!(displaced, 1, "one displaced commit");
+    run_with_waveform_on_failure(
+        "stag_check_collision",
+        || kind.build(StagCheck::default()),
+        |sim: &mut dyn Backend| {
+            let tb = StagCheckTb::new(sim).unwrap();
+            let mut rng = StdRng::seed_from_u64(5);
+            for t in 0..cycles.len() + STAG_CHECK_LATENCY + 2 {
+                let c = cycles.get(t).copied().unwrap_or_default();
+                tb.drive(sim, c.prog.as_ref(), c.req.as_ref(), &mut rng);
+                let got = tb.response(sim).map(|r| (r.tag, r.status, r.host_addr));
+                let exp = t
+                    .checked_sub(STAG_CHECK_LATENCY)
+                    .and_then(|i| hand.get(i).copied().flatten());
+                assert_eq!(got, exp, "cycle {t}");
+                sim.tick();
+            }
+        },
+    );
+}
+
+#[test]
+fn rust_hdl_collision_rules() {
+    check_collision_rules(BackendKind::RustHdl);
+}
+
+#[test]
+fn verilator_collision_rules() {
+    check_collision_rules(BackendKind::Verilator);
 }

@@ -39,14 +39,15 @@
 //!
 //! ```text
 //!  t    S0  read table word 0 (base_TO[15:0], region length[15:0], key, PD, rights, QP,
-//!           remote_inv) and the valid bit; register the request, TO[63:32] as flags (all
+//!           remote_inv, valid bit); register the request, TO[63:32] as flags (all
 //!           ones; TO[32] and TO[63:33] == 0).
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
 //!           off[15:0], q[15:0] with their borrows; WRAP from the request alone (32-bit add).
 //!           Read word 1 (base_TO[31:16], region length[31:16], host address).
-//!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit at the
-//!           end of this cycle. Upper 16-bit halves from the RAM (word 1): off[31:16],
-//!           q[31:16]; host address low half (16-bit add).
+//!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit (a
+//!           write of word 0: at the end of this cycle, or up to 2 cycles later). Upper
+//!           16-bit halves from the RAM (word 1): off[31:16], q[31:16]; host address low
+//!           half (16-bit add).
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
 //!           with q >= 0 (32-bit compare).
@@ -69,7 +70,8 @@
 //! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
 //! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry"); without the
 //! table's copy of word 0 and with BOUNDS on 33 bits: 961 cells, 111.3 MHz (`docs/decisions.md`,
-//! "HostIf, CqeQueue, StagCheck: area").
+//! "HostIf, CqeQueue, StagCheck: area"); with the valid bits in the table RAM: see
+//! `docs/decisions.md` ("StagCheck: the valid bits in the table RAM").
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!
@@ -86,16 +88,29 @@
 //!   comparators instead of a delay line on the write side, and it refuses nothing legitimate
 //!   in practice: the firmware reprograms an entry only while it is invalid, or to invalidate
 //!   it.
-//! - An invalidate request issued in cycle `t` that answers `OK` clears the valid bit at the end
-//!   of cycle `t + 2`; every request issued in cycle `t + 1` or later sees the STag invalid
-//!   (`INVALID_STAG`; requests of cycles `t + 1` and `t + 2`, whose valid bit was read before
-//!   the clear, through forwarding compares). This is `rfc5040-rdmap.md` row 21: "it takes
-//!   effect at the check". A `prog_write` of the same index in cycle `t + 1` or `t + 2` comes
-//!   after the invalidation: the entry ends up as programmed (the clear is dropped, or loses
-//!   at the same edge).
+//! - An invalidate request issued in cycle `t` that answers `OK` clears the entry's valid bit
+//!   (in word 0 of the table RAM) with a write of word 0 that is due in cycle `t + 2` and is
+//!   done at the end of `t + 2`, `t + 3` or `t + 4` (the table's write port, shared with
+//!   programming: [`StagTable`] "Writes"); every request issued in cycle `t + 1` or later sees
+//!   the STag invalid (`INVALID_STAG`; a request whose word 0 is read before the clear is
+//!   written, or at its edge, through forwarding compares: the clear of the cycle, registered
+//!   (`fw1`), and the waiting one, `pend_*`). This is `rfc5040-rdmap.md` row 21: "it takes
+//!   effect at the check". A `prog_write` of the same index in cycle `t + 1` or later comes
+//!   after the invalidation: the entry ends up as programmed (the clear is dropped, or, when it
+//!   waits, dropped by the write).
+//! - **Collision rule** (decision, issue 5): a clear that had to wait takes the write port from
+//!   a *new* commit's word 1 (`prog_write` in `p`, none in `p - 1`); that commit then writes
+//!   word 0 with the valid bit 0: the entry ends **invalid** (a STag of it answers
+//!   `INVALID_STAG`), never half programmed. This bounds the clear's wait to 2 cycles with one
+//!   pending register, whatever HostIf's MMIO writes do (HostIf never stalls them, so a
+//!   programming cannot be made to wait without a copy of its fields); it happens only to a
+//!   commit 2 or 3 cycles after the previous new commit, with a clear due in between. The
+//!   driver writes 7 MMIO registers per programming: its commits are never displaced. A
+//!   repeated commit (`prog_write` in `p - 1` too, the same staging registers) writes nothing
+//!   and is never displaced; its in-flight refusal rules above are unchanged.
 
 use super::check_status;
-use super::stag_table::{StagTable, W0_BITS, W_BITS};
+use super::stag_table::{StagTable, W0_BITS, W0_VALID, W_BITS};
 use crate::config::{
     CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_BASE_TO_BITS, STAG_INDEX_BITS,
 };
@@ -121,6 +136,7 @@ const _: () = assert!(
         && super::stag_table::W0_QP_BOUND == 48
         && super::stag_table::W0_QP == 49
         && super::stag_table::W0_REMOTE_INV == 51
+        && W0_VALID == 52
         && super::stag_table::W1_BASE_1 == 0
         && super::stag_table::W1_LEN_H == 16
         && super::stag_table::W1_HOST == 32
@@ -374,14 +390,14 @@ impl Logic for StagCheck {
         self.stags.write_valid.next =
             self.prog_valid.val() && (self.prog_base_to.val().get_bits::<32>(32) == 0);
         self.stags.write_w0.next =
-            bit_cast::<W0_BITS, 16>(self.prog_base_to.val().get_bits::<16>(0))
-                | (bit_cast::<W0_BITS, 16>(self.prog_len.val().get_bits::<16>(0)) << 16)
-                | (bit_cast::<W0_BITS, 8>(self.prog_key.val()) << 32)
-                | (bit_cast::<W0_BITS, PD_BITS>(self.prog_pd.val()) << 40)
-                | (bit_cast::<W0_BITS, 4>(self.prog_access.val()) << 44)
-                | (bit_cast::<W0_BITS, 1>(self.prog_qp_bound.val().into()) << 48)
-                | (bit_cast::<W0_BITS, CONN_BITS>(self.prog_qp.val()) << 49)
-                | (bit_cast::<W0_BITS, 1>(self.prog_remote_inv.val().into()) << 51);
+            bit_cast::<W0_VALID, 16>(self.prog_base_to.val().get_bits::<16>(0))
+                | (bit_cast::<W0_VALID, 16>(self.prog_len.val().get_bits::<16>(0)) << 16)
+                | (bit_cast::<W0_VALID, 8>(self.prog_key.val()) << 32)
+                | (bit_cast::<W0_VALID, PD_BITS>(self.prog_pd.val()) << 40)
+                | (bit_cast::<W0_VALID, 4>(self.prog_access.val()) << 44)
+                | (bit_cast::<W0_VALID, 1>(self.prog_qp_bound.val().into()) << 48)
+                | (bit_cast::<W0_VALID, CONN_BITS>(self.prog_qp.val()) << 49)
+                | (bit_cast::<W0_VALID, 1>(self.prog_remote_inv.val().into()) << 51);
         self.stags.write_w1.next =
             bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(16))
                 | (bit_cast::<W_BITS, 16>(self.prog_len.val().get_bits::<16>(16)) << 16)
@@ -410,9 +426,13 @@ impl Logic for StagCheck {
             self.s1_idx_ok.d.next = self.chk_stag.val().get_bits::<18>(14) == 0;
         }
         // Word 0 written in this cycle (a `prog_write` now or in the previous cycle: `prog_index`
-        // is held in the cycle after a `prog_write`).
-        self.s1_coll.d.next = (self.prog_write.val() || self.stags.w0_pending.val())
-            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8));
+        // is held in the cycle after a `prog_write`), or cleared but not written yet (a pending
+        // clear: written now or later, so this read is old or undefined).
+        self.s1_coll.d.next = ((self.prog_write.val() || self.stags.w0_pending.val())
+            && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
+            || (self.stags.pend_v.val()
+                && (self.stags.pend_index.val()
+                    == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)));
 
         // ---- S1 (cycle t+1): word 0 and the valid bit are here. A new request now cancels
         // this one (it takes the read port: no word 1 for this one).
@@ -420,7 +440,7 @@ impl Logic for StagCheck {
         self.s2_v.d.next = self.s1_v.q.val() && !self.chk_valid.val();
         self.s2_ent_ok.d.next = self.s1_idx_ok.q.val()
             && !self.s1_coll.q.val()
-            && self.stags.read_valid.val()
+            && self.e_a.val().get_bit(52)
             && (self.e_a.val().get_bits::<8>(32) == self.s1_key.q.val());
         self.s2_assoc.d.next = (self.e_a.val().get_bits::<PD_BITS>(40) == self.s1_pd.q.val())
             && (!self.e_a.val().get_bit(48)

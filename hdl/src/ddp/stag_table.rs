@@ -4,45 +4,65 @@
 //!
 //! # Layout
 //!
-//! - **Valid bits** apart from the rest, in a 64-bit register vector: an invalidation writes only
-//!   its bit (no read-modify-write of the wide fields), and the clear port needs no RAM port.
-//! - **The 116 other bits** as two words of [`W_BITS`] = 64 at addresses `index * 2 + word` of
-//!   ONE block RAM of 128 x 64 bits: 4 iCE40 block RAMs (256 x 16 each). One word per entry
-//!   (116 bits in 64 words) would take 8 of them, each 3/4 empty: a block RAM is at most 16
-//!   bits wide. The words follow the pipeline stage that needs them, so the table is read over
-//!   two cycles without delaying any check:
-//!   - word 0 (read in the request's cycle, used in S1): base_TO\[15:0\], region
-//!     length\[15:0\], key, PD, access rights, QP binding, remote-invalidate flag ([`W0_BITS`] =
-//!     52 bits, offsets `W0_*`);
-//!   - word 1 (read one cycle later, used in S2): base_TO\[31:16\], region length\[31:16\], host
-//!     address (64 bits, offsets `W1_*`).
-//! - **base_TO is 32 bits** on the Cu build (bits 63..32 are 0): the driver registers a region
-//!   at its host (DMA) address as base TO, and refuses one that ends above 2^32 (the 32-bit DMA
-//!   address, `docs/decisions.md`), so no registered region has a larger base. 32 bits saved
-//!   per entry are one block RAM (5 before). [`StagCheck`](super::stag_check::StagCheck) makes
-//!   an entry programmed with base_TO\[63:32\] != 0 invalid.
+//! Each entry is two words of [`W_BITS`] = 64 at addresses `index * 2 + word` of ONE block RAM
+//! of 128 x 64 bits: 4 iCE40 block RAMs (256 x 16 each). One word per entry (117 bits in 64
+//! words) would take 8 of them, each 3/4 empty: a block RAM is at most 16 bits wide. The words
+//! follow the pipeline stage that needs them, so the table is read over two cycles without
+//! delaying any check:
+//! - word 0 (read in the request's cycle, used in S1): base_TO\[15:0\], region
+//!   length\[15:0\], key, PD, access rights, QP binding, remote-invalidate flag, **valid bit**
+//!   ([`W0_BITS`] = 53 bits, offsets `W0_*`; the valid bit last, [`W0_VALID`]);
+//! - word 1 (read one cycle later, used in S2): base_TO\[31:16\], region length\[31:16\], host
+//!   address (64 bits, offsets `W1_*`).
+//!
+//! The valid bit lives in word 0's spare bits (issue 5: 64 flip-flops, two 64-way decoders and
+//! a 64:1 read multiplexer less, `docs/decisions.md` "StagCheck: the valid bits in the table
+//! RAM"). A remote invalidation's clear is then a write of word 0 (all of it: the other fields
+//! of an invalid entry are never looked at, and a programming writes both words), which shares
+//! the RAM's one write port with programming (see "Writes").
+//!
+//! **base_TO is 32 bits** on the Cu build (bits 63..32 are 0): the driver registers a region
+//! at its host (DMA) address as base TO, and refuses one that ends above 2^32 (the 32-bit DMA
+//! address, `docs/decisions.md`), so no registered region has a larger base. 32 bits saved per
+//! entry are one block RAM (5 before). [`StagCheck`](super::stag_check::StagCheck) makes an
+//! entry programmed with base_TO\[63:32\] != 0 invalid.
 //!
 //! # Timing
 //!
 //! - **Reads**: one read port. In a cycle with `read_a` the RAM reads word 0 of `read_a_index`,
 //!   else word 1 of `read_b_index`; the data is on `read_data` in the next cycle (registered).
-//!   The valid bit of `read_a_index` is read every cycle (`read_valid`, same timing). So an
-//!   entry takes two consecutive cycles of the port: a request in the cycle after another one
-//!   takes the port from the first one's word 1 (see [`StagCheck`](super::stag_check::StagCheck)).
-//! - **Writes**: `write` in cycle `p` writes the valid bit and word 1 (`write_w1`) at the end of
-//!   `p`, and word 0 (`write_w0`) at the end of `p + 1` (`w0_pending` high in `p + 1`), taken
-//!   from the ports in `p + 1`: the writer holds `write_index` and the fields unchanged in
-//!   `p + 1` (`prog_*` are HostIf's staging registers and `prog_write` comes in the cycle of
-//!   the commit write, so no MMIO write can change them before the end of `p + 1`; no copy of
-//!   word 0 is kept here, issue 5). A `write` in `p + 1` as well (only a repeated commit of the
-//!   same staging registers) takes the port; its own word 0 follows in `p + 2`.
+//!   So an entry takes two consecutive cycles of the port: a request in the cycle after another
+//!   one takes the port from the first one's word 1 (see
+//!   [`StagCheck`](super::stag_check::StagCheck)).
+//! - **Writes** (one port; exact rules, decisions):
+//!   - A *new* commit (`write` in cycle `p`, not in `p - 1`) writes word 1 at the end of `p`
+//!     and word 0 with the valid bit at the end of `p + 1` (`w0_pending` high in `p + 1`), both
+//!     from the ports as they are then: the writer holds `write_index` and the fields unchanged
+//!     in `p + 1` (`prog_*` are HostIf's staging registers and `prog_write` comes in the cycle
+//!     of the commit write, so no MMIO write can change them before the end of `p + 1`; no copy
+//!     of word 0 is kept here, issue 5). A *repeated* commit (`write` in `p - 1` too: the same
+//!     staging registers, which the commit write does not change) writes nothing: its words are
+//!     those of the commit before it.
+//!   - A clear (`clear`) writes word 0 of `clear_index` with the valid bit 0. Priority at the
+//!     port: a new commit's word 0, then a **pending** clear, then a new commit's word 1, then
+//!     the clear of this cycle. A clear that does not get the port waits in a one-entry pending
+//!     register (`pend_v`, `pend_index`: the user forwards it to its reads) and is written in
+//!     the next cycle without a commit's word 0: at the end of cycle `c`, `c + 1` or `c + 2`
+//!     for a clear of cycle `c` (never more, and one pending entry suffices: clears come at
+//!     least 2 cycles apart, a new commit's word 0 at most every other cycle).
+//!   - A pending clear takes the port from a new commit's word 1 (the bound above): that
+//!     commit's word 0 is then written with the valid bit 0 (the entry ends **invalid**, never
+//!     half programmed; `w0_pending` is high as for any commit). This happens only when that
+//!     commit comes 2 or 3 cycles after the previous new commit (with a clear in between); the
+//!     driver writes 7 MMIO registers per programming, so its commits are never displaced.
+//!   - A `write` of the clear's index in the clear's cycle, or a `write` or word-0 write of the
+//!     pending clear's index, drops the clear (the programming is the later, explicit action
+//!     of the firmware).
 //! - A read and a write of the same RAM word at the same edge return undefined data
 //!   (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is built); the
 //!   user must not use such data ([`StagCheck`](super::stag_check::StagCheck) answers
 //!   `INVALID_STAG` for it). The rust-hdl model returns the old word inverted in that case, so a
 //!   test catches any use of it.
-//! - `clear` clears the valid bit of `clear_index` at the edge; a `write` of the same index at
-//!   the same edge wins (it is the later, explicit action of the firmware).
 
 use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_BITS};
 use crate::ram::BlockRam;
@@ -64,8 +84,10 @@ pub const W0_QP_BOUND: usize = W0_ACCESS + 4;
 pub const W0_QP: usize = W0_QP_BOUND + 1;
 /// Word 0: the remote-invalidate flag.
 pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
+/// Word 0: the valid bit (last, in word 0's spare bits; a clear writes it 0).
+pub const W0_VALID: usize = W0_REMOTE_INV + 1;
 /// Width of word 0.
-pub const W0_BITS: usize = W0_REMOTE_INV + 1;
+pub const W0_BITS: usize = W0_VALID + 1;
 /// Word 1: base_TO\[31:16\].
 pub const W1_BASE_1: usize = 0;
 /// Word 1: region length\[31:16\].
@@ -76,39 +98,55 @@ pub const W1_HOST: usize = 32;
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64);
+const _: () = assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64);
 
-/// The STag table: valid bits and the two-word RAM (see the module documentation).
+/// The STag table: the two-word RAM and its write-port arbitration (see the module
+/// documentation).
 #[derive(LogicBlock)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
-    /// Programming: the valid bit and word 1 of `write_index` now, word 0 in the next cycle,
-    /// from `write_index` / `write_w0` as they are then: the writer holds them (and
-    /// `write_w1`) unchanged in the cycle after `write`.
+    /// Programming (a commit): word 1 of `write_index` now, word 0 (with the valid bit
+    /// `write_valid`) in the next cycle, from `write_index` / `write_w0` as they are then: the
+    /// writer holds them (and `write_w1`) unchanged in the cycle after `write`.
     pub write: Signal<In, Bit>,
     pub write_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub write_valid: Signal<In, Bit>,
-    pub write_w0: Signal<In, Bits<W0_BITS>>,
+    /// Word 0 below the valid bit.
+    pub write_w0: Signal<In, Bits<W0_VALID>>,
     pub write_w1: Signal<In, Bits<W_BITS>>,
-    /// Word 0 of `write_index` (held by the writer since the `write` of the previous cycle)
-    /// is written at the end of this cycle.
+    /// A `write` in the previous cycle (word 0 of `write_index` is written now, unless that
+    /// `write` repeated the one before it, which wrote it then).
     pub w0_pending: Signal<Out, Bit>,
-    /// Clears the valid bit of `clear_index` (a remote invalidation).
+    /// Clears the valid bit of `clear_index` (a remote invalidation): now, or as soon as the
+    /// write port allows (`pend_*`).
     pub clear: Signal<In, Bit>,
     pub clear_index: Signal<In, Bits<STAG_INDEX_BITS>>,
+    /// A clear not written yet (a register): its entry reads as before the clear.
+    pub pend_v: Signal<Out, Bit>,
+    pub pend_index: Signal<Out, Bits<STAG_INDEX_BITS>>,
     /// Read word 0 of `read_a_index` (else word 1 of `read_b_index`).
     pub read_a: Signal<In, Bit>,
     pub read_a_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     pub read_b_index: Signal<In, Bits<STAG_INDEX_BITS>>,
     /// The word read at the previous edge (registered).
     pub read_data: Signal<Out, Bits<W_BITS>>,
-    /// The valid bit of `read_a_index` at the previous edge (registered).
-    pub read_valid: Signal<Out, Bit>,
 
-    valid: [DFF<Bit>; STAG_ENTRIES],
-    valid_rd: DFF<Bit>,
-    w0_v: DFF<Bit>,
+    /// `write` in the previous cycle.
+    w_d: DFF<Bit>,
+    /// A new commit in the previous cycle: its word 0 is written now.
+    nw: DFF<Bit>,
+    /// That commit's word 1 was displaced by a pending clear: its word 0 is written invalid.
+    kill: DFF<Bit>,
+    pend: DFF<Bit>,
+    pend_idx: DFF<Bits<STAG_INDEX_BITS>>,
     ram: BlockRam<W_BITS, RAM_ABITS>,
+
+    new_commit: Signal<Local, Bit>,
+    pend_live: Signal<Local, Bit>,
+    clear_ok: Signal<Local, Bit>,
+    sel_w1: Signal<Local, Bit>,
+    w_index: Signal<Local, Bits<STAG_INDEX_BITS>>,
+    w0_valid: Signal<Local, Bit>,
 }
 
 impl Default for StagTable {
@@ -123,15 +161,24 @@ impl Default for StagTable {
             w0_pending: Default::default(),
             clear: Default::default(),
             clear_index: Default::default(),
+            pend_v: Default::default(),
+            pend_index: Default::default(),
             read_a: Default::default(),
             read_a_index: Default::default(),
             read_b_index: Default::default(),
             read_data: Default::default(),
-            read_valid: Default::default(),
-            valid: std::array::from_fn(|_| Default::default()),
-            valid_rd: Default::default(),
-            w0_v: Default::default(),
+            w_d: Default::default(),
+            nw: Default::default(),
+            kill: Default::default(),
+            pend: Default::default(),
+            pend_idx: Default::default(),
             ram: Default::default(),
+            new_commit: Default::default(),
+            pend_live: Default::default(),
+            clear_ok: Default::default(),
+            sel_w1: Default::default(),
+            w_index: Default::default(),
+            w0_valid: Default::default(),
         }
     }
 }
@@ -139,40 +186,59 @@ impl Default for StagTable {
 /// RAM address bits: the index and the word.
 const RAM_ABITS: usize = STAG_INDEX_BITS + 1;
 
+// The literal bit offsets in `update` (hdl_gen takes literals).
+const _: () = assert!(W0_VALID == 52);
+
 impl Logic for StagTable {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, valid_rd, w0_v);
+        dff_setup!(self, clock, w_d, nw, kill, pend, pend_idx);
         self.ram.clock.next = self.clock.val();
-        // One decoder compare per bit and port (a shifted mask would build a barrel shifter).
-        for i in 0..STAG_ENTRIES {
-            self.valid[i].clock.next = self.clock.val();
-            self.valid[i].d.next = self.valid[i].q.val();
-            if self.clear.val() && (self.clear_index.val().index() == i) {
-                self.valid[i].d.next = false;
-            }
-            if self.write.val() && (self.write_index.val().index() == i) {
-                self.valid[i].d.next = self.write_valid.val();
-            }
-        }
-        self.valid_rd.d.next = false;
-        for i in 0..STAG_ENTRIES {
-            if self.read_a_index.val().index() == i {
-                self.valid_rd.d.next = self.valid[i].q.val();
-            }
-        }
-        self.read_valid.next = self.valid_rd.q.val();
 
-        // Writes: word 1 from the ports at `write`, word 0 from the same ports one cycle later
-        // (the writer holds them: HostIf's staging registers).
-        self.w0_v.d.next = self.write.val();
-        self.w0_pending.next = self.w0_v.q.val();
-        self.ram.write_enable.next = self.write.val() || self.w0_v.q.val();
-        self.ram.write_addr.next = (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.write_index.val())
+        // Writes, in priority order: a new commit's word 0 (`nw`), the pending clear, a new
+        // commit's word 1, this cycle's clear. `nw` and `new_commit` never come together.
+        self.w_d.d.next = self.write.val();
+        self.w0_pending.next = self.w_d.q.val();
+        self.new_commit.next = self.write.val() && !self.w_d.q.val();
+        self.nw.d.next = self.new_commit.val();
+        // A programming of the pending clear's index (a write now, or its word 0) drops it, and
+        // so does a write of this cycle's clear's index.
+        self.pend_live.next = self.pend.q.val()
+            && !((self.write.val() || self.w_d.q.val())
+                && (self.write_index.val() == self.pend_idx.q.val()));
+        self.clear_ok.next = self.clear.val()
+            && !(self.write.val() && (self.write_index.val() == self.clear_index.val()));
+        self.sel_w1.next = self.new_commit.val() && !self.pend_live.val();
+        self.kill.d.next = self.new_commit.val() && self.pend_live.val();
+        // The clear of this cycle waits unless the port is free; the pending one is written
+        // unless a word 0 takes the port (then this cycle has no clear: see the module docs).
+        self.pend.d.next = (self.nw.q.val() && self.pend_live.val())
+            || (self.clear_ok.val()
+                && (self.nw.q.val() || self.pend_live.val() || self.new_commit.val()));
+        self.pend_idx.d.next = self.clear_index.val();
+        if self.nw.q.val() && self.pend_live.val() {
+            self.pend_idx.d.next = self.pend_idx.q.val();
+        }
+        self.pend_v.next = self.pend.q.val();
+        self.pend_index.next = self.pend_idx.q.val();
+
+        self.w_index.next = self.clear_index.val();
+        if self.nw.q.val() || self.sel_w1.val() {
+            self.w_index.next = self.write_index.val();
+        } else if self.pend_live.val() {
+            self.w_index.next = self.pend_idx.q.val();
+        }
+        self.ram.write_enable.next =
+            self.nw.q.val() || self.pend_live.val() || self.new_commit.val() || self.clear_ok.val();
+        self.ram.write_addr.next = (bit_cast::<RAM_ABITS, STAG_INDEX_BITS>(self.w_index.val())
             << 1)
-            | bit_cast::<RAM_ABITS, 1>(self.write.val().into());
-        self.ram.write_data.next = bit_cast::<W_BITS, W0_BITS>(self.write_w0.val());
-        if self.write.val() {
+            | bit_cast::<RAM_ABITS, 1>(self.sel_w1.val().into());
+        self.w0_valid.next = self.nw.q.val() && self.write_valid.val() && !self.kill.q.val();
+        // Word 0: the fields and the valid bit (0 for a clear, whose other fields are the
+        // staging registers' don't-care values, and for a displaced commit).
+        self.ram.write_data.next = bit_cast::<W_BITS, W0_VALID>(self.write_w0.val())
+            | (bit_cast::<W_BITS, 1>(self.w0_valid.val().into()) << 52);
+        if self.sel_w1.val() {
             self.ram.write_data.next = self.write_w1.val();
         }
 
