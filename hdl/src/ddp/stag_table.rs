@@ -102,7 +102,7 @@ const _: () = assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64);
 
 /// The STag table: the two-word RAM and its write-port arbitration (see the module
 /// documentation).
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct StagTable {
     pub clock: Signal<In, Clock>,
     /// Programming (a commit): word 1 of `write_index` now, word 0 (with the valid bit
@@ -147,40 +147,6 @@ pub struct StagTable {
     sel_w1: Signal<Local, Bit>,
     w_index: Signal<Local, Bits<STAG_INDEX_BITS>>,
     w0_valid: Signal<Local, Bit>,
-}
-
-impl Default for StagTable {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            write: Default::default(),
-            write_index: Default::default(),
-            write_valid: Default::default(),
-            write_w0: Default::default(),
-            write_w1: Default::default(),
-            w0_pending: Default::default(),
-            clear: Default::default(),
-            clear_index: Default::default(),
-            pend_v: Default::default(),
-            pend_index: Default::default(),
-            read_a: Default::default(),
-            read_a_index: Default::default(),
-            read_b_index: Default::default(),
-            read_data: Default::default(),
-            w_d: Default::default(),
-            nw: Default::default(),
-            kill: Default::default(),
-            pend: Default::default(),
-            pend_idx: Default::default(),
-            ram: Default::default(),
-            new_commit: Default::default(),
-            pend_live: Default::default(),
-            clear_ok: Default::default(),
-            sel_w1: Default::default(),
-            w_index: Default::default(),
-            w0_valid: Default::default(),
-        }
-    }
 }
 
 /// RAM address bits: the index and the word.
