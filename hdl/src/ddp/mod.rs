@@ -81,7 +81,10 @@ pub mod tx;
 //   timing: a response STAG_CHECK_LATENCY cycles after each request; a request in the cycle
 //        after another cancels that one (no response; the table is read over 2 cycles);
 //        prog_write at most every 2 cycles unless repeating the same fields; prog_index and
-//        the fields held unchanged in the cycle after prog_write (word 0 is written then).
+//        the fields held unchanged in the cycle after prog_write (word 0 is written then);
+//        a new commit 2 or 3 cycles after the previous one, with an invalidation's clear
+//        waiting for the table's write port, is written invalid (stag_check.rs, "Collision
+//        rule"; the driver's commits are 7 MMIO writes apart and never meet it).
 //   width: the Cu table keeps base_TO[31:0]; a prog_write with prog_base_to[63:32] != 0
 //        writes the entry invalid (the driver registers no region above 2^32).
 
