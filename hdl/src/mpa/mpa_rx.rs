@@ -103,7 +103,7 @@
 //!   four cycles per change of connection at the word FSM (the context swap), one per
 //!   configuration write, one per raw beat.
 
-use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
+use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH, MARKERS};
 use crate::crc::Crc32cUpdate;
 use rnic_proto::mpa::LlpErrorCode;
 use rust_hdl::prelude::*;
@@ -335,6 +335,10 @@ pub struct MpaRx {
     hi_half: Constant<Bits<32>>,
     byte1: Constant<Bits<32>>,
     byte2: Constant<Bits<32>>,
+    /// [`MARKERS`]: the block implements markers. Without them (the `no-markers` build) every
+    /// connection's markers bit is stored as a constant 0 and synthesis removes the marker
+    /// logic.
+    markers_built: Constant<Bit>,
 }
 
 impl Default for MpaRx {
@@ -466,6 +470,7 @@ impl Default for MpaRx {
             hi_half: Constant::new(0xFFFF_0000_u64.into()),
             byte1: Constant::new(0x00FF_0000_u64.into()),
             byte2: Constant::new(0x0000_FF00_u64.into()),
+            markers_built: Constant::new(MARKERS),
         }
     }
 }
@@ -500,7 +505,7 @@ impl Logic for MpaRx {
         for i in 0..CONNECTIONS {
             if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
                 self.fpdu_mode[i].d.next = self.cfg_fpdu_mode.val();
-                self.markers[i].d.next = self.cfg_markers.val();
+                self.markers[i].d.next = self.cfg_markers.val() && self.markers_built.val();
                 self.crc_on[i].d.next = self.cfg_crc.val();
             }
         }
