@@ -10,9 +10,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_driver::cm::{self, CmConfig, CmError};
-use rnic_driver::verbs::{
-    ConnParams, Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, VerbsError, Wc,
-};
+use rnic_driver::verbs::{Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
 use rnic_firmware::conn::{ConnConfig, ConnError, ConnState, Role, RtrForm, RTR_WR_ID};
 use rnic_proto::verbs::{access, WcOpcode, WcStatus};
 use rnic_sim::peer::{Completion, Peer, PeerConfig, Queue, SendKind};
@@ -691,6 +689,7 @@ fn peer_requiring_markers() {
 #[cfg(feature = "no-markers")]
 #[test]
 fn local_markers_request_without_markers() {
+    use rnic_driver::verbs::{ConnParams, VerbsError};
     let peer_conn = ConnConfig {
         timeout: cm::DEFAULT_TIMEOUT_CYCLES,
         ..ConnConfig::default()
