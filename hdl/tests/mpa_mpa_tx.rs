@@ -6,7 +6,6 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
 use rnic_hdl::mpa::mpa_tx::MpaTx;
-use rnic_proto::crc32c;
 use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
 use rnic_sim::stream::packet_beats;
@@ -269,7 +268,10 @@ fn marker_example_5_3() {
                 assert_eq!(p.len(), 616);
                 assert_eq!(&p[..6], &[0, 0, 0, 0, 0x02, 0x58]);
                 assert_eq!(&p[512..516], &[0, 0, 0x01, 0xfc]);
-                assert_eq!(&p[612..], &crc32c::to_wire(crc32c::crc32c(&p[..612])));
+                assert_eq!(
+                    &p[612..],
+                    &rnic_proto::crc32c::to_wire(rnic_proto::crc32c::crc32c(&p[..612]))
+                );
                 assert_golden(&run, &script, "§5.3 example");
             },
         );
