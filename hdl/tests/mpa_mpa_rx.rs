@@ -367,7 +367,8 @@ fn rust_hdl_single_bit_errors_sampled() {
             let tb = MpaRxTb::new(sim).unwrap();
             let (stream, tested, cfg) = flip_stream(false);
             let other_cfg = RxConnConfig::fpdu(true, true, 2000);
-            let other_stream = frame_stream(&random_ulpdus(&mut rng, 100, 3), true, true);
+            let other_stream =
+                frame_stream(&random_ulpdus(&mut rng, 100, 3), other_cfg.markers, true);
             let other_want = golden_deliveries(&other_stream, other_cfg.deframer());
             let other = (other_stream, other_cfg, other_want);
             for _ in 0..6 {
@@ -488,7 +489,7 @@ fn check_too_long(kind: BackendKind) {
             let other_cfg = RxConnConfig::fpdu(false, true, 300);
             let other_stream = frame_stream(&random_ulpdus(&mut rng, 300, 8), false, true);
             let other_want = golden_deliveries(&other_stream, other_cfg.deframer());
-            let revived = frame_stream(&random_ulpdus(&mut rng, 100, 4), true, true);
+            let revived = frame_stream(&random_ulpdus(&mut rng, 100, 4), cfg.markers, true);
             let revived_want = golden_deliveries(&revived, cfg.deframer());
             let plans = vec![
                 vec![Step::Configure(cfg), Step::Bytes(stream)],
