@@ -38,6 +38,16 @@
 //! in progress finishes with the settings it started with, and its stream offset update is
 //! discarded (the write's offset 0 wins). All state powers up as 0: every connection in raw mode.
 //!
+//! Markers are a build-time capability ([`MARKERS`]): built without them (`no-markers`, the
+//! Alchitry Cu profile) the block stores `cfg_markers` as 0, so every connection frames without
+//! markers whatever the bit says, and synthesis removes the marker logic (the grid offsets, the
+//! FPDUPTR counter and overflow check, the marker words): 343 instead of 588 logic cells
+//! (364 / 110 / 0 instead of 493 / 206 / 64 LUT4 / DFF / carry), 115.9 instead of 109.6 MHz
+//! (`rnic synth --board alchitry-cu --block mpa_tx`, 2026-11-25). With markers the netlist is
+//! the one without the capability (yosys proves the two equivalent). The firmware never asks a
+//! core without markers to insert them (`docs/decisions.md` "Markers as a build-time capability
+//! (no-markers)").
+//!
 //! # Timing and throughput
 //!
 //! One output beat per cycle while input is available and `llp_ready` is high: every cycle moves
