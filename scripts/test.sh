@@ -10,3 +10,11 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace "$@"
+# The Alchitry Cu profile leaves MPA markers out (`no-markers`, docs/decisions.md "Markers as a
+# build-time capability (no-markers)"): lint that build, run the MPA blocks' tests (markers bit
+# ignored, FEATURES without markers) and the driver's setups that refuse markers.
+cargo clippy -p rnic-hdl -p rnic-sim -p rnic-driver --features rnic-driver/no-markers \
+    --all-targets -- -D warnings
+cargo test --release -p rnic-hdl --features no-markers \
+    --test mpa_mpa_tx --test mpa_mpa_rx --test mpa_loopback --test host_host_if
+cargo test --release -p rnic-driver --features no-markers --test core_peer --test cm

@@ -25,6 +25,13 @@
 //!   by inspecting the FPDU-mode octets itself (not consuming them: `on_raw_bytes` returns how
 //!   many octets were handshake octets, the rest belongs to the FPDU engine).
 //!
+//! Markers (§3.2) are a capability of the device ([`ConnConfig::markers_supported`], from the
+//! core's FEATURES register): without them this side never asks for markers (`rx_markers` is
+//! [`ConnError::MarkersUnsupported`]) and refuses a peer that requires them (M = 1): a Request
+//! gets a Reply with R = 1, a Reply ends the setup with nothing sent
+//! ([`ConnError::PeerRequiresMarkers`]), so no FPDU is ever framed without the markers the peer
+//! expects.
+//!
 //! Every malformed input is a typed [`ConnError`] and the state becomes
 //! [`ConnState::Failed`]; a peer's Reject is [`ConnState::Rejected`]. Nothing panics and
 //! nothing waits forever: [`Connection::tick`] enforces the setup deadline.
@@ -102,6 +109,10 @@ pub struct ConnConfig {
     pub crc: bool,
     /// M bit sent: this side wants markers on what it receives (§3.2).
     pub rx_markers: bool,
+    /// The device implements markers (`FEATURES_MARKERS`, [`crate::device::markers_supported`]).
+    /// Without them `rx_markers` is a setup error ([`ConnError::MarkersUnsupported`]) and a
+    /// peer that requires markers (M = 1) is refused ([`ConnError::PeerRequiresMarkers`]).
+    pub markers_supported: bool,
     /// Initiator: IRD it advertises (the most it supports for now). Responder: the most IRD
     /// it gives. 0x3FFF in either IRD or ORD turns automatic negotiation off (§3.3).
     pub ird: u16,
@@ -139,6 +150,7 @@ impl Default for ConnConfig {
             accept_rev0: true,
             crc: true,
             rx_markers: false,
+            markers_supported: true,
             ird: 4,
             ord: 4,
             max_ird: HW_MAX_IRD_ORD,
@@ -283,6 +295,14 @@ pub enum ConnError {
     LocalPrivateDataTooLong(usize),
     /// A configuration value out of range (IRD/ORD over 14 bits, revision not 1 or 2).
     BadConfig,
+    /// This side asks for markers (`rx_markers`) on a device without them
+    /// (`markers_supported` false): `connect` / `listen` refuse to start, nothing is sent.
+    MarkersUnsupported,
+    /// The peer requires markers (M = 1 in its Request or Reply, §3.2: this side would have to
+    /// insert them) and the device has none. A Responder has queued a Reply with R = 1 (the
+    /// RFC 5044 §7.1 refusal of a Request); an Initiator queues nothing (every FPDU, a
+    /// Terminate included, would need markers) and closes the LLP.
+    PeerRequiresMarkers,
     /// The call does not fit the state (e.g. `accept` without a Request).
     BadState(ConnState),
     /// The output buffer is full: the caller did not drain [`Connection::output`].
@@ -306,12 +326,15 @@ impl ConnError {
             ConnError::ConnectionLost | ConnError::Timeout { .. } => {
                 Some(LlpErrorCode::TcpConnectionLost)
             }
+            // A local limitation with no specific code (§4.1 code 0x5); reported, not sent.
+            ConnError::PeerRequiresMarkers => Some(LlpErrorCode::LocalCatastrophic),
             ConnError::InsufficientIrd { .. } => Some(LlpErrorCode::InsufficientIrdResources),
             ConnError::NoMatchingRtr => Some(LlpErrorCode::NoMatchingRtrOption),
             ConnError::BadFirstFpdu(e) => e.llp_error_code(),
             ConnError::PeerTerminated(_)
             | ConnError::LocalPrivateDataTooLong(_)
             | ConnError::BadConfig
+            | ConnError::MarkersUnsupported
             | ConnError::BadState(_)
             | ConnError::OutputFull => None,
         }
@@ -594,10 +617,12 @@ impl Connection {
             && c.ord <= IRD_ORD_NO_VALUE
             && c.max_ird <= HW_MAX_IRD_ORD
             && c.term_error_type <= 0xF;
-        if ok {
-            Ok(())
-        } else {
+        if !ok {
             Err(ConnError::BadConfig)
+        } else if c.rx_markers && !c.markers_supported {
+            Err(ConnError::MarkersUnsupported)
+        } else {
+            Ok(())
         }
     }
 
@@ -803,12 +828,19 @@ impl Connection {
         };
         self.s_ignored = repr.enhanced.is_some() && !understood;
         self.store_remote_pd(pd);
-        self.request = Some(RequestInfo {
+        let req = RequestInfo {
             revision: repr.revision,
             markers: repr.markers,
             crc: repr.crc,
             enhanced,
-        });
+        };
+        self.request = Some(req);
+        if req.markers && !self.cfg.markers_supported {
+            // This side would have to insert markers (§3.2) and cannot: refused with a Reject
+            // (no private data), before the ULP is asked.
+            self.push_reject(&req, &[])?;
+            return Err(ConnError::PeerRequiresMarkers);
+        }
         self.state = ConnState::RequestReceived;
         Ok(())
     }
@@ -930,7 +962,14 @@ impl Connection {
             (ConnState::RequestReceived, Some(r)) => r,
             _ => return Err(ConnError::BadState(self.state)),
         };
-        let revision = self.reply_revision(&req);
+        self.push_reject(&req, private_data)?;
+        self.state = ConnState::Rejected;
+        Ok(())
+    }
+
+    /// Queues the Reply with R = 1 to `req` (see [`Connection::reject`]).
+    fn push_reject(&mut self, req: &RequestInfo, private_data: &[u8]) -> Result<(), ConnError> {
+        let revision = self.reply_revision(req);
         let enhanced = match req.enhanced {
             Some(_) if revision >= REVISION_2 => Some(EnhancedData {
                 ird: self.cfg.ird,
@@ -948,9 +987,7 @@ impl Connection {
             enhanced,
             private_data,
         };
-        self.push_frame(&repr)?;
-        self.state = ConnState::Rejected;
-        Ok(())
+        self.push_frame(&repr)
     }
 
     /// Initiator: a complete Reply.
@@ -978,6 +1015,11 @@ impl Connection {
             self.reject_ird_ord = enhanced.map(|e| (e.ird, e.ord));
             self.state = ConnState::Rejected;
             return Ok(());
+        }
+        if repr.markers && !c.markers_supported {
+            // This side would have to insert markers (§3.2) and cannot; any FPDU (a Terminate
+            // too) would need them, so nothing is sent: the LLP is closed.
+            return Err(ConnError::PeerRequiresMarkers);
         }
         let crc = c.crc || repr.crc;
         let tx_markers = repr.markers;

@@ -53,6 +53,12 @@ pub fn probe(dev: &mut impl Device) -> Result<u32, DeviceError> {
     Ok(dev.mmio_read(regs::CAPS))
 }
 
+/// Reads FEATURES: whether the core implements MPA markers (`FEATURES_MARKERS`; a build with
+/// `no-markers` does not). The connection manager's [`crate::conn::ConnConfig::markers_supported`].
+pub fn markers_supported(dev: &mut impl Device) -> bool {
+    dev.mmio_read(regs::FEATURES) & regs::FEATURES_MARKERS != 0
+}
+
 /// One STag table entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StagEntry {

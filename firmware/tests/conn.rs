@@ -1055,3 +1055,174 @@ fn expected_rtr(ic: &ConnConfig, rc: &ConnConfig) -> Result<RtrForm, ConnError> 
         Err(ConnError::NoMatchingRtr)
     }
 }
+
+/// A device without markers (`markers_supported` false, the `no-markers` build).
+fn no_markers(c: ConnConfig) -> ConnConfig {
+    ConnConfig {
+        markers_supported: false,
+        ..c
+    }
+}
+
+/// Without markers, asking for them (M = 1 on what this side receives) is a setup error of
+/// either role: nothing is sent, the connection stays idle.
+#[test]
+fn no_markers_local_request_is_a_setup_error() {
+    let asks = no_markers(ConnConfig {
+        rx_markers: true,
+        ..cfg()
+    });
+    let mut init = Connection::new(Role::Initiator, asks);
+    assert_eq!(init.connect(0, b""), Err(ConnError::MarkersUnsupported));
+    assert_eq!(init.state(), ConnState::Idle);
+    assert!(init.output().is_empty());
+    let mut resp = Connection::new(Role::Responder, asks);
+    assert_eq!(resp.listen(0), Err(ConnError::MarkersUnsupported));
+    assert_eq!(resp.state(), ConnState::Idle);
+    assert_eq!(ConnError::MarkersUnsupported.llp_error_code(), None);
+    // Not asking works, and the Request says M = 0: golden B's flags (C | S, no M).
+    let mut init = Connection::new(Role::Initiator, no_markers(cfg()));
+    init.connect(0, b"").unwrap();
+    assert_eq!(init.output(), &req("50 02 00 04 00 04 00 04")[..]);
+}
+
+/// Without markers, a Request with M = 1 (the Responder would have to insert markers, §3.2) is
+/// refused with a Reply with R = 1 before the ULP is asked: enhanced (IRD / ORD as `reject`)
+/// for an enhanced Request, revision 1 for a revision-1 one.
+#[test]
+fn no_markers_request_with_m_is_rejected() {
+    for (request, reply) in [
+        // M | C | S, Rev 2, IRD 4, ORD 4 -> C | R | S, Rev 2, this side's IRD 3 / ORD 5.
+        ("d0 02 00 04 00 04 00 04", "70 02 00 04 00 03 00 05"),
+        // M only, Rev 1 -> C | R (this side wants CRC), Rev 1.
+        ("80 01 00 00", "60 01 00 00"),
+    ] {
+        let mut resp = Connection::new(
+            Role::Responder,
+            no_markers(ConnConfig {
+                ird: 3,
+                ord: 5,
+                ..cfg()
+            }),
+        );
+        resp.listen(0).unwrap();
+        assert_eq!(
+            resp.on_raw_bytes(&req(request)),
+            Err(ConnError::PeerRequiresMarkers),
+            "{request}"
+        );
+        assert_eq!(resp.state(), ConnState::Failed);
+        assert_eq!(resp.error(), Some(ConnError::PeerRequiresMarkers));
+        assert!(resp.request_info().unwrap().markers);
+        assert!(resp.params().is_none());
+        assert_eq!(resp.output(), &rep(reply)[..], "{request}");
+        assert_eq!(
+            resp.accept(b""),
+            Err(ConnError::BadState(ConnState::Failed))
+        );
+    }
+    // Back to back: an Initiator that asks for markers sees the Reject.
+    for s in seeds() {
+        let mut rng = Rng(s | 1);
+        let mut init = Connection::new(
+            Role::Initiator,
+            ConnConfig {
+                rx_markers: true,
+                ..cfg()
+            },
+        );
+        let mut resp = Connection::new(Role::Responder, no_markers(cfg()));
+        resp.listen(0).unwrap();
+        init.connect(0, b"").unwrap();
+        let (_, err) = pump(&mut init, &mut resp, &mut rng);
+        assert_eq!(err, Some(ConnError::PeerRequiresMarkers));
+        let (left, err) = pump(&mut resp, &mut init, &mut rng);
+        assert!(left.is_empty() && err.is_none());
+        assert_eq!(init.state(), ConnState::Rejected);
+        assert_eq!(init.reject_ird_ord(), Some((4, 4)));
+    }
+}
+
+/// Without markers, a Reply with M = 1 (the Initiator would have to insert markers) ends the
+/// setup with nothing sent: no RTR, no Terminate (both would need markers). A Reject with M = 1
+/// is still a Reject.
+#[test]
+fn no_markers_reply_with_m_fails_without_output() {
+    let start = || {
+        let mut init = Connection::new(Role::Initiator, no_markers(p2p(true, true)));
+        init.connect(0, b"").unwrap();
+        let n = init.output().len();
+        init.consume_output(n);
+        init
+    };
+    let mut init = start();
+    // M | C | S, Rev 2, IRD 4, ORD 4, A with the Write RTR.
+    assert_eq!(
+        init.on_raw_bytes(&rep("d0 02 00 04 80 04 c0 04")),
+        Err(ConnError::PeerRequiresMarkers)
+    );
+    assert_eq!(init.state(), ConnState::Failed);
+    assert_eq!(init.error(), Some(ConnError::PeerRequiresMarkers));
+    assert!(init.output().is_empty());
+    assert!(init.params().is_none());
+    assert_eq!(
+        ConnError::PeerRequiresMarkers.llp_error_code(),
+        Some(rnic_proto::mpa::LlpErrorCode::LocalCatastrophic)
+    );
+    // The same Reply without M establishes.
+    let mut init = start();
+    assert_eq!(init.on_raw_bytes(&rep("50 02 00 04 80 04 c0 04")), Ok(24));
+    assert_eq!(init.state(), ConnState::Established);
+    let p = init.params().unwrap();
+    assert!(!p.rx_markers && !p.tx_markers);
+    // A Reject with M = 1.
+    let mut init = start();
+    assert_eq!(init.on_raw_bytes(&rep("f0 02 00 04 00 04 00 04")), Ok(24));
+    assert_eq!(init.state(), ConnState::Rejected);
+    // Back to back: a Responder that asks for markers.
+    for s in seeds() {
+        let mut rng = Rng(s | 1);
+        let mut init = Connection::new(Role::Initiator, no_markers(cfg()));
+        let mut resp = Connection::new(
+            Role::Responder,
+            ConnConfig {
+                rx_markers: true,
+                ..cfg()
+            },
+        );
+        resp.listen(0).unwrap();
+        init.connect(0, b"").unwrap();
+        pump(&mut init, &mut resp, &mut rng);
+        resp.accept(b"").unwrap();
+        let (_, err) = pump(&mut resp, &mut init, &mut rng);
+        assert_eq!(err, Some(ConnError::PeerRequiresMarkers));
+        assert_eq!(init.state(), ConnState::Failed);
+        assert!(init.output().is_empty());
+    }
+}
+
+/// Without markers and a peer without them, nothing changes: the setups of
+/// `markers_per_direction` without markers, byte for byte.
+#[test]
+fn no_markers_device_without_markers_peer() {
+    for s in seeds() {
+        let with = run(
+            p2p(true, false),
+            p2p(true, false),
+            b"",
+            Decision::Accept(b""),
+            s,
+        );
+        let without = run(
+            no_markers(p2p(true, false)),
+            no_markers(p2p(true, false)),
+            b"",
+            Decision::Accept(b""),
+            s,
+        );
+        established(&without);
+        assert_eq!(with.to_resp, without.to_resp);
+        assert_eq!(with.init.params(), without.init.params());
+        assert_eq!(with.resp.params(), without.resp.params());
+    }
+}

@@ -2,8 +2,8 @@
 
 use rnic_firmware::conn::{ConnParams, Role, RtrForm};
 use rnic_firmware::device::{
-    commit_cq, commit_qp, invalidate_stag, probe, program_stag, qp_ctrl_value, read_async_event,
-    Device, DeviceError, QpResources, StagEntry, RX_IDLE_POLLS,
+    commit_cq, commit_qp, invalidate_stag, markers_supported, probe, program_stag, qp_ctrl_value,
+    read_async_event, Device, DeviceError, QpResources, StagEntry, RX_IDLE_POLLS,
 };
 use rnic_firmware::qp::AsyncEvent;
 use rnic_proto::host::regs;
@@ -16,6 +16,7 @@ struct Fake {
     /// Reads of STATUS that return busy before idle.
     busy_reads: usize,
     aev: u32,
+    features: u32,
 }
 
 impl Device for Fake {
@@ -28,6 +29,7 @@ impl Device for Fake {
             regs::ID => regs::ID_VALUE,
             regs::VERSION => regs::VERSION_VALUE,
             regs::CAPS => 0x0406_0404,
+            regs::FEATURES => self.features,
             regs::STATUS => {
                 if self.busy_reads > 0 {
                     self.busy_reads -= 1;
@@ -78,6 +80,24 @@ fn probe_checks_id() {
     let mut d = Fake::default();
     assert_eq!(probe(&mut d), Ok(0x0406_0404));
     assert_eq!(d.reads, vec![regs::ID, regs::VERSION, regs::CAPS]);
+}
+
+/// FEATURES bit 0 says whether the core has markers; the other bits do not matter.
+#[test]
+fn markers_supported_reads_features() {
+    for (features, markers) in [
+        (0, false),
+        (regs::FEATURES_MARKERS, true),
+        (!regs::FEATURES_MARKERS, false),
+        (u32::MAX, true),
+    ] {
+        let mut d = Fake {
+            features,
+            ..Fake::default()
+        };
+        assert_eq!(markers_supported(&mut d), markers, "FEATURES {features:#x}");
+        assert_eq!(d.reads, vec![regs::FEATURES]);
+    }
 }
 
 #[test]

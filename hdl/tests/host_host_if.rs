@@ -1,7 +1,7 @@
 //! Tests of HostIf (`hdl/src/host/host_if.rs`) on both back ends, against reference models
 //! built on `rnic_proto::host`:
 //!
-//! - `registers_and_strobes`: ID / VERSION / CAPS / STATUS, read-back of every writable
+//! - `registers_and_strobes`: ID / VERSION / CAPS / STATUS / FEATURES, read-back of every writable
 //!   register, the exact `prog_*` strobe of STAG_COMMIT, the exact `qpc_*` strobe of QP_CTRL
 //!   (and its reset of the QP's RQ indexes), the SQ doorbell, CQ_LOG2's commit.
 //! - `random_traffic`: everything at once under a random DMA port (latency, pieces, stalls):
@@ -67,6 +67,19 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(Mmio::read(sim, regs::ID), regs::ID_VALUE);
     assert_eq!(Mmio::read(sim, regs::VERSION), regs::VERSION_VALUE);
     assert_eq!(Mmio::read(sim, regs::CAPS), 0x0406_0404);
+    // FEATURES: the build's capabilities (markers unless `no-markers`), read only; the other
+    // constant words of the global block read 0.
+    let features = if rnic_hdl::config::MARKERS {
+        regs::FEATURES_MARKERS
+    } else {
+        0
+    };
+    assert_eq!(Mmio::read(sim, regs::FEATURES), features);
+    Mmio::write(sim, regs::FEATURES, !features);
+    assert_eq!(Mmio::read(sim, regs::FEATURES), features);
+    for a in [0x14, 0x18, 0x1C] {
+        assert_eq!(Mmio::read(sim, a), 0, "global word {a:#x}");
+    }
     for (rx, tx) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
         set(sim, "rx_idle", rx);
         set(sim, "tx_idle", tx);

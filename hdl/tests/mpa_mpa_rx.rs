@@ -9,6 +9,7 @@
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::MARKERS;
 use rnic_hdl::mpa::mpa_rx::MpaRx;
 use rnic_proto::mpa::{Status, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
@@ -16,6 +17,7 @@ use rnic_sim::tb::mpa_rx::{
     frame_stream, golden_deliveries, hw_deliveries, measure_beats_per_cycle, MpaRxTb, RxConnConfig,
     RxOutput, Step, Traffic, Ulpdu,
 };
+use rnic_sim::tb::mpa_tx::MARKER_CASES;
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
 type Deliveries = Vec<(Vec<u8>, Status)>;
@@ -308,7 +310,7 @@ fn summary(d: &Deliveries) -> Vec<(usize, Status)> {
 /// connection keeps flowing correctly. Exhaustive, with and without markers.
 #[test]
 fn verilator_every_single_bit_error_detected() {
-    for markers in [false, true] {
+    for &markers in MARKER_CASES {
         let name = format!("mpa_rx_bit_flips_markers_{markers}");
         run_with_waveform_on_failure(
             &name,
@@ -365,7 +367,8 @@ fn rust_hdl_single_bit_errors_sampled() {
             let tb = MpaRxTb::new(sim).unwrap();
             let (stream, tested, cfg) = flip_stream(false);
             let other_cfg = RxConnConfig::fpdu(true, true, 2000);
-            let other_stream = frame_stream(&random_ulpdus(&mut rng, 100, 3), true, true);
+            let other_stream =
+                frame_stream(&random_ulpdus(&mut rng, 100, 3), other_cfg.markers, true);
             let other_want = golden_deliveries(&other_stream, other_cfg.deframer());
             let other = (other_stream, other_cfg, other_want);
             for _ in 0..6 {
@@ -381,6 +384,7 @@ fn rust_hdl_single_bit_errors_sampled() {
 /// CRC on any flip in it is a CRC error (0x2) of that FPDU, with CRC off a wrong FPDUPTR is a
 /// marker error (0x3) and a flip in the ignored bits changes nothing. Hardware and golden
 /// deframer agree exactly, another connection running beside.
+#[cfg(not(feature = "no-markers"))]
 fn check_leading_marker(kind: BackendKind) {
     run_with_waveform_on_failure(
         "mpa_rx_leading_marker",
@@ -453,11 +457,13 @@ fn check_leading_marker(kind: BackendKind) {
     );
 }
 
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn verilator_leading_marker_in_crc_span() {
     check_leading_marker(BackendKind::Verilator);
 }
 
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn rust_hdl_leading_marker_in_crc_span() {
     check_leading_marker(BackendKind::RustHdl);
@@ -483,7 +489,7 @@ fn check_too_long(kind: BackendKind) {
             let other_cfg = RxConnConfig::fpdu(false, true, 300);
             let other_stream = frame_stream(&random_ulpdus(&mut rng, 300, 8), false, true);
             let other_want = golden_deliveries(&other_stream, other_cfg.deframer());
-            let revived = frame_stream(&random_ulpdus(&mut rng, 100, 4), true, true);
+            let revived = frame_stream(&random_ulpdus(&mut rng, 100, 4), cfg.markers, true);
             let revived_want = golden_deliveries(&revived, cfg.deframer());
             let plans = vec![
                 vec![Step::Configure(cfg), Step::Bytes(stream)],
@@ -523,6 +529,9 @@ fn check_cut_through(kind: BackendKind) {
             let mut rng = rand::rngs::StdRng::seed_from_u64(11);
             let tb = MpaRxTb::new(sim).unwrap();
             for (markers, len) in [(false, 1026), (true, 1021)] {
+                if markers && !MARKERS {
+                    continue;
+                }
                 let cfg = RxConnConfig::fpdu(markers, true, 2048);
                 let ulpdu: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
                 let stream = frame_stream(std::slice::from_ref(&ulpdu), markers, true);
@@ -617,4 +626,38 @@ fn back_ends_agree_cycle_by_cycle() {
         values[i]
     });
     assert_eq!(r, Ok(()));
+}
+
+/// Built without markers (`no-markers`), the block ignores the configuration's markers bit: a
+/// connection configured with markers takes a stream without markers (FPDUs across the
+/// 512-octet grid) exactly as the golden deframer without markers does.
+#[cfg(feature = "no-markers")]
+#[test]
+fn markers_bit_is_ignored_without_markers() {
+    for kind in BackendKind::ALL {
+        run_with_waveform_on_failure(
+            "mpa_rx_no_markers",
+            || kind.build(MpaRx::default()),
+            |sim: &mut dyn Backend| {
+                let mut rng = rand::rngs::StdRng::seed_from_u64(61);
+                let tb = MpaRxTb::new(sim).unwrap();
+                let asks = RxConnConfig {
+                    fpdu_mode: true,
+                    markers: true,
+                    crc: true,
+                    max_ulpdu: 2048,
+                };
+                let ulpdus = random_ulpdus(&mut rng, 2048, 12);
+                let stream = frame_stream(&ulpdus, false, true);
+                let want =
+                    golden_deliveries(&stream, RxConnConfig::fpdu(false, true, 2048).deframer());
+                assert_eq!(want.len(), ulpdus.len());
+                assert!(want.iter().all(|(_, s)| *s == Status::Good));
+                let plans = vec![vec![Step::Configure(asks), Step::Bytes(stream)]];
+                let got = tb.run(sim, &plans, &Traffic::RANDOM, &mut rng);
+                assert!(got.errors[0].is_empty(), "{:?}", got.errors[0]);
+                assert_eq!(hw_deliveries(&got.ulpdus[0], &got.errors[0]), want);
+            },
+        );
+    }
 }

@@ -6,13 +6,12 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
 use rnic_hdl::mpa::mpa_tx::MpaTx;
-use rnic_proto::crc32c;
 use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use rnic_sim::equivalence::lockstep;
 use rnic_sim::stream::packet_beats;
 use rnic_sim::tb::mpa_tx::{
     golden, max_ulpdu_with_markers, measure_throughput, measure_throughput_table, ConnConfig,
-    MpaTxTb, Step, TrafficOptions, TxRun,
+    MpaTxTb, Step, TrafficOptions, TxRun, MARKER_CASES,
 };
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind, InputId};
 
@@ -252,6 +251,7 @@ fn golden_vectors_v1_to_v6() {
 /// §5.3 example: the first FPDU with ULPDU_Length 600 and markers is preceded by the marker
 /// `00 00 00 00`, carries the marker `00 00 01 fc` at stream offset 512, and is 616 octets
 /// with its leading marker, which its CRC covers (the CRC at 612 is over octets 0..611).
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn marker_example_5_3() {
     let ulpdu: Vec<u8> = (0..600).map(|i| (i * 3 + 1) as u8).collect();
@@ -268,7 +268,10 @@ fn marker_example_5_3() {
                 assert_eq!(p.len(), 616);
                 assert_eq!(&p[..6], &[0, 0, 0, 0, 0x02, 0x58]);
                 assert_eq!(&p[512..516], &[0, 0, 0x01, 0xfc]);
-                assert_eq!(&p[612..], &crc32c::to_wire(crc32c::crc32c(&p[..612])));
+                assert_eq!(
+                    &p[612..],
+                    &rnic_proto::crc32c::to_wire(rnic_proto::crc32c::crc32c(&p[..612]))
+                );
                 assert_golden(&run, &script, "§5.3 example");
             },
         );
@@ -335,7 +338,7 @@ fn full_speed_has_no_bubbles() {
 #[test]
 fn throughput_at_the_wire_limit() {
     let table = measure_throughput_table(BackendKind::Verilator).unwrap();
-    assert_eq!(table.len(), 6);
+    assert_eq!(table.len(), 3 * MARKER_CASES.len());
     for t in &table {
         assert_eq!(t.llp_beats_per_cycle, 1.0, "{t:?}");
         assert!(
@@ -366,6 +369,7 @@ fn throughput_at_the_wire_limit() {
 /// embedded marker would be more than 0xFFFF octets after its header is refused (`err`, no
 /// output, stream offset unchanged) exactly where the `Framer` refuses it; the largest ULPDU
 /// the `Framer` accepts at the offset goes out.
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn fpduptr_overflow_is_refused_like_the_framer() {
     let mut rng = StdRng::seed_from_u64(11);
@@ -451,6 +455,7 @@ fn wrong_mode_packets_are_dropped_and_flagged() {
 /// A configuration write restarts the marker grid: after writing the same connection again, the
 /// next FPDU starts with the stream-start marker `00 00 00 00`, even when the write lands while
 /// the previous FPDU of that connection is still going out.
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn reconfiguration_restarts_the_marker_grid() {
     let mut rng = StdRng::seed_from_u64(15);
@@ -543,6 +548,42 @@ fn contract_violations_never_hang() {
         assert!(
             moved.iter().all(|&m| m > 500),
             "window {window}: ULPDU, raw and LLP beats moved: {moved:?}"
+        );
+    }
+}
+
+/// Built without markers (`no-markers`), the block ignores the configuration's markers bit: a
+/// connection configured with markers sends the `Framer`'s FPDUs without markers, across the
+/// 512-octet grid, and refuses none.
+#[cfg(feature = "no-markers")]
+#[test]
+fn markers_bit_is_ignored_without_markers() {
+    let mut rng = StdRng::seed_from_u64(51);
+    let list: Vec<(usize, Vec<u8>)> = [600usize, 1, 511, 1448, 3, 9000]
+        .iter()
+        .map(|&n| (0, bytes(&mut rng, n)))
+        .collect();
+    let script = vec![cfg(0, true, true), ulpdus(list.clone())];
+    let mut framer = Framer::new(false, true);
+    let mut buf = vec![0u8; 10_000];
+    let want: Vec<Vec<u8>> = list
+        .iter()
+        .map(|(_, u)| {
+            let n = framer.write_fpdu(u, &mut buf).unwrap();
+            buf[..n].to_vec()
+        })
+        .collect();
+    for kind in BackendKind::ALL {
+        run_with_waveform_on_failure(
+            "mpa_tx_no_markers",
+            || build(kind),
+            |sim: &mut dyn Backend| {
+                let tb = MpaTxTb::new(sim).unwrap();
+                let mut rng = StdRng::seed_from_u64(52);
+                let run = tb.run(sim, &script, &TrafficOptions::FULL_SPEED, &mut rng);
+                assert_eq!(run.packets[0], want, "on {}", sim.name());
+                assert!(run.errors.is_empty());
+            },
         );
     }
 }

@@ -250,9 +250,13 @@ impl Endpoint {
             ));
         }
         dev.qp_state(qp)?;
-        // The RTR goes through the send queue after the commit (module documentation).
+        // The RTR goes through the send queue after the commit (module documentation); markers
+        // only if the core has them (FEATURES): without, asking for them is a setup error and a
+        // peer that requires them is refused (`ConnError::MarkersUnsupported`,
+        // `ConnError::PeerRequiresMarkers`).
         let conn_cfg = ConnConfig {
             rtr_in_output: false,
+            markers_supported: cfg.conn.markers_supported && dev.caps().markers,
             ..cfg.conn
         };
         let mut conn = Connection::new(role, conn_cfg);

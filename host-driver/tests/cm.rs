@@ -232,6 +232,7 @@ fn ird_ord_negotiated_down() {
 /// Markers (RFC 5044 §5): each side's M bit asks for markers on what it receives; MpaTx inserts
 /// them from the QP_CTRL commit (the grid starts at the first FPDU octet, as the commit resets
 /// the stream offset and nothing FPDU-mode went through the raw path).
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn markers_both_ways_then_traffic() {
     let (mut s, e) = setup(7, cfgs(|c, _| c.conn.rx_markers = true));
@@ -248,6 +249,7 @@ fn markers_both_ways_then_traffic() {
 }
 
 /// Markers one way only: the Responder asks (M=1 in the Reply), the Initiator does not.
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn markers_one_way_then_traffic() {
     let (mut s, e) = setup(8, cfgs(|c, i| c.conn.rx_markers = i == 1));
@@ -389,6 +391,7 @@ fn p2p_read_rtr_then_traffic() {
 
 /// Peer-to-peer with markers both ways: the RTR is the first FPDU of the marker grid (a marker
 /// `00 00 00 00` at stream offset 0, RFC 5044 §5.1), then traffic crosses later markers.
+#[cfg(not(feature = "no-markers"))]
 #[test]
 fn p2p_rtr_with_markers() {
     let (mut s, e) = setup(14, p2p_cfgs(true, false, true));

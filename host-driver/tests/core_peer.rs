@@ -9,9 +9,9 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_driver::cm::{self, CmConfig};
+use rnic_driver::cm::{self, CmConfig, CmError};
 use rnic_driver::verbs::{Cq, Device, Mr, Qp, QpCaps, RecvWr, SendOp, SendWr, Sge, Wc};
-use rnic_firmware::conn::{ConnConfig, Role, RtrForm, RTR_WR_ID};
+use rnic_firmware::conn::{ConnConfig, ConnError, ConnState, Role, RtrForm, RTR_WR_ID};
 use rnic_proto::verbs::{access, WcOpcode, WcStatus};
 use rnic_sim::peer::{Completion, Peer, PeerConfig, Queue, SendKind};
 use rnic_sim::tb::peer_link::PeerLink;
@@ -609,5 +609,130 @@ fn p2p_setups_with_the_peer() {
             r.no_violations();
             assert_eq!(r.dev.query_async_event(r.qp).unwrap(), None, "{what}");
         }
+    }
+}
+
+/// Markers are a build-time capability of the core (FEATURES bit 0; not in the `no-markers`
+/// build, docs/decisions.md "Markers as a build-time capability (no-markers)"). A peer that
+/// requires them (its M bit: markers on what it receives) gets them from a core that has them;
+/// a core without them refuses it at setup: as Responder with a Reply with R = 1 (the peer sees
+/// a Reject), as Initiator by sending nothing more (the peer never sees an FPDU).
+#[test]
+fn peer_requiring_markers() {
+    for (seed, core) in [(40, Role::Initiator), (41, Role::Responder)] {
+        let emss = ConnConfig::default().emss;
+        let pcfg = PeerConfig {
+            tx_crc: true,
+            rx_crc: true,
+            tx_markers: false,
+            rx_markers: true,
+            mulpdu: rnic_proto::mpa::mulpdu(emss, false),
+            max_rx_ulpdu: rnic_proto::mpa::mulpdu(emss, true),
+            ird: 4,
+            ord: 4,
+            pd: 1,
+            memory_size: 1 << 16,
+            strict: true,
+        };
+        let peer_conn = ConnConfig {
+            timeout: cm::DEFAULT_TIMEOUT_CYCLES,
+            rx_markers: true,
+            ..ConnConfig::default()
+        };
+        let peer = Rc::new(RefCell::new(Peer::new(pcfg)));
+        let peer_role = match core {
+            Role::Initiator => Role::Responder,
+            Role::Responder => Role::Initiator,
+        };
+        let link = PeerLink::with_mpa(0, peer, seed, peer_role, peer_conn, b"peer").unwrap();
+        let cfg = DeviceConfig {
+            seed,
+            ..DeviceConfig::default()
+        };
+        let mut dev = Device::open(cfg, Box::new(link)).unwrap();
+        let pd = dev.alloc_pd().unwrap();
+        let cq = dev.create_cq(8).unwrap();
+        let qp = dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap();
+        let r = dev.connect_cm(qp, core, CmConfig::default());
+        // Time for the core's last octets to reach the peer.
+        dev.run(5_000);
+        let link = dev.sim().llp_as::<PeerLink>().unwrap();
+        assert_eq!(dev.caps().markers, rnic_hdl::config::MARKERS);
+        if dev.caps().markers {
+            let est = r.unwrap_or_else(|e| panic!("{core:?}: {e}"));
+            assert_eq!(
+                (est.params.rx_markers, est.params.tx_markers),
+                (false, true)
+            );
+            let m = link.mpa_params().expect("the peer's side established");
+            assert_eq!((m.rx_markers, m.tx_markers), (true, false));
+        } else {
+            assert_eq!(
+                r.unwrap_err(),
+                CmError::Mpa(ConnError::PeerRequiresMarkers),
+                "{core:?}"
+            );
+            let peer_state = match core {
+                // The peer accepted and waits for a first FPDU that never comes.
+                Role::Initiator => ConnState::AwaitFirstFpdu,
+                // The peer received the Reject.
+                Role::Responder => ConnState::Rejected,
+            };
+            assert_eq!(link.mpa_state(), Some(peer_state), "{core:?}");
+            assert!(dev.qp_state(qp).is_ok());
+        }
+    }
+}
+
+/// A core without markers refuses to be asked for them locally: the connection manager before
+/// anything is sent, the verbs' QP commit with markers in either direction.
+#[cfg(feature = "no-markers")]
+#[test]
+fn local_markers_request_without_markers() {
+    use rnic_driver::verbs::{ConnParams, VerbsError};
+    let peer_conn = ConnConfig {
+        timeout: cm::DEFAULT_TIMEOUT_CYCLES,
+        ..ConnConfig::default()
+    };
+    let pcfg = PeerConfig {
+        tx_crc: true,
+        rx_crc: true,
+        tx_markers: false,
+        rx_markers: false,
+        mulpdu: 1454,
+        max_rx_ulpdu: 1454,
+        ird: 4,
+        ord: 4,
+        pd: 1,
+        memory_size: 1 << 16,
+        strict: true,
+    };
+    let peer = Rc::new(RefCell::new(Peer::new(pcfg)));
+    let link = PeerLink::with_mpa(0, peer, 42, Role::Responder, peer_conn, b"").unwrap();
+    let cfg = DeviceConfig {
+        seed: 42,
+        ..DeviceConfig::default()
+    };
+    let mut dev = Device::open(cfg, Box::new(link)).unwrap();
+    assert!(!dev.caps().markers);
+    let pd = dev.alloc_pd().unwrap();
+    let cq = dev.create_cq(8).unwrap();
+    let qp = dev.create_qp(pd, cq, cq, QpCaps::default()).unwrap();
+    let mut c = CmConfig::default();
+    c.conn.rx_markers = true;
+    assert_eq!(
+        dev.connect_cm(qp, Role::Initiator, c).unwrap_err(),
+        CmError::Mpa(ConnError::MarkersUnsupported)
+    );
+    for (rx, tx) in [(true, false), (false, true)] {
+        let p = ConnParams {
+            rx_markers: rx,
+            tx_markers: tx,
+            ..ConnParams::default()
+        };
+        assert!(matches!(
+            dev.connect(qp, p),
+            Err(VerbsError::InvalidArgument(_))
+        ));
     }
 }

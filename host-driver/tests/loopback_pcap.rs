@@ -58,6 +58,15 @@ fn expected_fpdus(per_kind: &[(OpKind, usize)], len: u32, mulpdu: u16) -> BTreeM
     m
 }
 
+/// Markers off, and on when the core has them (not in the `no-markers` build).
+fn marker_cases() -> Vec<bool> {
+    if rnic_hdl::config::MARKERS {
+        vec![false, true]
+    } else {
+        vec![false]
+    }
+}
+
 fn args(markers: bool, pcap: Option<PathBuf>) -> LoopbackArgs {
     LoopbackArgs {
         mix: Mix::Mixed,
@@ -85,7 +94,7 @@ fn args(markers: bool, pcap: Option<PathBuf>) -> LoopbackArgs {
 /// both frames, every FPDU with a good CRC, markers off and on.
 #[test]
 fn real_mpa_exchange_decodes() {
-    for markers in [false, true] {
+    for markers in marker_cases() {
         let path = scratch(&format!("real-mpa-m{}.pcap", u8::from(markers)));
         let mut a = args(markers, Some(path.clone()));
         a.mpa_setup = true;
@@ -112,7 +121,7 @@ fn real_mpa_exchange_decodes() {
 /// per message; markers off and on.
 #[test]
 fn pcap_of_a_mixed_run_decodes_in_tshark() {
-    for markers in [false, true] {
+    for markers in marker_cases() {
         let path = scratch(&format!("mixed-m{}.pcap", u8::from(markers)));
         let a = args(markers, Some(path.clone()));
         let r = loopback::run(&a).unwrap_or_else(|e| panic!("markers {markers}: {e:#}"));

@@ -40,6 +40,14 @@ pub mod regs {
     pub const STATUS_RX_IDLE: u32 = 1 << 0;
     /// The transmit side (send engine, read responder, DDP TX, MPA TX) has nothing in flight.
     pub const STATUS_TX_IDLE: u32 = 1 << 1;
+    /// Read only: the build-time capabilities of the core, see the `FEATURES_*` bits (the
+    /// hardware's `rnic_hdl::config`; CAPS has no free field). Bits not defined read 0.
+    pub const FEATURES: u16 = 0x010;
+    /// The MPA blocks implement markers (RFC 5044 §5). Without it (the Alchitry Cu build,
+    /// `no-markers`) the core ignores `QP_CTRL_RX_MARKERS` / `QP_CTRL_TX_MARKERS` and the
+    /// firmware negotiates markers off: it never sends M = 1 and refuses a peer that sends it
+    /// (`docs/decisions.md` "Markers as a build-time capability (no-markers)").
+    pub const FEATURES_MARKERS: u32 = 1 << 0;
 
     // STag table programming: stage the fields, then write STAG_COMMIT.
     /// `[23:0]` the entry index (STag bits 31..8).
@@ -472,6 +480,18 @@ mod tests {
     fn register_blocks_do_not_overlap() {
         assert!(regs::qp_reg(3, regs::QP_STATUS) < regs::CQ_REGS);
         assert!(regs::cq_reg(CQS - 1, regs::CQ_STATUS) < 1 << regs::MMIO_ADDR_BITS);
+        // The read-only global registers: distinct, aligned, below the STag staging registers.
+        let globals = [
+            regs::ID,
+            regs::VERSION,
+            regs::CAPS,
+            regs::STATUS,
+            regs::FEATURES,
+        ];
+        for (i, a) in globals.iter().enumerate() {
+            assert!(a % 4 == 0 && *a < regs::STAG_INDEX);
+            assert!(!globals[..i].contains(a));
+        }
         assert_eq!(WqeOpcode::SendInv.rdmap_opcode(), 4);
         assert_eq!(WqeOpcode::RdmaRead.wc_opcode(), WcOpcode::RdmaRead);
     }

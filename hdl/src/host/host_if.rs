@@ -166,18 +166,20 @@ use crate::ram::BlockRam;
 use rnic_proto::host::regs;
 use rust_hdl::prelude::*;
 
-/// The register RAM's initial contents: the constant registers ID, VERSION and CAPS (never
-/// written), so that their reads need no multiplexer.
+/// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
+/// (never written), so that their reads need no multiplexer.
 fn reg_ram_contents() -> Vec<Bits<32>> {
-    use crate::config::STAG_ENTRIES;
+    use crate::config::{MARKERS, STAG_ENTRIES};
     let caps = (QPS as u64)
         | ((CQN as u64) << 8)
         | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
         | (4u64 << 24);
+    let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 };
     let mut mem = vec![Bits::default(); 256];
     mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
     mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
     mem[(regs::CAPS >> 2) as usize] = caps.into();
+    mem[(regs::FEATURES >> 2) as usize] = u64::from(features).into();
     mem
 }
 
@@ -850,6 +852,7 @@ const _: () = {
     assert!(regs::STAG_BASE_TO_LO == 0x48 && regs::STAG_BASE_TO_HI == 0x4C);
     assert!(regs::STAG_LEN == 0x50 && regs::STAG_HOST_ADDR == 0x54 && regs::STAG_COMMIT == 0x58);
     assert!(regs::ID == 0 && regs::VERSION == 4 && regs::CAPS == 8 && regs::STATUS == 0xC);
+    assert!(regs::FEATURES == 0x10);
     assert!(regs::QP_REGS == 0x100 && regs::QP_STRIDE == 0x40 && regs::CQ_REGS == 0x200);
     assert!(regs::CQ_STRIDE == 0x20);
     assert!(regs::QP_CTRL == 0 && regs::QP_ULPDU == 4 && regs::QP_SQ_BASE == 8);
@@ -984,13 +987,15 @@ impl Logic for HostIf {
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
         // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
-        // decode (it drives the RAM's write enable, a path from the MMIO port): STAG_INDEX ..
-        // STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 9 but QP_SQ_PI (4), CQ words 0 .. 3
-        // (QP_RQ_CI, QP_AEV and CQ_PI only read: the engines write them).
+        // decode (it drives the RAM's write enable, a path from the MMIO port): the constant
+        // words 0x00 .. 0x1C but STATUS (0x0C: ID, VERSION, CAPS, FEATURES; the others read
+        // their initial 0), STAG_INDEX .. STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 9 but
+        // QP_SQ_PI (4), CQ words 0 .. 3 (QP_RQ_CI, QP_AEV and CQ_PI only read: the engines
+        // write them).
         self.a_ram.next = (self.a_glob.val()
-            && (self.a_goff.val().get_bits::<4>(4) == 0)
+            && (self.a_goff.val().get_bits::<3>(5) == 0)
             && (self.a_goff.val().get_bits::<2>(0) == 0)
-            && (self.a_goff.val().get_bits::<2>(2) != 3))
+            && (self.a_goff.val().get_bits::<3>(2) != 3))
             || (self.a_glob.val()
                 && (self.a_goff.val().get_bits::<3>(5) == 2)
                 && (self.a_goff.val().get_bits::<2>(0) == 0)

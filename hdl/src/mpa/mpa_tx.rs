@@ -38,6 +38,16 @@
 //! in progress finishes with the settings it started with, and its stream offset update is
 //! discarded (the write's offset 0 wins). All state powers up as 0: every connection in raw mode.
 //!
+//! Markers are a build-time capability ([`MARKERS`]): built without them (`no-markers`, the
+//! Alchitry Cu profile) the block stores `cfg_markers` as 0, so every connection frames without
+//! markers whatever the bit says, and synthesis removes the marker logic (the grid offsets, the
+//! FPDUPTR counter and overflow check, the marker words): 343 instead of 588 logic cells
+//! (364 / 110 / 0 instead of 493 / 206 / 64 LUT4 / DFF / carry), 115.9 instead of 109.6 MHz
+//! (`rnic synth --board alchitry-cu --block mpa_tx`, 2026-11-25). With markers the netlist is
+//! the one without the capability (yosys proves the two equivalent). The firmware never asks a
+//! core without markers to insert them (`docs/decisions.md` "Markers as a build-time capability
+//! (no-markers)").
+//!
 //! # Timing and throughput
 //!
 //! One output beat per cycle while input is available and `llp_ready` is high: every cycle moves
@@ -63,7 +73,7 @@
 //! previous beat); a last beat with lane 2 kept (3 or 4 octets) leaves half a word for one more
 //! beat (`flush`); a marker and the CRC are one beat each (the CRC byte order in `crc_wire`).
 
-use crate::config::{check_widths, CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH};
+use crate::config::{check_widths, CONNECTIONS, CONN_BITS, DATA_WIDTH, KEEP_WIDTH, MARKERS};
 use crate::crc::Crc32c;
 use rnic_proto::mpa::fpdu::FPDU_ALIGN;
 use rnic_proto::mpa::{MARKER_INTERVAL, MARKER_LEN, MAX_ULPDU, ULPDU_LENGTH_LEN};
@@ -188,6 +198,9 @@ pub struct MpaTx {
     room_bits: Constant<Bits<8>>,
     byte_ones: Constant<Bits<DATA_WIDTH>>,
     lane_shift: [Constant<Bits<8>>; KEEP_WIDTH],
+    /// [`MARKERS`]: the block implements markers. Without them (the `no-markers` build) the
+    /// markers bit is stored as a constant 0 and synthesis removes the marker logic.
+    markers_built: Constant<Bit>,
 
     // Per-connection state.
     conn_fpdu: [DFF<Bit>; CONNECTIONS],
@@ -335,6 +348,7 @@ impl Default for MpaTx {
             room_bits: Constant::new((ROOM_BITS as u64).into()),
             byte_ones: Constant::new(0xFF_u64.into()),
             lane_shift: core::array::from_fn(|lane| Constant::new((8 * lane as u64).into())),
+            markers_built: Constant::new(MARKERS),
             conn_fpdu: Default::default(),
             conn_markers: Default::default(),
             conn_crc: Default::default(),
@@ -817,10 +831,10 @@ impl Logic for MpaTx {
             }
             if self.cfg_write.val() && (self.cfg_conn.val().index() == i) {
                 self.conn_fpdu[i].d.next = self.cfg_fpdu_mode.val();
-                self.conn_markers[i].d.next = self.cfg_markers.val();
+                self.conn_markers[i].d.next = self.cfg_markers.val() && self.markers_built.val();
                 self.conn_crc[i].d.next = self.cfg_crc.val();
                 self.conn_offset[i].d.next = 0.into();
-                self.conn_lead[i].d.next = self.cfg_markers.val();
+                self.conn_lead[i].d.next = self.cfg_markers.val() && self.markers_built.val();
                 self.conn_wrap[i].d.next = false;
                 self.conn_room[i].d.next = self.room_at_start.val();
             }

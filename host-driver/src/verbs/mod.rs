@@ -84,13 +84,16 @@ pub struct Cq(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qp(pub usize);
 
-/// What the device reports it has (CAPS register).
+/// What the device reports it has (CAPS and FEATURES registers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caps {
     pub qps: usize,
     pub cqs: usize,
     pub stags: usize,
     pub width_octets: usize,
+    /// The core implements MPA markers (`FEATURES_MARKERS`; not in a `no-markers` build, the
+    /// Alchitry Cu profile): a connection with markers in either direction is refused.
+    pub markers: bool,
 }
 
 /// An asynchronous event of a QP (QP_AEV): why it went to error.
@@ -177,11 +180,13 @@ impl<D: HostDevice> Device<D> {
             return Err(VerbsError::NotAnRnic { id, version });
         }
         let c = dev.mmio_read(regs::CAPS)?;
+        let features = dev.mmio_read(regs::FEATURES)?;
         let caps = Caps {
             qps: (c & 0xFF) as usize,
             cqs: (c >> 8 & 0xFF) as usize,
             stags: 1 << (c >> 16 & 0xFF),
             width_octets: (c >> 24) as usize,
+            markers: features & regs::FEATURES_MARKERS != 0,
         };
         Ok(Device {
             dev,

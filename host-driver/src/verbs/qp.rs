@@ -331,6 +331,13 @@ impl<D: HostDevice> Device<D> {
                 rnic_hdl::rdmap::read_responder::IRQ_DEPTH
             )));
         }
+        if (p.rx_markers || p.tx_markers) && !self.caps.markers {
+            return Err(VerbsError::InvalidArgument(format!(
+                "markers (rx {}, tx {}): this core is built without markers (FEATURES bit 0 \
+                 is 0, the `no-markers` build)",
+                p.rx_markers, p.tx_markers
+            )));
+        }
         if q.state != QpState::Idle {
             return Err(VerbsError::QpNotReady {
                 qp: qp.0,

@@ -16,7 +16,7 @@ use crate::stream::{beat_payload, packet_beats, Beat};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{anyhow, Result};
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
+use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH, MARKERS};
 use rnic_hdl::mpa::mpa_rx::MpaRx;
 use rnic_proto::mpa::{Deframer, DeframerConfig, Framer, LlpErrorCode, Status};
 use std::collections::VecDeque;
@@ -39,11 +39,12 @@ impl RxConnConfig {
         max_ulpdu: 0,
     };
 
-    /// FPDU mode with these settings.
+    /// FPDU mode with these settings; markers only if the block is built with them
+    /// ([`MARKERS`]; not in the `no-markers` build, where the stream has none either).
     pub const fn fpdu(markers: bool, crc: bool, max_ulpdu: u16) -> Self {
         RxConnConfig {
             fpdu_mode: true,
-            markers,
+            markers: markers && MARKERS,
             crc,
             max_ulpdu,
         }

@@ -12,7 +12,7 @@ use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{anyhow, Result};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH, KEEP_WIDTH};
+use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH, KEEP_WIDTH, MARKERS};
 use rnic_hdl::mpa::mpa_tx::MpaTx;
 use rnic_proto::mpa::{Framer, MAX_ULPDU};
 use std::collections::VecDeque;
@@ -88,9 +88,15 @@ impl TxRun {
     }
 }
 
+/// The markers settings the block can be tested with: off, and on when it is built with them
+/// ([`MARKERS`]; not in the `no-markers` build).
+pub const MARKER_CASES: &[bool] = if MARKERS { &[false, true] } else { &[false] };
+
 /// The expected output of a script: LLP packets per connection (the `Framer`'s FPDUs, raw
 /// packets verbatim) and the connections of the refused packets, sorted. Every connection
-/// starts in raw mode, as the block powers up.
+/// starts in raw mode, as the block powers up. A block built without markers ([`MARKERS`]
+/// false) ignores the configuration's markers bit: its FPDUs are the `Framer`'s without
+/// markers.
 pub fn golden(script: &[Step]) -> (Vec<Vec<Vec<u8>>>, Vec<usize>) {
     let mut state: Vec<Option<Framer>> = vec![None; CONNECTIONS];
     let mut packets = vec![Vec::new(); CONNECTIONS];
@@ -99,7 +105,9 @@ pub fn golden(script: &[Step]) -> (Vec<Vec<Vec<u8>>>, Vec<usize>) {
     for step in script {
         match step {
             Step::Config(c) => {
-                state[c.conn] = c.fpdu_mode.then(|| Framer::new(c.markers, c.crc));
+                state[c.conn] = c
+                    .fpdu_mode
+                    .then(|| Framer::new(c.markers && MARKERS, c.crc));
             }
             Step::Traffic { ulpdus, raws } => {
                 for (conn, bytes) in raws {
@@ -515,15 +523,15 @@ pub fn measure_throughput(
 }
 
 /// The `rnic bench` table: [`measure_throughput`] for ULPDUs of 64 octets, 1 KiB and the
-/// largest (65535 without markers, [`max_ulpdu_with_markers`] with), markers off and on. The
-/// rust-hdl back end runs a tenth of the ULPDUs (at least two).
+/// largest (65535 without markers, [`max_ulpdu_with_markers`] with), markers off and on
+/// ([`MARKER_CASES`]). The rust-hdl back end runs a tenth of the ULPDUs (at least two).
 pub fn measure_throughput_table(kind: BackendKind) -> Result<Vec<Throughput>> {
     let scale = match kind {
         BackendKind::Verilator => 1,
         BackendKind::RustHdl => 10,
     };
     let mut table = Vec::new();
-    for markers in [false, true] {
+    for &markers in MARKER_CASES {
         let max = if markers {
             max_ulpdu_with_markers()
         } else {
