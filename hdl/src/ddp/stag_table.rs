@@ -62,8 +62,11 @@ pub const W0_ACCESS: usize = W0_PD + PD_BITS;
 pub const W0_QP_BOUND: usize = W0_ACCESS + 4;
 /// Word 0: the bound QP.
 pub const W0_QP: usize = W0_QP_BOUND + 1;
+/// Bits word 0 keeps for the bound QP: room for 4 QPs whatever the QP count, so that the
+/// word's layout (and StagCheck's literal offsets) does not change with `CONN_BITS`.
+pub const W0_QP_FIELD_BITS: usize = 2;
 /// Word 0: the remote-invalidate flag.
-pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
+pub const W0_REMOTE_INV: usize = W0_QP + W0_QP_FIELD_BITS;
 /// Width of word 0.
 pub const W0_BITS: usize = W0_REMOTE_INV + 1;
 /// Word 1: base_TO\[31:16\].
@@ -76,7 +79,9 @@ pub const W1_HOST: usize = 32;
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64);
+const _: () = assert!(
+    W0_BITS == 52 && W_BITS == 64 && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS
+);
 
 /// The STag table: valid bits and the two-word RAM (see the module documentation).
 #[derive(LogicBlock)]
