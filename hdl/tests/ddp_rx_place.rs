@@ -8,6 +8,7 @@
 //! the completions (run order, connection, good flag, only after the run's data).
 
 use rand::SeedableRng;
+use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::ddp::rx_place::RxPlace;
 use rnic_sim::tb::ddp_rx_place::{
     measure_beats_per_cycle, random_runs, PlaceTraffic, Run, RxPlaceTb,
@@ -153,7 +154,7 @@ fn both_back_ends_address_carries() {
                 // must follow the placed words, not only the verdict's address.
                 let before = if len > 4096 { 4104 } else { 8 };
                 runs.push(Run {
-                    conn: (i + lo as usize + len) % 4,
+                    conn: (i + lo as usize + len) % CONNECTIONS,
                     payload: (0..len).map(|j| (j * 13 + len + i) as u8).collect(),
                     good: true,
                     place: true,

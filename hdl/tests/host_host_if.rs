@@ -14,6 +14,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::QPS;
 use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
@@ -128,7 +129,7 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(get(sim, "idle"), 1);
 
     // Per-QP registers and the commit.
-    for qp in 0..4usize {
+    for qp in 0..QPS {
         let q = qp as u32;
         Mmio::write(
             sim,
@@ -149,7 +150,7 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::write(sim, regs::qp_reg(qp, regs::QP_RQ_LOG2), 9 + q);
         Mmio::write(sim, regs::qp_reg(qp, regs::QP_RQ_PI), 0x100 + q);
     }
-    for qp in 0..4usize {
+    for qp in 0..QPS {
         let q = qp as u32;
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_ULPDU)),
@@ -242,7 +243,7 @@ fn registers(sim: &mut dyn Backend) {
     set(sim, "fpdu_good_valid", 0);
     set(sim, "fpdu_good_conn", 0);
     sim.tick();
-    for qp in 0..4usize {
+    for qp in 0..QPS {
         let want = if qp == 2 {
             regs::QP_STATUS_FPDU_RECEIVED
         } else {
@@ -396,7 +397,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         );
         Mmio::write(sim, regs::cq_reg(cq, regs::CQ_LOG2), log2);
     }
-    for qp in 0..4 {
+    for qp in 0..QPS {
         Mmio::write(
             sim,
             regs::qp_reg(qp, regs::QP_RQ_BASE),
@@ -456,7 +457,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         // Quiet windows (no new CQEs) let the driver consume the CQs.
         let quiet = cyc % 128 >= 96;
         if rx_src.is_none() && !winding_down && !quiet && rng.gen_bool(0.3) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             let read = rng.gen_bool(0.2);
             let with_inv = rng.gen_bool(0.3);
             next_idx = next_idx.wrapping_add(1);
@@ -479,7 +480,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             });
         }
         if tx_src.is_none() && !winding_down && !quiet && rng.gen_bool(0.3) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             next_idx = next_idx.wrapping_add(1);
             tx_src = Some(PendCqe {
                 qp,
@@ -576,7 +577,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
 
         let mut mmio_busy = false;
         if rng.gen_bool(0.05) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             let room = rq_size - (rq_pi[qp].wrapping_sub(rq_ci[qp]));
             if room > 0 && rq_wait.is_none() && !winding_down {
                 let n = rng.gen_range(1..=room);
@@ -611,7 +612,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         let rq_service_idle = get(sim, "rq_req_ready") == 1;
         if !mmio_busy && !sources_busy && rq_wait.is_none() && rq_service_idle && rng.gen_bool(0.1)
         {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));
                 mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
@@ -625,7 +626,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         let rq_ready = get(sim, "rq_req_ready") == 1;
         let mut rq_issued = None;
         if rq_wait.is_none() && rng.gen_bool(0.3) && !winding_down {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             // As RxControl does for the segments of one Send: the head WQE may be read again
             // before its pop.
             let pop = rq_must_pop[qp] && rng.gen_bool(0.6);
@@ -912,7 +913,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     assert_eq!(get(sim, "idle"), 1);
 
     // Final register state.
-    for qp in 0..4 {
+    for qp in 0..QPS {
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_RQ_CI)),
             u32::from(rq_ci[qp])
