@@ -577,6 +577,7 @@ fn exhaustion() {
 /// hands out QPs 0 .. count - 1 and refuses the next with `NoResources` naming the count (on a
 /// 2-QP core: no QP 2).
 #[test]
+#[allow(clippy::reversed_empty_ranges)] // `QPS..4`: no absent QP windows at 4 QPs
 fn qp_count_from_caps() {
     let mut f = fixture([6, 6]);
     let caps = f.dev.caps();
@@ -592,7 +593,10 @@ fn qp_count_from_caps() {
         let before = sim.mmio_read(regs::qp_reg(0, regs::QP_ULPDU)).unwrap();
         sim.mmio_write(regs::qp_reg(qp, regs::QP_ULPDU), 0x5A5);
         assert_eq!(sim.mmio_read(regs::qp_reg(qp, regs::QP_ULPDU)).unwrap(), 0);
-        assert_eq!(sim.mmio_read(regs::qp_reg(qp, regs::QP_SQ_BASE)).unwrap(), 0);
+        assert_eq!(
+            sim.mmio_read(regs::qp_reg(qp, regs::QP_SQ_BASE)).unwrap(),
+            0
+        );
         for q in 0..rnic_hdl::config::QPS {
             let r = sim.mmio_read(regs::qp_reg(q, regs::QP_ULPDU)).unwrap();
             assert!(q != 0 || r == before, "QP {qp}'s write reached QP {q}");
@@ -602,12 +606,7 @@ fn qp_count_from_caps() {
     let cq = f.dev.create_cq(2).unwrap();
     let mut n = vec![f.qp[0].0, f.qp[1].0];
     for _ in 2..caps.qps {
-        n.push(
-            f.dev
-                .create_qp(f.pd, cq, cq, QpCaps::default())
-                .unwrap()
-                .0,
-        );
+        n.push(f.dev.create_qp(f.pd, cq, cq, QpCaps::default()).unwrap().0);
     }
     assert_eq!(n, (0..caps.qps).collect::<Vec<_>>());
     let e = f
