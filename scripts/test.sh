@@ -10,3 +10,8 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace "$@"
+# The two-QP core (rnic-hdl's `two-qps`, docs/decisions.md "The QP count (two-qps)"): end to
+# end through the verbs API, in release (rebuilds rnic-hdl and the crates above it once).
+cargo clippy -p rnic-driver --features two-qps --all-targets -- -D warnings
+cargo test --release -p rnic-driver --features two-qps --test core_loopback --test core_peer \
+    --test verbs_misuse
