@@ -110,7 +110,7 @@ fn both_back_ends_alignments_and_short_runs() {
     let mut addr = 0x4000_0000u32;
     for lo in 0..4u32 {
         for len in 0..10usize {
-            for conn in [1usize, 3] {
+            for conn in [1usize.min(CONNECTIONS - 2), CONNECTIONS - 1] {
                 addr = (addr + 64) & !63;
                 runs.push(Run {
                     conn,
@@ -118,7 +118,7 @@ fn both_back_ends_alignments_and_short_runs() {
                         .map(|j| (j * 17 + len + lo as usize) as u8)
                         .collect(),
                     good: len % 2 == 0,
-                    place: !(len == 7 && conn == 3),
+                    place: !(len == 7 && conn == CONNECTIONS - 1),
                     addr: addr + lo,
                 });
             }
@@ -177,7 +177,7 @@ fn both_back_ends_address_carries() {
     }
 }
 
-/// Throughput: long runs, one connection and four interleaved beat by beat, host addresses
+/// Throughput: long runs, one connection and all of them (4, or 2 with `two-qps`) interleaved beat by beat, host addresses
 /// 2 mod 4 (payload already in its lanes: no carry) and others (a carry, flushed at every
 /// change of connection), verdicts at once or up to 24 cycles after the run's first beat.
 #[test]
@@ -186,9 +186,9 @@ fn verilator_throughput() {
         (1usize, 2u32, 0, 0.99),
         (1, 0, 0, 0.99),
         (1, 1, 24, 0.99),
-        (4, 2, 0, 0.99),
-        (4, 0, 0, 0.45),
-        (4, 3, 24, 0.45),
+        (CONNECTIONS, 2, 0, 0.99),
+        (CONNECTIONS, 0, 0, 0.45),
+        (CONNECTIONS, 3, 24, 0.45),
     ];
     for (conns, lo, delay, min) in cases {
         let r =
