@@ -110,7 +110,7 @@ fn both_back_ends_alignments_and_short_runs() {
     let mut addr = 0x4000_0000u32;
     for lo in 0..4u32 {
         for len in 0..10usize {
-            for conn in [1usize.min(CONNECTIONS - 2), CONNECTIONS - 1] {
+            for conn in [CONNECTIONS / 2 - 1, CONNECTIONS - 1] {
                 addr = (addr + 64) & !63;
                 runs.push(Run {
                     conn,
