@@ -10,11 +10,14 @@ cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace "$@"
-# The Alchitry Cu profile leaves MPA markers out (`no-markers`, docs/decisions.md "Markers as a
-# build-time capability (no-markers)"): lint that build, run the MPA blocks' tests (markers bit
-# ignored, FEATURES without markers) and the driver's setups that refuse markers.
-cargo clippy -p rnic-hdl -p rnic-sim -p rnic-driver --features rnic-driver/no-markers \
+# The Alchitry Cu profile (rnic-driver's `alchitry-cu`: 2 QPs, no markers; docs/decisions.md
+# "The Alchitry Cu profile"), the configuration synthesized for the board: lint it, run the
+# blocks whose logic it changes, the driver's refusals of markers and the core end to end. It
+# rebuilds rnic-hdl and the crates above it once, and one more Verilator model of the core.
+cargo clippy -p rnic-hdl -p rnic-sim -p rnic-driver --features rnic-driver/alchitry-cu \
     --all-targets -- -D warnings
-cargo test --release -p rnic-hdl --features no-markers \
-    --test mpa_mpa_tx --test mpa_mpa_rx --test mpa_loopback --test host_host_if
-cargo test --release -p rnic-driver --features no-markers --test core_peer --test cm
+cargo test -p rnic-hdl --features two-qps,no-markers --test mpa_mpa_tx --test mpa_mpa_rx \
+    --test mpa_loopback --test host_host_if --test rdmap_send_engine --test ddp_rx_place \
+    --test ddp_tx
+cargo test -p rnic-driver --features alchitry-cu --test core_loopback --test core_peer \
+    --test verbs_misuse --test cm

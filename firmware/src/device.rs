@@ -40,6 +40,11 @@ pub enum DeviceError {
     Misaligned(&'static str),
 }
 
+/// The QP count in a CAPS value (bits 7:0): QPs `0..count` exist, QP n on LLP connection n.
+pub fn caps_qps(caps: u32) -> usize {
+    (caps & 0xFF) as usize
+}
+
 /// Checks the ID and VERSION registers; returns CAPS.
 pub fn probe(dev: &mut impl Device) -> Result<u32, DeviceError> {
     let id = dev.mmio_read(regs::ID);

@@ -17,8 +17,11 @@ pub const STAG_ENTRIES: usize = 64;
 pub const PDS: usize = 16;
 /// Completion queues of the core.
 pub const CQS: usize = rnic_proto::host::CQS;
-/// QPs of the core.
-pub const QPS: usize = 4;
+/// QP register windows of the register map (`QP_REGS` .. `CQ_REGS`): the most QPs a core has.
+/// A core reports its own count in CAPS \[7:0\] ([`crate::device::caps_qps`]: 4, or 2 when
+/// built with `two-qps`); [`Resources::with_qps`] hands out only those.
+pub const QPS: usize = ((rnic_proto::host::regs::CQ_REGS - rnic_proto::host::regs::QP_REGS)
+    / rnic_proto::host::regs::QP_STRIDE) as usize;
 
 /// Why an allocation or a release failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +142,12 @@ impl Resources {
     /// An empty manager whose key generator starts from `seed` (take it from an entropy
     /// source, e.g. a free-running counter sampled at an external event).
     pub fn new(seed: u64) -> Self {
+        Self::with_qps(seed, QPS)
+    }
+
+    /// As [`Resources::new`] for a core of `qps` QPs (CAPS \[7:0\], at most [`QPS`]): QPs
+    /// `0..qps` are handed out, the next allocation is [`ResourceError::NoQp`].
+    pub fn with_qps(seed: u64, qps: usize) -> Self {
         Resources {
             rng: XorShift64::new(seed),
             stags: Pool::new(STAG_ENTRIES),
@@ -146,7 +155,7 @@ impl Resources {
             last_key: [None; STAG_ENTRIES],
             pds: Pool::new(PDS),
             cqs: Pool::new(CQS),
-            qps: Pool::new(QPS),
+            qps: Pool::new(if qps < QPS { qps } else { QPS }),
             qp_pd: [0; QPS],
         }
     }

@@ -109,3 +109,24 @@ fn pd_cq_qp_limits() {
     assert_eq!(r.alloc_cq(), Ok(cqs[3]));
     assert_eq!(r.alloc_pd(), Ok(pds[1]));
 }
+
+/// A 2-QP core (CAPS \[7:0\] = 2, the `two-qps` build): QPs 0 and 1, then `NoQp`; freeing one
+/// makes room for it again.
+#[test]
+fn qp_count_from_caps() {
+    let caps = 0x0406_0002;
+    let n = rnic_firmware::device::caps_qps(caps);
+    assert_eq!(n, 2);
+    let mut r = Resources::with_qps(9, n);
+    let pd = r.alloc_pd().unwrap();
+    assert_eq!(r.alloc_qp(pd), Ok(0));
+    assert_eq!(r.alloc_qp(pd), Ok(1));
+    assert_eq!(r.alloc_qp(pd), Err(ResourceError::NoQp));
+    r.free_qp(0).unwrap();
+    assert_eq!(r.alloc_qp(pd), Ok(0));
+    // More than the register map holds is capped.
+    let mut r = Resources::with_qps(9, 200);
+    let pd = r.alloc_pd().unwrap();
+    assert_eq!((0..QPS).filter(|_| r.alloc_qp(pd).is_ok()).count(), QPS);
+    assert_eq!(r.alloc_qp(pd), Err(ResourceError::NoQp));
+}

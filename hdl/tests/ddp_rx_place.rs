@@ -8,6 +8,7 @@
 //! the completions (run order, connection, good flag, only after the run's data).
 
 use rand::SeedableRng;
+use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::ddp::rx_place::RxPlace;
 use rnic_sim::tb::ddp_rx_place::{
     measure_beats_per_cycle, random_runs, PlaceTraffic, Run, RxPlaceTb,
@@ -109,7 +110,7 @@ fn both_back_ends_alignments_and_short_runs() {
     let mut addr = 0x4000_0000u32;
     for lo in 0..4u32 {
         for len in 0..10usize {
-            for conn in [1usize, 3] {
+            for conn in [CONNECTIONS / 2 - 1, CONNECTIONS - 1] {
                 addr = (addr + 64) & !63;
                 runs.push(Run {
                     conn,
@@ -117,7 +118,7 @@ fn both_back_ends_alignments_and_short_runs() {
                         .map(|j| (j * 17 + len + lo as usize) as u8)
                         .collect(),
                     good: len % 2 == 0,
-                    place: !(len == 7 && conn == 3),
+                    place: !(len == 7 && conn == CONNECTIONS - 1),
                     addr: addr + lo,
                 });
             }
@@ -153,7 +154,7 @@ fn both_back_ends_address_carries() {
                 // must follow the placed words, not only the verdict's address.
                 let before = if len > 4096 { 4104 } else { 8 };
                 runs.push(Run {
-                    conn: (i + lo as usize + len) % 4,
+                    conn: (i + lo as usize + len) % CONNECTIONS,
                     payload: (0..len).map(|j| (j * 13 + len + i) as u8).collect(),
                     good: true,
                     place: true,
@@ -176,7 +177,7 @@ fn both_back_ends_address_carries() {
     }
 }
 
-/// Throughput: long runs, one connection and four interleaved beat by beat, host addresses
+/// Throughput: long runs, one connection and all of them (4, or 2 with `two-qps`) interleaved beat by beat, host addresses
 /// 2 mod 4 (payload already in its lanes: no carry) and others (a carry, flushed at every
 /// change of connection), verdicts at once or up to 24 cycles after the run's first beat.
 #[test]
@@ -185,9 +186,9 @@ fn verilator_throughput() {
         (1usize, 2u32, 0, 0.99),
         (1, 0, 0, 0.99),
         (1, 1, 24, 0.99),
-        (4, 2, 0, 0.99),
-        (4, 0, 0, 0.45),
-        (4, 3, 24, 0.45),
+        (CONNECTIONS, 2, 0, 0.99),
+        (CONNECTIONS, 0, 0, 0.45),
+        (CONNECTIONS, 3, 24, 0.45),
     ];
     for (conns, lo, delay, min) in cases {
         let r =

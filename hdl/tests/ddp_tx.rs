@@ -9,6 +9,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::ddp::tx::DdpTx;
 use rnic_sim::tb::ddp_tx::{
     measure_beats_per_cycle, memory_for, random_hints, random_messages, DdpTxTb, TxHint, TxMsg,
@@ -26,7 +27,7 @@ fn run(sim: &mut dyn Backend, seed: u64, count: usize, max_len: u32, big: bool, 
     };
     let mut mem = memory_for(&msgs, &mut rng);
     let choices = [0u16, 20, 63, 64, 65, 100, 1454, 9000, 71, 200];
-    let mulpdu = [0; 4].map(|_: u16| {
+    let mulpdu = [0; CONNECTIONS].map(|_: u16| {
         if rng.gen_bool(0.7) {
             choices[rng.gen_range(0..choices.len())]
         } else {
@@ -72,7 +73,7 @@ fn short(sim: &mut dyn Backend) {
         .enumerate()
     {
         msgs.push(TxMsg {
-            conn: i % 4,
+            conn: i % CONNECTIONS,
             opcode: (i % 7) as u8,
             stag: 0xA1B2_C3D4 + i as u32,
             // TO's lower half wraps within the tagged 130-octet message (MULPDU 64).
@@ -93,7 +94,7 @@ fn short(sim: &mut dyn Backend) {
     traffic.ready = 0.7;
     tb.run(
         sim,
-        [64, 0, 100, 9000],
+        std::array::from_fn(|c| [64, 0, 100, 9000][c]),
         &msgs,
         &mut mem,
         &traffic,
@@ -141,7 +142,7 @@ fn random_hinted_messages_verilator() {
 
 fn write(i: usize, addr: u32, len: u32) -> TxMsg {
     TxMsg {
-        conn: i % 4,
+        conn: i % CONNECTIONS,
         opcode: if i % 3 == 2 { 3 } else { 0 },
         stag: 0x5100 + i as u32,
         to: 0x1000 * i as u64,
@@ -178,7 +179,7 @@ fn hint_matches(sim: &mut dyn Backend) {
     let r = tb
         .run_hinted(
             sim,
-            [9000; 4],
+            [9000; CONNECTIONS],
             &msgs,
             &hints,
             &mut mem,
@@ -264,7 +265,7 @@ fn hint_mismatch(sim: &mut dyn Backend, traffic: &TxTraffic) {
     let tb = DdpTxTb::new(sim).unwrap();
     tb.run_hinted(
         sim,
-        [1454, 9000, 100, 64],
+        std::array::from_fn(|c| [1454, 9000, 100, 64][c]),
         &msgs,
         &hints,
         &mut mem,

@@ -14,6 +14,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::QPS;
 use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
@@ -66,7 +67,7 @@ fn registers(sim: &mut dyn Backend) {
     sim.tick();
     assert_eq!(Mmio::read(sim, regs::ID), regs::ID_VALUE);
     assert_eq!(Mmio::read(sim, regs::VERSION), regs::VERSION_VALUE);
-    assert_eq!(Mmio::read(sim, regs::CAPS), 0x0406_0404);
+    assert_eq!(Mmio::read(sim, regs::CAPS), 0x0406_0400 | QPS as u32);
     // FEATURES: the build's capabilities (markers unless `no-markers`), read only; the other
     // constant words of the global block read 0.
     let features = if rnic_hdl::config::MARKERS {
@@ -94,7 +95,7 @@ fn registers(sim: &mut dyn Backend) {
         | 0xB << 12
         | regs::STAG_FLAGS_VALID
         | regs::STAG_FLAGS_REMOTE_INV
-        | 2 << regs::STAG_FLAGS_QP_SHIFT;
+        | (QPS as u32 / 2) << regs::STAG_FLAGS_QP_SHIFT;
     Mmio::write(sim, regs::STAG_INDEX, 0x2B);
     Mmio::write(sim, regs::STAG_FLAGS, flags);
     Mmio::write(sim, regs::STAG_BASE_TO_LO, 0x1122_3344);
@@ -117,7 +118,7 @@ fn registers(sim: &mut dyn Backend) {
         ("prog_pd", 3),
         ("prog_access", 0xB),
         ("prog_qp_bound", 0),
-        ("prog_qp", 2),
+        ("prog_qp", QPS as u128 / 2),
         ("prog_remote_inv", 1),
         // STAG_BASE_TO_HI != 0 as bit 32 (the Cu table programs such an entry invalid).
         ("prog_base_to", 0x1_1122_3344),
@@ -141,7 +142,7 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(get(sim, "idle"), 1);
 
     // Per-QP registers and the commit.
-    for qp in 0..4usize {
+    for qp in 0..QPS {
         let q = qp as u32;
         Mmio::write(
             sim,
@@ -162,7 +163,7 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::write(sim, regs::qp_reg(qp, regs::QP_RQ_LOG2), 9 + q);
         Mmio::write(sim, regs::qp_reg(qp, regs::QP_RQ_PI), 0x100 + q);
     }
-    for qp in 0..4usize {
+    for qp in 0..QPS {
         let q = qp as u32;
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_ULPDU)),
@@ -183,7 +184,7 @@ fn registers(sim: &mut dyn Backend) {
         assert_eq!(Mmio::read(sim, regs::qp_reg(qp, regs::QP_AEV)), 0);
         assert_eq!(Mmio::read(sim, regs::qp_reg(qp, regs::QP_STATUS)), 0);
     }
-    for qp in [2usize, 0, 3, 1] {
+    for qp in [2usize, 0, 3, 1].into_iter().filter(|&qp| qp < QPS) {
         let q = qp as u32;
         let ctrl = regs::QP_CTRL_ENABLE
             | if qp & 1 == 1 {
@@ -231,15 +232,17 @@ fn registers(sim: &mut dyn Backend) {
     }
     assert_eq!(Mmio::read(sim, regs::qp_reg(1, regs::QP_RQ_PI)), 0);
 
+    // QP `qa`: 2 (1 with 2 QPs).
+    let qa = QPS / 2;
     // SQ doorbell: one cycle, then a QP_CTRL write right after it keeps the order.
-    Mmio::write(sim, regs::qp_reg(2, regs::QP_SQ_PI), 0x1_ABCD);
+    Mmio::write(sim, regs::qp_reg(qa, regs::QP_SQ_PI), 0x1_ABCD);
     assert_eq!(
         (
             get(sim, "sq_db_valid"),
             get(sim, "sq_db_qp"),
             get(sim, "sq_db_pi")
         ),
-        (1, 2, 0xABCD)
+        (1, qa as u128, 0xABCD)
     );
     assert_eq!(get(sim, "qpc_write"), 0);
     Mmio::write(sim, regs::qp_reg(1, regs::QP_CTRL), 0);
@@ -250,13 +253,13 @@ fn registers(sim: &mut dyn Backend) {
     // QP_STATUS_FPDU_RECEIVED (the Responder's send fence, RFC 5044 §7.1.2): set by RxPath's
     // strobe for its connection only, kept, cleared by that QP's QP_CTRL write.
     set(sim, "fpdu_good_valid", 1);
-    set(sim, "fpdu_good_conn", 2);
+    set(sim, "fpdu_good_conn", qa as u128);
     sim.tick();
     set(sim, "fpdu_good_valid", 0);
     set(sim, "fpdu_good_conn", 0);
     sim.tick();
-    for qp in 0..4usize {
-        let want = if qp == 2 {
+    for qp in 0..QPS {
+        let want = if qp == qa {
             regs::QP_STATUS_FPDU_RECEIVED
         } else {
             0
@@ -267,12 +270,12 @@ fn registers(sim: &mut dyn Backend) {
             "QP {qp}"
         );
     }
-    // A strobe of another connection in the cycle of QP 2's commit: QP 2 clears, QP 0 sets.
+    // A strobe of another connection in the cycle of QP qa's commit: QP qa clears, QP 0 sets.
     set(sim, "fpdu_good_valid", 1);
-    Mmio::write(sim, regs::qp_reg(2, regs::QP_CTRL), 0);
+    Mmio::write(sim, regs::qp_reg(qa, regs::QP_CTRL), 0);
     set(sim, "fpdu_good_valid", 0);
     sim.tick();
-    assert_eq!(Mmio::read(sim, regs::qp_reg(2, regs::QP_STATUS)), 0);
+    assert_eq!(Mmio::read(sim, regs::qp_reg(qa, regs::QP_STATUS)), 0);
     assert_eq!(
         Mmio::read(sim, regs::qp_reg(0, regs::QP_STATUS)),
         regs::QP_STATUS_FPDU_RECEIVED
@@ -306,14 +309,17 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(Mmio::read(sim, regs::cq_reg(1, regs::CQ_CI)), 0);
     // The SQ base is still there (one RAM holds every base).
     assert_eq!(
-        Mmio::read(sim, regs::qp_reg(3, regs::QP_SQ_BASE)),
-        0x4000_3000
+        Mmio::read(sim, regs::qp_reg(QPS - 1, regs::QP_SQ_BASE)),
+        0x4000_0000 + (QPS as u32 - 1) * 0x1000
     );
     // Only the implemented bits are kept (masked at the write into the register RAM); QP_RQ_CI
     // and CQ_PI (in the RAM too, written by the engines) ignore MMIO writes.
     for (addr, want) in [
         (regs::STAG_INDEX, 0x3F),
-        (regs::STAG_FLAGS, 0x0307_FFFF),
+        (
+            regs::STAG_FLAGS,
+            0x0007_FFFF | (QPS as u32 - 1) << regs::STAG_FLAGS_QP_SHIFT,
+        ),
         (regs::qp_reg(1, regs::QP_CTRL), 0x00FF_FFFF),
         (regs::qp_reg(1, regs::QP_SQ_LOG2), 0xF),
         (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
@@ -397,9 +403,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     mem.write(RD_AREA, &rd_bytes);
     let mut dma = DmaSide::new(DmaPort::new(cfg.dma, seed), mem);
     let cq_log2 = [5u32, 6, 5, 2];
-    // QP q: send CQ, recv CQ. CQ 3 (QP 3 only) is never consumed and overflows.
-    let send_cq = [0usize, 1, 2, 3];
-    let recv_cq = [1usize, 0, 2, 3];
+    // QP q: send CQ, recv CQ. CQ 3 (the last QP's only) is never consumed and overflows.
+    let mut send_cq = [0usize, 1, 2, 3];
+    let mut recv_cq = [1usize, 0, 2, 3];
+    send_cq[QPS - 1] = 3;
+    recv_cq[QPS - 1] = 3;
     sim.tick();
     for (cq, &log2) in cq_log2.iter().enumerate() {
         Mmio::write(
@@ -409,7 +417,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         );
         Mmio::write(sim, regs::cq_reg(cq, regs::CQ_LOG2), log2);
     }
-    for qp in 0..4 {
+    for qp in 0..QPS {
         Mmio::write(
             sim,
             regs::qp_reg(qp, regs::QP_RQ_BASE),
@@ -469,7 +477,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         // Quiet windows (no new CQEs) let the driver consume the CQs.
         let quiet = cyc % 128 >= 96;
         if rx_src.is_none() && !winding_down && !quiet && rng.gen_bool(0.3) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             let read = rng.gen_bool(0.2);
             let with_inv = rng.gen_bool(0.3);
             next_idx = next_idx.wrapping_add(1);
@@ -492,7 +500,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             });
         }
         if tx_src.is_none() && !winding_down && !quiet && rng.gen_bool(0.3) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             next_idx = next_idx.wrapping_add(1);
             tx_src = Some(PendCqe {
                 qp,
@@ -565,9 +573,9 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         let rdc_ready = rng.gen_bool(0.5);
         set(sim, "rdc_ready", u128::from(rdc_ready));
 
-        // ---- Async events (QPs 0..2; QP 3's event is its CQ overflow).
+        // ---- Async events (all QPs but the last, whose event is its CQ overflow).
         if aev_pend.is_none() && !winding_down && rng.gen_bool(0.004) {
-            let qp = rng.gen_range(0..3);
+            let qp = rng.gen_range(0..QPS - 1);
             let v = (rng.gen_range(1..4u32) << 16) | rng.gen_range(0..0x10000u32);
             aev_pend = Some((qp, v));
         }
@@ -589,7 +597,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
 
         let mut mmio_busy = false;
         if rng.gen_bool(0.05) {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             let room = rq_size - (rq_pi[qp].wrapping_sub(rq_ci[qp]));
             if room > 0 && rq_wait.is_none() && !winding_down {
                 let n = rng.gen_range(1..=room);
@@ -624,7 +632,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         let rq_service_idle = get(sim, "rq_req_ready") == 1;
         if !mmio_busy && !sources_busy && rq_wait.is_none() && rq_service_idle && rng.gen_bool(0.1)
         {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));
                 mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
@@ -638,7 +646,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         let rq_ready = get(sim, "rq_req_ready") == 1;
         let mut rq_issued = None;
         if rq_wait.is_none() && rng.gen_bool(0.3) && !winding_down {
-            let qp = rng.gen_range(0..4);
+            let qp = rng.gen_range(0..QPS);
             // As RxControl does for the segments of one Send: the head WQE may be read again
             // before its pop.
             let pop = rq_must_pop[qp] && rng.gen_bool(0.6);
@@ -925,7 +933,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     assert_eq!(get(sim, "idle"), 1);
 
     // Final register state.
-    for qp in 0..4 {
+    for qp in 0..QPS {
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_RQ_CI)),
             u32::from(rq_ci[qp])
@@ -956,7 +964,10 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         cq_ovf[3] && !cq_ovf[0] && !cq_ovf[1],
         "overflows {cq_ovf:?}, written {written:?}, pi {cq_pi:?} ci {cq_ci:?}"
     );
-    assert_eq!(aev[3], Some((AsyncEventKind::CqOverflow as u32) << 16));
+    assert_eq!(
+        aev[QPS - 1],
+        Some((AsyncEventKind::CqOverflow as u32) << 16)
+    );
 
     // Write log: packets whole; placement packets in order and byte-exact; every other packet
     // a 4-beat CQE in a CQ ring.
@@ -987,12 +998,14 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     assert_eq!(cqes, written.iter().sum::<usize>());
     dma.mem.assert_no_violations();
     // Coverage.
+    // The CQs of every QP but the last: 0..3 (0..2 with 2 QPs).
+    let used = (QPS - 1).max(2);
     assert!(
-        written.iter().take(3).all(|&w| w > 8),
+        written.iter().take(used).all(|&w| w > 8),
         "written {written:?}"
     );
     assert!(
-        (0..3).any(|cq| written[cq] > (1 << cq_log2[cq]) + 1),
+        (0..used).any(|cq| written[cq] > (1 << cq_log2[cq]) + 1),
         "no CQ wrapped (owner bit 0 never written): {written:?}"
     );
     assert!(rx_beats_taken > 32, "receive beats {rx_beats_taken}");

@@ -554,24 +554,76 @@ fn exhaustion() {
             max: caps.qps
         }
     );
-    // An idle QP is not ready.
+    // An idle QP is not ready (a 2-QP core has none beyond the fixture's two).
+    if let Some(&idle) = qps.first() {
+        let e = f.dev.post_send(idle, &send_wr(1, &f.mr[0], 1)).unwrap_err();
+        assert_eq!(
+            e,
+            VerbsError::QpNotReady {
+                qp: idle.0,
+                state: "not connected"
+            }
+        );
+        f.dev.destroy_qp(idle).unwrap();
+        let again = f
+            .dev
+            .create_qp(f.pd, cqs[0], cqs[0], QpCaps::default())
+            .unwrap();
+        assert_eq!(again, idle);
+    }
+}
+
+/// The driver takes the QP count from the device's CAPS \[7:0\] (4, or 2 with `two-qps`): it
+/// hands out QPs 0 .. count - 1 and refuses the next with `NoResources` naming the count (on a
+/// 2-QP core: no QP 2).
+#[test]
+#[allow(clippy::reversed_empty_ranges)] // `QPS..4`: no absent QP windows at 4 QPs
+fn qp_count_from_caps() {
+    let mut f = fixture([6, 6]);
+    let caps = f.dev.caps();
+    assert_eq!(caps.qps, rnic_hdl::config::QPS);
+    let sim = f.dev.sim_mut();
+    assert_eq!(
+        (sim.mmio_read(regs::CAPS).unwrap() & 0xFF) as usize,
+        rnic_hdl::config::QPS
+    );
+    // The register windows of QPs the core does not have (QP_REGS holds 4) decode as nothing:
+    // they read 0 and a write changes no QP's register.
+    for qp in rnic_hdl::config::QPS..4 {
+        let before = sim.mmio_read(regs::qp_reg(0, regs::QP_ULPDU)).unwrap();
+        sim.mmio_write(regs::qp_reg(qp, regs::QP_ULPDU), 0x5A5);
+        assert_eq!(sim.mmio_read(regs::qp_reg(qp, regs::QP_ULPDU)).unwrap(), 0);
+        assert_eq!(
+            sim.mmio_read(regs::qp_reg(qp, regs::QP_SQ_BASE)).unwrap(),
+            0
+        );
+        for q in 0..rnic_hdl::config::QPS {
+            let r = sim.mmio_read(regs::qp_reg(q, regs::QP_ULPDU)).unwrap();
+            assert!(q != 0 || r == before, "QP {qp}'s write reached QP {q}");
+            assert_ne!(r, 0x5A5, "QP {qp}'s write reached QP {q}");
+        }
+    }
+    let cq = f.dev.create_cq(2).unwrap();
+    let mut n = vec![f.qp[0].0, f.qp[1].0];
+    for _ in 2..caps.qps {
+        n.push(f.dev.create_qp(f.pd, cq, cq, QpCaps::default()).unwrap().0);
+    }
+    assert_eq!(n, (0..caps.qps).collect::<Vec<_>>());
     let e = f
         .dev
-        .post_send(qps[0], &send_wr(1, &f.mr[0], 1))
+        .create_qp(f.pd, cq, cq, QpCaps::default())
         .unwrap_err();
     assert_eq!(
         e,
-        VerbsError::QpNotReady {
-            qp: qps[0].0,
-            state: "not connected"
+        VerbsError::NoResources {
+            what: "QP",
+            max: rnic_hdl::config::QPS
         }
     );
-    f.dev.destroy_qp(qps[0]).unwrap();
-    let again = f
-        .dev
-        .create_qp(f.pd, cqs[0], cqs[0], QpCaps::default())
-        .unwrap();
-    assert_eq!(again, qps[0]);
+    assert_eq!(
+        e.to_string(),
+        format!("no free QP: all {} are in use", rnic_hdl::config::QPS)
+    );
 }
 
 /// Handles of destroyed objects, and handles that never were, are `BadHandle`.

@@ -35,6 +35,7 @@ use crate::pcap::mpa::MpaCapture;
 use crate::pcap::{Direction, PcapWriter, TcpConnection};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::CONNECTIONS;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 
@@ -66,12 +67,13 @@ pub struct LoopbackConfig {
 }
 
 impl Default for LoopbackConfig {
-    /// Pairs (0, 1) and (2, 3) on 4 connections, segments of 1..=64 bytes, 20 % gaps, no
-    /// transmit stalls, 4096 bytes of window, no wire delay, no capture.
+    /// The core's connections (`rnic_hdl::config::CONNECTIONS`: 4, or 2 with `two-qps`) in
+    /// pairs (0, 1), (2, 3), segments of 1..=64 bytes, 20 % gaps, no transmit stalls, 4096
+    /// bytes of window, no wire delay, no capture.
     fn default() -> Self {
         LoopbackConfig {
-            pairs: vec![(0, 1), (2, 3)],
-            connections: 4,
+            pairs: (0..CONNECTIONS / 2).map(|p| (2 * p, 2 * p + 1)).collect(),
+            connections: CONNECTIONS,
             max_segment: 64,
             rx_gap: 0.2,
             tx_stall: 0.0,
@@ -482,7 +484,7 @@ mod tests {
                 ..LoopbackConfig::default()
             };
             let r = run(cfg, seed, 3000);
-            for c in 0..4 {
+            for c in 0..CONNECTIONS {
                 let from = r.lb.pair(c).unwrap();
                 assert_eq!(r.got[c], r.streams[from], "seed {seed}: stream into {c}");
                 assert_eq!(r.lb.delivered(c), 3000);
@@ -507,7 +509,7 @@ mod tests {
             ..LoopbackConfig::default()
         };
         let r = run(cfg, 11, 2000);
-        for c in 0..4 {
+        for c in 0..CONNECTIONS {
             assert_eq!(r.got[c], r.streams[r.lb.pair(c).unwrap()]);
         }
     }
@@ -564,7 +566,7 @@ mod tests {
         };
         let r = run(cfg, 3, 500);
         let cap = r.lb.captured();
-        for c in 0..4 {
+        for c in 0..CONNECTIONS {
             let bytes: Vec<u8> = cap
                 .iter()
                 .filter(|p| p.conn == c)

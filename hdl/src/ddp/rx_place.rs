@@ -84,8 +84,9 @@ use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
-// Written for 4 byte lanes and 32-bit host addresses.
-const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS == 4);
+// Written for 4 byte lanes and 32-bit host addresses; `hr_oh` has a bit for each of at most 4
+// connections (bits 0-3) and the verdict port (bit 4).
+const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS <= 4);
 
 /// Input FIFO entry: data 32, keep 4, first, last, good, connection.
 const FIFO_BITS: usize = 39 + CONN_BITS;
@@ -203,10 +204,7 @@ pub struct RxPlace {
     h_last: Signal<Local, Bit>,
     h_good: Signal<Local, Bit>,
     h_conn: Signal<Local, Bits<CONN_BITS>>,
-    m0: Signal<Local, Bits<32>>,
-    m1: Signal<Local, Bits<32>>,
-    m2: Signal<Local, Bits<32>>,
-    m3: Signal<Local, Bits<32>>,
+    m: [Signal<Local, Bits<32>>; CONNECTIONS],
     mv: Signal<Local, Bits<32>>,
     ones: Constant<Bits<32>>,
     addr: Signal<Local, Bits<32>>,
@@ -345,10 +343,7 @@ impl Default for RxPlace {
             h_last: Default::default(),
             h_good: Default::default(),
             h_conn: Default::default(),
-            m0: Default::default(),
-            m1: Default::default(),
-            m2: Default::default(),
-            m3: Default::default(),
+            m: Default::default(),
             mv: Default::default(),
             ones: Constant::new(0xFFFF_FFFF_u64.into()),
             addr: Default::default(),
@@ -477,38 +472,25 @@ impl Logic for RxPlace {
         self.can.next = self.skid.room.val();
 
         // ---- Placement of the head beat.
-        // The head beat's address source, one-hot (`hr_oh`: connection 0-3 or the verdict
+        // The head beat's address source, one-hot (`hr_oh`: a connection or the verdict
         // port): an AND-OR of two LUT levels, not a multiplexer tree.
-        self.m0.next = 0.into();
-        self.m1.next = 0.into();
-        self.m2.next = 0.into();
-        self.m3.next = 0.into();
         self.mv.next = 0.into();
-        if self.hr_oh.q.val().get_bit(0) {
-            self.m0.next = self.ones.val();
-        }
-        if self.hr_oh.q.val().get_bit(1) {
-            self.m1.next = self.ones.val();
-        }
-        if self.hr_oh.q.val().get_bit(2) {
-            self.m2.next = self.ones.val();
-        }
-        if self.hr_oh.q.val().get_bit(3) {
-            self.m3.next = self.ones.val();
+        for i in 0..CONNECTIONS {
+            self.m[i].next = 0.into();
+            if self.hr_oh.q.val().get_bit(i) {
+                self.m[i].next = self.ones.val();
+            }
         }
         if self.hr_oh.q.val().get_bit(4) {
             self.mv.next = self.ones.val();
         }
-        self.addr.next = (self.na[0].q.val() & self.m0.val())
-            | (self.na[1].q.val() & self.m1.val())
-            | (self.na[2].q.val() & self.m2.val())
-            | (self.na[3].q.val() & self.m3.val())
-            | (self.vd_addr.val() & self.mv.val());
-        self.place.next = (self.pl[0].q.val() && self.hr_oh.q.val().get_bit(0))
-            || (self.pl[1].q.val() && self.hr_oh.q.val().get_bit(1))
-            || (self.pl[2].q.val() && self.hr_oh.q.val().get_bit(2))
-            || (self.pl[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vd_place.val() && self.hr_oh.q.val().get_bit(4));
+        self.addr.next = self.vd_addr.val() & self.mv.val();
+        self.place.next = self.vd_place.val() && self.hr_oh.q.val().get_bit(4);
+        for i in 0..CONNECTIONS {
+            self.addr.next = self.addr.val() | (self.na[i].q.val() & self.m[i].val());
+            self.place.next =
+                self.place.val() || (self.pl[i].q.val() && self.hr_oh.q.val().get_bit(i));
+        }
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
         self.flush.next = self.hr_v.q.val()
@@ -580,16 +562,14 @@ impl Logic for RxPlace {
         // with each address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit
         // carry chain after the address selection missed 100 MHz (79), the all-ones trees too
         // (94).
-        self.sa10.next = (self.na_a10[0].q.val() && self.hr_oh.q.val().get_bit(0))
-            || (self.na_a10[1].q.val() && self.hr_oh.q.val().get_bit(1))
-            || (self.na_a10[2].q.val() && self.hr_oh.q.val().get_bit(2))
-            || (self.na_a10[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vd_a10.val() && self.hr_oh.q.val().get_bit(4));
-        self.sa20.next = (self.na_a20[0].q.val() && self.hr_oh.q.val().get_bit(0))
-            || (self.na_a20[1].q.val() && self.hr_oh.q.val().get_bit(1))
-            || (self.na_a20[2].q.val() && self.hr_oh.q.val().get_bit(2))
-            || (self.na_a20[3].q.val() && self.hr_oh.q.val().get_bit(3))
-            || (self.vd_a20.val() && self.hr_oh.q.val().get_bit(4));
+        self.sa10.next = self.vd_a10.val() && self.hr_oh.q.val().get_bit(4);
+        self.sa20.next = self.vd_a20.val() && self.hr_oh.q.val().get_bit(4);
+        for i in 0..CONNECTIONS {
+            self.sa10.next =
+                self.sa10.val() || (self.na_a10[i].q.val() && self.hr_oh.q.val().get_bit(i));
+            self.sa20.next =
+                self.sa20.val() || (self.na_a20[i].q.val() && self.hr_oh.q.val().get_bit(i));
+        }
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
         self.w_hi.next = self.word.val().get_bits::<10>(20);

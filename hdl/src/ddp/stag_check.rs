@@ -125,7 +125,7 @@ pub const STAG_CHECK_LATENCY: usize = 5;
 const _: () = assert!(
     STAG_INDEX_BITS == 6
         && PD_BITS == 4
-        && CONN_BITS == 2
+        && CONN_BITS <= super::stag_table::W0_QP_FIELD_BITS
         && DMA_ADDR_BITS == 32
         && STAG_BASE_TO_BITS == 32
         && super::stag_table::W0_BASE_0 == 0

@@ -82,8 +82,11 @@ pub const W0_ACCESS: usize = W0_PD + PD_BITS;
 pub const W0_QP_BOUND: usize = W0_ACCESS + 4;
 /// Word 0: the bound QP.
 pub const W0_QP: usize = W0_QP_BOUND + 1;
+/// Bits word 0 keeps for the bound QP: room for 4 QPs whatever the QP count, so that the
+/// word's layout (and StagCheck's literal offsets) does not change with `CONN_BITS`.
+pub const W0_QP_FIELD_BITS: usize = 2;
 /// Word 0: the remote-invalidate flag.
-pub const W0_REMOTE_INV: usize = W0_QP + CONN_BITS;
+pub const W0_REMOTE_INV: usize = W0_QP + W0_QP_FIELD_BITS;
 /// Word 0: the valid bit (last, in word 0's spare bits; a clear writes it 0).
 pub const W0_VALID: usize = W0_REMOTE_INV + 1;
 /// Width of word 0.
@@ -98,7 +101,8 @@ pub const W1_HOST: usize = 32;
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () = assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64);
+const _: () =
+    assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS);
 
 /// The STag table: the two-word RAM and its write-port arbitration (see the module
 /// documentation).

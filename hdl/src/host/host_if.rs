@@ -868,9 +868,12 @@ const _: () = {
     assert!(regs::QP_CTRL_SEND_CQ_SHIFT == 20 && regs::QP_CTRL_RECV_CQ_SHIFT == 22);
     assert!(regs::QP_CTRL_PD_SHIFT == 8 && regs::QP_CTRL_IRD_SHIFT == 12);
     assert!(regs::QP_CTRL_ORD_SHIFT == 16 && regs::QP_CTRL_TX_MARKERS == 1 << 5);
-    assert!(QPS == 4 && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
+    assert!(QPS <= 4 && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
 };
 
+// The windows of absent QPs: a loop that is empty at 4 QPs (`QPS..4`; the allow covers the
+// Verilog generator `#[hdl_gen]` adds to the impl).
+#[allow(clippy::reversed_empty_ranges)]
 impl Logic for HostIf {
     // The nested `if` of the STATUS read is kept: its collapsed form gives yosys 12 more LUT4
     // (1069 against 1057, measured).
@@ -979,9 +982,17 @@ impl Logic for HostIf {
         self.wr.next = self.mmio_valid.val() && self.mmio_write.val();
         self.a_glob.next = self.mmio_addr.val().get_bits::<4>(8) == 0;
         self.a_qp.next = self.mmio_addr.val().get_bits::<4>(8) == 1;
+        // The QP window holds four QPs' registers (`regs::QP_STRIDE`); with fewer QPs the
+        // windows of the QPs the core does not have decode as nothing (read 0, writes ignored).
+        // The loop is empty at 4 QPs.
+        for i in QPS..4 {
+            if self.mmio_addr.val().get_bits::<2>(6).index() == i {
+                self.a_qp.next = false;
+            }
+        }
         self.a_cq.next =
             (self.mmio_addr.val().get_bits::<4>(8) == 2) && !self.mmio_addr.val().get_bit(7);
-        self.a_q.next = self.mmio_addr.val().get_bits::<2>(6);
+        self.a_q.next = self.mmio_addr.val().get_bits::<CONN_BITS>(6);
         self.a_c.next = self.mmio_addr.val().get_bits::<2>(5);
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
@@ -1176,11 +1187,11 @@ impl Logic for HostIf {
         self.base.read_addr.next = self.a_ram_addr.val();
         // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
         // with an engine's register-RAM read the log2 it needs next.
-        self.ulp.read_addr.next = bit_cast::<4, 2>(self.a_q.val());
+        self.ulp.read_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
         if self.mmio_valid.val() {
             if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
                 // The commit's SQ base: word {01, qp, 0010}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.a_q.val()) << 4) | 0x42;
+                self.base.read_addr.next = (bit_cast::<8, CONN_BITS>(self.a_q.val()) << 4) | 0x42;
             }
         } else if (self.rq_state.q.val() == RqState::Ci)
             || (self.rq_state.q.val() == RqState::Pop)
@@ -1190,17 +1201,20 @@ impl Logic for HostIf {
             self.rq_gnt.next = true;
             if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
                 // QP_RQ_CI: {01, qp, 1000}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.base.read_addr.next =
+                    (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x48;
                 self.ix_v.d.next = self.r_ci_v.val();
             } else if self.rq_state.q.val() == RqState::Pi {
                 // QP_RQ_PI: {01, qp, 0111}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x47;
+                self.base.read_addr.next =
+                    (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x47;
                 self.ix_v.d.next = self.r_pi_v.val();
                 // QP_RQ_LOG2 (Check).
-                self.ulp.read_addr.next = bit_cast::<4, 2>(self.rq_qp.q.val()) | 4;
+                self.ulp.read_addr.next = bit_cast::<4, CONN_BITS>(self.rq_qp.q.val()) | 4;
             } else {
                 // QP_RQ_BASE: {01, qp, 0101}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x45;
+                self.base.read_addr.next =
+                    (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x45;
             }
         } else if (self.cw_state.q.val() == CwState::Ci)
             || (self.cw_state.q.val() == CwState::Pi)
@@ -1224,9 +1238,9 @@ impl Logic for HostIf {
         }
         // The auxiliary RAM's writes: QP_ULPDU, QP_RQ_LOG2, CQ_LOG2.
         self.ulp.write_data.next = self.mmio_wdata.val();
-        self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val());
+        self.ulp.write_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
         if self.a_qoff.val().get_bit(4) {
-            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_q.val()) | 4;
+            self.ulp.write_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val()) | 4;
         }
         if !self.a_qp.val() {
             self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
@@ -1247,7 +1261,8 @@ impl Logic for HostIf {
             if self.rq_state.q.val() == RqState::PopW {
                 self.rq_wgnt.next = true;
                 self.base.write_enable.next = true;
-                self.base.write_addr.next = (bit_cast::<8, 2>(self.rq_qp.q.val()) << 4) | 0x48;
+                self.base.write_addr.next =
+                    (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x48;
                 self.base.write_data.next = bit_cast::<32, 16>(self.rsp_index.q.val());
             } else if self.cw_state.q.val() == CwState::Pw {
                 self.cw_wgnt.next = true;
@@ -1258,7 +1273,8 @@ impl Logic for HostIf {
                 // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not
                 // write, `aev_ready`).
                 self.base.write_enable.next = true;
-                self.base.write_addr.next = (bit_cast::<8, 2>(self.ev_qp.val()) << 4) | 0x49;
+                self.base.write_addr.next =
+                    (bit_cast::<8, CONN_BITS>(self.ev_qp.val()) << 4) | 0x49;
                 self.base.write_data.next = self.ev_data.val();
             }
         }

@@ -109,13 +109,14 @@ const MEM_BITS: usize = IRQ_ADDR_BITS + WORD_BITS;
 /// Bits of the queue count (0..=IRQ_DEPTH).
 const QCNT_BITS: usize = IRQ_ADDR_BITS + 1;
 // The generated Verilog needs literal numbers: `update` takes the last word as 5, the entry
-// number shifted by 3, the full queue as count bit 4, and the QP as 2 bits, the address as 32.
+// number shifted by 3, the full queue as count bit 4, the address as 32 (the QP, `CONN_BITS`
+// wide, sits in the low bits of the last word).
 const _: () = assert!(
     IRQ_WORDS == 6
         && IRQ_WORDS <= 1 << WORD_BITS
         && WORD_BITS == 3
         && QCNT_BITS == 5
-        && CONN_BITS == 2
+        && CONN_BITS <= 32
         && DMA_ADDR_BITS == 32
 );
 /// Bits of a QP FIFO pointer.

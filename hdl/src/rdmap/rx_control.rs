@@ -206,7 +206,7 @@ use rnic_proto::verbs::{access, AsyncEventKind, WcOpcode, WcStatus};
 use rust_hdl::prelude::*;
 
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
-const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
+const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6);
 
 /// Context-RAM address width: `{conn, field (0 MSN QN 0, 1 MSN QN 1, 2 MO, 3 unused), half}`.
 const QCTX_ADDR_BITS: usize = CONN_BITS + 3;

@@ -146,7 +146,7 @@
 //! way. Outstanding Reads alone do not
 //! count: they wait for the receive side.
 
-use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, RING_INDEX_BITS, RING_LOG2_BITS};
+use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, QPS, RING_INDEX_BITS, RING_LOG2_BITS};
 use crate::mpa::mpa_rx::RxContextRam;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
@@ -286,24 +286,24 @@ pub struct SendEngine {
     nx: Signal<Local, Bits<SE_STATES>>,
     lv: Signal<Local, Bits<SE_STATES>>,
     // Per-QP registers.
-    q_en: [DFF<Bit>; 4],
-    q_err: [DFF<Bit>; 4],
-    q_blk: [DFF<Bit>; 4],
+    q_en: [DFF<Bit>; QPS],
+    q_err: [DFF<Bit>; QPS],
+    q_blk: [DFF<Bit>; QPS],
     /// Latched local error of the WQE at ci: 0 none, else the WcStatus.
-    q_lst: [DFF<Bits<3>>; 4],
+    q_lst: [DFF<Bits<3>>; QPS],
     /// WcOpcode of that WQE.
-    q_lop: [DFF<Bits<2>>; 4],
-    q_ci: [DFF<Bits<16>>; 4],
-    q_pi: [DFF<Bits<16>>; 4],
-    q_pd: [DFF<Bits<PD_BITS>>; 4],
+    q_lop: [DFF<Bits<2>>; QPS],
+    q_ci: [DFF<Bits<16>>; QPS],
+    q_pi: [DFF<Bits<16>>; QPS],
+    q_pd: [DFF<Bits<PD_BITS>>; QPS],
     /// ORD capped at [`ORQ_DEPTH`] (0..=4).
-    q_ord: [DFF<Bits<3>>; 4],
-    q_oh: [DFF<Bits<2>>; 4],
-    q_oc: [DFF<Bits<3>>; 4],
+    q_ord: [DFF<Bits<3>>; QPS],
+    q_oh: [DFF<Bits<2>>; QPS],
+    q_oc: [DFF<Bits<3>>; QPS],
     /// MSN of QN 0 / QN 1 is 1 whatever the context RAM holds (set by `qpc_write`, cleared
     /// when the MSN is written back).
-    q_f0: [DFF<Bit>; 4],
-    q_f1: [DFF<Bit>; 4],
+    q_f0: [DFF<Bit>; QPS],
+    q_f1: [DFF<Bit>; QPS],
     /// The signaled bit of each outstanding Read, at `{qp, slot}` like its `orq` entry.
     orq_sig: [DFF<Bit>; 16],
     /// `orq`'s read address of the last edge (its `{qp, slot}` part).
@@ -401,14 +401,14 @@ pub struct SendEngine {
     /// Load WQE word k into its register (bit k).
     f_ld: Signal<Local, Bits<8>>,
     // Combinational helpers.
-    el: [Signal<Local, Bit>; 4],
+    el: [Signal<Local, Bit>; QPS],
     /// Per QP: ci != pi.
-    ne: [Signal<Local, Bit>; 4],
+    ne: [Signal<Local, Bit>; QPS],
     k_ne: Signal<Local, Bit>,
-    elig: Signal<Local, Bits<4>>,
-    elig_q: DFF<Bits<4>>,
-    elig2: Signal<Local, Bits<8>>,
-    rot: Signal<Local, Bits<8>>,
+    elig: Signal<Local, Bits<QPS>>,
+    elig_q: DFF<Bits<QPS>>,
+    elig2: Signal<Local, Bits<{ 2 * QPS }>>,
+    rot: Signal<Local, Bits<{ 2 * QPS }>>,
     off: Signal<Local, Bits<CONN_BITS>>,
     pick: Signal<Local, Bits<CONN_BITS>>,
     any: Signal<Local, Bit>,
@@ -482,6 +482,9 @@ pub struct SendEngine {
 // `rnic_proto::verbs` name beside each (WcOpcode Send 0, RdmaWrite 1, RdmaRead 2; WcStatus
 // LocQpOpErr 2, LocProtErr 4, WrFlushErr 5); the testbench checks them against that crate.
 
+// The pick is generated for 4 or 2 QPs by loops of one or no iteration (`CONN_BITS..2`; the
+// allow covers the Verilog generator `#[hdl_gen]` adds to the impl).
+#[allow(clippy::reversed_empty_ranges)]
 impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
@@ -505,20 +508,20 @@ impl Logic for SendEngine {
         self.rdc_ready.next = (self.rq_wp.q.val() ^ self.rq_rp.q.val()) != 16;
         self.rdcq.write_enable.next = self.rdc_valid.val() && self.rdc_ready.val();
         self.rdcq.write_addr.next = self.rq_wp.q.val().get_bits::<4>(0);
-        self.rdcq.write_data.next =
-            (bit_cast::<10, 8>(self.rdc_status.val()) << 2) | bit_cast::<10, 2>(self.rdc_qp.val());
+        self.rdcq.write_data.next = (bit_cast::<10, 8>(self.rdc_status.val()) << 2)
+            | bit_cast::<10, CONN_BITS>(self.rdc_qp.val());
         if self.rdcq.write_enable.val() {
             self.rq_wp.d.next = self.rq_wp.q.val() + 1;
         }
         self.rdcq_valid.next = self.rq_v.q.val();
-        self.rdcq_qp.next = self.rdcq.read_data.val().get_bits::<2>(0);
+        self.rdcq_qp.next = self.rdcq.read_data.val().get_bits::<CONN_BITS>(0);
         self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<8>(2);
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
 
         // Eligible QPs and the round-robin pick after `rr`.
         self.elig.next = 0.into();
-        for i in 0..4 {
+        for i in 0..QPS {
             self.ne[i].next = self.q_ci[i].q.val() != self.q_pi[i].q.val();
             self.el[i].next = false;
             if self.q_en[i].q.val()
@@ -532,34 +535,40 @@ impl Logic for SendEngine {
                 self.el[i].next = true;
             }
         }
-        self.elig.next = 0.into();
-        if self.el[0].val() {
-            self.elig.next = 1.into();
-        }
-        if self.el[1].val() {
-            self.elig.next = self.elig.val() | 2;
-        }
-        if self.el[2].val() {
-            self.elig.next = self.elig.val() | 4;
-        }
-        if self.el[3].val() {
-            self.elig.next = self.elig.val() | 8;
+        for i in 0..QPS {
+            if self.el[i].val() {
+                self.elig.next = self.elig.val().replace_bit(i, true);
+            }
         }
         // The pick works on `elig` registered (`elig_q`, timing: the ci / pi compares and the
         // pick were one path): two cycles old, re-checked in `Load` / `Load2` as before.
+        // `rot` is `elig_q` rotated right by `rr + 1`; `off` is its first set bit (QPS - 1 when
+        // none below). hdl_gen cannot name QPS in an expression: the chain is generated for
+        // 4 QPs (the first loop runs once at CONN_BITS 2) or for 2 (the second, at 1).
         self.elig_q.d.next = self.elig.val();
-        self.elig2.next =
-            (bit_cast::<8, 4>(self.elig_q.q.val()) << 4) | bit_cast::<8, 4>(self.elig_q.q.val());
-        self.rot.next = self.elig2.val() >> (bit_cast::<8, 2>(self.rr.q.val()) + 1);
-        self.off.next = 3.into();
-        if self.rot.val().get_bit(2) {
-            self.off.next = 2.into();
+        for _k in 1..CONN_BITS {
+            self.elig2.next = (bit_cast::<{ 2 * QPS }, QPS>(self.elig_q.q.val()) << 4)
+                | bit_cast::<{ 2 * QPS }, QPS>(self.elig_q.q.val());
+            self.rot.next = self.elig2.val() >> (bit_cast::<8, CONN_BITS>(self.rr.q.val()) + 1);
+            self.off.next = 3.into();
+            if self.rot.val().get_bit(2) {
+                self.off.next = 2.into();
+            }
+            if self.rot.val().get_bit(1) {
+                self.off.next = 1.into();
+            }
+            if self.rot.val().get_bit(0) {
+                self.off.next = 0.into();
+            }
         }
-        if self.rot.val().get_bit(1) {
+        for _k in CONN_BITS..2 {
+            self.elig2.next = (bit_cast::<{ 2 * QPS }, QPS>(self.elig_q.q.val()) << 2)
+                | bit_cast::<{ 2 * QPS }, QPS>(self.elig_q.q.val());
+            self.rot.next = self.elig2.val() >> (bit_cast::<8, CONN_BITS>(self.rr.q.val()) + 1);
             self.off.next = 1.into();
-        }
-        if self.rot.val().get_bit(0) {
-            self.off.next = 0.into();
+            if self.rot.val().get_bit(0) {
+                self.off.next = 0.into();
+            }
         }
         self.pick.next = self.rr.q.val() + self.off.val() + 1;
         self.any.next = self.elig.val().any();
@@ -592,7 +601,7 @@ impl Logic for SendEngine {
         self.k_oc.next = self.q_oc[0].q.val();
         self.k_f0.next = self.q_f0[0].q.val();
         self.k_f1.next = self.q_f1[0].q.val();
-        for i in 1..4 {
+        for i in 1..QPS {
             if self.sel.val().index() == i {
                 self.s_oh.next = self.q_oh[i].q.val();
                 self.s_oc.next = self.q_oc[i].q.val();
@@ -780,8 +789,8 @@ impl Logic for SendEngine {
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
         // Registered (timing): used only with `r_push`, a cycle after the push strobe, when
         // the QP and its FIFO pointers are still those of the strobe's cycle.
-        self.orq_wa_q.d.next =
-            (bit_cast::<4, 2>(self.cur.q.val()) << 2) | bit_cast::<4, 2>(self.orq_slot.val());
+        self.orq_wa_q.d.next = (bit_cast::<4, CONN_BITS>(self.cur.q.val()) << 2)
+            | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = self.w_len.q.val();
@@ -1122,7 +1131,7 @@ impl Logic for SendEngine {
         // runs only while a Write / Send is offered, a push follows a Read's hand-over).
         self.orq.write_enable.next = self.r_push.q.val() || self.pf_wr.val();
         self.orq_raddr.next =
-            (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
+            (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.r_push.q.val() {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
         } else {
@@ -1164,12 +1173,12 @@ impl Logic for SendEngine {
         // both fresh flags (MSNs 1). The write-back writes `{cur, 2}` (Read) or `{cur, 1}`.
         self.ctx.write_enable.next = self.ctx_we.val() || self.qpc_write.val();
         if self.is_read.val() {
-            self.ctx_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2) | 2;
+            self.ctx_waddr.next = (bit_cast::<4, CONN_BITS>(self.cur.q.val()) << 2) | 2;
         } else {
-            self.ctx_waddr.next = (bit_cast::<4, 2>(self.cur.q.val()) << 2) | 1;
+            self.ctx_waddr.next = (bit_cast::<4, CONN_BITS>(self.cur.q.val()) << 2) | 1;
         }
         if self.qpc_write.val() {
-            self.ctx_waddr.next = bit_cast::<4, 2>(self.qpc_qp.val()) << 2;
+            self.ctx_waddr.next = bit_cast::<4, CONN_BITS>(self.qpc_qp.val()) << 2;
             self.ctx.write_data.next = ((self.qpc_sq_base.val() >> 5) << 5)
                 | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
         }
@@ -1192,10 +1201,10 @@ impl Logic for SendEngine {
             self.ctx_rw.next = 1.into();
         }
         self.ctx.read_addr.next =
-            (bit_cast::<4, 2>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.ctx_rw.val());
+            (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.ctx_rw.val());
 
         // Per-QP registers.
-        for i in 0..4 {
+        for i in 0..QPS {
             self.q_en[i].clock.next = self.clock.val();
             self.q_en[i].d.next = self.q_en[i].q.val();
             self.q_err[i].clock.next = self.clock.val();
@@ -1429,8 +1438,9 @@ crate::sim_ports!(impl[] SendEngine {
         scqe_byte_len, scqe_index, idle, nxt_valid, nxt_addr, nxt_len;
 });
 
-// `rdcq` entries are {status[8], QP[2]}, read at literal bit positions.
-const _: () = assert!(CONN_BITS == 2);
+// `rdcq` entries are {status[8], QP[2]} (a QP number of at most 2 bits), read at literal bit
+// positions; the pick (`update`) is generated for 2 or 4 QPs.
+const _: () = assert!(CONN_BITS == 1 || CONN_BITS == 2);
 // The one-hot state register `st` has a bit per state, and `update` names the states by their
 // bit numbers (`s.get_bit(k)`, `nx | 1 << k`): they are the enum's discriminants.
 const _: () = assert!(

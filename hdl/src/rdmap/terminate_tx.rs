@@ -66,8 +66,9 @@
 use crate::config::{CONN_BITS, HDR_ADDR_BITS, HDR_WORD_BITS};
 use rust_hdl::prelude::*;
 
-// The literal shifts in `update` (hdl_gen takes literals) follow the Cu configuration.
-const _: () = assert!(CONN_BITS == 2 && HDR_WORD_BITS == 5 && HDR_ADDR_BITS == 8);
+// The literal shifts in `update` (hdl_gen takes literals) follow the Cu configuration: the
+// header address is `{conn, slot, word}` with the connection at bit 6.
+const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6);
 
 /// Cycles from taking a request (`term_valid && term_ready`) to its first beat on `tx_*`.
 pub const TERMINATE_FIRST_BEAT_LATENCY: usize = 4;

@@ -72,8 +72,8 @@ impl HostDevice for SimDevice {
     }
 }
 
-/// QPs, CQs and log2 of the STag entries the null device reports (as the Cu build).
-const NULL_QPS: usize = 4;
+/// QPs, CQs and log2 of the STag entries the null device reports (the QPs of the build).
+const NULL_QPS: usize = rnic_hdl::config::QPS;
 const NULL_CQS: usize = 4;
 const NULL_STAG_LOG2: u32 = 8;
 
