@@ -485,12 +485,25 @@ fn check_timing_rules(kind: BackendKind) {
     let hand: Vec<Option<(u8, u8, u32)>> = steps.iter().map(|s| s.2).collect();
     assert_eq!(model, hand, "reference model vs the documented rules");
     // ... and the hardware with both.
+    run_directed(kind, "stag_check_timing", &cycles, &hand, 3);
+}
+
+/// Drives the directed `cycles` into the hardware and checks each response against `hand`
+/// (the documented rules' expectation for the request of that cycle), `STAG_CHECK_LATENCY`
+/// cycles later.
+fn run_directed(
+    kind: BackendKind,
+    name: &str,
+    cycles: &[Cycle],
+    hand: &[Option<(u8, u8, u32)>],
+    seed: u64,
+) {
     run_with_waveform_on_failure(
-        "stag_check_timing",
+        name,
         || kind.build(StagCheck::default()),
         |sim: &mut dyn Backend| {
             let tb = StagCheckTb::new(sim).unwrap();
-            let mut rng = StdRng::seed_from_u64(3);
+            let mut rng = StdRng::seed_from_u64(seed);
             for t in 0..cycles.len() + STAG_CHECK_LATENCY + 2 {
                 let c = cycles.get(t).copied().unwrap_or_default();
                 tb.drive(sim, c.prog.as_ref(), c.req.as_ref(), &mut rng);
@@ -637,24 +650,7 @@ fn check_collision_rules(kind: BackendKind) {
     let hand: Vec<Option<(u8, u8, u32)>> = steps.iter().map(|s| s.2).collect();
     assert_eq!(model, hand, "reference model vs the documented rules");
     assert_eq!(displaced, 1, "one displaced commit");
-    run_with_waveform_on_failure(
-        "stag_check_collision",
-        || kind.build(StagCheck::default()),
-        |sim: &mut dyn Backend| {
-            let tb = StagCheckTb::new(sim).unwrap();
-            let mut rng = StdRng::seed_from_u64(5);
-            for t in 0..cycles.len() + STAG_CHECK_LATENCY + 2 {
-                let c = cycles.get(t).copied().unwrap_or_default();
-                tb.drive(sim, c.prog.as_ref(), c.req.as_ref(), &mut rng);
-                let got = tb.response(sim).map(|r| (r.tag, r.status, r.host_addr));
-                let exp = t
-                    .checked_sub(STAG_CHECK_LATENCY)
-                    .and_then(|i| hand.get(i).copied().flatten());
-                assert_eq!(got, exp, "cycle {t}");
-                sim.tick();
-            }
-        },
-    );
+    run_directed(kind, "stag_check_collision", &cycles, &hand, 5);
 }
 
 #[test]
