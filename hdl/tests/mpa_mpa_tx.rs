@@ -284,6 +284,9 @@ fn marker_example_5_3() {
 /// markers, or between raw packets and FPDUs.
 #[test]
 fn full_speed_has_no_bubbles() {
+    // FPDUs on every connection but the last (3 of 4, or 1 of 2 with `two-qps`), raw packets
+    // on the last.
+    let fpdu_conns = CONNECTIONS - 1;
     let mut rng = StdRng::seed_from_u64(9);
     let mut list = Vec::new();
     for i in 0..120 {
@@ -291,15 +294,17 @@ fn full_speed_has_no_bubbles() {
             .get(i)
             .copied()
             .unwrap_or_else(|| rng.gen_range(0..1600));
-        list.push((i % 3, bytes(&mut rng, len)));
+        list.push((i % fpdu_conns, bytes(&mut rng, len)));
     }
-    let raws: Vec<(usize, Vec<u8>)> = (0..10).map(|i| (3, bytes(&mut rng, 1 + i * 13))).collect();
-    let script = vec![
-        cfg(0, true, true),
-        cfg(1, false, true),
-        cfg(2, true, false),
-        Step::Traffic { ulpdus: list, raws },
-    ];
+    let raw_conn = CONNECTIONS - 1;
+    let raws: Vec<(usize, Vec<u8>)> = (0..10)
+        .map(|i| (raw_conn, bytes(&mut rng, 1 + i * 13)))
+        .collect();
+    let mut script: Vec<Step> = [cfg(0, true, true), cfg(1, false, true), cfg(2, true, false)]
+        .into_iter()
+        .take(fpdu_conns)
+        .collect();
+    script.push(Step::Traffic { ulpdus: list, raws });
     let (want, _) = golden(&script);
     let lanes = DATA_WIDTH / 8;
     let want_beats: usize = want
@@ -318,7 +323,7 @@ fn full_speed_has_no_bubbles() {
                 assert_golden(&run, &script, "full speed");
                 assert_eq!(run.llp_beats as usize, want_beats);
                 // Every FPDU word is a full beat.
-                let fpdu_octets: usize = want[..3].iter().flatten().map(Vec::len).sum();
+                let fpdu_octets: usize = want[..fpdu_conns].iter().flatten().map(Vec::len).sum();
                 assert_eq!(fpdu_octets % lanes, 0);
                 assert_eq!(
                     run.active_cycles,
@@ -414,26 +419,35 @@ fn fpduptr_overflow_is_refused_like_the_framer() {
 /// under back-pressure, and the traffic around them is unaffected.
 #[test]
 fn wrong_mode_packets_are_dropped_and_flagged() {
+    // One connection in FPDU mode, two in raw mode (connections 2 / 1, 3; with `two-qps` 0 / 1,
+    // 1).
+    let (fpdu, raw_a, raw_b) = if CONNECTIONS >= 4 {
+        (2, 1, 3)
+    } else {
+        (0, 1, 1)
+    };
     let mut rng = StdRng::seed_from_u64(13);
     let script = vec![
-        cfg(2, false, true),
+        cfg(fpdu, false, true),
         Step::Traffic {
             ulpdus: vec![
-                (1, bytes(&mut rng, 100)),
-                (2, bytes(&mut rng, 100)),
-                (3, bytes(&mut rng, 0)),
-                (2, bytes(&mut rng, 7)),
+                (raw_a, bytes(&mut rng, 100)),
+                (fpdu, bytes(&mut rng, 100)),
+                (raw_b, bytes(&mut rng, 0)),
+                (fpdu, bytes(&mut rng, 7)),
             ],
             raws: vec![
-                (2, bytes(&mut rng, 50)),
-                (1, bytes(&mut rng, 9)),
-                (2, bytes(&mut rng, 4)),
+                (fpdu, bytes(&mut rng, 50)),
+                (raw_a, bytes(&mut rng, 9)),
+                (fpdu, bytes(&mut rng, 4)),
             ],
         },
     ];
     let (want, errors) = golden(&script);
-    assert_eq!(errors, vec![1, 2, 2, 3]);
-    assert_eq!(want[2].len(), 2);
+    let mut refused = vec![raw_a, fpdu, fpdu, raw_b];
+    refused.sort_unstable();
+    assert_eq!(errors, refused);
+    assert_eq!(want[fpdu].len(), 2);
     for kind in BackendKind::ALL {
         run_with_waveform_on_failure(
             "mpa_tx_wrong_mode",
