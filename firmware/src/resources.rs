@@ -20,8 +20,7 @@ pub const CQS: usize = rnic_proto::host::CQS;
 /// QP register windows of the register map (`QP_REGS` .. `CQ_REGS`): the most QPs a core has.
 /// A core reports its own count in CAPS \[7:0\] ([`crate::device::caps_qps`]: 4, or 2 when
 /// built with `two-qps`); [`Resources::with_qps`] hands out only those.
-pub const QPS: usize = ((rnic_proto::host::regs::CQ_REGS - rnic_proto::host::regs::QP_REGS)
-    / rnic_proto::host::regs::QP_STRIDE) as usize;
+pub const QPS: usize = rnic_proto::host::QP_WINDOWS;
 
 /// Why an allocation or a release failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -173,6 +173,11 @@ pub mod regs {
 /// Completion queues of the core.
 pub const CQS: usize = 4;
 
+/// QP register windows of the map (`regs::QP_REGS` .. `regs::CQ_REGS`): the most QPs a core
+/// can have. A core reports its own count in CAPS \[7:0\] (4, or 2 when built with `two-qps`);
+/// the windows of QPs it does not have read 0 and ignore writes.
+pub const QP_WINDOWS: usize = ((regs::CQ_REGS - regs::QP_REGS) / regs::QP_STRIDE) as usize;
+
 /// Octets of an SQ WQE.
 pub const SQ_WQE_LEN: usize = 32;
 /// Octets of an RQ WQE.

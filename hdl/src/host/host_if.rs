@@ -163,7 +163,7 @@ use crate::config::{
     RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
 };
 use crate::ram::BlockRam;
-use rnic_proto::host::regs;
+use rnic_proto::host::{regs, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
@@ -868,10 +868,10 @@ const _: () = {
     assert!(regs::QP_CTRL_SEND_CQ_SHIFT == 20 && regs::QP_CTRL_RECV_CQ_SHIFT == 22);
     assert!(regs::QP_CTRL_PD_SHIFT == 8 && regs::QP_CTRL_IRD_SHIFT == 12);
     assert!(regs::QP_CTRL_ORD_SHIFT == 16 && regs::QP_CTRL_TX_MARKERS == 1 << 5);
-    assert!(QPS <= 4 && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
+    assert!(QPS <= QP_WINDOWS && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
 };
 
-// The windows of absent QPs: a loop that is empty at 4 QPs (`QPS..4`; the allow covers the
+// The windows of absent QPs: a loop that is empty at 4 QPs (`QPS..QP_WINDOWS`; the allow covers the
 // Verilog generator `#[hdl_gen]` adds to the impl).
 #[allow(clippy::reversed_empty_ranges)]
 impl Logic for HostIf {
@@ -982,10 +982,10 @@ impl Logic for HostIf {
         self.wr.next = self.mmio_valid.val() && self.mmio_write.val();
         self.a_glob.next = self.mmio_addr.val().get_bits::<4>(8) == 0;
         self.a_qp.next = self.mmio_addr.val().get_bits::<4>(8) == 1;
-        // The QP window holds four QPs' registers (`regs::QP_STRIDE`); with fewer QPs the
+        // The QP window holds `QP_WINDOWS` QPs' registers (`regs::QP_STRIDE`); with fewer QPs the
         // windows of the QPs the core does not have decode as nothing (read 0, writes ignored).
         // The loop is empty at 4 QPs.
-        for i in QPS..4 {
+        for i in QPS..QP_WINDOWS {
             if self.mmio_addr.val().get_bits::<2>(6).index() == i {
                 self.a_qp.next = false;
             }

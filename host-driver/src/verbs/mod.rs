@@ -182,7 +182,7 @@ impl<D: HostDevice> Device<D> {
         let c = dev.mmio_read(regs::CAPS)?;
         let features = dev.mmio_read(regs::FEATURES)?;
         let caps = Caps {
-            qps: (c & 0xFF) as usize,
+            qps: rnic_firmware::device::caps_qps(c),
             cqs: (c >> 8 & 0xFF) as usize,
             stags: 1 << (c >> 16 & 0xFF),
             width_octets: (c >> 24) as usize,
