@@ -16,7 +16,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CONNECTIONS, STAG_ENTRIES};
+use rnic_hdl::config::{CONNECTIONS, CONN_BITS, STAG_ENTRIES};
 use rnic_hdl::ddp::check_status;
 use rnic_hdl::ddp::stag_check::StagCheck;
 use rnic_proto::verbs::access;
@@ -248,7 +248,8 @@ fn random_request(rng: &mut StdRng, index: usize, e: &Entry) -> Request {
     match rng.gen_range(0..20) {
         0 => r.stag ^= 1 << rng.gen_range(0..8),
         1 => r.pd ^= 1 << rng.gen_range(0..4),
-        2 => r.qp ^= 1 << rng.gen_range(0..2),
+        // A QP the build has (the port is CONN_BITS wide).
+        2 => r.qp ^= 1 << rng.gen_range(0..CONN_BITS),
         3 => r.access = rng.gen_range(0..16),
         // Index of 64 or more: one bit of 31..14 set.
         4 => r.stag |= 1 << rng.gen_range(14..32),

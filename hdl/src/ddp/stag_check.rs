@@ -42,36 +42,41 @@
 //!           remote_inv, valid bit); register the request, TO[63:32] as flags (all
 //!           ones; TO[32] and TO[63:33] == 0).
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
-//!           off[15:0], q[15:0] with their borrows; WRAP from the request alone (32-bit add).
+//!           off[15:0], q[15:0] with their borrows; TO[31:0] + len (32-bit add, registered).
 //!           Read word 1 (base_TO[31:16], region length[31:16], host address).
 //!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit (a
 //!           write of word 0: at the end of this cycle, or up to 2 cycles later). Upper
 //!           16-bit halves from the RAM (word 1): off[31:16], q[31:16]; host address low
-//!           half (16-bit add).
+//!           half (16-bit add); WRAP from the registered sum.
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
-//!           with q >= 0 (32-bit compare).
+//!           with q >= 0 (32-bit compare; the low halves still in the S2 registers).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
 //!
 //! A request that is answered has no request in the cycle after it, so the request's S1
-//! registers load only with a request and hold it through S2, and the S3 registers that S4
-//! needs load only with an answered request and hold it through S4: no copies per stage.
+//! registers load only with a request and hold it through S2, the S2 registers (`s2_off_l`,
+//! `s2_q_l`, `s2_sum`) load only with a request in S1 and hold it through S3, and the S3
+//! registers that S4 needs load only with an answered request and hold it through S4: no
+//! copies per stage.
 //!
 //! Timing rules of the iCE40 at 100 MHz (DESIGN.md "Budgets"): no carry chain longer than 17
 //! bits starts at a block RAM output (whose clock-to-out is long), no chain is longer than 33
 //! bits, and the entry compares are registered before the status and the valid-bit clear use
 //! them. The 64-bit WRAP test reduces to 32 bits: `TO + len > 2^64` iff `TO[63:32]` is all
-//! ones and `TO[31:0] + len > 2^32`, and `TO[31:0] + len == 0 (mod 2^32)` is tested without a
-//! carry chain as `(a ^ b) == ((a | b) << 1)` beside the adder that gives the carry.
+//! ones and `TO[31:0] + len > 2^32`: the 33-bit sum is registered in S1 (its bits share the
+//! adder's logic cells) and S2 tests its carry and its low 32 bits for not 0.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
 //! 108 MHz; with it: see `docs/decisions.md` ("StagTable: two words per entry"); without the
 //! table's copy of word 0 and with BOUNDS on 33 bits: 961 cells, 111.3 MHz (`docs/decisions.md`,
 //! "HostIf, CqeQueue, StagCheck: area"); with the valid bits in the table RAM: see
-//! `docs/decisions.md` ("StagCheck: the valid bits in the table RAM").
+//! `docs/decisions.md` ("StagCheck: the valid bits in the table RAM"); with the S2 registers
+//! held through S3 and WRAP from the registered sum: 614 logic cells (LUT4 / DFF / carry
+//! 447 / 310 / 159), 103.2 MHz (`rnic synth --board alchitry-cu --block stag_check`; 732,
+//! 502 / 310 / 159, 110.5 MHz before).
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!
@@ -212,7 +217,8 @@ pub struct StagCheck {
     /// A `prog_write` of this index in cycle t+1: a check read word 1 while it changed; an
     /// invalidate's clear is dropped (the new entry comes after it).
     s2_reprog: DFF<Bit>,
-    s2_wrap: DFF<Bit>,
+    /// `TO[31:0] + len` (33 bits) for WRAP.
+    s2_sum: DFF<Bits<33>>,
     /// `TO[15:0] - base_to[15:0]`, `len_of_region[15:0] - len[15:0]`, each with its borrow in
     /// bit 16.
     s2_off_l: DFF<Bits<17>>,
@@ -230,13 +236,15 @@ pub struct StagCheck {
     s3_early: DFF<Bits<3>>,
     s3_inv: DFF<Bit>,
     s3_wrap: DFF<Bit>,
-    /// `off = TO[31:0] - base_to[31:0]`, bit 32 its borrow.
-    s3_off: DFF<Bits<33>>,
+    /// `off[31:16]` of `off = TO[31:0] - base_to[31:0]`, bit 16 its borrow (`off[15:0]` is
+    /// `s2_off_l`, which holds the request through S3).
+    s3_off_h: DFF<Bits<17>>,
     /// `TO[32]`, `TO[63:33] == 0` (base_to\[63:32\] is 0).
     s3_to32: DFF<Bit>,
     s3_hiz: DFF<Bit>,
-    /// `q = len_of_region - len`, bit 32 its borrow (q < 0).
-    s3_q: DFF<Bits<33>>,
+    /// `q[31:16]` of `q = len_of_region - len`, bit 16 its borrow (q < 0; `q[15:0]` is
+    /// `s2_q_l`).
+    s3_q_h: DFF<Bits<17>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
     s3_host_l: DFF<Bits<17>>,
     s3_host_h: DFF<Bits<16>>,
@@ -253,9 +261,6 @@ pub struct StagCheck {
 
     // Combinational.
     e_a: Signal<Local, Bits<W0_BITS>>,
-    to_lo: Signal<Local, Bits<32>>,
-    sum_lo: Signal<Local, Bits<33>>,
-    sum_lo_zero: Signal<Local, Bit>,
     invalid: Signal<Local, Bit>,
     early: Signal<Local, Bits<3>>,
     off_h: Signal<Local, Bits<17>>,
@@ -263,6 +268,8 @@ pub struct StagCheck {
     host_l: Signal<Local, Bits<17>>,
     host: Signal<Local, Bits<DMA_ADDR_BITS>>,
     hi_ok: Signal<Local, Bit>,
+    off32: Signal<Local, Bits<32>>,
+    q32: Signal<Local, Bits<32>>,
     status: Signal<Local, Bits<3>>,
 
     st_invalid: Constant<Bits<3>>,
@@ -325,7 +332,7 @@ impl Default for StagCheck {
             s2_acc_ok: Default::default(),
             s2_rinv: Default::default(),
             s2_reprog: Default::default(),
-            s2_wrap: Default::default(),
+            s2_sum: Default::default(),
             s2_off_l: Default::default(),
             s2_q_l: Default::default(),
             fw1_v: Default::default(),
@@ -336,10 +343,12 @@ impl Default for StagCheck {
             s3_early: Default::default(),
             s3_inv: Default::default(),
             s3_wrap: Default::default(),
-            s3_off: Default::default(),
+            s3_off_h: Default::default(),
             s3_to32: Default::default(),
             s3_hiz: Default::default(),
-            s3_q: Default::default(),
+            s3_q_h: Default::default(),
+            off32: Default::default(),
+            q32: Default::default(),
             s3_host_l: Default::default(),
             s3_host_h: Default::default(),
             s4_v: Default::default(),
@@ -350,9 +359,6 @@ impl Default for StagCheck {
             r_status: Default::default(),
             r_host: Default::default(),
             e_a: Default::default(),
-            to_lo: Default::default(),
-            sum_lo: Default::default(),
-            sum_lo_zero: Default::default(),
             invalid: Default::default(),
             early: Default::default(),
             off_h: Default::default(),
@@ -376,8 +382,8 @@ impl Logic for StagCheck {
         dff_setup!(
             self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_to32, s1_hiz, s1_len, s1_pd, s1_qp,
             s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_ent_ok, s2_assoc,
-            s2_acc_ok, s2_rinv, s2_reprog, s2_wrap, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
-            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off, s3_to32, s3_hiz, s3_q, s3_host_l,
+            s2_acc_ok, s2_rinv, s2_reprog, s2_sum, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
+            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off_h, s3_to32, s3_hiz, s3_q_h, s3_host_l,
             s3_host_h, s4_v, s4_bounds, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
@@ -449,20 +455,22 @@ impl Logic for StagCheck {
         self.s2_rinv.d.next = self.e_a.val().get_bit(51);
         self.s2_reprog.d.next =
             self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
-        // WRAP from the request alone; TO[31:0] + len == 0 (mod 2^32) without the carry chain.
-        self.to_lo.next = self.s1_to.q.val();
-        self.sum_lo.next =
-            bit_cast::<33, 32>(self.to_lo.val()) + bit_cast::<33, 32>(self.s1_len.q.val());
-        self.sum_lo_zero.next = (self.to_lo.val() ^ self.s1_len.q.val())
-            == ((self.to_lo.val() | self.s1_len.q.val()) << 1);
-        self.s2_wrap.d.next =
-            self.s1_hi_ones.q.val() && self.sum_lo.val().get_bit(32) && !self.sum_lo_zero.val();
+        // WRAP from the request alone: `TO[31:0] + len` registered (the sum bits pack with the
+        // adder's carry cells), its carry and "not 0 mod 2^32" tested in S2.
+        if self.s1_v.q.val() {
+            self.s2_sum.d.next =
+                bit_cast::<33, 32>(self.s1_to.q.val()) + bit_cast::<33, 32>(self.s1_len.q.val());
+        }
         // Low 16-bit halves straight from the RAM (word 0); the request's upper halves
         // registered for S2, where word 1 brings the entry's.
-        self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
-            - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
-        self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16))
-            - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
+        // Loaded only with a request in S1, so they hold it through S3 (the next request's S1
+        // is the answered one's S3 at the earliest): S3 reads their low halves directly.
+        if self.s1_v.q.val() {
+            self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
+                - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
+            self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16))
+                - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
+        }
         // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
         // This request's index was cleared at the end of this cycle (by the invalidate now in
@@ -505,8 +513,7 @@ impl Logic for StagCheck {
         self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
             - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
             - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
-        self.s3_q.d.next = (bit_cast::<33, 17>(self.q_h.val()) << 16)
-            | bit_cast::<33, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
+        self.s3_q_h.d.next = self.q_h.val();
         self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.s3_v.d.next = self.s2_v.q.val();
@@ -516,9 +523,10 @@ impl Logic for StagCheck {
             self.s3_tag.d.next = self.s1_tag.q.val();
             self.s3_early.d.next = self.early.val();
             self.s3_inv.d.next = self.s1_inv.q.val();
-            self.s3_wrap.d.next = self.s2_wrap.q.val();
-            self.s3_off.d.next = (bit_cast::<33, 17>(self.off_h.val()) << 16)
-                | bit_cast::<33, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+            self.s3_wrap.d.next = self.s1_hi_ones.q.val()
+                && self.s2_sum.q.val().get_bit(32)
+                && (self.s2_sum.q.val().get_bits::<32>(0) != 0);
+            self.s3_off_h.d.next = self.off_h.val();
             self.s3_host_l.d.next = self.host_l.val();
             self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
         }
@@ -526,10 +534,14 @@ impl Logic for StagCheck {
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
         // TO[63:32] (base_to[63:32] is 0) equals the low borrow (0 or 1): 0 <= off < 2^32.
         self.hi_ok.next =
-            self.s3_hiz.q.val() && (self.s3_to32.q.val() == self.s3_off.q.val().get_bit(32));
+            self.s3_hiz.q.val() && (self.s3_to32.q.val() == self.s3_off_h.q.val().get_bit(16));
+        self.off32.next = (bit_cast::<32, 16>(self.s3_off_h.q.val().get_bits::<16>(0)) << 16)
+            | bit_cast::<32, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+        self.q32.next = (bit_cast::<32, 16>(self.s3_q_h.q.val().get_bits::<16>(0)) << 16)
+            | bit_cast::<32, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
         self.s4_bounds.d.next = !self.hi_ok.val()
-            || self.s3_q.q.val().get_bit(32)
-            || (self.s3_off.q.val().get_bits::<32>(0) > self.s3_q.q.val().get_bits::<32>(0));
+            || self.s3_q_h.q.val().get_bit(16)
+            || (self.off32.val() > self.q32.val());
         self.s4_v.d.next = self.s3_v.q.val();
 
         // ---- S4 (cycle t+4): the status, in check order.
@@ -547,7 +559,7 @@ impl Logic for StagCheck {
         // The host address's upper half (the S3 registers still hold this request).
         self.host.next = (bit_cast::<32, 16>(
             self.s3_host_h.q.val()
-                + self.s3_off.q.val().get_bits::<16>(16)
+                + self.s3_off_h.q.val().get_bits::<16>(0)
                 + bit_cast::<16, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
         ) << 16)
             | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
