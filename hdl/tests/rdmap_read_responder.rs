@@ -276,10 +276,8 @@ impl Logic for RrArb {
         self.arb.msg_take.next = false;
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
         self.arb.se_nxt_valid.next = false;
-        self.arb.se_nxt_addr.next = 0.into();
         self.arb.se_nxt_len.next = 0.into();
         self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
-        self.arb.rr_nxt_addr.next = self.rr.rr_nxt_addr.val();
         self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
         self.arb.rr_msg_valid.next = self.rr.rr_msg_valid.val();
         self.arb.rr_msg_conn.next = self.rr.rr_msg_conn.val();

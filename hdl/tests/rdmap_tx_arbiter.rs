@@ -14,7 +14,8 @@
 //! the other source is shown before its `msg_take` (a Read Request of the SendEngine
 //! excepted). A source's hint address is its `*_msg_addr` (driven at random while it shows no
 //! job); `msg_addr` / `nxt_addr` are one multiplexer: the shown job's address until its
-//! `msg_take` (not for a SendEngine Read Request), the hint source's otherwise.
+//! `msg_take` (not for a SendEngine Read Request), the hint source's (of the last cycle)
+//! otherwise.
 
 // Per-source arrays (ports, offers, sources) are indexed together by the source number.
 #![allow(clippy::needless_range_loop)]
@@ -148,7 +149,8 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         // SendEngine Read Request; the hint source's otherwise.
         let rq_shown = pick == 0 && offer[0].is_some_and(|j| j.opcode == 1);
         let before_take = is_shown && !took && !rq_shown;
-        let asel = if before_take { pick } else { nsel };
+        // (The hint's source of the last cycle: the same as `nsel` whenever the hint is up.)
+        let asel = if before_take { pick } else { nsel_prev };
         match offer[pick] {
             Some(job) if !full => {
                 // A Read Response shows the SendEngine's `inv_stag` / `src_to` / `msn`

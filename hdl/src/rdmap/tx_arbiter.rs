@@ -34,12 +34,28 @@
 //!   When `nsel` changes, `nxt_valid`
 //!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
 //!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
+//! - **One address multiplexer** for `msg_addr` and `nxt_addr`: both sources hint from the
+//!   register on their `*_msg_addr` (the SendEngine's `host_addr`, the ReadResponder's
+//!   `o_addr`), so there is no `*_nxt_addr` port. Its select `asel` is the source shown from the
+//!   cycle a job is shown until its `msg_take` (inclusive; DdpTx reads `msg_addr` for the last
+//!   time then), the hint's otherwise (`nsel_q`: it is `nsel` whenever `nxt_valid` is 1), and
+//!   also while the SendEngine's Read Request is shown (DdpTx reads no `msg_addr` of a message
+//!   without payload, and a read-ahead of the ReadResponder's next response goes on across
+//!   it). While a job is shown before its take,
+//!   `nxt_addr` is therefore the job's own address, and the hint is up only if it is that
+//!   source's (`nsel_q` = the source shown; else `nxt_valid` = 0, the other source's hint is
+//!   not the next message): DdpTx's compare at the take then holds exactly when the hint is the
+//!   shown message's, as before (a message of the other source with the same region as the
+//!   hint, which DdpTx used to match, is now read again: a flush, never wrong data). A
+//!   zero-length Write / Send / Read Response shown while the other source's region is read
+//!   ahead now makes that read-ahead stale (only a Read Request kept it before).
 //!
 //! # Timing
 //!
 //! Combinational from the sources to `msg_*` (a 2:1 mux per field bit, the select from
 //! registers and the two `valid`s; never from `msg_ready`, so `se_msg_ready` / `rr_msg_ready`
-//! are one AND of `msg_ready`). The done routing is one mux of the FIFO head. No added cycle on
+//! are one AND of `msg_ready`). `msg_addr` / `nxt_addr` share one mux (above; 32 LUT4 less
+//! than a second one for the hint, standalone 255 -> 228 LUT4). The done routing is one mux of the FIFO head. No added cycle on
 //! either path; the mux (about 170 bits wide) is the cost. `msg_inv_stag`, `msg_src_to` and
 //! `msg_msn` are the SendEngine's, passed through whichever source is shown: the ReadResponder's
 //! jobs are Read Responses, tagged, and DdpTx reads none of the three for a tagged message
@@ -268,7 +284,9 @@ impl Logic for TxArbiter {
         // that source's (`nsel` = the source shown), so DdpTx's compare at the take holds
         // exactly for the hinted message.
         self.rq_shown.next = !self.pick_rr.val() && (self.se_msg_opcode.val() == 1);
-        self.asel.next = self.nsel.val();
+        // (`nsel_q` rather than `nsel`: equal whenever `nxt_valid` is 1, one cycle of 0 follows
+        // every change of `nsel`; timing.)
+        self.asel.next = self.nsel_q.q.val();
         if self.msg_valid.val() && !self.took.q.val() && !self.rq_shown.val() {
             self.asel.next = self.pick_rr.val();
             if self.nsel.val() != self.pick_rr.val() {
