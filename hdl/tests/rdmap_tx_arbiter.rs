@@ -10,7 +10,12 @@
 //! no more than `TXA_INFLIGHT` messages in flight; neither source is passed over twice while it
 //! waits; `idle` exactly when nothing is in flight or held; `msg_take` routed to the source
 //! shown; the read-ahead hint `nxt_*` is the hint of the source expected next (the model's
-//! `nsel`), with `nxt_valid` 0 for a cycle whenever that choice changes.
+//! `nsel`), with `nxt_valid` 0 for a cycle whenever that choice changes, and 0 while a job of
+//! the other source is shown before its `msg_take` (a Read Request of the SendEngine
+//! excepted). A source's hint address is its `*_msg_addr` (driven at random while it shows no
+//! job); `msg_addr` / `nxt_addr` are one multiplexer: the shown job's address until its
+//! `msg_take` (not for a SendEngine Read Request), the hint source's (of the last cycle)
+//! otherwise.
 
 // Per-source arrays (ports, offers, sources) are indexed together by the source number.
 #![allow(clippy::needless_range_loop)]
@@ -38,14 +43,16 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let idle = sim.output("idle").unwrap();
     let i = |n: &str| sim.input(n).unwrap();
     let hin = [
-        [i("se_nxt_valid"), i("se_nxt_addr"), i("se_nxt_len")],
-        [i("rr_nxt_valid"), i("rr_nxt_addr"), i("rr_nxt_len")],
+        [i("se_nxt_valid"), i("se_nxt_len")],
+        [i("rr_nxt_valid"), i("rr_nxt_len")],
     ];
     let take_in = i("msg_take");
     let o = |n: &str| sim.output(n).unwrap();
     let takes = [o("se_msg_take"), o("rr_msg_take")];
     let hout = [o("nxt_valid"), o("nxt_addr"), o("nxt_len")];
-    let mut hint: [Option<(u32, u32)>; 2] = [None, None];
+    let mut hint: [Option<u32>; 2] = [None, None];
+    // The value each source drives on its `msg_addr` (its hint address).
+    let mut drv_addr = [0u32; 2];
     let mut nsel_prev = 0usize;
     // The job shown had its `msg_take` (until its handshake): the hint choice is held till then.
     let mut took = false;
@@ -84,19 +91,26 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         let offer = [src[0].offer(&mut rng), src[1].offer(&mut rng)];
         for s in 0..2 {
             ports[s].drive(sim, offer[s].as_ref());
+            match offer[s] {
+                Some(job) => drv_addr[s] = job.addr,
+                None if rng.gen_bool(0.2) => {
+                    drv_addr[s] = rng.gen();
+                    sim.set(ports[s].fields[7].unwrap(), u128::from(drv_addr[s]));
+                }
+                None => {}
+            }
         }
         for s in 0..2 {
             if rng.gen_bool(0.05) {
                 hint[s] = if hint[s].is_some() {
                     None
                 } else {
-                    Some((rng.gen(), u32::from(rng.gen::<u16>())))
+                    Some(u32::from(rng.gen::<u16>()))
                 };
             }
-            let (a, l) = hint[s].unwrap_or((rng.gen(), u32::from(rng.gen::<u16>())));
+            let l = hint[s].unwrap_or(u32::from(rng.gen::<u16>()));
             sim.set(hin[s][0], u128::from(hint[s].is_some()));
-            sim.set(hin[s][1], u128::from(a));
-            sim.set(hin[s][2], u128::from(l));
+            sim.set(hin[s][1], u128::from(l));
         }
         let take = rng.gen_bool(0.3);
         sim.set(take_in, u128::from(take));
@@ -117,13 +131,38 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             None => usize::from(offer[1].is_some()),
         };
         let shown = out.read(sim);
+        let is_shown = offer[pick].is_some() && !full;
+        let nsel = if is_shown && !took {
+            nsel_prev
+        } else if is_shown {
+            if pick == 1 {
+                // A waiting SendEngine Read Request (no payload) does not count.
+                let se_pay = offer[0].is_some_and(|j| j.opcode != 1);
+                usize::from(!se_pay && hint[1].is_some())
+            } else {
+                usize::from(offer[1].is_some() || hint[0].is_none())
+            }
+        } else {
+            usize::from(hint[0].is_none())
+        };
+        // The address multiplexer: the shown job's until its `msg_take`, except for a
+        // SendEngine Read Request; the hint source's otherwise.
+        let rq_shown = pick == 0 && offer[0].is_some_and(|j| j.opcode == 1);
+        let before_take = is_shown && !took && !rq_shown;
+        // (The hint's source of the last cycle: the same as `nsel` whenever the hint is up.)
+        let asel = if before_take { pick } else { nsel_prev };
         match offer[pick] {
             Some(job) if !full => {
                 // A Read Response shows the SendEngine's `inv_stag` / `src_to` / `msn`
                 // (passed through, unused for a tagged message): compared as DdpTx reads it.
+                // `msg_addr` is the job's until its `msg_take` (not for a Read Request).
+                let want = MsgJob {
+                    addr: drv_addr[asel],
+                    ..job
+                };
                 assert_eq!(
                     shown.map(|j| if pick == 1 { j.used() } else { j }),
-                    Some(job),
+                    Some(want),
                     "seed {seed} cycle {cycle}: job shown (source {pick})"
                 );
             }
@@ -137,30 +176,22 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: msg_take of source {s}"
             );
         }
-        let nsel = if shown.is_some() && !took {
-            nsel_prev
-        } else if shown.is_some() {
-            if pick == 1 {
-                // A waiting SendEngine Read Request (no payload) does not count.
-                let se_pay = offer[0].is_some_and(|j| j.opcode != 1);
-                usize::from(!se_pay && hint[1].is_some())
-            } else {
-                usize::from(offer[1].is_some() || hint[0].is_none())
-            }
+        // No hint of one source while the other's job is shown before its take.
+        let want_hint = if nsel == nsel_prev && !(before_take && nsel != pick) {
+            hint[nsel]
         } else {
-            usize::from(hint[0].is_none())
+            None
         };
-        let want_hint = if nsel == nsel_prev { hint[nsel] } else { None };
         nsel_prev = nsel;
         assert_eq!(
             sim.get(hout[0]) == 1,
             want_hint.is_some(),
             "seed {seed} cycle {cycle}: nxt_valid (source {nsel})"
         );
-        if let Some((a, l)) = want_hint {
+        if let Some(l) = want_hint {
             assert_eq!(
                 (sim.get(hout[1]) as u32, sim.get(hout[2]) as u32),
-                (a, l),
+                (drv_addr[nsel], l),
                 "seed {seed} cycle {cycle}: nxt_addr / nxt_len"
             );
         }

@@ -45,6 +45,8 @@
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
 //!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
 //!   64 KiB is hinted (`rr_nxt_len` is 16 bits).
+//!   `rr_nxt_addr` is `rr_msg_addr` (both `o_addr`): the TxArbiter takes the hint's address
+//!   from `rr_msg_addr` (one multiplexer for both), so `rr_nxt_addr` is not wired in the core.
 //!
 //! # Timing
 //!

@@ -333,11 +333,9 @@ impl Logic for Rnic {
         self.arb.msg_take.next = self.ddp.msg_take.val();
         self.se.msg_take.next = self.arb.se_msg_take.val();
         self.arb.se_nxt_valid.next = self.se.nxt_valid.val();
-        self.arb.se_nxt_addr.next = self.se.nxt_addr.val();
         self.arb.se_nxt_len.next = self.se.nxt_len.val();
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
         self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
-        self.arb.rr_nxt_addr.next = self.rr.rr_nxt_addr.val();
         self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
         self.ddp.nxt_valid.next = self.arb.nxt_valid.val();
         self.ddp.nxt_addr.next = self.arb.nxt_addr.val();

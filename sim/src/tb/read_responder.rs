@@ -25,7 +25,7 @@ impl ReadReq {
     /// Every field random; one request in eight has size 0 (`rfc5040-rdmap.md` §2).
     pub fn random(rng: &mut impl Rng) -> Self {
         ReadReq {
-            qp: rng.gen_range(0..4),
+            qp: rng.gen_range(0..rnic_hdl::config::CONNECTIONS as u8),
             sink_stag: rng.gen(),
             sink_to: rng.gen(),
             // Some below 64 KiB: only those get a read-ahead hint (`rr_nxt_len` is 16 bits).

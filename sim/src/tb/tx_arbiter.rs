@@ -38,7 +38,7 @@ impl MsgJob {
     /// A job with every field random (opcode among the RDMAP message opcodes 0..=6).
     pub fn random(rng: &mut impl Rng) -> Self {
         MsgJob {
-            conn: rng.gen_range(0..4),
+            conn: rng.gen_range(0..rnic_hdl::config::CONNECTIONS as u8),
             opcode: rng.gen_range(0..7),
             stag: rng.gen(),
             to: rng.gen(),
