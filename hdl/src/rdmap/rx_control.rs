@@ -420,6 +420,8 @@ pub struct RxControl {
     h_rv: DFF<Bits<2>>,
     h_opc: DFF<Bits<4>>,
     h_stag: DFF<Bits<32>>,
+    /// The header's MSN plus 1 (the next expected MSN, written into `qctx` at the update):
+    /// incremented as it is captured, so each flip-flop shares its cell with its adder LUT.
     h_b: DFF<Bits<32>>,
     h_mo: DFF<Bits<32>>,
     p_len: DFF<Bits<16>>,
@@ -570,7 +572,6 @@ pub struct RxControl {
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
     cqe_status_q: DFF<Bits<8>>,
-    cqe_index_q: DFF<Bits<16>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
     aev_v: DFF<Bit>,
@@ -1058,7 +1059,6 @@ impl Default for RxControl {
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
             cqe_status_q: Default::default(),
-            cqe_index_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
             aev_v: Default::default(),
@@ -1404,7 +1404,6 @@ impl Logic for RxControl {
             cqe_qp_q,
             cqe_opcode_q,
             cqe_status_q,
-            cqe_index_q,
             cqe_with_inv_q,
             cqe_sol_q,
             aev_v,
@@ -1807,6 +1806,15 @@ impl Logic for RxControl {
                 }
             }
             RxState::Read => {
+                if self.rd_done_mode.q.val() {
+                    // The CQE's index on the context RAM's read port (see DoneGet).
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 6;
+                    if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
+                        self.qctx.read_addr.next =
+                            (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 7;
+                    }
+                }
                 // Address `ra` now, its word on `hdr_a_data` in the next cycle (`rk`).
                 if self.ra.q.val() <= self.rlast.q.val() {
                     self.ra.d.next = self.ra.q.val() + 1;
@@ -1906,7 +1914,7 @@ impl Logic for RxControl {
                                 self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
                         }
                         if self.rk.q.val().get_bit(3) {
-                            self.h_b.d.next = self.sh.val();
+                            self.h_b.d.next = self.sh.val() + 1;
                             if self.h_t.q.val() {
                                 self.chk_to_q.d.next =
                                     (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
@@ -2369,8 +2377,18 @@ impl Logic for RxControl {
                 {
                     self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
                 }
-                // The WQE index of the QP's Send, read from the context RAM in Idle.
-                self.cqe_index_q.d.next = self.qctx.read_data.val();
+                // `cqe_index` is the context RAM's read port (see "State"): the QP's WQE index
+                // (field 3, low half, addressed in Idle), or 0 for an RdmaRead CQE (field 3,
+                // high half, never written), addressed from here until the CQE is taken.
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 6;
+                if (self.dl_kind_q.q.val() == self.k_read.val())
+                    || ((self.dl_kind_q.q.val() == self.k_err.val())
+                        && (self.dl_cqesel_q.q.val() == 2))
+                {
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 7;
+                }
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
                 self.cqe_status_q.d.next = self.wc_success.val();
@@ -2399,7 +2417,6 @@ impl Logic for RxControl {
                 } else if self.dl_kind_q.q.val() == self.k_read.val() {
                     self.cqe_v.d.next = true;
                     self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
-                    self.cqe_index_q.d.next = 0.into();
                 } else if self.dl_kind_q.q.val() == self.k_irq.val() {
                     // The request's first word (the source address, `o_addr` now) goes out
                     // next cycle, then the Read Request header again: words 4-8 (Idle
@@ -2451,7 +2468,6 @@ impl Logic for RxControl {
                     }
                     if self.dl_cqesel_q.q.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
-                        self.cqe_index_q.d.next = 0.into();
                     }
                     if self.dl_stsel_q.q.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
@@ -2463,6 +2479,13 @@ impl Logic for RxControl {
                 }
             }
             RxState::Emit => {
+                // The CQE's index on the context RAM's read port (see DoneGet).
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 6;
+                if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 3) | 7;
+                }
                 if !self.rq_v.q.val()
                     && !self.irq_v.q.val()
                     && !self.cqe_v.q.val()
@@ -2774,7 +2797,7 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
-        self.msn_next.next = self.h_b.q.val() + 1;
+        self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
         // the next (no job reads the context before then: see "Timing").
         self.qctx.write_enable.next = self.w2_v.q.val();
@@ -2943,7 +2966,7 @@ impl Logic for RxControl {
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
         self.cqe_status.next = self.cqe_status_q.q.val();
         self.cqe_byte_len.next = self.o_addr.q.val();
-        self.cqe_index.next = self.cqe_index_q.q.val();
+        self.cqe_index.next = self.qctx.read_data.val();
         // A Recv CQE without Invalidate has `cqe_inv_stag = 0` (see DoneGet).
         self.cqe_inv_stag.next = self.h_stag.q.val();
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
