@@ -104,7 +104,11 @@
 //!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`), read while the header words
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
-//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). A
+//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). The
+//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured) and MO + P is summed
+//!   as word 4 arrives (`s_sum`); `h_mo` keeps only the MO's low half: a Send's TO + MO in
+//!   RqWait reads the high half from `qctx` again (RqReq and RqWait address it), which is the
+//!   header's since row 14 passed. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
 //!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
 //!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
@@ -112,8 +116,9 @@
 //!   first context read is at least one cycle after the high half was written (it is taken in
 //!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
 //!   read-after-write hazard and no bypass. Field 3's low half is the WQE index of the QP's
-//!   Send (written in RqWait, when no update is written; read in the Idle cycle before DoneGet
-//!   for `cqe_index`): a QP has at most one Send whose index a done needs (a Send L = 1 checked
+//!   Send (written in RqWait, when no update is written): `cqe_index` is the read port itself,
+//!   addressed from the Idle cycle before DoneGet until the CQE is taken (Emit), at field 3's
+//!   high half for an RdmaRead CQE (index 0): a QP has at most one Send whose index a done needs (a Send L = 1 checked
 //!   and not done blocks the QP's next Send; a failed one kills the QP). The read port's idle
 //!   address (field 3, high half) is never written, so a read never meets a write of the same
 //!   entry.
@@ -423,7 +428,9 @@ pub struct RxControl {
     /// The header's MSN plus 1 (the next expected MSN, written into `qctx` at the update):
     /// incremented as it is captured, so each flip-flop shares its cell with its adder LUT.
     h_b: DFF<Bits<32>>,
-    h_mo: DFF<Bits<32>>,
+    /// MO bits 15..0 (octets 16-17), for row 14 and a Send's TO + MO: the high half is read
+    /// from `qctx` when needed (a Send that passed row 14 has the expected MO).
+    h_mo: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
@@ -1630,7 +1637,8 @@ impl Logic for RxControl {
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.h_mo.q.val());
+            + ((bit_cast::<33, 16>(self.qc_v.val()) << 16)
+                | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1927,7 +1935,10 @@ impl Logic for RxControl {
                             self.c_fresh.d.next = self.jq_fr_mo.val();
                         }
                         if self.rk.q.val().get_bit(4) {
-                            self.h_mo.d.next = self.sh.val();
+                            self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
+                            // MO + P (row 16, the Recv byte count, the next expected MO).
+                            self.s_sum.d.next = bit_cast::<33, 32>(self.sh.val())
+                                + bit_cast::<33, 16>(self.p_len.q.val());
                             self.f_mo_zero.d.next = self.sh.val() == 0;
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
                             self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
@@ -1938,7 +1949,7 @@ impl Logic for RxControl {
                             self.o_val.d.next =
                                 bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
                             self.f_mo_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
+                                && (self.h_mo.q.val() == self.qc_v.val());
                         }
                         if self.rk.q.val().get_bit(8) {
                             self.f_size_zero.d.next = self.sh.val() == 0;
@@ -2195,15 +2206,16 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqReq => {
-                // MO + P for rows 16 and the completion's byte count.
-                self.s_sum.d.next =
-                    bit_cast::<33, 32>(self.h_mo.q.val()) + bit_cast::<33, 16>(self.p_len.q.val());
+                // The expected MO's high half on `qc_v` for RqWait's TO + MO (row 14 passed, so
+                // it is the header's; `c_fresh` is still the MO's flag from the header read).
+                self.qctx.read_addr.next = self.qc_conn.val() + 5;
                 // The answer may come in the cycle after the request is taken.
                 if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }
             RxState::RqWait => {
+                self.qctx.read_addr.next = self.qc_conn.val() + 5;
                 // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
                 // into the context RAM (field 3, see "State") in every RqWait cycle, the last
                 // one with the answer (timing: the write enable is the state alone; no done
