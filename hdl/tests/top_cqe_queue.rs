@@ -7,13 +7,14 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::CONN_BITS;
 use rnic_hdl::top::cqe_queue::{CqeQueue, CQE_QUEUE_DEPTH};
 use rnic_proto::host::{cqe_flags, Cqe};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 use std::collections::VecDeque;
 
 const FIELDS: [(&str, u32); 8] = [
-    ("qp", 2),
+    ("qp", CONN_BITS as u32),
     ("opcode", 8),
     ("status", 8),
     ("byte_len", 32),

@@ -101,10 +101,15 @@
 //!   latched LLP error, Terminate hold, pending segments, done slot) are flip-flops: the done
 //!   lane, the check queue and the LLP priority read them in parallel with the job.
 //! - The expected MSNs of QN 0 and QN 1 and the expected MO (3 x 32 bits per QP) live in one
-//!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`), read while the header words
+//!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`; words 8 and 9 of a connection
+//!   are its slots' segment lengths, see the check queue), read while the header words
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
-//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). A
+//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). The
+//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured) and MO + P is summed
+//!   as word 4 arrives (`s_sum`); `h_mo` keeps only the MO's low half: a Send's TO + MO in
+//!   RqWait reads the high half from `qctx` again (RqReq and RqWait address it), which is the
+//!   header's since row 14 passed. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
 //!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
 //!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
@@ -112,24 +117,30 @@
 //!   first context read is at least one cycle after the high half was written (it is taken in
 //!   the update cycle at the earliest, and addresses the MSN with its word 1), so there is no
 //!   read-after-write hazard and no bypass. Field 3's low half is the WQE index of the QP's
-//!   Send (written in RqWait, when no update is written; read in the Idle cycle before DoneGet
-//!   for `cqe_index`): a QP has at most one Send whose index a done needs (a Send L = 1 checked
+//!   Send (written in RqWait, when no update is written): `cqe_index` is the read port itself,
+//!   addressed from the Idle cycle before DoneGet until the CQE is taken (Emit), at field 3's
+//!   high half for an RdmaRead CQE (index 0): a QP has at most one Send whose index a done needs (a Send L = 1 checked
 //!   and not done blocks the QP's next Send; a failed one kills the QP). The read port's idle
 //!   address (field 3, high half) is never written, so a read never meets a write of the same
 //!   entry.
-//! - The pending record (44 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
+//! - The pending record (45 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
 //!   32-bit value (a Recv's byte count, a Read Request's `irq_src_addr`, a received
-//!   Terminate's triple, or an error's `seglen << 16 | triple`), M / D / R, the error CQE
-//!   (none, Recv WQE popped, RdmaRead) and its status (LocLen, LocProt, General). A front
+//!   Terminate's triple, or a front failure's `seglen << 16 | triple`, a failed queued check's
+//!   triple), M / D / R, the error CQE (none, Recv WQE popped, RdmaRead) and its status (LocLen,
+//!   LocProt, General), and (bit 44) "a failed queued check's, the length in `qctx`". A front
 //!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
 //!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
 //!   a queued check's failure builds its triple from (context, status) at the pop.
-//! - The check queue has two entries (conn, slot, context, L, length; the response's status
-//!   and host address): that covers the StagCheck latency at the job rate (the throughput
+//! - The check queue has two entries (conn, slot, context, L; the response's status and host
+//!   address): that covers the StagCheck latency at the job rate (the throughput
 //!   below is that of four entries). A response goes to the oldest entry without one
 //!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
 //!   request order and a Send's checks are issued only with the queue empty, so tags are not
-//!   compared.
+//!   compared. A failed check's Terminate needs its segment's length (`term_seglen`): every
+//!   job writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no
+//!   update is written then), a failed check's record has bit 44 set, and the Idle cycle before
+//!   its DoneGet reads that word instead of the WQE index (such a record's CQE has none). The
+//!   word is rewritten only by a later job of the same slot, i.e. after this done.
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
@@ -167,8 +178,12 @@
 //! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
 //! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
 //! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1945 logic cells (1456 LUT4, 910 flip-flops, 188 carries) and 4 block RAMs (3 for
-//! the pending records, 1 for the MSN / MO / WQE-index context), 102.2 MHz with nextpnr's default
+//! XOR-reduced): 1621 logic cells (1297 LUT4, 752 flip-flops, 176 carries) and 4 block RAMs (3 for
+//! the pending records, 1 for the MSN / MO / WQE-index / segment-length context), 106.1 MHz with
+//! nextpnr's default seed, since the MSN is kept plus 1, `cqe_index` is the context RAM's read
+//! port, the MO's high half and a failed queued check's segment length are read from that RAM
+//! (`docs/decisions.md`, 2026-11-28); 1707 cells (1291 LUT4, 815 flip-flops), 99.5 MHz before;
+//! 1945 logic cells (1456 LUT4, 910 flip-flops, 188 carries), 102.2 MHz with nextpnr's default
 //! seed (95.4 / 97.4 / 99.8 with seeds 2-4), since the Read Request crosses to the ReadResponder as
 //! words on `irq_word` (no `h_a`; `docs/decisions.md`, "RxControl -> ReadResponder as words"); 1969
 //! cells (1417 LUT4, 942 flip-flops), 104.2 MHz (102.5 / 100.6 / 97.9 with seeds 2-4: the RQ
@@ -208,11 +223,12 @@ use rust_hdl::prelude::*;
 // The header address `{conn, slot, word}` is built with literal shifts (6, 5) in `update`.
 const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6);
 
-/// Context-RAM address width: `{conn, field (0 MSN QN 0, 1 MSN QN 1, 2 MO, 3 unused), half}`.
-const QCTX_ADDR_BITS: usize = CONN_BITS + 3;
+/// Context-RAM address width: `{conn, word}`, words 0-7 `{field (0 MSN QN 0, 1 MSN QN 1, 2 MO,
+/// 3 WQE index / never written), half}`, 8 + slot the segment length of the slot's job.
+const QCTX_ADDR_BITS: usize = CONN_BITS + 4;
 
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
-const REC_BITS: usize = 44;
+const REC_BITS: usize = 45;
 
 /// FSM states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -420,8 +436,12 @@ pub struct RxControl {
     h_rv: DFF<Bits<2>>,
     h_opc: DFF<Bits<4>>,
     h_stag: DFF<Bits<32>>,
+    /// The header's MSN plus 1 (the next expected MSN, written into `qctx` at the update):
+    /// incremented as it is captured, so each flip-flop shares its cell with its adder LUT.
     h_b: DFF<Bits<32>>,
-    h_mo: DFF<Bits<32>>,
+    /// MO bits 15..0 (octets 16-17), for row 14 and a Send's TO + MO: the high half is read
+    /// from `qctx` when needed (a Send that passed row 14 has the expected MO).
+    h_mo: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
@@ -507,6 +527,8 @@ pub struct RxControl {
     dl_cqesel_q: DFF<Bits<2>>,
     dl_stsel_q: DFF<Bits<2>>,
     dl_inv_q: DFF<Bit>,
+    /// The record is a failed queued check's: its segment length is in `qctx` (word 8 + slot).
+    dl_qerr_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -530,7 +552,6 @@ pub struct RxControl {
     cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
-    cq_len: [DFF<Bits<16>>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
     cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
     cq_head: DFF<Bits<CQ_PTR>>,
@@ -570,7 +591,6 @@ pub struct RxControl {
     cqe_qp_q: DFF<Bits<CONN_BITS>>,
     cqe_opcode_q: DFF<Bits<8>>,
     cqe_status_q: DFF<Bits<8>>,
-    cqe_index_q: DFF<Bits<16>>,
     cqe_with_inv_q: DFF<Bit>,
     cqe_sol_q: DFF<Bit>,
     aev_v: DFF<Bit>,
@@ -642,7 +662,6 @@ pub struct RxControl {
     h_ctx: Signal<Local, Bits<2>>,
     h_kind: Signal<Local, Bits<3>>,
     h_lf: Signal<Local, Bit>,
-    h_len: Signal<Local, Bits<16>>,
     h_st: Signal<Local, Bits<3>>,
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
     h_dead: Signal<Local, Bit>,
@@ -1006,6 +1025,7 @@ impl Default for RxControl {
             dl_cqesel_q: Default::default(),
             dl_stsel_q: Default::default(),
             dl_inv_q: Default::default(),
+            dl_qerr_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -1024,7 +1044,6 @@ impl Default for RxControl {
             cq_slot: Default::default(),
             cq_ctx: Default::default(),
             cq_l: Default::default(),
-            cq_len: Default::default(),
             cq_st: Default::default(),
             cq_addr: Default::default(),
             cq_head: Default::default(),
@@ -1058,7 +1077,6 @@ impl Default for RxControl {
             cqe_qp_q: Default::default(),
             cqe_opcode_q: Default::default(),
             cqe_status_q: Default::default(),
-            cqe_index_q: Default::default(),
             cqe_with_inv_q: Default::default(),
             cqe_sol_q: Default::default(),
             aev_v: Default::default(),
@@ -1129,7 +1147,6 @@ impl Default for RxControl {
             h_ctx: Default::default(),
             h_kind: Default::default(),
             h_lf: Default::default(),
-            h_len: Default::default(),
             h_st: Default::default(),
             h_addr: Default::default(),
             h_dead: Default::default(),
@@ -1371,6 +1388,7 @@ impl Logic for RxControl {
             dl_cqesel_q,
             dl_stsel_q,
             dl_inv_q,
+            dl_qerr_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1404,7 +1422,6 @@ impl Logic for RxControl {
             cqe_qp_q,
             cqe_opcode_q,
             cqe_status_q,
-            cqe_index_q,
             cqe_with_inv_q,
             cqe_sol_q,
             aev_v,
@@ -1480,8 +1497,6 @@ impl Logic for RxControl {
             self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
             self.cq_l[i].clock.next = self.clock.val();
             self.cq_l[i].d.next = self.cq_l[i].q.val();
-            self.cq_len[i].clock.next = self.clock.val();
-            self.cq_len[i].d.next = self.cq_len[i].q.val();
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
             self.cq_addr[i].clock.next = self.clock.val();
@@ -1575,7 +1590,7 @@ impl Logic for RxControl {
         // meets a write of the same entry); the value read, or the reset value while fresh
         // (MSN 1: low half 1 in the cycle of word 3; MO 0).
         self.qctx.clock.next = self.clock.val();
-        self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 3;
+        self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 4;
         self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
         if self.c_fresh.q.val() {
@@ -1631,7 +1646,7 @@ impl Logic for RxControl {
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-            + bit_cast::<33, 32>(self.h_mo.q.val());
+            + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1694,6 +1709,7 @@ impl Logic for RxControl {
         // Likewise the record's control fields, for DoneGet (timing: block RAM output).
         self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
         self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
+        self.dl_qerr_q.d.next = self.rec_rd.val().get_bit(44);
         self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(40);
         self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(42);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
@@ -1720,9 +1736,16 @@ impl Logic for RxControl {
         // ---- The FSM.
         match self.state.q.val() {
             RxState::Idle => {
-                // The WQE index of the done's QP (field 3, low half), for DoneGet.
+                // The WQE index of the done's QP (field 3, low half), for DoneGet; a failed
+                // queued check's segment length instead (its CQE has no WQE index).
                 self.qctx.read_addr.next =
-                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 3) | 6;
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 4) | 6;
+                if self.dl_qerr_q.q.val() {
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 4)
+                            | 8
+                            | bit_cast::<QCTX_ADDR_BITS, 1>(self.dl_slot.q.val().into());
+                }
                 if self.job_valid.val() && !self.held.q.val() {
                     self.held.d.next = true;
                     self.blocked.d.next = false;
@@ -1807,6 +1830,15 @@ impl Logic for RxControl {
                 }
             }
             RxState::Read => {
+                if self.rd_done_mode.q.val() {
+                    // The CQE's index on the context RAM's read port (see DoneGet).
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                    if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
+                        self.qctx.read_addr.next =
+                            (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                    }
+                }
                 // Address `ra` now, its word on `hdr_a_data` in the next cycle (`rk`).
                 if self.ra.q.val() <= self.rlast.q.val() {
                     self.ra.d.next = self.ra.q.val() + 1;
@@ -1906,7 +1938,7 @@ impl Logic for RxControl {
                                 self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
                         }
                         if self.rk.q.val().get_bit(3) {
-                            self.h_b.d.next = self.sh.val();
+                            self.h_b.d.next = self.sh.val() + 1;
                             if self.h_t.q.val() {
                                 self.chk_to_q.d.next =
                                     (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
@@ -1919,7 +1951,10 @@ impl Logic for RxControl {
                             self.c_fresh.d.next = self.jq_fr_mo.val();
                         }
                         if self.rk.q.val().get_bit(4) {
-                            self.h_mo.d.next = self.sh.val();
+                            self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
+                            // MO + P (row 16, the Recv byte count, the next expected MO).
+                            self.s_sum.d.next = bit_cast::<33, 32>(self.sh.val())
+                                + bit_cast::<33, 16>(self.p_len.q.val());
                             self.f_mo_zero.d.next = self.sh.val() == 0;
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
                             self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
@@ -1929,8 +1964,8 @@ impl Logic for RxControl {
                             // the record value (nothing else uses `o_val` during a read).
                             self.o_val.d.next =
                                 bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
-                            self.f_mo_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.h_mo.q.val().get_bits::<16>(0) == self.qc_v.val());
+                            self.f_mo_eq.d.next =
+                                self.c_hi_eq.q.val() && (self.h_mo.q.val() == self.qc_v.val());
                         }
                         if self.rk.q.val().get_bit(8) {
                             self.f_size_zero.d.next = self.sh.val() == 0;
@@ -2187,15 +2222,16 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqReq => {
-                // MO + P for rows 16 and the completion's byte count.
-                self.s_sum.d.next =
-                    bit_cast::<33, 32>(self.h_mo.q.val()) + bit_cast::<33, 16>(self.p_len.q.val());
+                // The expected MO's high half on `qc_v` for RqWait's TO + MO (row 14 passed, so
+                // it is the header's; `c_fresh` is still the MO's flag from the header read).
+                self.qctx.read_addr.next = self.qc_conn.val() + 5;
                 // The answer may come in the cycle after the request is taken.
                 if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }
             RxState::RqWait => {
+                self.qctx.read_addr.next = self.qc_conn.val() + 5;
                 // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
                 // into the context RAM (field 3, see "State") in every RqWait cycle, the last
                 // one with the answer (timing: the write enable is the state alone; no done
@@ -2369,8 +2405,18 @@ impl Logic for RxControl {
                 {
                     self.o_addr.d.next = self.rec_rd.val().get_bits::<32>(5);
                 }
-                // The WQE index of the QP's Send, read from the context RAM in Idle.
-                self.cqe_index_q.d.next = self.qctx.read_data.val();
+                // `cqe_index` is the context RAM's read port (see "State"): the QP's WQE index
+                // (field 3, low half, addressed in Idle), or 0 for an RdmaRead CQE (field 3,
+                // high half, never written), addressed from here until the CQE is taken.
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                if (self.dl_kind_q.q.val() == self.k_read.val())
+                    || ((self.dl_kind_q.q.val() == self.k_err.val())
+                        && (self.dl_cqesel_q.q.val() == 2))
+                {
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                }
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
                 self.cqe_status_q.d.next = self.wc_success.val();
@@ -2399,7 +2445,6 @@ impl Logic for RxControl {
                 } else if self.dl_kind_q.q.val() == self.k_read.val() {
                     self.cqe_v.d.next = true;
                     self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
-                    self.cqe_index_q.d.next = 0.into();
                 } else if self.dl_kind_q.q.val() == self.k_irq.val() {
                     // The request's first word (the source address, `o_addr` now) goes out
                     // next cycle, then the Read Request header again: words 4-8 (Idle
@@ -2436,6 +2481,10 @@ impl Logic for RxControl {
                     self.term_conn_q.d.next = self.d_conn.q.val();
                     self.term_slot_q.d.next = self.d_slot.q.val();
                     self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(21);
+                    if self.dl_qerr_q.q.val() {
+                        // A failed queued check: its job's length, read from `qctx` in Idle.
+                        self.term_seglen_q.d.next = self.qctx.read_data.val();
+                    }
                     self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(37);
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
@@ -2451,7 +2500,6 @@ impl Logic for RxControl {
                     }
                     if self.dl_cqesel_q.q.val() == 2 {
                         self.cqe_opcode_q.d.next = self.wc_rdma_read.val();
-                        self.cqe_index_q.d.next = 0.into();
                     }
                     if self.dl_stsel_q.q.val() == 1 {
                         self.cqe_status_q.d.next = self.wc_loc_len.val();
@@ -2463,6 +2511,13 @@ impl Logic for RxControl {
                 }
             }
             RxState::Emit => {
+                // The CQE's index on the context RAM's read port (see DoneGet).
+                self.qctx.read_addr.next =
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
+                    self.qctx.read_addr.next =
+                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                }
                 if !self.rq_v.q.val()
                     && !self.irq_v.q.val()
                     && !self.cqe_v.q.val()
@@ -2590,7 +2645,6 @@ impl Logic for RxControl {
         self.h_slot.next = self.cq_slot[0].q.val();
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
-        self.h_len.next = self.cq_len[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
         self.h_addr.next = self.cq_addr[0].q.val();
         for i in 1..CQ_DEPTH {
@@ -2601,7 +2655,6 @@ impl Logic for RxControl {
                 self.h_slot.next = self.cq_slot[i].q.val();
                 self.h_ctx.next = self.cq_ctx[i].q.val();
                 self.h_lf.next = self.cq_l[i].q.val();
-                self.h_len.next = self.cq_len[i].q.val();
                 self.h_st.next = self.cq_st[i].q.val();
                 self.h_addr.next = self.cq_addr[i].q.val();
             }
@@ -2698,8 +2751,10 @@ impl Logic for RxControl {
                         self.w_triple_n.next = self.t_tg_wrap.val();
                     }
                 }
-                // The error record's value: segment length (`term_seglen`), triple.
-                self.w_val_n.next = (bit_cast::<32, 16>(self.h_len.val()) << 16)
+                // The error record's value: the triple (the segment length, `term_seglen`, is in
+                // `qctx`, written in Eval: bit 44 says so; the high half is don't-care).
+                self.w_val_n.next = (bit_cast::<32, 16>(self.h_addr.val().get_bits::<16>(16))
+                    << 16)
                     | bit_cast::<32, 16>(self.w_triple_n.val());
             }
             for i in 0..CQ_DEPTH {
@@ -2717,7 +2772,6 @@ impl Logic for RxControl {
                     self.cq_conn[i].d.next = self.j_conn.q.val();
                     self.cq_slot[i].d.next = self.j_slot.q.val();
                     self.cq_ctx[i].d.next = self.cq_ctx_n.val();
-                    self.cq_len[i].d.next = self.j_len.q.val();
                     self.cq_l[i].d.next = self.h_l.q.val();
                 }
             }
@@ -2739,7 +2793,8 @@ impl Logic for RxControl {
             | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         if self.cq_pop.val() {
             // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
-            self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+            self.rec_wr.next = (bit_cast::<REC_BITS, 1>(self.bdying_set.val().into()) << 44)
+                | bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
                 | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
                 | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
                 | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
@@ -2774,7 +2829,7 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
-        self.msn_next.next = self.h_b.q.val() + 1;
+        self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
         // the next (no job reads the context before then: see "Timing").
         self.qctx.write_enable.next = self.w2_v.q.val();
@@ -2799,6 +2854,14 @@ impl Logic for RxControl {
             self.w2_v.d.next = true;
             self.w2_addr.d.next = (self.qc_conn.val() | self.qc_wf.val()) + 1;
             self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
+        }
+        if self.state.q.val() == RxState::Eval {
+            // The job's segment length, for the Terminate of a failed queued check (see
+            // "State"): no update is written in an Eval cycle.
+            self.qctx.write_enable.next = true;
+            self.qctx.write_addr.next =
+                self.qc_conn.val() | 8 | bit_cast::<QCTX_ADDR_BITS, 1>(self.j_slot.q.val().into());
+            self.qctx.write_data.next = self.j_len.q.val();
         }
         if self.qc_idx_we.val() {
             // A Send's WQE index (RqWait: no update is written then, see "State").
@@ -2943,7 +3006,7 @@ impl Logic for RxControl {
         self.cqe_opcode.next = self.cqe_opcode_q.q.val();
         self.cqe_status.next = self.cqe_status_q.q.val();
         self.cqe_byte_len.next = self.o_addr.q.val();
-        self.cqe_index.next = self.cqe_index_q.q.val();
+        self.cqe_index.next = self.qctx.read_data.val();
         // A Recv CQE without Invalidate has `cqe_inv_stag = 0` (see DoneGet).
         self.cqe_inv_stag.next = self.h_stag.q.val();
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();

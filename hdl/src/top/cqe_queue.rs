@@ -26,18 +26,18 @@
 //! | 1 | `index` | 0 \[31:16\] |
 //! | 2, 3 | `byte_len` \[15:0\], \[31:16\] | 1 |
 //! | 4, 5 | `inv_stag` \[15:0\], \[31:16\] | 2 |
-//! | 6 | (not written: beat 3's low half is 0 but HostIf's owner bit) | 3 \[15:0\] |
-//! | 7 | `with_inv` \[0\], `solicited` \[1\], `qp` \[9:8\] | 3 \[31:16\] |
+//! | 6 | `with_inv` \[0\], `solicited` \[1\], `qp` \[9:8\] | 3 \[31:16\] |
+//! | 7 | (not used: beat 3's low half is 0 but HostIf's owner bit, `lo` cleared) | 3 \[15:0\] |
 //!
 //! - **In**: the entry is written straight from the `in_*` ports (the producer holds them while
-//!   `in_valid && !in_ready`: RxControl's `cqe_*` are output registers), one word (0..5, 7) in
-//!   each cycle with `in_valid` and a free slot; `in_ready` is high in the cycle of the last
+//!   `in_valid && !in_ready`: RxControl's `cqe_*` are output registers), one word (0..6, at the
+//!   address `slot * 8 + wc`: no address multiplexer) in each cycle with `in_valid` and a free slot; `in_ready` is high in the cycle of the last
 //!   (a register compare: `wc == 6` and not full), so a completion is taken 7 cycles after it
 //!   is offered into a queue with room. That is a bounded wait that does not depend on
 //!   `out_ready`, so the deadlock above cannot come back; it costs a 16-bit 7:1 multiplexer.
 //! - **Out** (issue 5: no holding register, which was 100 flip-flops alone in their logic
 //!   cells, and no 4:1 beat multiplexer in HostIf): the head entry stays in its slot until
-//!   released (`out_ready`). Two cycles after an entry is queued, word 7 has been read (the
+//!   released (`out_ready`). Two cycles after an entry is queued, word 6 has been read (the
 //!   QP into `hqp`, 2 flip-flops) and word 0 sits on the RAM's registered read port:
 //!   `out_valid`, with `out_qp` and the opcode and status straight from the read port (the
 //!   read address stays put, so they hold), which HostIf needs to route the entry (RdmaRead
@@ -51,9 +51,9 @@
 //!   (2 cycles from queued to `out_valid` instead of 9).
 //! - `idle`: nothing queued, being written or offered.
 //!
-//! Standalone (`rnic synth --board alchitry-cu --block cqe_queue`): 146 logic cells (123
-//! LUT4, 37 DFF, 8 carry), 1 block RAM, 170 MHz; 221 cells (111 LUT4, 120 DFF) with the
-//! holding register.
+//! Standalone (`rnic synth --board alchitry-cu --block cqe_queue`): 144 logic cells (120
+//! LUT4, 36 DFF, 8 carry), 1 block RAM, 168 MHz (122 LUT4 with word 6 at address 7); 221 cells
+//! (111 LUT4, 120 DFF) with the holding register.
 //!
 //! The read side never reads a word being written: the in side writes only slot `wp`, which
 //! is not in the queue, and the read side reads only queued slots.
@@ -69,7 +69,7 @@ pub const CQE_QUEUE_DEPTH: usize = 1 << CQE_QUEUE_ADDR_BITS;
 const _: () = assert!(CQE_QUEUE_DEPTH > HDR_SLOTS * CONNECTIONS);
 /// 16-bit words written per entry (see the module documentation for the packing).
 pub const CQE_WORDS: usize = 7;
-/// The packing (word 7) and the word count assume a QP number of at most 2 bits.
+/// The packing (word 6) and the word count assume a QP number of at most 2 bits.
 const _: () = assert!(CONN_BITS <= 2 && CQE_WORDS * 16 >= 2 + 8 + 8 + 32 + 16 + 32 + 2);
 // The literal packing of the beats (words 0..7 above) is `rnic_proto::host::Cqe`'s: 16
 // octets, the flags in octet 13 (beat 3 bits 23..16).
@@ -82,9 +82,9 @@ const _: () = assert!(
 /// The read side's states (see the module documentation).
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
 pub enum CqOut {
-    /// No head entry: word 7 of slot `rp` is on the read address.
+    /// No head entry: word 6 of slot `rp` is on the read address.
     Idle,
-    /// Word 7 is being read (its QP goes to `hqp`), word 0 on the read address.
+    /// Word 6 is being read (its QP goes to `hqp`), word 0 on the read address.
     Ld,
     /// The head entry is offered (`out_valid`); word 0 on the read port (opcode, status).
     Head,
@@ -94,7 +94,7 @@ pub enum CqOut {
     Beat,
     /// Beat `2b` on the read address (after a taken beat 0 or 1).
     Next,
-    /// Word 7 on the read address, `lo` = 0 (after beat 2).
+    /// Word 6 on the read address, `lo` = 0 (after beat 2).
     Last,
     /// All 4 beats taken; waiting for `out_ready`.
     End,
@@ -165,16 +165,12 @@ impl Logic for CqeQueue {
             && (self.wp.q.val().get_bit(4) != self.rp.q.val().get_bit(4));
         self.empty.next = self.wp.q.val() == self.rp.q.val();
 
-        // ---- In: word `wc` of the offered entry, straight from the ports (word 6 goes to
-        // address 7: the beat-3 high half).
+        // ---- In: word `wc` of the offered entry, straight from the ports, at address `wc` of
+        // its slot (word 6 is the beat-3 high half).
         self.in_ready.next = (self.wc.q.val() == 6) && !self.full.val();
         self.ram.write_enable.next = self.in_valid.val() && !self.full.val();
         self.ram.write_addr.next = (bit_cast::<7, 4>(self.wp.q.val().get_bits::<4>(0)) << 3)
             | bit_cast::<7, 3>(self.wc.q.val());
-        if self.wc.q.val() == 6 {
-            self.ram.write_addr.next =
-                (bit_cast::<7, 4>(self.wp.q.val().get_bits::<4>(0)) << 3) | 7;
-        }
         // A mux tree on the bits of `wc` (word 6 is the flags; 7 is never written).
         self.w01.next = bit_cast::<16, 8>(self.in_status.val())
             | (bit_cast::<16, 8>(self.in_opcode.val()) << 8);
@@ -213,9 +209,9 @@ impl Logic for CqeQueue {
             | bit_cast::<7, 3>(self.rc.q.val());
         match self.st.q.val() {
             CqOut::Idle => {
-                // Word 7 on the read address (`rc` = 7 but after the reset: one cycle more).
-                self.rc.d.next = 7.into();
-                if !self.empty.val() && (self.rc.q.val() == 7) {
+                // Word 6 on the read address (`rc` = 6 but after the reset: one cycle more).
+                self.rc.d.next = 6.into();
+                if !self.empty.val() && (self.rc.q.val() == 6) {
                     self.rc.d.next = 0.into();
                     self.st.d.next = CqOut::Ld;
                 }
@@ -236,10 +232,10 @@ impl Logic for CqeQueue {
             }
             CqOut::Beat => {
                 if self.out_beat_ready.val() {
-                    if self.rc.q.val() == 7 {
+                    if self.rc.q.val() == 6 {
                         self.st.d.next = CqOut::End;
                     } else if self.rc.q.val() == 5 {
-                        self.rc.d.next = 7.into();
+                        self.rc.d.next = 6.into();
                         self.lo.d.next = 0.into();
                         self.st.d.next = CqOut::Last;
                     } else {
@@ -259,7 +255,7 @@ impl Logic for CqeQueue {
         }
         self.out_valid.next = (self.st.q.val() != CqOut::Idle) && (self.st.q.val() != CqOut::Ld);
         if self.out_valid.val() && self.out_ready.val() {
-            self.rc.d.next = 7.into();
+            self.rc.d.next = 6.into();
             self.rp.d.next = self.rp.q.val() + 1;
             self.st.d.next = CqOut::Idle;
         }
