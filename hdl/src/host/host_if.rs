@@ -24,8 +24,14 @@
 //! write's decode, in its own cycle: the staging registers are then unchanged in that cycle
 //! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
 //! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
-//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). `prog_*` fields are the
-//! staging registers themselves, but for `prog_base_to`'s
+//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
+//! (`prog_index`, base TO `[31:16]`, length, host address) are staging flip-flops, valid in the
+//! commit's cycle and the next; those only word 0 needs (key, PD, access, valid, bound, QP,
+//! remote invalidate: STAG_FLAGS; base TO `[15:0]`) are valid only in the cycle after the
+//! commit: the commit write reads STAG_FLAGS from the register RAM and STAG_BASE_TO_LO from
+//! the auxiliary RAM (word 12), whose read ports MMIO does not use in a write's cycle, and
+//! `prog_*` are those read ports (issue 5: ~37 flip-flops alone in their cells; StagCheck reads
+//! nothing else then, `hdl/src/ddp/stag_table.rs`). For `prog_base_to`'s
 //! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
 //! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
 //! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
@@ -43,21 +49,23 @@
 //!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI; the constants ID, VERSION, CAPS are
 //!   its initial contents (never written). The latched event words (QP_AEV) are written there
 //!   by the event latch (in a cycle without MMIO access) and read back from there. The MMIO
-//!   read mux keeps only STATUS and the status words. Flip-flops are kept where a value is
+//!   read mux keeps only STATUS and the status words: a read of any other register that is not
+//!   in the RAM (or reads 0, below) reads word 3 (STATUS's, never written: 0), so `mmio_rdata`
+//!   is the RAM's read port ORed with the 2-bit status word, no gating. Flip-flops are kept where a value is
 //!   needed continuously or in the commit's cycle: the STag staging registers (they are
 //!   `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ numbers (per CQE).
 //! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
-//!   (8 + cq), which the engines read together with their register-RAM reads (the RQ service's
+//!   (8 + cq), STAG_BASE_TO_LO (12, read by the STag commit), which the engines read together with their register-RAM reads (the RQ service's
 //!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
 //!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
 //!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
 //!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
-//!   One masked copy of the read port (`ix`, with the read word's bit registered as `ix_v`)
-//!   serves all four indexes. The CQ fill check compares the producer index with `ci + size`
+//!   An engine's read of an index not written since its reset reads word 3 (0) instead, so the
+//!   read port is the index (`ix`) for all four with no mask; MMIO reads of such an index too. The CQ fill check compares the producer index with `ci + size`
 //!   (computed at the CQ_CI read), so no size register.
 //! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
 //!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
@@ -131,8 +139,11 @@
 //!
 //! # Size and timing
 //!
-//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 1149
-//! logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
+//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 1010
+//! logic cells for the block (883 LUT4, 432 DFF, 97 carry), 107.2 MHz (2026-11-28: the CQE address
+//! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
+//! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
+//! 104.5 MHz; 1149 logic cells (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
 //! as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since
 //! the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the
 //! block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz (2026-11-25, after QP_AEV went
@@ -150,8 +161,11 @@
 //! `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the
 //! RQ's empty compare → `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the
 //! offset from registers) was tried: 1360 LUT4 (the address register's third source is not shared
-//! with the `+ 4` adder) and 98.9 MHz with another path, so not kept then; it is now, with one
-//! adder for `+ offset` and `+ 4` (state `Add`, a registered operand select). The CQ fill check,
+//! with the `+ 4` adder) and 98.9 MHz with another path, so not kept then; it was later, with one
+//! adder for `+ offset` and `+ 4` (a state `Add`). Now CQ_BASE's 16-octet alignment
+//! (`rnic_proto::host::regs::CQ_BASE`) gives the beats' offsets as `cw_beat` in address bits
+//! `[3:2]`: `cw_addr` is bits 31..4, `base + (pi mod size)` straight from the RAM in `Addr` (as
+//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state. The CQ fill check,
 //! the ring offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the
 //! RQ's `Check` / `Empty`).
 //!
@@ -519,7 +533,7 @@ pub struct HostIf {
     r_pi_v: Signal<Local, Bit>,
     r_ci_v: Signal<Local, Bit>,
     /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
-    /// not written since its reset (`ix_v`): one masked copy of the read port for all four.
+    /// not written since its reset (then word 3 was read): the read port for all four.
     ix: Signal<Local, Bits<RING_INDEX_BITS>>,
     /// The log2 on the auxiliary RAM's read port (QP_RQ_LOG2 for the RQ service, CQ_LOG2 for
     /// the CQE writer).
