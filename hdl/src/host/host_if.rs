@@ -24,8 +24,14 @@
 //! write's decode, in its own cycle: the staging registers are then unchanged in that cycle
 //! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
 //! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
-//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). `prog_*` fields are the
-//! staging registers themselves, but for `prog_base_to`'s
+//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
+//! (`prog_index`, base TO `[31:16]`, length, host address) are staging flip-flops, valid in the
+//! commit's cycle and the next; those only word 0 needs (key, PD, access, valid, bound, QP,
+//! remote invalidate: STAG_FLAGS; base TO `[15:0]`) are valid only in the cycle after the
+//! commit: the commit write reads STAG_FLAGS from the register RAM and STAG_BASE_TO_LO from
+//! the auxiliary RAM (word 12), whose read ports MMIO does not use in a write's cycle, and
+//! `prog_*` are those read ports (issue 5: ~37 flip-flops alone in their cells; StagCheck reads
+//! nothing else then, `hdl/src/ddp/stag_table.rs`). For `prog_base_to`'s
 //! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
 //! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
 //! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
@@ -43,21 +49,23 @@
 //!   QP_ULPDU, the ring bases and log2s, QP_RQ_PI, CQ_CI; the constants ID, VERSION, CAPS are
 //!   its initial contents (never written). The latched event words (QP_AEV) are written there
 //!   by the event latch (in a cycle without MMIO access) and read back from there. The MMIO
-//!   read mux keeps only STATUS and the status words. Flip-flops are kept where a value is
+//!   read mux keeps only STATUS and the status words: a read of any other register that is not
+//!   in the RAM (or reads 0, below) reads word 3 (STATUS's, never written: 0), so `mmio_rdata`
+//!   is the RAM's read port ORed with the 2-bit status word, no gating. Flip-flops are kept where a value is
 //!   needed continuously or in the commit's cycle: the STag staging registers (they are
 //!   `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ numbers (per CQE).
 //! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
-//!   (8 + cq), which the engines read together with their register-RAM reads (the RQ service's
+//!   (8 + cq), STAG_BASE_TO_LO (12, read by the STag commit), which the engines read together with their register-RAM reads (the RQ service's
 //!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
 //!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
 //!   per-QP / per-CQ bit says "written since the reset" (QP_CTRL, CQ_LOG2); without it the
 //!   index is 0. So there are no per-QP 16-bit index registers, incrementers or 4:1 muxes.
-//!   One masked copy of the read port (`ix`, with the read word's bit registered as `ix_v`)
-//!   serves all four indexes. The CQ fill check compares the producer index with `ci + size`
+//!   An engine's read of an index not written since its reset reads word 3 (0) instead, so the
+//!   read port is the index (`ix`) for all four with no mask; MMIO reads of such an index too. The CQ fill check compares the producer index with `ci + size`
 //!   (computed at the CQ_CI read), so no size register.
 //! - Port use: the read port serves an MMIO read, else the QP_CTRL write's SQ_BASE (commit);
 //!   the write port an MMIO write. In a cycle without MMIO access the read port serves the RQ
@@ -131,8 +139,11 @@
 //!
 //! # Size and timing
 //!
-//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 1149
-//! logic cells for the block (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
+//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 997
+//! logic cells for the block (870 LUT4, 432 DFF, 97 carry), 100.9 MHz (2026-11-28: the CQE address
+//! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
+//! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
+//! 104.5 MHz; 1149 logic cells (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
 //! as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since
 //! the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the
 //! block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz (2026-11-25, after QP_AEV went
@@ -150,8 +161,11 @@
 //! `cw_addr` / `rq_addr`, 9.9 ns (6.5 of it logic); at 1344 cells: the RAM's output → `ix` → the
 //! RQ's empty compare → `rq_empty`, 9.7 ns (4.1 logic). Registering the base first (adding the
 //! offset from registers) was tried: 1360 LUT4 (the address register's third source is not shared
-//! with the `+ 4` adder) and 98.9 MHz with another path, so not kept then; it is now, with one
-//! adder for `+ offset` and `+ 4` (state `Add`, a registered operand select). The CQ fill check,
+//! with the `+ 4` adder) and 98.9 MHz with another path, so not kept then; it was later, with one
+//! adder for `+ offset` and `+ 4` (a state `Add`). Now CQ_BASE's 16-octet alignment
+//! (`rnic_proto::host::regs::CQ_BASE`) gives the beats' offsets as `cw_beat` in address bits
+//! `[3:2]`: `cw_addr` is bits 31..4, `base + (pi mod size)` straight from the RAM in `Addr` (as
+//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state. The CQ fill check,
 //! the ring offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the
 //! RQ's `Check` / `Empty`).
 //!
@@ -216,7 +230,6 @@ pub enum CwState {
     Full,
     Base,
     Addr,
-    Add,
     Write,
     Ovf,
     Pw,
@@ -397,20 +410,14 @@ pub struct HostIf {
     // ---- MMIO read.
     rvalid_q: DFF<Bit>,
     rdata_q: DFF<Bits<32>>,
-    rram_q: DFF<Bit>,
-    /// The read is of RQ_PI / CQ_CI reset since its last write: 0, not the RAM word.
-    rzero_q: DFF<Bit>,
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
-    st_key: DFF<Bits<8>>,
-    st_pd: DFF<Bits<PD_BITS>>,
-    st_access: DFF<Bits<4>>,
-    st_valid: DFF<Bit>,
-    st_bound: DFF<Bit>,
-    st_rinv: DFF<Bit>,
-    st_qp: DFF<Bits<CONN_BITS>>,
-    st_to_lo: DFF<Bits<32>>,
+    /// STAG_BASE_TO_LO `[31:16]` (the table's word 1, written in the commit's cycle). The
+    /// fields of word 0 (written in the next cycle) are not kept in flip-flops: STAG_FLAGS and
+    /// STAG_BASE_TO_LO `[15:0]` are read from the register RAM and the auxiliary RAM in the
+    /// commit's cycle and are on their read ports in the next.
+    st_to_hi16: DFF<Bits<16>>,
     /// STAG_BASE_TO_HI != 0 (the Cu STag table keeps base TO bits 31..0 and programs an entry
     /// with a nonzero upper half invalid: `prog_base_to[32]` carries this flag, `[63:33]` are 0).
     st_to_hi_nz: DFF<Bit>,
@@ -436,8 +443,6 @@ pub struct HostIf {
     db_qp_q: DFF<Bits<CONN_BITS>>,
     db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
     qe_q: DFF<Bit>,
-    /// The CQE writer is in state Add (a register: the adder's operand select).
-    cw_add: DFF<Bit>,
     /// RxPath's event was looked at in the previous cycle (free, no MMIO access): `ev_new`,
     /// its QP had none latched.
     ev_go: DFF<Bit>,
@@ -480,17 +485,20 @@ pub struct HostIf {
     cw_last_send: DFF<Bit>,
     cw_qp: DFF<Bits<CONN_BITS>>,
     cw_cq: DFF<Bits<CQ_BITS>>,
-    cw_addr: DFF<Bits<32>>,
+    /// The CQE's address bits 31..4 (CQ_BASE is 16-octet aligned): `base + (pi mod size)`, the
+    /// beat's `[3:2]` are `cw_beat`.
+    cw_addr: DFF<Bits<28>>,
     cw_beat: DFF<Bits<2>>,
+    /// The CQE writer is in state Write (a flag, not the state's decode: the beat handshake
+    /// to the state's enable is the block's longest path).
+    cw_w: DFF<Bit>,
     cw_owner: DFF<Bit>,
     cw_full: DFF<Bit>,
     /// CQ_CI + the CQ size: the producer index of a full CQ (`pi - ci == size`).
     cw_diff: DFF<Bits<RING_INDEX_BITS>>,
-    /// The index on the RAM's read port was written since its reset (registered with the
-    /// engine's read: the valid bit of the word read).
-    ix_v: DFF<Bit>,
     cw_pi: DFF<Bits<RING_INDEX_BITS>>,
-    cw_off: DFF<Bits<32>>,
+    /// The producer index mod the CQ size (the CQE's ring offset in 16-octet units).
+    cw_off: DFF<Bits<RING_INDEX_BITS>>,
     rq_off: DFF<Bits<32>>,
 
     // ---- Write arbiter.
@@ -525,7 +533,7 @@ pub struct HostIf {
     r_pi_v: Signal<Local, Bit>,
     r_ci_v: Signal<Local, Bit>,
     /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
-    /// not written since its reset (`ix_v`): one masked copy of the read port for all four.
+    /// not written since its reset (then word 3 was read): the read port for all four.
     ix: Signal<Local, Bits<RING_INDEX_BITS>>,
     /// The log2 on the auxiliary RAM's read port (QP_RQ_LOG2 for the RQ service, CQ_LOG2 for
     /// the CQE writer).
@@ -547,9 +555,6 @@ pub struct HostIf {
     cw_take_send: Signal<Local, Bit>,
     cw_wv: Signal<Local, Bit>,
     cw_wdata: Signal<Local, Bits<32>>,
-    /// `cw_addr` + the ring offset (state Add) or + 4 (the next beat): one adder.
-    cw_sum: Signal<Local, Bits<32>>,
-    cw_inc: Signal<Local, Bits<32>>,
     pick_cw: Signal<Local, Bit>,
     cw_rel: Signal<Local, Bit>,
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
@@ -720,17 +725,8 @@ impl Default for HostIf {
             ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
-            rram_q: Default::default(),
-            rzero_q: Default::default(),
             st_index: Default::default(),
-            st_key: Default::default(),
-            st_pd: Default::default(),
-            st_access: Default::default(),
-            st_valid: Default::default(),
-            st_bound: Default::default(),
-            st_rinv: Default::default(),
-            st_qp: Default::default(),
-            st_to_lo: Default::default(),
+            st_to_hi16: Default::default(),
             st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
@@ -747,7 +743,6 @@ impl Default for HostIf {
             db_qp_q: Default::default(),
             db_pi_q: Default::default(),
             qe_q: Default::default(),
-            cw_add: Default::default(),
             ev_go: Default::default(),
             ev_new: Default::default(),
             qe_qp_q: Default::default(),
@@ -777,10 +772,10 @@ impl Default for HostIf {
             cw_cq: Default::default(),
             cw_addr: Default::default(),
             cw_beat: Default::default(),
+            cw_w: Default::default(),
             cw_owner: Default::default(),
             cw_full: Default::default(),
             cw_diff: Default::default(),
-            ix_v: Default::default(),
             cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
@@ -830,8 +825,6 @@ impl Default for HostIf {
             cw_take_send: Default::default(),
             cw_wv: Default::default(),
             cw_wdata: Default::default(),
-            cw_sum: Default::default(),
-            cw_inc: Default::default(),
             pick_cw: Default::default(),
             cw_rel: Default::default(),
             w_pass: Default::default(),
@@ -885,17 +878,8 @@ impl Logic for HostIf {
             clock,
             rvalid_q,
             rdata_q,
-            rram_q,
-            rzero_q,
             st_index,
-            st_key,
-            st_pd,
-            st_access,
-            st_valid,
-            st_bound,
-            st_rinv,
-            st_qp,
-            st_to_lo,
+            st_to_hi16,
             st_to_hi_nz,
             st_len,
             st_addr,
@@ -906,7 +890,6 @@ impl Logic for HostIf {
             db_qp_q,
             db_pi_q,
             qe_q,
-            cw_add,
             ev_go,
             ev_new,
             qe_qp_q,
@@ -933,10 +916,10 @@ impl Logic for HostIf {
             cw_cq,
             cw_addr,
             cw_beat,
+            cw_w,
             cw_owner,
             cw_full,
             cw_diff,
-            ix_v,
             cw_pi,
             cw_off,
             rq_off,
@@ -1092,10 +1075,9 @@ impl Logic for HostIf {
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
-        self.ix.next = 0.into();
-        if self.ix_v.q.val() {
-            self.ix.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
-        }
+        // An index not written since its reset was read from word 3 (STATUS: never written,
+        // 0), so the read port is the index as it is.
+        self.ix.next = self.base.read_data.val().get_bits::<RING_INDEX_BITS>(0);
         self.m_cpi_v.next = self.c_pi_v[0].q.val();
         self.m_ci_v.next = self.c_ci_v[0].q.val();
         self.m_c_ovf.next = self.c_ovf[0].q.val();
@@ -1114,8 +1096,10 @@ impl Logic for HostIf {
                 self.w_ovf.next = self.c_ovf[i].q.val();
             }
         }
-        // RQ_PI / CQ_CI read back 0 until written after their reset.
-        self.a_zero.next = false;
+        // Reads of 0: registers not in the RAM (the status words and unmapped addresses: their
+        // bits come from `rdata_q`), RQ_PI / CQ_CI / RQ_CI / CQ_PI / QP_AEV until written
+        // after their reset. Such a read reads word 3 (STATUS), which is never written and 0.
+        self.a_zero.next = !self.a_ram.val();
         if self.a_qp.val() && (self.a_qoff.val() == 0x1C) {
             self.a_zero.next = !self.m_pi_v.val();
         }
@@ -1189,9 +1173,18 @@ impl Logic for HostIf {
         // with an engine's register-RAM read the log2 it needs next.
         self.ulp.read_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
         if self.mmio_valid.val() {
+            if self.rd.val() && self.a_zero.val() {
+                self.base.read_addr.next = 3.into();
+            }
             if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
                 // The commit's SQ base: word {01, qp, 0010}.
                 self.base.read_addr.next = (bit_cast::<8, CONN_BITS>(self.a_q.val()) << 4) | 0x42;
+            }
+            if self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58) {
+                // The STag commit: STAG_FLAGS (word 0x11) and (auxiliary RAM word 12)
+                // STAG_BASE_TO_LO for the STag table's word 0 in the next cycle.
+                self.base.read_addr.next = 0x11.into();
+                self.ulp.read_addr.next = 12.into();
             }
         } else if (self.rq_state.q.val() == RqState::Ci)
             || (self.rq_state.q.val() == RqState::Pop)
@@ -1203,12 +1196,16 @@ impl Logic for HostIf {
                 // QP_RQ_CI: {01, qp, 1000}.
                 self.base.read_addr.next =
                     (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x48;
-                self.ix_v.d.next = self.r_ci_v.val();
+                if !self.r_ci_v.val() {
+                    self.base.read_addr.next = 3.into();
+                }
             } else if self.rq_state.q.val() == RqState::Pi {
                 // QP_RQ_PI: {01, qp, 0111}.
                 self.base.read_addr.next =
                     (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x47;
-                self.ix_v.d.next = self.r_pi_v.val();
+                if !self.r_pi_v.val() {
+                    self.base.read_addr.next = 3.into();
+                }
                 // QP_RQ_LOG2 (Check).
                 self.ulp.read_addr.next = bit_cast::<4, CONN_BITS>(self.rq_qp.q.val()) | 4;
             } else {
@@ -1226,11 +1223,15 @@ impl Logic for HostIf {
             if self.cw_state.q.val() == CwState::Pi {
                 // CQ_PI: {10, 0, cq, 010}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
-                self.ix_v.d.next = self.w_pi_v.val();
+                if !self.w_pi_v.val() {
+                    self.base.read_addr.next = 3.into();
+                }
             } else if self.cw_state.q.val() == CwState::Ci {
                 // CQ_CI: {10, 0, cq, 011}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
-                self.ix_v.d.next = self.w_ci_v.val();
+                if !self.w_ci_v.val() {
+                    self.base.read_addr.next = 3.into();
+                }
             } else {
                 // CQ_BASE: {10, 0, cq, 000}.
                 self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
@@ -1245,9 +1246,13 @@ impl Logic for HostIf {
         if !self.a_qp.val() {
             self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
         }
+        if self.a_glob.val() {
+            self.ulp.write_addr.next = 12.into();
+        }
         self.ulp.write_enable.next = self.wr.val()
             && ((self.a_qp.val() && ((self.a_qoff.val() == 0x04) || (self.a_qoff.val() == 0x18)))
-                || (self.a_cq.val() && (self.a_coff.val() == 0x04)));
+                || (self.a_cq.val() && (self.a_coff.val() == 0x04))
+                || (self.a_glob.val() && (self.a_goff.val() == 0x48)));
         self.x_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
@@ -1299,34 +1304,30 @@ impl Logic for HostIf {
         if self.rd.val() {
             self.rvalid_q.d.next = true;
             self.rdata_q.d.next = self.rv.val();
-            self.rram_q.d.next = self.a_ram.val();
-            self.rzero_q.d.next = self.a_zero.val();
         }
         self.mmio_rvalid.next = self.rvalid_q.q.val();
-        if self.rram_q.q.val() {
-            if self.rzero_q.q.val() {
-                self.mmio_rdata.next = 0.into();
-            } else {
-                self.mmio_rdata.next = self.base.read_data.val();
-            }
-        } else {
-            self.mmio_rdata.next = self.rdata_q.q.val();
-        }
+        // A read of a register not in the RAM, or of one that reads 0, read word 3 (0); the
+        // status words' bits are in `rdata_q` (0 for the RAM-held registers).
+        self.mmio_rdata.next = self.base.read_data.val() | self.rdata_q.q.val();
 
         // ---- STag programming.
         // In the commit write's cycle (the staging registers hold in it and in the next cycle,
         // where StagCheck writes the entry's second word from them).
         self.prog_write.next = self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
         self.prog_index.next = self.st_index.q.val();
-        self.prog_valid.next = self.st_valid.q.val();
-        self.prog_key.next = self.st_key.q.val();
-        self.prog_pd.next = self.st_pd.q.val();
-        self.prog_access.next = self.st_access.q.val();
-        self.prog_qp_bound.next = self.st_bound.q.val();
-        self.prog_qp.next = self.st_qp.q.val();
-        self.prog_remote_inv.next = self.st_rinv.q.val();
+        // Word 0's fields, valid in the cycle after the commit write only: STAG_FLAGS on the
+        // register RAM's read port, STAG_BASE_TO_LO [15:0] on the auxiliary RAM's (both read
+        // in the commit write's cycle, when MMIO does not use the read ports).
+        self.prog_valid.next = self.base.read_data.val().get_bit(16);
+        self.prog_key.next = self.base.read_data.val().get_bits::<8>(0);
+        self.prog_pd.next = self.base.read_data.val().get_bits::<PD_BITS>(8);
+        self.prog_access.next = self.base.read_data.val().get_bits::<4>(12);
+        self.prog_qp_bound.next = self.base.read_data.val().get_bit(17);
+        self.prog_qp.next = self.base.read_data.val().get_bits::<CONN_BITS>(24);
+        self.prog_remote_inv.next = self.base.read_data.val().get_bit(18);
         self.prog_base_to.next = (bit_cast::<64, 1>(self.st_to_hi_nz.q.val().into()) << 32)
-            | bit_cast::<64, 32>(self.st_to_lo.q.val());
+            | (bit_cast::<64, 16>(self.st_to_hi16.q.val()) << 16)
+            | bit_cast::<64, 16>(self.ulp.read_data.val().get_bits::<16>(0));
         self.prog_len.next = self.st_len.q.val();
         self.prog_host_addr.next = self.st_addr.q.val();
 
@@ -1511,14 +1512,7 @@ impl Logic for HostIf {
         self.cqe_ready.next = (self.rdc_valid.val() && self.rdc_ready.val())
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
-        self.cw_wv.next = (self.cw_state.q.val() == CwState::Write)
-            && (self.cw_send.q.val() || self.cqe_beat_valid.val());
-        self.cw_add.d.next = self.cw_state.q.val() == CwState::Addr;
-        self.cw_inc.next = 4.into();
-        if self.cw_add.q.val() {
-            self.cw_inc.next = self.cw_off.q.val();
-        }
-        self.cw_sum.next = self.cw_addr.q.val() + self.cw_inc.val();
+        self.cw_wv.next = self.cw_w.q.val() && (self.cw_send.q.val() || self.cqe_beat_valid.val());
         self.w_pass.next = self.ix.val() >> self.x_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
@@ -1565,9 +1559,7 @@ impl Logic for HostIf {
                 self.cw_full.d.next = self.w_ovf.val() || (self.ix.val() == self.cw_diff.q.val());
                 self.cw_pi.d.next = self.ix.val();
                 // The ring offset and owner bit of the producer index (used from Addr on).
-                self.cw_off.d.next =
-                    bit_cast::<32, 16>(self.ix.val() & !(self.c_ones.val() << self.x_log2.val()))
-                        << 4;
+                self.cw_off.d.next = self.ix.val() & !(self.c_ones.val() << self.x_log2.val());
                 self.cw_owner.d.next = !self.w_pass.val().get_bit(0);
                 self.cw_state.d.next = CwState::Full;
             }
@@ -1596,23 +1588,21 @@ impl Logic for HostIf {
                 }
             }
             CwState::Addr => {
-                // The ring base straight from the RAM; the offset is added in Add (no carry
-                // chain from the RAM's output: its clock-to-out is long).
-                self.cw_addr.d.next = self.base.read_data.val();
-                self.cw_state.d.next = CwState::Add;
-            }
-            CwState::Add => {
-                self.cw_addr.d.next = self.cw_sum.val();
+                // The ring base from the RAM plus the ring offset, in 16-octet units (the
+                // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
+                self.cw_addr.d.next = self.base.read_data.val().get_bits::<28>(4)
+                    + bit_cast::<28, RING_INDEX_BITS>(self.cw_off.q.val());
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
+                self.cw_w.d.next = true;
             }
             CwState::Write => {
                 if self.cw_wv.val() && self.pick_cw.val() && self.dma_wr_ready.val() {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
-                    self.cw_addr.d.next = self.cw_sum.val();
                     if self.cw_beat.q.val() == 3 {
                         self.cw_pi.d.next = self.cw_pi.q.val() + 1;
                         self.cw_state.d.next = CwState::Pw;
+                        self.cw_w.d.next = false;
                     }
                 }
             }
@@ -1696,7 +1686,8 @@ impl Logic for HostIf {
         }
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
-            self.dma_wr_addr.next = self.cw_addr.q.val();
+            self.dma_wr_addr.next = (bit_cast::<32, 28>(self.cw_addr.q.val()) << 4)
+                | (bit_cast::<32, 2>(self.cw_beat.q.val()) << 2);
             self.dma_wr_data.next = self.cw_wdata.val();
             self.dma_wr_keep.next = 0xF.into();
             self.dma_wr_last.next = self.cw_beat.q.val() == 3;
@@ -1731,17 +1722,8 @@ impl Logic for HostIf {
                 if self.a_goff.val() == 0x40 {
                     self.st_index.d.next = self.mmio_wdata.val().get_bits::<STAG_INDEX_BITS>(0);
                 }
-                if self.a_goff.val() == 0x44 {
-                    self.st_key.d.next = self.mmio_wdata.val().get_bits::<8>(0);
-                    self.st_pd.d.next = self.mmio_wdata.val().get_bits::<PD_BITS>(8);
-                    self.st_access.d.next = self.mmio_wdata.val().get_bits::<4>(12);
-                    self.st_valid.d.next = self.mmio_wdata.val().get_bit(16);
-                    self.st_bound.d.next = self.mmio_wdata.val().get_bit(17);
-                    self.st_rinv.d.next = self.mmio_wdata.val().get_bit(18);
-                    self.st_qp.d.next = self.mmio_wdata.val().get_bits::<CONN_BITS>(24);
-                }
                 if self.a_goff.val() == 0x48 {
-                    self.st_to_lo.d.next = self.mmio_wdata.val();
+                    self.st_to_hi16.d.next = self.mmio_wdata.val().get_bits::<16>(16);
                 }
                 if self.a_goff.val() == 0x4C {
                     self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
