@@ -324,7 +324,10 @@ fn local_checks_share_stagcheck_with_receive_traffic_verilator() {
             };
             let t = e.base_to + rng.gen_range(0..u64::from(e.len) + 8);
             let l = rng.gen_range(0..256u32);
-            let (pdv, qpv) = (rng.gen_range(0..3u8), rng.gen_range(0..4u8));
+            let (pdv, qpv) = (
+                rng.gen_range(0..3u8),
+                rng.gen_range(0..rnic_hdl::config::CONNECTIONS as u8),
+            );
             let rights = [access::LOCAL_READ, access::LOCAL_WRITE][rng.gen_range(0..2)];
             pending = Some((stag, t, l, pdv, qpv, rights));
         }
