@@ -616,6 +616,9 @@ pub struct RxControl {
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
     qc_conn: Signal<Local, Bits<QCTX_ADDR_BITS>>,
+    /// The done's WQE-index word in `qctx` (field 3, low half; `| 1`: the high half, never
+    /// written, index 0 for an RdmaRead CQE): `cqe_index` is the read port at this address.
+    qc_d_ix: Signal<Local, Bits<QCTX_ADDR_BITS>>,
     qc_wval: Signal<Local, Bits<32>>,
     qc_wf: Signal<Local, Bits<QCTX_ADDR_BITS>>,
     jq_irq: Signal<Local, Bits<5>>,
@@ -1100,6 +1103,7 @@ impl Default for RxControl {
             jq_fr_mo: Default::default(),
             qc_v: Default::default(),
             qc_conn: Default::default(),
+            qc_d_ix: Default::default(),
             qc_wval: Default::default(),
             qc_wf: Default::default(),
             jq_irq: Default::default(),
@@ -1591,6 +1595,7 @@ impl Logic for RxControl {
         // (MSN 1: low half 1 in the cycle of word 3; MO 0).
         self.qctx.clock.next = self.clock.val();
         self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 4;
+        self.qc_d_ix.next = (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
         self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
         if self.c_fresh.q.val() {
@@ -1832,11 +1837,9 @@ impl Logic for RxControl {
             RxState::Read => {
                 if self.rd_done_mode.q.val() {
                     // The CQE's index on the context RAM's read port (see DoneGet).
-                    self.qctx.read_addr.next =
-                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                    self.qctx.read_addr.next = self.qc_d_ix.val();
                     if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
-                        self.qctx.read_addr.next =
-                            (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                        self.qctx.read_addr.next = self.qc_d_ix.val() | 1;
                     }
                 }
                 // Address `ra` now, its word on `hdr_a_data` in the next cycle (`rk`).
@@ -2408,14 +2411,12 @@ impl Logic for RxControl {
                 // `cqe_index` is the context RAM's read port (see "State"): the QP's WQE index
                 // (field 3, low half, addressed in Idle), or 0 for an RdmaRead CQE (field 3,
                 // high half, never written), addressed from here until the CQE is taken.
-                self.qctx.read_addr.next =
-                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                self.qctx.read_addr.next = self.qc_d_ix.val();
                 if (self.dl_kind_q.q.val() == self.k_read.val())
                     || ((self.dl_kind_q.q.val() == self.k_err.val())
                         && (self.dl_cqesel_q.q.val() == 2))
                 {
-                    self.qctx.read_addr.next =
-                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                    self.qctx.read_addr.next = self.qc_d_ix.val() | 1;
                 }
                 self.cqe_with_inv_q.d.next = false;
                 self.cqe_sol_q.d.next = false;
@@ -2512,11 +2513,9 @@ impl Logic for RxControl {
             }
             RxState::Emit => {
                 // The CQE's index on the context RAM's read port (see DoneGet).
-                self.qctx.read_addr.next =
-                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
+                self.qctx.read_addr.next = self.qc_d_ix.val();
                 if self.cqe_opcode_q.q.val() == self.wc_rdma_read.val() {
-                    self.qctx.read_addr.next =
-                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 7;
+                    self.qctx.read_addr.next = self.qc_d_ix.val() | 1;
                 }
                 if !self.rq_v.q.val()
                     && !self.irq_v.q.val()
