@@ -39,7 +39,8 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let idle = sim.output("idle").unwrap();
     let take_in = sim.input("rr_msg_take").unwrap();
     let nxt_valid = sim.output("rr_nxt_valid").unwrap();
-    let nxt_addr = sim.output("rr_nxt_addr").unwrap();
+    // The hinted region starts at `rr_msg_addr` (no `rr_nxt_addr` port).
+    let nxt_addr = sim.output("rr_msg_addr").unwrap();
     let nxt_len = sim.output("rr_nxt_len").unwrap();
     // DdpTx's `msg_take` was given for the job shown (its addr / len may change since).
     let mut taken_shown = false;
@@ -87,7 +88,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             assert_eq!(
                 (sim.get(nxt_addr) as u32, sim.get(nxt_len) as u32),
                 (r.src_addr, r.size),
-                "seed {seed} cycle {cycle}: rr_nxt_* of the next request"
+                "seed {seed} cycle {cycle}: the hint (rr_msg_addr, rr_nxt_len) of the next request"
             );
         }
         if taken_shown {

@@ -45,8 +45,9 @@
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
 //!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
 //!   64 KiB is hinted (`rr_nxt_len` is 16 bits).
-//!   `rr_nxt_addr` is `rr_msg_addr` (both `o_addr`): the TxArbiter takes the hint's address
-//!   from `rr_msg_addr` (one multiplexer for both), so `rr_nxt_addr` is not wired in the core.
+//!   The hinted region starts at `rr_msg_addr` (`o_addr`, which holds the next request's
+//!   address while the hint is up): the TxArbiter takes the hint's address from there (one
+//!   multiplexer for both), so there is no `rr_nxt_addr`.
 //!
 //! # Timing
 //!
@@ -156,7 +157,6 @@ pub struct ReadResponder {
     pub rr_msg_take: Signal<In, Bit>,
     /// Read-ahead hint: the next queued request's payload.
     pub rr_nxt_valid: Signal<Out, Bit>,
-    pub rr_nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub rr_nxt_len: Signal<Out, Bits<16>>,
     // To RxControl: one Read Request answered.
     pub irq_done: Signal<Out, Bit>,
@@ -234,7 +234,6 @@ impl Default for ReadResponder {
             rr_msg_done: Default::default(),
             rr_msg_take: Default::default(),
             rr_nxt_valid: Default::default(),
-            rr_nxt_addr: Default::default(),
             rr_nxt_len: Default::default(),
             tk: Default::default(),
             h_st: Default::default(),
@@ -432,7 +431,6 @@ impl Logic for ReadResponder {
         // (No hint for a response of 64 KiB or more: `nxt_len` is 16 bits.)
         self.rr_nxt_valid.next =
             (self.h_st.q.val() == 4) && (self.o_len.q.val().get_bits::<16>(16) == 0);
-        self.rr_nxt_addr.next = self.o_addr.q.val();
         self.rr_nxt_len.next = self.o_len.q.val().get_bits::<16>(0);
     }
 }
@@ -441,5 +439,5 @@ crate::sim_ports!(impl[] ReadResponder {
     inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take;
     outputs: irq_ready, rr_msg_valid, rr_msg_conn, rr_msg_opcode, rr_msg_stag, rr_msg_to,
         rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn, rr_msg_addr, rr_msg_len, irq_done,
-        irq_done_qp, idle, rr_nxt_valid, rr_nxt_addr, rr_nxt_len;
+        irq_done_qp, idle, rr_nxt_valid, rr_nxt_len;
 });

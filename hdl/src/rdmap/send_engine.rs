@@ -258,8 +258,9 @@ pub struct SendEngine {
     /// DdpTx read `msg_addr` / `msg_len` for the last time (through the TxArbiter).
     pub msg_take: Signal<In, Bit>,
     /// Read-ahead hint: the prefetched WQE's payload, checked (`docs/core.md` "DdpTx").
+    /// The hinted region starts at `msg_addr` (one register, `host_addr`; the TxArbiter takes
+    /// the hint's address from there).
     pub nxt_valid: Signal<Out, Bit>,
-    pub nxt_addr: Signal<Out, Bits<32>>,
     pub nxt_len: Signal<Out, Bits<16>>,
     pub orq_push: Signal<Out, Bit>,
     pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
@@ -1410,7 +1411,6 @@ impl Logic for SendEngine {
             self.tk.d.next = true;
         }
         self.nxt_valid.next = self.e_ok.q.val();
-        self.nxt_addr.next = self.host_addr.q.val();
         self.nxt_len.next = self.w_len.q.val().get_bits::<16>(0);
         self.lchk_valid.next = self.s.val().get_bit(8) || (self.ec_st.q.val() == 2);
 
@@ -1435,7 +1435,7 @@ crate::sim_ports!(impl[] SendEngine {
         lchk_stag, lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
         orq_push, orq_push_qp, rdc_ready, scqe_valid, scqe_qp, scqe_opcode, scqe_status,
-        scqe_byte_len, scqe_index, idle, nxt_valid, nxt_addr, nxt_len;
+        scqe_byte_len, scqe_index, idle, nxt_valid, nxt_len;
 });
 
 // `rdcq` entries are {status[8], QP[2]} (a QP number of at most 2 bits), read at literal bit

@@ -170,7 +170,7 @@ pub struct TxArbiter {
     /// read, so `msg_addr` shows the hint's source).
     rq_shown: Signal<Local, Bit>,
     /// The source on `msg_addr` / `nxt_addr` (one multiplexer): the shown one until its
-    /// `msg_take`, else the hint's (`nsel`). 1 = ReadResponder.
+    /// `msg_take`, else the hint's (`nsel_q`). 1 = ReadResponder.
     asel: Signal<Local, Bit>,
 }
 

@@ -527,10 +527,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         let take = mready && sim.get(o(sim, "msg_valid")) == 1;
         sim.set(i(sim, "msg_take"), u128::from(take));
         let push = sim.get(o(sim, "orq_push")) == 1;
-        // The read-ahead hint: while it is up, the next message handed over is the hinted one.
+        // The read-ahead hint: while it is up, the next message handed over is the hinted one;
+        // its region starts at `msg_addr` (no `nxt_addr` port).
         let hint = (sim.get(o(sim, "nxt_valid")) == 1).then(|| {
             (
-                sim.get(o(sim, "nxt_addr")) as u32,
+                sim.get(o(sim, "msg_addr")) as u32,
                 sim.get(o(sim, "nxt_len")) as u32,
             )
         });
