@@ -20,8 +20,9 @@
 //! - One QP per connection: QP n is LLP connection n ([`crate::config::QPS`]).
 //! - A *segment* is one ULPDU (DDP header + payload). Every segment makes exactly **one job**
 //!   (`job_*`) and exactly **one payload run** (`pay_*`: its first beat has `seg_first`, its
-//!   last `last`). The job is issued no later than its run's first beat, so jobs, verdicts and
-//!   `seg_first` beats are in the same order. Runs of different connections interleave at beat
+//!   last `last`). The job enters `job_*` at the edge its run's first beat is taken at the latest
+//!   (it shows in the cycle after), so jobs, verdicts and `seg_first` beats are in the same
+//!   order. Runs of different connections interleave at beat
 //!   granularity; runs of one connection never do.
 //! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i <
 //!   HDR_WORDS`) of a segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the

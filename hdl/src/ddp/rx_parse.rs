@@ -33,24 +33,27 @@
 //!   first after power-up) and marks it busy; `free_valid` clears a busy bit at the next edge. A
 //!   first beat whose slot is busy waits (`ulpdu_ready` low): the whole input waits, as the
 //!   ULPDU stream is in arrival order.
-//! - Outputs: job and payload beats each go through a one-entry output register
-//!   ([`RxOutReg`]); a beat enters when the register it goes to is empty or taken in this cycle
-//!   (a job beat needs both), so neither stream has to be accepted in the cycle the other is,
-//!   and a run's payload goes on while its job waits. (Two-entry skid buffers before: 60
-//!   flip-flops more, for `ulpdu_ready` from registers only; MpaRx's output skid takes the
-//!   combinational `ulpdu_ready` now.) A payload run's first beat is shown on
-//!   `pay_*` only while its job is shown on `job_*` or was already accepted, so job k is always
-//!   visible no later than run k's first beat. `ahead` = jobs accepted − first beats accepted
-//!   (−1 to 2: a first beat may leave while its job is still shown), 3 bits two's complement.
+//! - Outputs: a job goes through a one-entry output register ([`RxOutReg`]) that it enters
+//!   when the register is empty or taken in this cycle. The payload run is not registered
+//!   here: `pay_*` is the input beat itself (MpaRx's output skid is a register), shown while
+//!   it may go, so a payload beat is taken from the input in the cycle `pay_ready` takes it.
+//!   A run's first beat (the job beat) goes only together with its job's entry into the job
+//!   register: job k shows on `job_*` in the cycle after run k's first beat left at the
+//!   latest, and jobs and first beats stay in one order. A payload beat needs no room for a
+//!   job, so a run's payload goes on while its job waits. (A one-entry payload register
+//!   before: 41 flip-flops, 32 of them alone in their logic cells as copies of MpaRx's
+//!   output, and a counter that held a first beat until its job showed.)
 //!
 //! # Timing and throughput
 //!
 //! - One ULPDU beat per cycle when the slots are free and the outputs take their beats.
-//! - A beat accepted in cycle t is on `job_*` / `pay_*` in t + 1;
-//!   its header word is readable with an address presented in t + 1 (data in t + 2).
-//! - `ulpdu_ready` = room in the payload register (and in the job register for a job beat) and,
-//!   on a first beat, its slot not busy (a 4:1 and an 8:1 multiplexer of registers by the
-//!   input's connection): combinational from `pay_ready` and `job_ready`.
+//! - A beat accepted in cycle t is on `pay_*` in t (it is the input beat) and its job on
+//!   `job_*` in t + 1; its header word is readable with an address presented in t + 1 (data in
+//!   t + 2).
+//! - `ulpdu_ready` = `pay_ready` for a payload beat, room in the job register for a job beat
+//!   and, on a first beat, its slot not busy (a 4:1 and an 8:1 multiplexer of registers by the
+//!   input's connection): combinational from `pay_ready` and `job_ready`; `pay_valid` from
+//!   `ulpdu_valid` and `job_ready`.
 
 use crate::config::{
     CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
@@ -68,8 +71,6 @@ const _: () = assert!(
 const SLOT_COUNT: usize = CONNECTIONS * HDR_SLOTS;
 /// Job skid payload: ULPDU_Length 16, slot, connection.
 const JOB_BITS: usize = 17 + CONN_BITS;
-/// Payload skid payload: data 32, keep 4, first, last, good, connection.
-const PAY_BITS: usize = 39 + CONN_BITS;
 
 /// The DDP receive parser. Ports: see [`crate::ddp`].
 #[derive(LogicBlock)]
@@ -139,9 +140,6 @@ pub struct DdpRxParse {
     zero_a: DFF<Bit>,
     zero_b: DFF<Bit>,
     job_skid: RxOutReg<JOB_BITS>,
-    pay_skid: RxOutReg<PAY_BITS>,
-    /// Jobs accepted on `job_*` minus first beats accepted on `pay_*` (two's complement).
-    ahead: DFF<Bits<3>>,
 
     // Combinational signals.
     c_idx: Signal<Local, Bits<6>>,
@@ -170,10 +168,8 @@ pub struct DdpRxParse {
     slot_free: Signal<Local, Bits<3>>,
     lw_a: Signal<Local, Bits<HDR_WORD_BITS>>,
     lw_b: Signal<Local, Bits<HDR_WORD_BITS>>,
-    p_first: Signal<Local, Bit>,
-    show: Signal<Local, Bit>,
-    j_acc: Signal<Local, Bit>,
-    p_acc: Signal<Local, Bit>,
+    pay_beat: Signal<Local, Bit>,
+    job_ok: Signal<Local, Bit>,
 
     // Constants: the byte of each lane (lane 0 in the most significant byte).
     lane0: Constant<Bits<32>>,
@@ -231,8 +227,6 @@ impl Default for DdpRxParse {
             zero_a: Default::default(),
             zero_b: Default::default(),
             job_skid: Default::default(),
-            pay_skid: Default::default(),
-            ahead: Default::default(),
             c_idx: Default::default(),
             c_t: Default::default(),
             c_u: Default::default(),
@@ -259,10 +253,8 @@ impl Default for DdpRxParse {
             slot_free: Default::default(),
             lw_a: Default::default(),
             lw_b: Default::default(),
-            p_first: Default::default(),
-            show: Default::default(),
-            j_acc: Default::default(),
-            p_acc: Default::default(),
+            pay_beat: Default::default(),
+            job_ok: Default::default(),
             lane0: Constant::new(0xFF00_0000_u64.into()),
             lane1: Constant::new(0x00FF_0000_u64.into()),
             lane2: Constant::new(0x0000_FF00_u64.into()),
@@ -274,7 +266,7 @@ impl Default for DdpRxParse {
 impl Logic for DdpRxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, zero_a, zero_b, ahead);
+        dff_setup!(self, clock, zero_a, zero_b);
         for i in 0..CONNECTIONS {
             self.idx[i].clock.next = self.clock.val();
             self.idx[i].d.next = self.idx[i].q.val();
@@ -298,7 +290,6 @@ impl Logic for DdpRxParse {
         self.hdr_a.clock.next = self.clock.val();
         self.hdr_b.clock.next = self.clock.val();
         self.job_skid.clock.next = self.clock.val();
-        self.pay_skid.clock.next = self.clock.val();
 
         // ---- The input beat's connection state.
         self.c_idx.next = self.idx[0].q.val();
@@ -358,12 +349,15 @@ impl Logic for DdpRxParse {
             self.pkeep.next = self.ulpdu_keep.val() & 3;
         }
 
-        // ---- Handshake.
-        // A beat without a job needs room on `pay_*` only, so a run's payload goes on while
-        // its job waits on `job_*`.
-        self.ready.next = self.pay_skid.room.val()
-            && (self.job_skid.room.val() || !self.job_beat.val())
+        // ---- Handshake. A payload beat (the job beat and those after it) goes straight out on
+        // `pay_*` and needs `pay_ready`; the job beat also needs room on `job_*` (so job k
+        // enters its register at the edge run k's first beat leaves); a first beat needs its
+        // slot free. A payload beat needs no room on `job_*`, so a run's payload goes on
+        // while its job waits there.
+        self.pay_beat.next = self.job_beat.val() || self.past.val();
+        self.job_ok.next = (self.job_skid.room.val() || !self.job_beat.val())
             && (!self.ulpdu_first.val() || !self.c_busy.val());
+        self.ready.next = (self.pay_ready.val() || !self.pay_beat.val()) && self.job_ok.val();
         self.ulpdu_ready.next = self.ready.val();
         self.take.next = self.ready.val() && self.ulpdu_valid.val();
 
@@ -452,46 +446,28 @@ impl Logic for DdpRxParse {
             self.hdr_b_data.next = 0.into();
         }
 
-        // ---- Job and payload skids.
+        // ---- Job register.
         self.job_skid.in_valid.next = self.take.val() && self.job_beat.val();
         self.job_skid.in_data.next = bit_cast::<JOB_BITS, 16>(self.ulpdu_len.val())
             | (bit_cast::<JOB_BITS, 1>(self.cur_slot.val().into()) << 16)
             | (bit_cast::<JOB_BITS, CONN_BITS>(self.ulpdu_conn.val()) << 17);
-        self.pay_skid.in_valid.next = self.take.val() && (self.job_beat.val() || self.past.val());
-        self.pay_skid.in_data.next = bit_cast::<PAY_BITS, 32>(self.ulpdu_data.val())
-            | (bit_cast::<PAY_BITS, 4>(self.pkeep.val()) << 32)
-            | (bit_cast::<PAY_BITS, 1>(self.job_beat.val().into()) << 36)
-            | (bit_cast::<PAY_BITS, 1>(self.ulpdu_last.val().into()) << 37)
-            | (bit_cast::<PAY_BITS, 1>(self.ulpdu_good.val().into()) << 38)
-            | (bit_cast::<PAY_BITS, CONN_BITS>(self.ulpdu_conn.val()) << 39);
 
-        // ---- Outputs. A run's first beat waits until its job is shown or accepted.
+        // ---- Outputs. The payload run is the input beat itself (MpaRx's output register),
+        // shown while the beat may go: a run's first beat (the job beat) only together with
+        // its job's entry into `job_*`.
         self.job_valid.next = self.job_skid.out_valid.val();
         self.job_skid.out_ready.next = self.job_ready.val();
         self.job_len.next = self.job_skid.out_data.val().get_bits::<16>(0);
         self.job_slot.next = self.job_skid.out_data.val().get_bit(16);
         self.job_conn.next = self.job_skid.out_data.val().get_bits::<CONN_BITS>(17);
-        self.p_first.next = self.pay_skid.out_data.val().get_bit(36);
-        // Run k's first beat: job k was accepted (ahead > 0) or is shown now (ahead = 0).
-        self.show.next = !self.p_first.val()
-            || ((self.ahead.q.val() != 0) && !self.ahead.q.val().get_bit(2))
-            || ((self.ahead.q.val() == 0) && self.job_skid.out_valid.val());
-        self.pay_valid.next = self.pay_skid.out_valid.val() && self.show.val();
-        self.pay_skid.out_ready.next = self.pay_ready.val() && self.show.val();
-        self.pay_data.next = self.pay_skid.out_data.val().get_bits::<32>(0);
-        self.pay_keep.next = self.pay_skid.out_data.val().get_bits::<4>(32);
-        self.pay_first.next = self.p_first.val();
-        self.pay_last.next = self.pay_skid.out_data.val().get_bit(37);
-        self.pay_good.next = self.pay_skid.out_data.val().get_bit(38);
-        self.pay_conn.next = self.pay_skid.out_data.val().get_bits::<CONN_BITS>(39);
-        self.j_acc.next = self.job_skid.out_valid.val() && self.job_ready.val();
-        self.p_acc.next = self.pay_valid.val() && self.pay_ready.val() && self.p_first.val();
-        if self.j_acc.val() && !self.p_acc.val() {
-            self.ahead.d.next = self.ahead.q.val() + 1;
-        } else if !self.j_acc.val() && self.p_acc.val() {
-            self.ahead.d.next = self.ahead.q.val() - 1;
-        }
-        self.idle.next = !self.job_skid.out_valid.val() && !self.pay_skid.out_valid.val();
+        self.pay_valid.next = self.ulpdu_valid.val() && self.pay_beat.val() && self.job_ok.val();
+        self.pay_data.next = self.ulpdu_data.val();
+        self.pay_keep.next = self.pkeep.val();
+        self.pay_first.next = self.job_beat.val();
+        self.pay_last.next = self.ulpdu_last.val();
+        self.pay_good.next = self.ulpdu_good.val();
+        self.pay_conn.next = self.ulpdu_conn.val();
+        self.idle.next = !self.job_skid.out_valid.val();
         for j in 0..SLOT_COUNT {
             if self.busy[j].q.val() {
                 self.idle.next = false;
