@@ -8,6 +8,7 @@
 //! than its run's first beat, and that a first beat never passes a busy slot.
 
 use rand::SeedableRng;
+use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::ddp::rx_parse::DdpRxParse;
 use rnic_sim::tb::ddp_rx_parse::{
     measure_beats_per_cycle, random_segments, DdpRxParseTb, JobClass, ParseTraffic, Segment,
@@ -128,7 +129,7 @@ fn both_back_ends_edge_lengths() {
                 bytes[i] = *b;
             }
             segs.push(Segment {
-                conn: 2,
+                conn: 2 % CONNECTIONS,
                 bytes,
                 good: len % 3 != 0,
             });
@@ -148,11 +149,16 @@ fn both_back_ends_edge_lengths() {
     }
 }
 
-/// Throughput: one ULPDU beat per cycle for long segments, one connection and four
-/// interleaved beat by beat.
+/// Throughput: one ULPDU beat per cycle for long segments, one connection and all of them
+/// (four, two in the Cu profile) interleaved beat by beat.
 #[test]
 fn verilator_throughput() {
-    for (len, conns) in [(1024usize, 1usize), (1024, 4), (64, 1), (64, 4)] {
+    for (len, conns) in [
+        (1024usize, 1usize),
+        (1024, CONNECTIONS),
+        (64, 1),
+        (64, CONNECTIONS),
+    ] {
         let r = measure_beats_per_cycle(BackendKind::Verilator, len, conns, 400).unwrap();
         println!(
             "DdpRxParse, {len}-octet segments, {conns} connection(s): {} beats in {} cycles = \
