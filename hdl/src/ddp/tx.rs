@@ -497,6 +497,8 @@ pub struct DdpTx {
     /// The beat pops the window (a first payload beat with payload; a payload beat but a
     /// non-final segment's last), kept like `bl`.
     pop_k: DFF<Bit>,
+    /// `pop` when the FIFO is full (the window is there then).
+    pop_f: Signal<Local, Bit>,
     rem_hi0: Signal<Local, Bit>,
     rem_lo: Signal<Local, Bits<3>>,
     rem_le2: Signal<Local, Bit>,
@@ -746,6 +748,7 @@ impl Default for DdpTx {
             fire: Default::default(),
             pop: Default::default(),
             pop_k: Default::default(),
+            pop_f: Default::default(),
             rem_hi0: Default::default(),
             rem_lo: Default::default(),
             rem_le2: Default::default(),
@@ -1428,11 +1431,15 @@ impl Logic for DdpTx {
         // is requested again only after the reader left its block), and it keeps the block
         // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
         self.wr.d.next = self.word_ready.val();
+        // The FIFO is full (`f0`, `f1` and the read register) only with `fn_` = 2, and then the
+        // window is there whatever the shift: a pop is `pop_k` and the beat's room (`pop_f`,
+        // registers only; the full `pop` through `sh` / `fn_` -> `win_avail` -> `fire` was the
+        // Fmax path, 91.4 MHz).
+        self.pop_f.next =
+            self.pop_k.q.val() && (self.state.q.val() == DdpTxState::Emit) && !self.s_valid.q.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.wr.q.val()
-            && (((bit_cast::<3, 2>(self.fn_.q.val()) + bit_cast::<3, 1>(self.rv.q.val().into()))
-                < 3)
-                || self.pop.val());
+            && (!((self.fn_.q.val() == 2) && self.rv.q.val()) || self.pop_f.val());
         self.pbuf.read_address.next = self.rptr.q.val();
         self.pbuf.read_enable.next = self.issue.val();
         if self.issue.val() {
