@@ -85,8 +85,8 @@
 //!   `msg_addr - 2` (so that the realignment shift is one constant per message), waiting for
 //!   each word's completion beat (its block complete, or the block's `wptr` past the word).
 //!   Words outside the message (the one before it, those after it) are garbage under header
-//!   lanes or `keep` = 0 and are not waited for. A word enters a 3-word FIFO (`f0`, `f1` and
-//!   the buffer's read register, which the RAM's read enable holds: see [`TxBufRam`]); a block is
+//!   lanes or `keep` = 0 and are not waited for. A word enters a 2-word FIFO (`f0` and the
+//!   buffer's read register, which the RAM's read enable holds: see [`TxBufRam`]); a block is
 //!   released (`rd_cnt`) with its last message word. The message's last word is the word
 //!   `end_w` (host address bits `[6:2]` of its last octet) of a block whose slot is flagged
 //!   `lastblk` (set with the region's last request; a slot is requested again only after its
@@ -133,9 +133,19 @@
 //! entry without copies of `ulpdu_conn` / `ulpdu_len` / the final flag, `rq_addr` / `rq_left`
 //! loaded once from an AND-OR of their sources, the per-slot look-ups as multiplexer trees,
 //! one write-pointer incrementer, `hb` one-hot, the request's slot and gate in registers
-//! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells.
+//! (`rq_tag`, `rq_ok`): 2062 -> 1743 logic cells. Later (board profile, `rnic synth --board
+//! alchitry-cu --block ddp_tx`): the reader's FIFO is `f0` and the buffer's read register, the
+//! window's second word read from the RAM's output (no `f1`: 32 flip-flops loaded from the RAM,
+//! each alone in a logic cell): 1688 -> 1634 logic cells, 103.9 MHz (critical now: the RAM's
+//! output -> the window -> the beat -> `o_data` / `s_data`).
 //!
-//! Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7, 96.6,
+//! Fmax in the board profile: 91.4 MHz (1726 logic cells) -> 102.6 MHz (1688) since the reader's
+//! `issue` reads `pop_f` (`pop_k`, `Emit`, `!s_valid`: registers) instead of `pop`: it needs the
+//! pop only when the FIFO is full, and then the window is there whatever the shift, so the
+//! `sh` / FIFO count -> `win_avail` -> `fire` -> `pop` -> `issue` -> the reader's enables path
+//! (6 LUT levels, 8 of 10.9 ns routing) is gone.
+//!
+//! Earlier, Fmax on the iCE40-HX8K (`rnic synth --block ddp_tx`): 103.2 MHz, nextpnr seeds 2-4: 97.7, 96.6,
 //! 101.4, 1767 logic cells, since `seg_rem - 2` / `seg_rem - 4` are flip-flops (`sr2`, `sr4`: the
 //! next `bl` / `rem_big` decode registers instead of a 16-bit subtractor; before: 95.7, seeds 2-4
 //! 86.9, 87.0, 94.2, 1744 cells). The beat's last flag, its "needs the window" and "pops the
@@ -415,12 +425,12 @@ pub struct DdpTx {
     m_endw: Signal<Local, Bits<TX_BLK_OCT_BITS>>,
     /// Realignment shift (octets).
     sh: DFF<Bits<2>>,
-    /// The buffer's read register holds a word issued and not yet moved into `f0` / `f1`
-    /// (it is the FIFO's third entry: the RAM is read only at an issue).
+    /// The buffer's read register holds a word issued and not yet moved into `f0` (it is the
+    /// FIFO's second entry: the RAM is read only at an issue).
     rv: DFF<Bit>,
     f0: DFF<Bits<32>>,
-    f1: DFF<Bits<32>>,
-    fn_: DFF<Bits<2>>,
+    /// `f0` holds a word.
+    v0: DFF<Bit>,
     // ---- Output stage (2-entry skid buffer): `o_*` drive `ulpdu_*`, `s_*` hold the beat
     // accepted while the output stalled.
     o_valid: DFF<Bit>,
@@ -497,12 +507,13 @@ pub struct DdpTx {
     /// The beat pops the window (a first payload beat with payload; a payload beat but a
     /// non-final segment's last), kept like `bl`.
     pop_k: DFF<Bit>,
+    /// `pop` when the FIFO is full (the window is there then).
+    pop_f: Signal<Local, Bit>,
     rem_hi0: Signal<Local, Bit>,
     rem_lo: Signal<Local, Bits<3>>,
     rem_le2: Signal<Local, Bit>,
     mul_raw: Signal<Local, Bits<16>>,
     push: Signal<Local, Bit>,
-    np: Signal<Local, Bits<2>>,
     issue: Signal<Local, Bit>,
     inside: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
@@ -679,8 +690,7 @@ impl Default for DdpTx {
             sh: Default::default(),
             rv: Default::default(),
             f0: Default::default(),
-            f1: Default::default(),
-            fn_: Default::default(),
+            v0: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -746,12 +756,12 @@ impl Default for DdpTx {
             fire: Default::default(),
             pop: Default::default(),
             pop_k: Default::default(),
+            pop_f: Default::default(),
             rem_hi0: Default::default(),
             rem_lo: Default::default(),
             rem_le2: Default::default(),
             mul_raw: Default::default(),
             push: Default::default(),
-            np: Default::default(),
             issue: Default::default(),
             inside: Default::default(),
             word_ready: Default::default(),
@@ -806,9 +816,9 @@ impl Logic for DdpTx {
             self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, sr2, sr4, rem_big, bl,
             nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
             rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
-            rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, f1, fn_, o_valid, o_data,
-            o_keep, o_last, o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r,
-            k_pay, rq_off, last_slot, fell, fl
+            rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
+            o_last, o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -897,19 +907,20 @@ impl Logic for DdpTx {
         self.inv_op.next = (self.msg_opcode.val() == 4) || (self.msg_opcode.val() == 6);
 
         // ---- Realignment window from the word FIFO.
+        // (The word after `f0` is the buffer's read register.)
         self.win.next = self.f0.q.val();
-        self.win_avail.next = self.fn_.q.val() != 0;
+        self.win_avail.next = self.v0.q.val();
         if self.sh.q.val() == 1 {
-            self.win.next = (self.f0.q.val() << 8) | (self.f1.q.val() >> 24);
+            self.win.next = (self.f0.q.val() << 8) | (self.pbuf.read_data.val() >> 24);
         }
         if self.sh.q.val() == 2 {
-            self.win.next = (self.f0.q.val() << 16) | (self.f1.q.val() >> 16);
+            self.win.next = (self.f0.q.val() << 16) | (self.pbuf.read_data.val() >> 16);
         }
         if self.sh.q.val() == 3 {
-            self.win.next = (self.f0.q.val() << 24) | (self.f1.q.val() >> 8);
+            self.win.next = (self.f0.q.val() << 24) | (self.pbuf.read_data.val() >> 8);
         }
         if self.sh.q.val() != 0 {
-            self.win_avail.next = self.fn_.q.val() >= 2;
+            self.win_avail.next = self.v0.q.val() && self.rv.q.val();
         }
 
         // ---- The beat on the ULPDU stream.
@@ -1428,11 +1439,14 @@ impl Logic for DdpTx {
         // is requested again only after the reader left its block), and it keeps the block
         // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
         self.wr.d.next = self.word_ready.val();
+        // When the FIFO is full (`f0` and the read register) the window is there whatever the
+        // shift: a pop is `pop_k` and the beat's room (`pop_f`, registers only; the full `pop`
+        // through `sh` / the FIFO count -> `win_avail` -> `fire` was the Fmax path, 91.4 MHz).
+        self.pop_f.next =
+            self.pop_k.q.val() && (self.state.q.val() == DdpTxState::Emit) && !self.s_valid.q.val();
         self.issue.next = (self.state.q.val() != DdpTxState::Idle)
             && self.wr.q.val()
-            && (((bit_cast::<3, 2>(self.fn_.q.val()) + bit_cast::<3, 1>(self.rv.q.val().into()))
-                < 3)
-                || self.pop.val());
+            && (!(self.v0.q.val() && self.rv.q.val()) || self.pop_f.val());
         self.pbuf.read_address.next = self.rptr.q.val();
         self.pbuf.read_enable.next = self.issue.val();
         if self.issue.val() {
@@ -1459,22 +1473,16 @@ impl Logic for DdpTx {
         if self.issue.val() {
             self.wr.d.next = self.word_ready1.val();
         }
-        // The FIFO is `f0`, `f1` and the buffer's read register: a word read moves into
-        // `f0` / `f1` as soon as there is room (an issue implies that it moves now).
-        self.np.next = self.fn_.q.val() - bit_cast::<2, 1>(self.pop.val().into());
-        self.push.next = self.rv.q.val() && (self.np.val() != 2);
+        // The FIFO is `f0` and the buffer's read register (the window's second word): the
+        // read word moves into `f0` when `f0` is empty or popped (an issue implies that the
+        // read register is empty or moves now). (No `f1`: 32 flip-flops loaded from the RAM,
+        // each alone in its logic cell.)
+        self.push.next = self.rv.q.val() && (!self.v0.q.val() || self.pop.val());
         self.rv.d.next = self.issue.val() || (self.rv.q.val() && !self.push.val());
-        if self.pop.val() {
-            self.f0.d.next = self.f1.q.val();
-        }
         if self.push.val() {
-            if self.np.val() == 0 {
-                self.f0.d.next = self.pbuf.read_data.val();
-            } else {
-                self.f1.d.next = self.pbuf.read_data.val();
-            }
+            self.f0.d.next = self.pbuf.read_data.val();
         }
-        self.fn_.d.next = self.np.val() + bit_cast::<2, 1>(self.push.val().into());
+        self.v0.d.next = self.push.val() || (self.v0.q.val() && !self.pop.val());
 
         if (self.state.q.val() == DdpTxState::Drain) && self.msg_done.val() {
             self.state.d.next = DdpTxState::Idle;
@@ -1620,7 +1628,7 @@ impl Logic for DdpTx {
             self.k_pay.d.next = self.pay.val();
             self.rv.d.next = false;
             self.wr.d.next = false;
-            self.fn_.d.next = 0.into();
+            self.v0.d.next = false;
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
             self.rptr.d.next = self.m_wa.val();
@@ -1700,7 +1708,7 @@ crate::sim_ports!(impl[] DdpTx {
 
 /// The payload buffer: 256 words of 32 bits in iCE40 block RAM (2 `SB_RAM40_4K`), one write
 /// port (completions) and one read port with a read enable (the reader's issue; the read
-/// register holds its word otherwise and is the FIFO's third entry), one clock.
+/// register holds its word otherwise and is the FIFO's second entry), one clock.
 ///
 /// A leaf with custom Verilog (as [`crate::ram::BlockRam`], which has no read enable): with
 /// `no_rw_check` yosys builds no bypass for a read and a write of one word at the same edge
