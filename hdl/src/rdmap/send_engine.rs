@@ -136,11 +136,7 @@
 //! fields are registers.
 //!
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
-//! register made yosys build a feedback mux per bit); words 1..=7 choose between the DMA and
-//! `orq` each with its own multiplexer (its load enable in the select, so that yosys does not
-//! share it: a LUT per flip-flop packs with it, one 32-bit multiplexer for the seven registers
-//! left their 224 flip-flops alone in their logic cells), each QP's ci has its own incrementer
-//! (same reason: a shared one's sum LUTs drove every QP's ci), and registers loaded in several states
+//! register made yosys build a feedback mux per bit), and registers loaded in several states
 //! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
 //! resets, not a mux level). The read-completion queue (`rdcq`, 16 x 10 bits) is a
 //! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
@@ -399,8 +395,6 @@ pub struct SendEngine {
     k_pi: Signal<Local, Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
-    /// The words come from `orq` (the prefetched WQE, the early check), else from the DMA.
-    f_ram: Signal<Local, Bit>,
     f_last: Signal<Local, Bit>,
     /// Load WQE word k into its register (bit k).
     f_ld: Signal<Local, Bits<8>>,
@@ -1373,59 +1367,26 @@ impl Logic for SendEngine {
             self.w_sig.d.next = self.f_data.val().get_bit(16);
             self.w_fence.d.next = self.f_data.val().get_bit(17);
         }
-        // Words 1..=7 choose their source themselves (`f_ram`), each with its own load enable
-        // in the choice: a multiplexer per register, which packs with its flip-flops, instead
-        // of `f_data`'s one shared by the seven registers (224 flip-flops alone in their
-        // logic cells behind 32 LUTs).
-        self.f_ram.next = self.pf_use.q.val() || (self.ec_st.q.val() == 1);
         if self.f_ld.val().get_bit(1) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(1) {
-                self.w_len.d.next = self.orq.read_data.val();
-            } else {
-                self.w_len.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_len.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(2) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(2) {
-                self.w_lkey.d.next = self.orq.read_data.val();
-            } else {
-                self.w_lkey.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_lkey.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(3) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(3) {
-                self.w_rkey.d.next = self.orq.read_data.val();
-            } else {
-                self.w_rkey.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_rkey.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(4) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(4) {
-                self.w_addr_hi.d.next = self.orq.read_data.val();
-            } else {
-                self.w_addr_hi.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_addr_hi.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(5) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(5) {
-                self.w_addr_lo.d.next = self.orq.read_data.val();
-            } else {
-                self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_addr_lo.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(6) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(6) {
-                self.w_raddr_hi.d.next = self.orq.read_data.val();
-            } else {
-                self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_raddr_hi.d.next = self.f_data.val();
         }
         if self.f_ld.val().get_bit(7) {
-            if self.f_ram.val() && self.f_ld.val().get_bit(7) {
-                self.w_raddr_lo.d.next = self.orq.read_data.val();
-            } else {
-                self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
-            }
+            self.w_raddr_lo.d.next = self.f_data.val();
         }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
             self.ec_st.d.next = 3.into();
