@@ -393,9 +393,6 @@ pub struct SendEngine {
     pf_start: Signal<Local, Bit>,
     pf_wr: Signal<Local, Bit>,
     k_pi: Signal<Local, Bits<16>>,
-    /// `ci + 1` of the served QP: the new ci of an `r_ci_inc` (one incrementer for the four
-    /// QPs).
-    k_ci1: Signal<Local, Bits<16>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
@@ -656,9 +653,7 @@ impl Logic for SendEngine {
         // a prefetched WQE goes through `Decide` like a fetched one, and any other `Load2`
         // drops it.
         // A message's ci moves on as it goes to `Msg` (so that from then on the prefetch
-        // needs only the QP's `ci != pi`, `ne`). `k_ci1` (ci + 1) is the new ci written at
-        // `r_ci_inc`.
-        self.k_ci1.next = self.k_ci.val() + 1;
+        // needs only the QP's `ci != pi`, `ne`). Each QP's ci + 1 is written at `r_ci_inc`.
         self.pf_busy.next = (self.pf_st.q.val() != 0) && (self.pf_st.q.val() != 4);
         // The QP's part registered (`pf_ok`, timing): 0 until the ci update (strobed as the
         // engine goes to `Msg`) is applied and seen (pi only grows; a QP gone to error
@@ -1241,8 +1236,9 @@ impl Logic for SendEngine {
                     }
                 }
                 if self.r_ci_inc.q.val() {
-                    // `k_ci1`: ci + 1 of the strobe's cycle (one incrementer for the 4 QPs).
-                    self.q_ci[i].d.next = self.k_ci1.val();
+                    // An incrementer per QP: its sum LUTs pack with the QP's ci flip-flops
+                    // (one shared incrementer left them alone in their logic cells).
+                    self.q_ci[i].d.next = self.q_ci[i].q.val() + 1;
                 }
                 if self.r_pop.q.val() {
                     self.q_oh[i].d.next = self.q_oh[i].q.val() + 1;
