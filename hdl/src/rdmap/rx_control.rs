@@ -553,7 +553,10 @@ pub struct RxControl {
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
-    cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
+    /// The host address of the one entry that has its response and is not popped yet (at
+    /// most one: a check is queued behind another one only while the verdict register is
+    /// free or being taken, see Eval2).
+    cq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     cq_head: DFF<Bits<CQ_PTR>>,
     cq_tail: DFF<Bits<CQ_PTR>>,
     /// The oldest entry without its response: the StagCheck answers in request order, and a
@@ -1503,9 +1506,9 @@ impl Logic for RxControl {
             self.cq_l[i].d.next = self.cq_l[i].q.val();
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
-            self.cq_addr[i].clock.next = self.clock.val();
-            self.cq_addr[i].d.next = self.cq_addr[i].q.val();
         }
+        self.cq_addr.clock.next = self.clock.val();
+        self.cq_addr.d.next = self.cq_addr.q.val();
         self.rec.clock.next = self.clock.val();
 
         // ---- Per-QP look-ups: the job's QP, the done's QP, the LLP error to report (lowest
@@ -2190,6 +2193,10 @@ impl Logic for RxControl {
                 // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
+                    || (self.e_push.q.val()
+                        && self.cq_busy_q.q.val()
+                        && self.vd_v.q.val()
+                        && !self.vd_ready.val())
                     || (!self.e_push.q.val() && self.cq_busy_q.q.val())
                     || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
@@ -2645,7 +2652,7 @@ impl Logic for RxControl {
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
-        self.h_addr.next = self.cq_addr[0].q.val();
+        self.h_addr.next = self.cq_addr.q.val();
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
                 self.h_busy.next = self.cq_busy[i].q.val();
@@ -2655,7 +2662,6 @@ impl Logic for RxControl {
                 self.h_ctx.next = self.cq_ctx[i].q.val();
                 self.h_lf.next = self.cq_l[i].q.val();
                 self.h_st.next = self.cq_st[i].q.val();
-                self.h_addr.next = self.cq_addr[i].q.val();
             }
         }
         // A QP that failed (or went to error) after this job's rows were run drops it.
@@ -2683,7 +2689,7 @@ impl Logic for RxControl {
             {
                 self.cq_got[i].d.next = true;
                 self.cq_st[i].d.next = self.rsp_status.val();
-                self.cq_addr[i].d.next = self.rsp_host_addr.val();
+                self.cq_addr.d.next = self.rsp_host_addr.val();
                 self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
         }
