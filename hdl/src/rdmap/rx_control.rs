@@ -131,12 +131,19 @@
 //!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
 //!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
 //!   a queued check's failure builds its triple from (context, status) at the pop.
-//! - The check queue has two entries (conn, slot, context, L; the response's status and host
-//!   address): that covers the StagCheck latency at the job rate (the throughput
-//!   below is that of four entries). A response goes to the oldest entry without one
-//!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
-//!   request order and a Send's checks are issued only with the queue empty, so tags are not
-//!   compared. A failed check's Terminate needs its segment's length (`term_seglen`): every
+//! - The check queue has two entries (conn, slot, context, L; the response's status): that
+//!   covers the StagCheck latency at the job rate (the throughput below is that of four
+//!   entries). A response goes to the oldest entry without one (`cq_gp`), and a Send's
+//!   response in `ChkWait` is the next one: the StagCheck answers in request order and a
+//!   Send's checks are issued only with the queue empty, so tags are not compared. The
+//!   response's status and host address have ONE register (`cq_st`, `cq_addr`, not one per
+//!   entry: 35 flip-flops alone in their logic cells and a 35-bit 2:1 multiplexer less): a check is queued behind
+//!   another one only while the verdict register is free or being taken (Eval2 waits for
+//!   `!vd_v || vd_ready` when the queue is not empty), so the older entry pops in the cycle
+//!   after its response (only its pop can load the verdict register meanwhile) and never
+//!   holds the register when the younger one's response comes. Under RxPlace's back-pressure
+//!   a second check then waits until the verdict register is taken; with every output ready
+//!   (the throughput below) nothing changes. A failed check's Terminate needs its segment's length (`term_seglen`): every
 //!   job writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no
 //!   update is written then), a failed check's record has bit 44 set, and the Idle cycle before
 //!   its DoneGet reads that word instead of the WQE index (such a record's CQE has none). The
@@ -552,10 +559,10 @@ pub struct RxControl {
     cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
-    cq_st: [DFF<Bits<3>>; CQ_DEPTH],
-    /// The host address of the one entry that has its response and is not popped yet (at
+    /// The status and host address of the one entry that has its response and is not popped yet (at
     /// most one: a check is queued behind another one only while the verdict register is
     /// free or being taken, see Eval2).
+    cq_st: DFF<Bits<3>>,
     cq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     cq_head: DFF<Bits<CQ_PTR>>,
     cq_tail: DFF<Bits<CQ_PTR>>,
@@ -686,6 +693,8 @@ pub struct RxControl {
     rec_we: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     to_sum: Signal<Local, Bits<33>>,
+    /// `s_sum - rq_rsp_len - 1` as `s_sum + !len` in 34 bits: bit 33 is `s_sum <= len`.
+    len_sum: Signal<Local, Bits<34>>,
     /// TO bits 63..33 rebuilt from `to_hz` / `to_ho` (all ones, 1 or 0).
     to_hi: Signal<Local, Bits<31>>,
     sh_hz: Signal<Local, Bit>,
@@ -1171,6 +1180,7 @@ impl Default for RxControl {
             rec_we: Default::default(),
             hlen: Default::default(),
             to_sum: Default::default(),
+            len_sum: Default::default(),
             to_hi: Default::default(),
             sh_hz: Default::default(),
             sh_ho: Default::default(),
@@ -1504,9 +1514,9 @@ impl Logic for RxControl {
             self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
             self.cq_l[i].clock.next = self.clock.val();
             self.cq_l[i].d.next = self.cq_l[i].q.val();
-            self.cq_st[i].clock.next = self.clock.val();
-            self.cq_st[i].d.next = self.cq_st[i].q.val();
         }
+        self.cq_st.clock.next = self.clock.val();
+        self.cq_st.d.next = self.cq_st.q.val();
         self.cq_addr.clock.next = self.clock.val();
         self.cq_addr.d.next = self.cq_addr.q.val();
         self.rec.clock.next = self.clock.val();
@@ -1653,6 +1663,8 @@ impl Logic for RxControl {
         self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
+        self.len_sum.next =
+            bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.rq_rsp_len.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
             + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
@@ -2252,8 +2264,10 @@ impl Logic for RxControl {
                 // reads these registers while the FSM waits here).
                 self.w_present.d.next = self.rq_rsp_present.val();
                 // Row 16, compared here and acted on in SendRows.
-                self.w_too_long.d.next =
-                    self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
+                // `s_sum > len` as a carry chain on the inverted length (`len_sum`), which
+                // HostIf keeps inverted (`rsp_len_n`): in the whole core yosys cancels the two
+                // inverters and the chain needs none (`s_sum > len` took ~34 LUT4 for them).
+                self.w_too_long.d.next = !self.len_sum.val().get_bit(33);
                 // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
                 // high half in SendRows.
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -2651,7 +2665,7 @@ impl Logic for RxControl {
         self.h_slot.next = self.cq_slot[0].q.val();
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
-        self.h_st.next = self.cq_st[0].q.val();
+        self.h_st.next = self.cq_st.q.val();
         self.h_addr.next = self.cq_addr.q.val();
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
@@ -2661,7 +2675,6 @@ impl Logic for RxControl {
                 self.h_slot.next = self.cq_slot[i].q.val();
                 self.h_ctx.next = self.cq_ctx[i].q.val();
                 self.h_lf.next = self.cq_l[i].q.val();
-                self.h_st.next = self.cq_st[i].q.val();
             }
         }
         // A QP that failed (or went to error) after this job's rows were run drops it.
@@ -2688,7 +2701,7 @@ impl Logic for RxControl {
                 && self.rsp_valid.val()
             {
                 self.cq_got[i].d.next = true;
-                self.cq_st[i].d.next = self.rsp_status.val();
+                self.cq_st.d.next = self.rsp_status.val();
                 self.cq_addr.d.next = self.rsp_host_addr.val();
                 self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
