@@ -469,12 +469,7 @@ pub struct HostIf {
     rsp_v: DFF<Bit>,
     rsp_present: DFF<Bit>,
     rsp_index: DFF<Bits<RING_INDEX_BITS>>,
-    /// The WQE length, inverted (`rq_rsp_len` is `!rsp_len_n`): RxControl's row-16 compare
-    /// is a carry chain that needs the inverted length (see RxControl's `w_too_long`), and
-    /// in the whole core yosys cancels the two inverters, so the chain reads these
-    /// flip-flops directly and the inverter at their D packs with them (the flip-flops were
-    /// alone in their logic cells, fed by `dma_rd_cpl_data`).
-    rsp_len_n: DFF<Bits<32>>,
+    rsp_len: DFF<Bits<32>>,
     rsp_lkey: DFF<Bits<32>>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
@@ -764,7 +759,7 @@ impl Default for HostIf {
             rsp_v: Default::default(),
             rsp_present: Default::default(),
             rsp_index: Default::default(),
-            rsp_len_n: Default::default(),
+            rsp_len: Default::default(),
             rsp_lkey: Default::default(),
             rsp_to_b32: Default::default(),
             rsp_to_b33: Default::default(),
@@ -908,7 +903,7 @@ impl Logic for HostIf {
             rsp_v,
             rsp_present,
             rsp_index,
-            rsp_len_n,
+            rsp_len,
             rsp_lkey,
             rsp_to_b32,
             rsp_to_b33,
@@ -1363,7 +1358,7 @@ impl Logic for HostIf {
         self.rq_rsp_valid.next = self.rsp_v.q.val();
         self.rq_rsp_present.next = self.rsp_present.q.val();
         self.rq_rsp_index.next = self.rsp_index.q.val();
-        self.rq_rsp_len.next = !self.rsp_len_n.q.val();
+        self.rq_rsp_len.next = self.rsp_len.q.val();
         self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
         self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
@@ -1468,7 +1463,7 @@ impl Logic for HostIf {
                 {
                     self.rq_beat.d.next = self.rq_beat.q.val() + 1;
                     if self.rq_beat.q.val() == 0 {
-                        self.rsp_len_n.d.next = !self.dma_rd_cpl_data.val();
+                        self.rsp_len.d.next = self.dma_rd_cpl_data.val();
                     }
                     if self.rq_beat.q.val() == 1 {
                         self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();

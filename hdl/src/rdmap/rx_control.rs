@@ -131,23 +131,24 @@
 //!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
 //!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
 //!   a queued check's failure builds its triple from (context, status) at the pop.
-//! - The check queue has two entries (conn, slot, context, L; the response's status): that
-//!   covers the StagCheck latency at the job rate (the throughput below is that of four
-//!   entries). A response goes to the oldest entry without one (`cq_gp`), and a Send's
-//!   response in `ChkWait` is the next one: the StagCheck answers in request order and a
-//!   Send's checks are issued only with the queue empty, so tags are not compared. The
-//!   response's status and host address have ONE register (`cq_st`, `cq_addr`, not one per
-//!   entry: 35 flip-flops alone in their logic cells and a 35-bit 2:1 multiplexer less): a check is queued behind
-//!   another one only while the verdict register is free or being taken (Eval2 waits for
-//!   `!vd_v || vd_ready` when the queue is not empty), so the older entry pops in the cycle
-//!   after its response (only its pop can load the verdict register meanwhile) and never
-//!   holds the register when the younger one's response comes. Under RxPlace's back-pressure
-//!   a second check then waits until the verdict register is taken; with every output ready
-//!   (the throughput below) nothing changes. A failed check's Terminate needs its segment's length (`term_seglen`): every
-//!   job writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no
-//!   update is written then), a failed check's record has bit 44 set, and the Idle cycle before
-//!   its DoneGet reads that word instead of the WQE index (such a record's CQE has none). The
-//!   word is rewritten only by a later job of the same slot, i.e. after this done.
+//! - The check queue has two entries (conn, slot, context, L; the response's status): that covers
+//!   the StagCheck latency at the job rate (the throughput below is that of four entries). A
+//!   response goes to the oldest entry without one (`cq_gp`), and a Send's response in `ChkWait` is
+//!   the next one: the StagCheck answers in request order and a Send's checks are issued only with
+//!   the queue empty, so tags are not compared. The response's status and host address have ONE
+//!   register (`cq_st`, `cq_addr`, not one per entry: 35 flip-flops alone in their logic cells and
+//!   a 35-bit 2:1 multiplexer less): a check is queued behind another one only while the verdict
+//!   register is free or being taken (Eval2 waits while `cq_vdb_q`: the queue was not empty and
+//!   `vd_v && !vd_ready` in the previous cycle; then the verdict register is free from this cycle
+//!   on or was loaded by the older entry's pop), so the older entry pops in the cycle after its
+//!   response (only its pop can load the verdict register meanwhile) and never holds the register
+//!   when the younger one's response comes. Under RxPlace's back-pressure a second check then waits
+//!   until the verdict register is taken; with every output ready (the throughput below) nothing
+//!   changes. A failed check's Terminate needs its segment's length (`term_seglen`): every job
+//!   writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no update is
+//!   written then), a failed check's record has bit 44 set, and the Idle cycle before its DoneGet
+//!   reads that word instead of the WQE index (such a record's CQE has none). The word is rewritten
+//!   only by a later job of the same slot, i.e. after this done.
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
@@ -469,6 +470,9 @@ pub struct RxControl {
     e_block: DFF<Bit>,
     e_send: DFF<Bit>,
     cq_busy_q: DFF<Bit>,
+    /// The queue was not empty and the verdict register was held in the previous cycle: a
+    /// push waits (one register for `cq_st` / `cq_addr`, see "State").
+    cq_vdb_q: DFF<Bit>,
     cq_full_q: DFF<Bit>,
     o_write: DFF<Bit>,
     o_rresp: DFF<Bit>,
@@ -693,8 +697,6 @@ pub struct RxControl {
     rec_we: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     to_sum: Signal<Local, Bits<33>>,
-    /// `s_sum - rq_rsp_len - 1` as `s_sum + !len` in 34 bits: bit 33 is `s_sum <= len`.
-    len_sum: Signal<Local, Bits<34>>,
     /// TO bits 63..33 rebuilt from `to_hz` / `to_ho` (all ones, 1 or 0).
     to_hi: Signal<Local, Bits<31>>,
     sh_hz: Signal<Local, Bit>,
@@ -982,6 +984,7 @@ impl Default for RxControl {
             e_block: Default::default(),
             e_send: Default::default(),
             cq_busy_q: Default::default(),
+            cq_vdb_q: Default::default(),
             cq_full_q: Default::default(),
             o_write: Default::default(),
             o_rresp: Default::default(),
@@ -1180,7 +1183,6 @@ impl Default for RxControl {
             rec_we: Default::default(),
             hlen: Default::default(),
             to_sum: Default::default(),
-            len_sum: Default::default(),
             to_hi: Default::default(),
             sh_hz: Default::default(),
             sh_ho: Default::default(),
@@ -1339,6 +1341,7 @@ impl Logic for RxControl {
             e_block,
             e_send,
             cq_busy_q,
+            cq_vdb_q,
             cq_full_q,
             o_write,
             o_rresp,
@@ -1663,8 +1666,6 @@ impl Logic for RxControl {
         self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
-        self.len_sum.next =
-            bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.rq_rsp_len.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
             + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
@@ -2205,10 +2206,7 @@ impl Logic for RxControl {
                 // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
-                    || (self.e_push.q.val()
-                        && self.cq_busy_q.q.val()
-                        && self.vd_v.q.val()
-                        && !self.vd_ready.val())
+                    || (self.e_push.q.val() && self.cq_vdb_q.q.val())
                     || (!self.e_push.q.val() && self.cq_busy_q.q.val())
                     || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
@@ -2264,10 +2262,8 @@ impl Logic for RxControl {
                 // reads these registers while the FSM waits here).
                 self.w_present.d.next = self.rq_rsp_present.val();
                 // Row 16, compared here and acted on in SendRows.
-                // `s_sum > len` as a carry chain on the inverted length (`len_sum`), which
-                // HostIf keeps inverted (`rsp_len_n`): in the whole core yosys cancels the two
-                // inverters and the chain needs none (`s_sum > len` took ~34 LUT4 for them).
-                self.w_too_long.d.next = !self.len_sum.val().get_bit(33);
+                self.w_too_long.d.next =
+                    self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
                 // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
                 // high half in SendRows.
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -2846,6 +2842,8 @@ impl Logic for RxControl {
         // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
+        self.cq_vdb_q.d.next =
+            (self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val();
         self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
         self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
