@@ -135,10 +135,11 @@
 //!   the StagCheck latency at the job rate (the throughput below is that of four entries). A
 //!   response goes to the oldest entry without one (`cq_gp`), and a Send's response in `ChkWait` is
 //!   the next one: the StagCheck answers in request order and a Send's checks are issued only with
-//!   the queue empty, so tags are not compared. The response's status and host address have ONE
-//!   register (`cq_st`, `cq_addr`, not one per entry: 35 flip-flops alone in their logic cells and
-//!   a 35-bit 2:1 multiplexer less): a check is queued behind another one only while the verdict
-//!   register is free or being taken (Eval2 waits while `cq_vdb_q`: the queue was not empty and
+//!   the queue empty, so tags are not compared. The response's host address has ONE register
+//!   (`cq_addr`, not one per entry: 32 flip-flops alone in their logic cells and a 32-bit 2:1
+//!   multiplexer less; every response loads it, a Send's too, which comes only with the queue
+//!   empty): a check is queued behind another one only while the verdict register is free or being
+//!   taken (a push waits in Eval2 while `cq_full_q`, also set when the queue was not empty and
 //!   `vd_v && !vd_ready` in the previous cycle; then the verdict register is free from this cycle
 //!   on or was loaded by the older entry's pop), so the older entry pops in the cycle after its
 //!   response (only its pop can load the verdict register meanwhile) and never holds the register
@@ -186,7 +187,10 @@
 //! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
 //! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
 //! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1621 logic cells (1297 LUT4, 752 flip-flops, 176 carries) and 4 block RAMs (3 for
+//! XOR-reduced): 1563 logic cells (1272 LUT4, 720 flip-flops, 176 carries), 101.4 MHz with
+//! nextpnr's default seed, since the check queue keeps one host address (2026-11-28; 1626 cells,
+//! 1301 LUT4, 752 flip-flops, 103.4 MHz just before). Before: 1621 logic cells (1297 LUT4, 752
+//! flip-flops, 176 carries) and 4 block RAMs (3 for
 //! the pending records, 1 for the MSN / MO / WQE-index / segment-length context), 106.1 MHz with
 //! nextpnr's default seed, since the MSN is kept plus 1, `cqe_index` is the context RAM's read
 //! port, the MO's high half and a failed queued check's segment length are read from that RAM
@@ -470,9 +474,6 @@ pub struct RxControl {
     e_block: DFF<Bit>,
     e_send: DFF<Bit>,
     cq_busy_q: DFF<Bit>,
-    /// The queue was not empty and the verdict register was held in the previous cycle: a
-    /// push waits (one register for `cq_st` / `cq_addr`, see "State").
-    cq_vdb_q: DFF<Bit>,
     cq_full_q: DFF<Bit>,
     o_write: DFF<Bit>,
     o_rresp: DFF<Bit>,
@@ -563,10 +564,10 @@ pub struct RxControl {
     cq_ctx: [DFF<Bits<2>>; CQ_DEPTH],
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
-    /// The status and host address of the one entry that has its response and is not popped yet (at
+    cq_st: [DFF<Bits<3>>; CQ_DEPTH],
+    /// The host address of the one entry that has its response and is not popped yet (at
     /// most one: a check is queued behind another one only while the verdict register is
     /// free or being taken, see Eval2).
-    cq_st: DFF<Bits<3>>,
     cq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     cq_head: DFF<Bits<CQ_PTR>>,
     cq_tail: DFF<Bits<CQ_PTR>>,
@@ -984,7 +985,6 @@ impl Default for RxControl {
             e_block: Default::default(),
             e_send: Default::default(),
             cq_busy_q: Default::default(),
-            cq_vdb_q: Default::default(),
             cq_full_q: Default::default(),
             o_write: Default::default(),
             o_rresp: Default::default(),
@@ -1341,7 +1341,6 @@ impl Logic for RxControl {
             e_block,
             e_send,
             cq_busy_q,
-            cq_vdb_q,
             cq_full_q,
             o_write,
             o_rresp,
@@ -1517,9 +1516,9 @@ impl Logic for RxControl {
             self.cq_ctx[i].d.next = self.cq_ctx[i].q.val();
             self.cq_l[i].clock.next = self.clock.val();
             self.cq_l[i].d.next = self.cq_l[i].q.val();
+            self.cq_st[i].clock.next = self.clock.val();
+            self.cq_st[i].d.next = self.cq_st[i].q.val();
         }
-        self.cq_st.clock.next = self.clock.val();
-        self.cq_st.d.next = self.cq_st.q.val();
         self.cq_addr.clock.next = self.clock.val();
         self.cq_addr.d.next = self.cq_addr.q.val();
         self.rec.clock.next = self.clock.val();
@@ -2206,7 +2205,6 @@ impl Logic for RxControl {
                 // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
-                    || (self.e_push.q.val() && self.cq_vdb_q.q.val())
                     || (!self.e_push.q.val() && self.cq_busy_q.q.val())
                     || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
@@ -2661,7 +2659,7 @@ impl Logic for RxControl {
         self.h_slot.next = self.cq_slot[0].q.val();
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
-        self.h_st.next = self.cq_st.q.val();
+        self.h_st.next = self.cq_st[0].q.val();
         self.h_addr.next = self.cq_addr.q.val();
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
@@ -2671,6 +2669,7 @@ impl Logic for RxControl {
                 self.h_slot.next = self.cq_slot[i].q.val();
                 self.h_ctx.next = self.cq_ctx[i].q.val();
                 self.h_lf.next = self.cq_l[i].q.val();
+                self.h_st.next = self.cq_st[i].q.val();
             }
         }
         // A QP that failed (or went to error) after this job's rows were run drops it.
@@ -2697,10 +2696,15 @@ impl Logic for RxControl {
                 && self.rsp_valid.val()
             {
                 self.cq_got[i].d.next = true;
-                self.cq_st.d.next = self.rsp_status.val();
-                self.cq_addr.d.next = self.rsp_host_addr.val();
+                self.cq_st[i].d.next = self.rsp_status.val();
                 self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
+        }
+        // Every response loads them (the enable is the port alone): the entry that holds them
+        // has popped before the next response comes, and a Send's response (`ChkWait`) comes
+        // only with the queue empty.
+        if self.rsp_valid.val() {
+            self.cq_addr.d.next = self.rsp_host_addr.val();
         }
         self.w_kind_n.next = self.o_kind.q.val();
         self.w_val_n.next = self.o_val.q.val();
@@ -2842,9 +2846,10 @@ impl Logic for RxControl {
         // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
-        self.cq_vdb_q.d.next =
-            (self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val();
-        self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
+        // A push also waits while the queue is not empty and the verdict register is held
+        // (one register for `cq_st` / `cq_addr`, see "State"; registered for timing).
+        self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
+            || ((self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val());
         self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
         // the next (no job reads the context before then: see "Timing").
