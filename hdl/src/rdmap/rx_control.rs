@@ -131,16 +131,25 @@
 //!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
 //!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
 //!   a queued check's failure builds its triple from (context, status) at the pop.
-//! - The check queue has two entries (conn, slot, context, L; the response's status and host
-//!   address): that covers the StagCheck latency at the job rate (the throughput
-//!   below is that of four entries). A response goes to the oldest entry without one
-//!   (`cq_gp`), and a Send's response in `ChkWait` is the next one: the StagCheck answers in
-//!   request order and a Send's checks are issued only with the queue empty, so tags are not
-//!   compared. A failed check's Terminate needs its segment's length (`term_seglen`): every
-//!   job writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no
-//!   update is written then), a failed check's record has bit 44 set, and the Idle cycle before
-//!   its DoneGet reads that word instead of the WQE index (such a record's CQE has none). The
-//!   word is rewritten only by a later job of the same slot, i.e. after this done.
+//! - The check queue has two entries (conn, slot, context, L; the response's status): that covers
+//!   the StagCheck latency at the job rate (the throughput below is that of four entries). A
+//!   response goes to the oldest entry without one (`cq_gp`), and a Send's response in `ChkWait` is
+//!   the next one: the StagCheck answers in request order and a Send's checks are issued only with
+//!   the queue empty, so tags are not compared. The response's host address has ONE register
+//!   (`cq_addr`, not one per entry: 32 flip-flops alone in their logic cells and a 32-bit 2:1
+//!   multiplexer less; every response loads it, a Send's too, which comes only with the queue
+//!   empty): a check is queued behind another one only while the verdict register is free or being
+//!   taken (a push waits in Eval2 while `cq_full_q`, also set when the queue was not empty and
+//!   `vd_v && !vd_ready` in the previous cycle; then the verdict register is free from this cycle
+//!   on or was loaded by the older entry's pop), so the older entry pops in the cycle after its
+//!   response (only its pop can load the verdict register meanwhile) and never holds the register
+//!   when the younger one's response comes. Under RxPlace's back-pressure a second check then waits
+//!   until the verdict register is taken; with every output ready (the throughput below) nothing
+//!   changes. A failed check's Terminate needs its segment's length (`term_seglen`): every job
+//!   writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no update is
+//!   written then), a failed check's record has bit 44 set, and the Idle cycle before its DoneGet
+//!   reads that word instead of the WQE index (such a record's CQE has none). The word is rewritten
+//!   only by a later job of the same slot, i.e. after this done.
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
@@ -178,7 +187,10 @@
 //! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
 //! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
 //! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1621 logic cells (1297 LUT4, 752 flip-flops, 176 carries) and 4 block RAMs (3 for
+//! XOR-reduced): 1563 logic cells (1272 LUT4, 720 flip-flops, 176 carries), 101.4 MHz with
+//! nextpnr's default seed, since the check queue keeps one host address (2026-11-28; 1626 cells,
+//! 1301 LUT4, 752 flip-flops, 103.4 MHz just before). Before: 1621 logic cells (1297 LUT4, 752
+//! flip-flops, 176 carries) and 4 block RAMs (3 for
 //! the pending records, 1 for the MSN / MO / WQE-index / segment-length context), 106.1 MHz with
 //! nextpnr's default seed, since the MSN is kept plus 1, `cqe_index` is the context RAM's read
 //! port, the MO's high half and a failed queued check's segment length are read from that RAM
@@ -553,7 +565,10 @@ pub struct RxControl {
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
-    cq_addr: [DFF<Bits<DMA_ADDR_BITS>>; CQ_DEPTH],
+    /// The host address of the one entry that has its response and is not popped yet (at
+    /// most one: a check is queued behind another one only while the verdict register is
+    /// free or being taken, see Eval2).
+    cq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     cq_head: DFF<Bits<CQ_PTR>>,
     cq_tail: DFF<Bits<CQ_PTR>>,
     /// The oldest entry without its response: the StagCheck answers in request order, and a
@@ -1503,9 +1518,9 @@ impl Logic for RxControl {
             self.cq_l[i].d.next = self.cq_l[i].q.val();
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
-            self.cq_addr[i].clock.next = self.clock.val();
-            self.cq_addr[i].d.next = self.cq_addr[i].q.val();
         }
+        self.cq_addr.clock.next = self.clock.val();
+        self.cq_addr.d.next = self.cq_addr.q.val();
         self.rec.clock.next = self.clock.val();
 
         // ---- Per-QP look-ups: the job's QP, the done's QP, the LLP error to report (lowest
@@ -2645,7 +2660,7 @@ impl Logic for RxControl {
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
-        self.h_addr.next = self.cq_addr[0].q.val();
+        self.h_addr.next = self.cq_addr.q.val();
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
                 self.h_busy.next = self.cq_busy[i].q.val();
@@ -2655,7 +2670,6 @@ impl Logic for RxControl {
                 self.h_ctx.next = self.cq_ctx[i].q.val();
                 self.h_lf.next = self.cq_l[i].q.val();
                 self.h_st.next = self.cq_st[i].q.val();
-                self.h_addr.next = self.cq_addr[i].q.val();
             }
         }
         // A QP that failed (or went to error) after this job's rows were run drops it.
@@ -2683,9 +2697,14 @@ impl Logic for RxControl {
             {
                 self.cq_got[i].d.next = true;
                 self.cq_st[i].d.next = self.rsp_status.val();
-                self.cq_addr[i].d.next = self.rsp_host_addr.val();
                 self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
+        }
+        // Every response loads them (the enable is the port alone): the entry that holds them
+        // has popped before the next response comes, and a Send's response (`ChkWait`) comes
+        // only with the queue empty.
+        if self.rsp_valid.val() {
+            self.cq_addr.d.next = self.rsp_host_addr.val();
         }
         self.w_kind_n.next = self.o_kind.q.val();
         self.w_val_n.next = self.o_val.q.val();
@@ -2827,7 +2846,10 @@ impl Logic for RxControl {
         // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
-        self.cq_full_q.d.next = self.cq_count.q.val() == self.cq_full.val();
+        // A push also waits while the queue is not empty and the verdict register is held
+        // (one register for `cq_st` / `cq_addr`, see "State"; registered for timing).
+        self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
+            || ((self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val());
         self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
         // the next (no job reads the context before then: see "Timing").
