@@ -620,6 +620,12 @@ pub struct RxControl {
 
     // ---- Combinational signals.
     sh: Signal<Local, Bits<32>>,
+    /// `sh + 1` as a carry-select: the low half (from the header RAM's read data) + 1 in 17
+    /// bits, the high half `prev_lo` or `prev_lo + 1` (a register's increment, computed
+    /// beside it) by the low half's carry, so no 32-bit carry chain starts at the RAM output.
+    sh1_lo: Signal<Local, Bits<17>>,
+    sh1_hi: Signal<Local, Bits<16>>,
+    sh1: Signal<Local, Bits<32>>,
     msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
     jq_pd: Signal<Local, Bits<PD_BITS>>,
@@ -1107,6 +1113,9 @@ impl Default for RxControl {
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
+            sh1_lo: Default::default(),
+            sh1_hi: Default::default(),
+            sh1: Default::default(),
             msn_next: Default::default(),
             jq_en: Default::default(),
             jq_pd: Default::default(),
@@ -1623,6 +1632,13 @@ impl Logic for RxControl {
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
+        self.sh1_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16)) + 1;
+        self.sh1_hi.next = self.prev_lo.q.val();
+        if self.sh1_lo.val().get_bit(16) {
+            self.sh1_hi.next = self.prev_lo.q.val() + 1;
+        }
+        self.sh1.next = (bit_cast::<32, 16>(self.sh1_hi.val()) << 16)
+            | bit_cast::<32, 16>(self.sh1_lo.val().get_bits::<16>(0));
         // A TO high half's bits 63..33 as flags (see `chk_to_q`).
         self.sh_hz.next = self.sh.val().get_bits::<31>(1) != 0;
         self.sh_ho.next = self.sh.val().get_bits::<31>(1).all();
@@ -1956,7 +1972,7 @@ impl Logic for RxControl {
                                 self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
                         }
                         if self.rk.q.val().get_bit(3) {
-                            self.h_b.d.next = self.sh.val() + 1;
+                            self.h_b.d.next = self.sh1.val();
                             if self.h_t.q.val() {
                                 self.chk_to_q.d.next =
                                     (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
