@@ -111,7 +111,8 @@ pub struct DdpRxParse {
     pub free_conn: Signal<In, Bits<CONN_BITS>>,
     pub free_slot: Signal<In, Bit>,
     /// No header slot taken (every segment that entered has been freed by RxControl) and no
-    /// job or payload beat waiting: nothing of a segment is in flight here or downstream. From
+    /// job waiting (a payload beat is never held here): nothing of a segment is in flight here
+    /// or downstream. From
     /// registers only; for RxPath's `rx_idle`.
     pub idle: Signal<Out, Bit>,
 

@@ -106,7 +106,8 @@
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
 //!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). The
-//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured) and MO + P is summed
+//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a carry-select `sh1`)
+//!   and MO + P is summed
 //!   as word 4 arrives (`s_sum`); `h_mo` keeps only the MO's low half: a Send's TO + MO in
 //!   RqWait reads the high half from `qctx` again (RqReq and RqWait address it), which is the
 //!   header's since row 14 passed. A
@@ -187,9 +188,11 @@
 //! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
 //! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
 //! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1563 logic cells (1272 LUT4, 720 flip-flops, 176 carries), 101.4 MHz with
-//! nextpnr's default seed, since the check queue keeps one host address (2026-11-28; 1626 cells,
-//! 1301 LUT4, 752 flip-flops, 103.4 MHz just before). Before: 1621 logic cells (1297 LUT4, 752
+//! XOR-reduced): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
+//! nextpnr's default seed, since the check queue keeps one host address and the MSN + 1 is a
+//! carry-select (`sh1`: no 32-bit carry chain from the header RAM's output, which only the
+//! composed `rx_path` shows; 2026-11-28; 1626 cells, 1301 LUT4, 752 flip-flops, 103.4 MHz
+//! just before). Before: 1621 logic cells (1297 LUT4, 752
 //! flip-flops, 176 carries) and 4 block RAMs (3 for
 //! the pending records, 1 for the MSN / MO / WQE-index / segment-length context), 106.1 MHz with
 //! nextpnr's default seed, since the MSN is kept plus 1, `cqe_index` is the context RAM's read
@@ -2863,7 +2866,7 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         // A push also waits while the queue is not empty and the verdict register is held
-        // (one register for `cq_st` / `cq_addr`, see "State"; registered for timing).
+        // (one `cq_addr` register for the queue, see "State"; registered for timing).
         self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
             || ((self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val());
         self.msn_next.next = self.h_b.q.val();

@@ -352,7 +352,8 @@ impl DdpRxParseTb {
             // ---- Registered outputs: a job first showing gets its early header reads now.
             let job_valid = sim.get(self.job_valid) == 1;
             let mut early: Vec<Read> = Vec::new();
-            // Every run whose first beat was taken has its job shown (or taken) by now.
+            // Every run whose first beat was taken (by the previous edge) has its job shown
+            // by now (`ddp` contract: the job enters `job_*` at that edge at the latest).
             let shown_now = jobs_shown + usize::from(job_valid && jobs_shown == jobs_taken);
             assert!(
                 shown_now >= firsts_seen,
@@ -556,13 +557,9 @@ impl DdpRxParseTb {
             if sim.get(self.pay_valid) == 1 {
                 let first = sim.get(self.pay_first) == 1;
                 if first {
-                    // Run k's first beat shows: job k has shown, or enters `job_*` at the edge
-                    // this beat is taken (`ddp` contract); the check after the edge below.
-                    assert!(
-                        jobs_shown >= firsts_seen,
-                        "cycle {cycle}: first beat of run {firsts_seen} before job {} showed",
-                        firsts_seen.saturating_sub(1)
-                    );
+                    // Run k's first beat may show before job k does: the job enters `job_*` at
+                    // the edge this beat is taken (`ddp` contract), which the check at the top
+                    // of the next cycle asserts.
                     if pay_ready {
                         firsts_seen += 1;
                     }
