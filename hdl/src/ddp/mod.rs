@@ -48,6 +48,13 @@
 //!   address of lane 0 (a multiple of 4), `dma_wr_keep` the lanes written (contiguous), and
 //!   `dma_wr_last` ends one posted write request (the host model answers one write-done per
 //!   `last`). [`DMA_ADDR_BITS`](crate::config::DMA_ADDR_BITS) = 32 on the Cu.
+//! - **Verdicts** (`vd_*`, RxControl to RxPlace): RxPlace takes the offered verdict in the cycle
+//!   its run's first beat is placed (`vd_valid` high then) and acknowledges it with `vd_ready`
+//!   in the **next** cycle, from a register; in that cycle it ignores `vd_valid`. A source holds
+//!   `vd_*` until `vd_ready` (so it still offers the taken verdict then) and may offer the next
+//!   one from the cycle after; one verdict every 2 cycles at most. Registered so that RxControl's
+//!   enables do not start at `dma_wr_ready` (`docs/decisions.md` "RxPlace: `vd_ready` from a
+//!   register").
 //! - Addresses and lengths: `TO` is 64 bits, segment lengths 16 bits (ULPDU_Length), message
 //!   and region lengths 32 bits.
 

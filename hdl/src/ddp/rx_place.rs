@@ -16,7 +16,8 @@
 //! - The input FIFO (64 beats, 3 block RAMs) lets the payload stream run on while a verdict
 //!   comes later than its job: about 60 cycles of slack at one beat per cycle.
 //! - Placement: a run's first beat takes its verdict from the `vd_*` port in the cycle it is placed
-//!   (`vd_ready` is that cycle's placement of a first beat; the beat waits for `vd_valid`); the run
+//!   (acknowledged by `vd_ready` in the next cycle, a register; the beat waits for `vd_valid`,
+//!   which is ignored in the cycle of an acknowledgement); the run
 //!   is placed at `vd_addr` or dropped. Per connection the block keeps the host address of the
 //!   run's next payload octet and the place/drop flag. Payload octet 0 is in lane 2 of the first
 //!   beat, later beats start in lane 0, so a beat is rotated by `(addr - start lane) mod 4` lanes
@@ -54,7 +55,8 @@
 //! - Back-pressure: one output register ([`RxOutReg`]), no skid buffer. Everything from the
 //!   head register to the hold register moves when the output register has room (empty, or its
 //!   beat is taken in this cycle), so `dma_wr_ready` (and the output gate of a completion while
-//!   `done_*` is occupied) reaches the placement enables and `vd_ready` in the same cycle; the
+//!   `done_*` is occupied) reaches the placement enables in the same cycle (but not `vd_ready`,
+//!   a register, so not RxControl's enables: the composed receive path's Fmax); the
 //!   outputs (`dma_wr_*`, `done_*`) are registers. A skid buffer's overflow entry (72
 //!   flip-flops and a multiplexer in front of its main entry) kept that path registered.
 //! - The address arithmetic is 32 bits: the host word address (30 bits) increments by one, the
@@ -162,6 +164,9 @@ pub struct RxPlace {
     ck: DFF<Bits<4>>,
     /// The carry is the tail of a run that has ended: it leaves next, with the completion.
     fin: DFF<Bit>,
+    /// A verdict was taken in the previous cycle: `vd_ready` (registered), and `vd_valid` is
+    /// ignored for this cycle (the source still offers the verdict just taken).
+    vtook: DFF<Bit>,
     // Hold register: the newest DMA beat (or completion token), `last` not decided yet.
     hold_v: DFF<Bit>,
     hold_wr: DFF<Bit>,
@@ -308,6 +313,7 @@ impl Default for RxPlace {
             cw: Default::default(),
             ck: Default::default(),
             fin: Default::default(),
+            vtook: Default::default(),
             hold_v: Default::default(),
             hold_wr: Default::default(),
             hold_dn: Default::default(),
@@ -418,6 +424,7 @@ impl Logic for RxPlace {
             cw,
             ck,
             fin,
+            vtook,
             hold_v,
             hold_wr,
             hold_dn,
@@ -501,9 +508,13 @@ impl Logic for RxPlace {
             && self.hr_v.q.val()
             && !self.fin.q.val()
             && !self.flush.val()
-            && (!self.h_first.val() || self.vd_valid.val());
+            && (!self.h_first.val() || (self.vd_valid.val() && !self.vtook.q.val()));
         self.vpop.next = self.proc.val() && self.h_first.val();
-        self.vd_ready.next = self.vpop.val();
+        // `vd_ready` a cycle after the take, from a register: RxControl's verdict and
+        // check-queue enables then start at flip-flops, not at `dma_wr_ready` through the
+        // placement's `can` (the composed receive path's critical path at 78 MHz).
+        self.vtook.d.next = self.vpop.val();
+        self.vd_ready.next = self.vtook.q.val();
         self.vd_a10.next = self.vd_addr.val().get_bits::<10>(2).all();
         self.vd_a20.next = self.vd_addr.val().get_bits::<20>(2).all();
         self.pop.next = self.proc.val();

@@ -628,6 +628,10 @@ pub struct RxControl {
     /// beside it) by the low half's carry, so no 32-bit carry chain starts at the RAM output.
     sh1_lo: Signal<Local, Bits<17>>,
     sh1_hi: Signal<Local, Bits<16>>,
+    /// `prev_lo + 1` (17 bits), the high half of both carry-selects (`sh1`, MO + P).
+    pl1: Signal<Local, Bits<17>>,
+    /// MO + P's low half and its carry: the header word's high half + `p_len` (17 bits).
+    ss_lo: Signal<Local, Bits<17>>,
     sh1: Signal<Local, Bits<32>>,
     msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
@@ -1118,6 +1122,8 @@ impl Default for RxControl {
             sh: Default::default(),
             sh1_lo: Default::default(),
             sh1_hi: Default::default(),
+            pl1: Default::default(),
+            ss_lo: Default::default(),
             sh1: Default::default(),
             msn_next: Default::default(),
             jq_en: Default::default(),
@@ -1636,10 +1642,16 @@ impl Logic for RxControl {
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
         self.sh1_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16)) + 1;
+        self.pl1.next = bit_cast::<17, 16>(self.prev_lo.q.val()) + 1;
         self.sh1_hi.next = self.prev_lo.q.val();
         if self.sh1_lo.val().get_bit(16) {
-            self.sh1_hi.next = self.prev_lo.q.val() + 1;
+            self.sh1_hi.next = self.pl1.val().get_bits::<16>(0);
         }
+        // MO + P the same way (`s_sum`): a 17-bit chain from the header RAM, the high half
+        // chosen by its carry (a 33-bit chain from the RAM was the composed receive path's
+        // critical path, 85.4 MHz, once `vd_ready` was registered).
+        self.ss_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16))
+            + bit_cast::<17, 16>(self.p_len.q.val());
         self.sh1.next = (bit_cast::<32, 16>(self.sh1_hi.val()) << 16)
             | bit_cast::<32, 16>(self.sh1_lo.val().get_bits::<16>(0));
         // A TO high half's bits 63..33 as flags (see `chk_to_q`).
@@ -1990,8 +2002,12 @@ impl Logic for RxControl {
                         if self.rk.q.val().get_bit(4) {
                             self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
                             // MO + P (row 16, the Recv byte count, the next expected MO).
-                            self.s_sum.d.next = bit_cast::<33, 32>(self.sh.val())
-                                + bit_cast::<33, 16>(self.p_len.q.val());
+                            self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
+                                | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+                            if self.ss_lo.val().get_bit(16) {
+                                self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
+                                    | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+                            }
                             self.f_mo_zero.d.next = self.sh.val() == 0;
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
                             self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();

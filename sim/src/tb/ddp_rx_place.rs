@@ -228,6 +228,8 @@ impl RxPlaceTb {
         let mut offer: Option<(usize, Beat, bool)> = None;
         // Verdicts: run index and the cycle from which it may be offered, in run order.
         let mut verdicts: VecDeque<(usize, u64)> = VecDeque::new();
+        // The verdict offered in the previous cycle (what a `vd_ready` acknowledges).
+        let mut vd_prev: Option<usize> = None;
         let mut end_order: VecDeque<usize> = VecDeque::new();
         // The open write request: next word address expected, page.
         let mut req: Option<u32> = None;
@@ -329,10 +331,17 @@ impl RxPlaceTb {
                     rep.input_stalls += 1;
                 }
             }
-            if vd.is_some() && sim.get(self.vd_ready) == 1 {
+            // `vd_ready` (a register) acknowledges the verdict taken in the previous cycle,
+            // whatever `vd_valid` is now (`crate::ddp` "RxPlace": the take is the cycle before).
+            if sim.get(self.vd_ready) == 1 {
+                assert!(
+                    vd_prev.is_some(),
+                    "cycle {cycle}: vd_ready without a verdict offered in the previous cycle"
+                );
                 active = true;
                 verdicts.pop_front();
             }
+            vd_prev = vd;
 
             // ---- DMA writes.
             if dma_ready && sim.get(self.dma_wr_valid) == 1 {
