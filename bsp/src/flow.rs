@@ -141,23 +141,8 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
 
     let yosys_log = run_tool("yosys", &["-p", &yosys_script()], work_dir, "yosys.log")?;
 
-    let freq = format!("{}", board.clock_mhz());
-    let mut args: Vec<&str> = board.nextpnr_device_args().to_vec();
-    args.extend([
-        "--freq",
-        &freq,
-        "--timing-allow-fail",
-        "--top",
-        HARNESS_TOP,
-        "--pcf",
-        board.pcf_file_name(),
-        "--json",
-        "out.json",
-        "--asc",
-        "out.asc",
-        "--report",
-        "report.json",
-    ]);
+    let args = nextpnr_args(board, "out.asc", "report.json");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let nextpnr_log = run_tool("nextpnr-ice40", &args, work_dir, "nextpnr.log")
         .map_err(|e| does_not_fit(board, work_dir).unwrap_or(e))?;
     run_tool("icepack", &["out.asc", "out.bin"], work_dir, "icepack.log")?;
@@ -191,6 +176,63 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
     report.work_dir = work_dir.to_path_buf();
     report.bitstream = bitstream;
     Ok(report)
+}
+
+/// nextpnr's arguments for `board` at its clock, placing `out.json` (written by yosys).
+fn nextpnr_args(board: Board, asc: &str, report: &str) -> Vec<String> {
+    let mut args: Vec<String> = board
+        .nextpnr_device_args()
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    for a in [
+        "--freq",
+        &format!("{}", board.clock_mhz()),
+        "--timing-allow-fail",
+        "--top",
+        HARNESS_TOP,
+        "--pcf",
+        board.pcf_file_name(),
+        "--json",
+        "out.json",
+        "--asc",
+        asc,
+        "--report",
+        report,
+    ] {
+        args.push(a.to_string());
+    }
+    args
+}
+
+/// Places and routes the netlist of an earlier [`synthesize`] in `work_dir` again with each of
+/// nextpnr's `seeds` (`--seed N`; logs `nextpnr_seed<N>.log`, reports `report_seed<N>.json`)
+/// and returns the Fmax of the board clock for each: how much a block's Fmax owes to one
+/// placement. The bitstream of [`synthesize`] is left as it is.
+pub fn replace_with_seeds(board: Board, work_dir: &Path, seeds: &[u64]) -> Result<Vec<(u64, f64)>> {
+    let mut fmax = Vec::new();
+    for &seed in seeds {
+        let asc = format!("seed{seed}.asc");
+        let report = format!("report_seed{seed}.json");
+        let mut args = nextpnr_args(board, &asc, &report);
+        args.extend(["--seed".to_string(), seed.to_string()]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_tool(
+            "nextpnr-ice40",
+            &args,
+            work_dir,
+            &format!("nextpnr_seed{seed}.log"),
+        )?;
+        let path = work_dir.join(&report);
+        let text = fs::read_to_string(&path)
+            .with_context(|| format!("nextpnr wrote no {}", path.display()))?;
+        let figures =
+            parse_nextpnr_report(&text).with_context(|| format!("in {}", path.display()))?;
+        fmax.push((seed, figures.clock("clk")?.achieved_mhz));
+        // The bitstream text of a re-placement is not kept (about 1 MB each).
+        let _ = fs::remove_file(work_dir.join(&asc));
+    }
+    Ok(fmax)
 }
 
 /// When nextpnr failed because the design needs more of a resource than `board` has: an error

@@ -20,7 +20,8 @@ pub mod report;
 
 pub use board::Board;
 pub use flow::{
-    check_tools, lint_verilog, lint_verilog_top, synthesize, yosys_script, LINT_SUPPRESSED,
+    check_tools, lint_verilog, lint_verilog_top, replace_with_seeds, synthesize, yosys_script,
+    LINT_SUPPRESSED,
 };
 pub use harness::{harness_verilog, plan_harness, render_harness, Harness, HARNESS_TOP};
 pub use ports::{parse_module_ports, parse_ports, verilog_identifier, Direction, Port};

@@ -7,8 +7,8 @@ use common::require_tools;
 use std::path::PathBuf;
 
 use rnic_bsp::{
-    harness_verilog, lint_verilog, lint_verilog_top, parse_ports, synthesize, Board, Direction,
-    HARNESS_TOP,
+    harness_verilog, lint_verilog, lint_verilog_top, parse_ports, replace_with_seeds, synthesize,
+    Board, Direction, HARNESS_TOP,
 };
 
 /// An 8-bit registered adder, written like rust-hdl output (non-ANSI header, `$` in a name).
@@ -89,6 +89,30 @@ fn adder_synthesizes_on_alchitry_cu() {
     }
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["logic_cells_used"], report.logic_cells_used);
+}
+
+#[test]
+fn other_seeds_place_the_same_netlist_again() {
+    require_tools();
+    let dir = work_dir("adder-seeds");
+    let report = synthesize(ADDER, Board::AlchitryCu, &dir).unwrap_or_else(|e| panic!("{e:#}"));
+    let fmax =
+        replace_with_seeds(Board::AlchitryCu, &dir, &[2, 3]).unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(fmax.iter().map(|f| f.0).collect::<Vec<_>>(), vec![2, 3]);
+    for (seed, f) in &fmax {
+        // An 8-bit adder closes far above the board clock whatever the placement.
+        assert!(*f > 100.0, "seed {seed}: {f} MHz");
+        assert!(dir.join(format!("nextpnr_seed{seed}.log")).is_file());
+        assert!(!dir.join(format!("seed{seed}.asc")).exists(), "not kept");
+    }
+    // The default placement's bitstream is untouched.
+    assert!(report.bitstream.is_file());
+    // Without the netlist (no earlier synthesis) nextpnr fails, and the error names it.
+    let empty = work_dir("no-netlist");
+    std::fs::create_dir_all(&empty).unwrap();
+    let _ = std::fs::remove_file(empty.join("out.json"));
+    let err = replace_with_seeds(Board::AlchitryCu, &empty, &[2]).unwrap_err();
+    assert!(format!("{err:#}").contains("nextpnr-ice40"), "{err:#}");
 }
 
 #[test]

@@ -52,6 +52,11 @@ pub enum Command {
         /// Where the tools' inputs, outputs and logs go (default: `target/synth/<block>_w<width>`).
         #[arg(long)]
         work_dir: Option<PathBuf>,
+        /// Also place and route the same netlist with these nextpnr seeds (comma separated, e.g.
+        /// `2,3,4`) and print each one's Fmax: how much of the margin one placement owes to luck.
+        /// The exit status still follows the default placement (the bitstream's).
+        #[arg(long, value_delimiter = ',')]
+        seeds: Vec<u64>,
     },
     /// Print the benchmark tables of BENCHMARKS.md.
     Bench {
@@ -269,6 +274,7 @@ pub fn run(cli: Cli) -> Result<()> {
             block,
             width,
             work_dir,
+            seeds,
         } => {
             let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
             let dir = work_dir.unwrap_or_else(|| {
@@ -279,6 +285,18 @@ pub fn run(cli: Cli) -> Result<()> {
             let report = rnic_bsp::synthesize(&verilog, board, &dir)?;
             println!("{} at {width} bits on {}", block.name(), board.name());
             println!("{report}");
+            if !seeds.is_empty() {
+                let fmax = rnic_bsp::replace_with_seeds(board, &dir, &seeds)?;
+                let mut all = vec![report.fmax_mhz];
+                let mut line = format!("Fmax by nextpnr seed: default {:.1} MHz", report.fmax_mhz);
+                for (seed, f) in &fmax {
+                    line.push_str(&format!(", {seed}: {f:.1}"));
+                    all.push(*f);
+                }
+                let min = all.iter().cloned().fold(f64::INFINITY, f64::min);
+                let mean = all.iter().sum::<f64>() / all.len() as f64;
+                println!("{line} (min {min:.1}, mean {mean:.1})");
+            }
             if !report.timing_met {
                 bail!(
                     "timing not met: {:.1} MHz achieved, {:.0} MHz required",
