@@ -115,6 +115,9 @@ pub mod tx_arbiter;
 //        term_r term_seglen; hdr_b_data[32]; tx_ready
 //   out: term_ready; hdr_b_addr; tx_data[32] tx_keep[4] tx_last tx_valid tx_conn tx_len[16];
 //        term_done term_done_conn term_done_slot (one-cycle strobe after the last beat left)
+//   A request is taken at `term_valid && term_ready`; its source holds `term_valid` and every
+//   `term_*` field until `term_done` (TerminateTx reads them in place: no copy), and
+//   `term_done_conn` / `term_done_slot` are its `term_conn` / `term_slot`.
 //
 // RxPath (rx_path.rs): MpaRx + DdpRxParse + StagCheck + RxControl + RxPlace + TerminateTx
 //   in : clock; llp_data[32] llp_keep[4] llp_last llp_valid llp_conn (LLP RX);

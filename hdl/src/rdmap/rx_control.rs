@@ -1726,7 +1726,9 @@ impl Logic for RxControl {
         if self.aev_v.q.val() && self.aev_ready.val() {
             self.aev_v.d.next = false;
         }
-        if self.term_v.q.val() && self.term_ready.val() {
+        // TerminateTx reads the request in place: it stays on `term_*` until `term_done`
+        // (`crate::rdmap` "TerminateTx"; Emit waits for it, so nothing else changes it).
+        if self.term_v.q.val() && self.term_done.val() {
             self.term_v.d.next = false;
         }
 

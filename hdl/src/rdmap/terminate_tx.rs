@@ -23,12 +23,15 @@
 //! `tx_*` follows the stream conventions (byte 0 in the MSB lane, 4-octet beats, only the last
 //! beat partial: `keep` 1100 for the lengths that are 2 mod 4); `tx_conn` and `tx_len` (the
 //! ULPDU length) are valid on every beat. A request is taken when `term_valid && term_ready`
-//! (`term_ready` is a register: high exactly when idle). With `tx_ready` always high, a
-//! request taken in cycle `t` gives its first beat (`tx_valid`) in `t + 4` and its `n` beats
-//! (6 to 18) in `t + 4 .. t + 3 + n`; `term_done` (with `term_done_conn` / `term_done_slot`)
-//! pulses in the cycle after the last beat moved, and `term_ready` is high again in that same
-//! cycle, so back-to-back requests take `n + 4` cycles each. Back-pressure on `tx_ready` only
-//! stretches this; every output is driven from registers.
+//! (`term_ready`: idle and not the cycle of `term_done`, from registers). The source holds
+//! `term_valid` and the request's fields until `term_done`: the block reads them in place
+//! (`tx_conn`, the control word, the slot address, `term_done_conn` / `term_done_slot` are
+//! `term_*`), so it keeps no copy of them (issue 5, area: 39 flip-flops). With `tx_ready`
+//! always high, a request taken in cycle `t` gives its first beat (`tx_valid`) in `t + 4` and
+//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n`; `term_done` pulses in the cycle after the
+//! last beat moved, and the next request is taken in the cycle after that, so back-to-back
+//! requests take `n + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
+//! output but those read from `term_*` is driven from registers.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): 275 logic cells, no block RAM, 128.6 MHz (357 and 108.8 MHz
@@ -107,14 +110,6 @@ pub struct TerminateTx {
 
     /// 0 idle, 1 A (slot word 0 addressed), 2 B (word 0 read: T flag), 3 sending, 4 draining.
     state: DFF<Bits<3>>,
-    conn_q: DFF<Bits<CONN_BITS>>,
-    slot_q: DFF<Bit>,
-    /// Upper half of the control word: Layer, EType, Code.
-    ctl_hi: DFF<Bits<16>>,
-    m_q: DFF<Bit>,
-    d_q: DFF<Bit>,
-    r_q: DFF<Bit>,
-    seglen_q: DFF<Bits<16>>,
     /// ULPDU length (22 to 70).
     len_q: DFF<Bits<7>>,
     /// Index of the last beat, and whether it carries 2 octets (else 4).
@@ -129,8 +124,6 @@ pub struct TerminateTx {
     /// The slot word read for the previous beat.
     prev: DFF<Bits<32>>,
     done_q: DFF<Bit>,
-    done_conn_q: DFF<Bits<CONN_BITS>>,
-    done_slot_q: DFF<Bit>,
     /// The output register: a beat, its keep and last flag.
     o_v: DFF<Bit>,
     o_data: DFF<Bits<32>>,
@@ -182,13 +175,6 @@ impl Default for TerminateTx {
             term_done_conn: Default::default(),
             term_done_slot: Default::default(),
             state: Default::default(),
-            conn_q: Default::default(),
-            slot_q: Default::default(),
-            ctl_hi: Default::default(),
-            m_q: Default::default(),
-            d_q: Default::default(),
-            r_q: Default::default(),
-            seglen_q: Default::default(),
             len_q: Default::default(),
             last_b: Default::default(),
             last_half: Default::default(),
@@ -197,8 +183,6 @@ impl Default for TerminateTx {
             word: Default::default(),
             prev: Default::default(),
             done_q: Default::default(),
-            done_conn_q: Default::default(),
-            done_slot_q: Default::default(),
             o_v: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
@@ -226,56 +210,26 @@ impl Logic for TerminateTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            state,
-            conn_q,
-            slot_q,
-            ctl_hi,
-            m_q,
-            d_q,
-            r_q,
-            seglen_q,
-            len_q,
-            last_b,
-            last_half,
-            copy,
-            beat,
-            word,
-            prev,
-            done_q,
-            done_conn_q,
-            done_slot_q,
-            o_v,
-            o_data,
-            o_keep,
-            o_last
+            self, clock, state, len_q, last_b, last_half, copy, beat, word, prev, done_q, o_v,
+            o_data, o_keep, o_last
         );
-        self.term_ready.next = self.state.q.val() == 0;
+        // Not in the cycle of `term_done`: the source clears `term_valid` only at its end.
+        self.term_ready.next = (self.state.q.val() == 0) && !self.done_q.q.val();
         self.done_q.d.next = false;
 
-        // ---- Idle: take a request.
-        if (self.state.q.val() == 0) && self.term_valid.val() {
+        // ---- Idle: take a request (its fields stay on `term_*` until `term_done`).
+        if self.term_ready.val() && self.term_valid.val() {
             self.state.d.next = 1.into();
-            self.conn_q.d.next = self.term_conn.val();
-            self.slot_q.d.next = self.term_slot.val();
-            self.ctl_hi.d.next = (bit_cast::<16, 4>(self.term_layer.val()) << 12)
-                | (bit_cast::<16, 4>(self.term_etype.val()) << 8)
-                | bit_cast::<16, 8>(self.term_code.val());
-            self.m_q.d.next = self.term_m.val();
-            self.d_q.d.next = self.term_d.val();
-            self.r_q.d.next = self.term_r.val();
-            self.seglen_q.d.next = self.term_seglen.val();
         }
         // ---- A: slot word 0 is addressed (below); B: its T flag decides the layout.
         if self.state.q.val() == 1 {
             self.state.d.next = 2.into();
         }
-        self.any_hdr.next = self.m_q.q.val() || self.d_q.q.val() || self.r_q.q.val();
+        self.any_hdr.next = self.term_m.val() || self.term_d.val() || self.term_r.val();
         // The DDP Segment Length is sent only with a HdrCt bit; else lanes 2, 3 are not kept.
         self.seglen_v.next = 0.into();
         if self.any_hdr.val() {
-            self.seglen_v.next = self.seglen_q.q.val();
+            self.seglen_v.next = self.term_seglen.val();
         }
         self.hdr_tagged.next = self.hdr_b_data.val().get_bit(31);
         if self.state.q.val() == 2 {
@@ -288,22 +242,22 @@ impl Logic for TerminateTx {
             if !self.any_hdr.val() {
                 self.len_q.d.next = 22.into();
                 self.last_b.d.next = 5.into();
-            } else if !self.d_q.q.val() && !self.r_q.q.val() {
+            } else if !self.term_d.val() && !self.term_r.val() {
                 self.len_q.d.next = 24.into();
                 self.last_b.d.next = 5.into();
                 self.last_half.d.next = false;
-            } else if !self.d_q.q.val() {
+            } else if !self.term_d.val() {
                 self.len_q.d.next = 52.into();
                 self.last_b.d.next = 12.into();
                 self.last_half.d.next = false;
                 self.copy.d.next = 2.into();
                 self.word.d.next = 31.into();
-            } else if self.r_q.q.val() && self.hdr_tagged.val() {
+            } else if self.term_r.val() && self.hdr_tagged.val() {
                 self.len_q.d.next = 66.into();
                 self.last_b.d.next = 16.into();
                 self.copy.d.next = 1.into();
                 self.word.d.next = 27.into();
-            } else if self.r_q.q.val() {
+            } else if self.term_r.val() {
                 self.len_q.d.next = 70.into();
                 self.last_b.d.next = 17.into();
             } else if self.hdr_tagged.val() {
@@ -328,11 +282,13 @@ impl Logic for TerminateTx {
         } else if self.beat.q.val() == 3 {
             self.ob_data.next = self.ddp_msn.val();
         } else if self.beat.q.val() == 4 {
-            self.ob_data.next = bit_cast::<32, 16>(self.ctl_hi.q.val());
+            self.ob_data.next = (bit_cast::<32, 4>(self.term_layer.val()) << 12)
+                | (bit_cast::<32, 4>(self.term_etype.val()) << 8)
+                | bit_cast::<32, 8>(self.term_code.val());
         } else if self.beat.q.val() == 5 {
-            self.ob_data.next = (bit_cast::<32, 1>(self.m_q.q.val().into()) << 31)
-                | (bit_cast::<32, 1>(self.d_q.q.val().into()) << 30)
-                | (bit_cast::<32, 1>(self.r_q.q.val().into()) << 29)
+            self.ob_data.next = (bit_cast::<32, 1>(self.term_m.val().into()) << 31)
+                | (bit_cast::<32, 1>(self.term_d.val().into()) << 30)
+                | (bit_cast::<32, 1>(self.term_r.val().into()) << 29)
                 | bit_cast::<32, 16>(self.seglen_v.val());
         } else if self.copy.q.val() == 1 {
             if self.beat.q.val() < 9 {
@@ -359,12 +315,13 @@ impl Logic for TerminateTx {
             }
         }
         // Slot address: word 0 in A, then the word of the beat handed over next.
-        self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.conn_q.q.val()) << 6)
-            | (bit_cast::<HDR_ADDR_BITS, 1>(self.slot_q.q.val().into()) << 5)
+        self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val()) << 6)
+            | (bit_cast::<HDR_ADDR_BITS, 1>(self.term_slot.val().into()) << 5)
             | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(self.rd_word.val());
         if self.state.q.val() == 1 {
-            self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.conn_q.q.val()) << 6)
-                | (bit_cast::<HDR_ADDR_BITS, 1>(self.slot_q.q.val().into()) << 5);
+            self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val())
+                << 6)
+                | (bit_cast::<HDR_ADDR_BITS, 1>(self.term_slot.val().into()) << 5);
         }
 
         // ---- Draining: done when the last beat has left.
@@ -375,8 +332,6 @@ impl Logic for TerminateTx {
         {
             self.state.d.next = 0.into();
             self.done_q.d.next = true;
-            self.done_conn_q.d.next = self.conn_q.q.val();
-            self.done_slot_q.d.next = self.slot_q.q.val();
         }
 
         // ---- Outputs.
@@ -392,11 +347,11 @@ impl Logic for TerminateTx {
         self.tx_keep.next = self.o_keep.q.val();
         self.tx_last.next = self.o_last.q.val();
         self.tx_valid.next = self.o_v.q.val();
-        self.tx_conn.next = self.conn_q.q.val();
+        self.tx_conn.next = self.term_conn.val();
         self.tx_len.next = bit_cast::<16, 7>(self.len_q.q.val());
         self.term_done.next = self.done_q.q.val();
-        self.term_done_conn.next = self.done_conn_q.q.val();
-        self.term_done_slot.next = self.done_slot_q.q.val();
+        self.term_done_conn.next = self.term_conn.val();
+        self.term_done_slot.next = self.term_slot.val();
     }
 }
 

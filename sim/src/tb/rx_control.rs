@@ -464,6 +464,8 @@ impl RxControlTb {
         let mut chk_rsp: VecDeque<(u64, u8, u8, u32)> = VecDeque::new();
         let mut rq_rsp: Option<(u64, Option<Wqe>)> = None;
         let mut term_dones: VecDeque<(u64, usize, usize)> = VecDeque::new();
+        // The Terminate request taken and not yet done (TerminateTx reads it in place).
+        let mut term_held: Option<(usize, Term)> = None;
         let mut llp: Vec<(usize, u8, usize)> = env.llp_errors.clone();
         let mut irq_dones: Vec<(usize, usize)> = env.irq_dones.clone();
         // The request being received on `irq_*`, its QP, its commit cycle, `irq_ready` in this
@@ -560,13 +562,16 @@ impl RxControlTb {
                 }
                 None => self.set(sim, "done_valid", 0),
             }
-            // ---- term_done strobes.
+            // ---- term_done strobes (TerminateTx reads the request in place: RxControl must
+            // still hold it, valid and unchanged, in the done's cycle).
+            let mut term_done_now = false;
             match term_dones.front() {
                 Some(&(at, conn, slot)) if at <= cycle => {
                     term_dones.pop_front();
                     self.set(sim, "term_done", 1);
                     self.set(sim, "term_done_conn", conn as u128);
                     self.set(sim, "term_done_slot", slot as u128);
+                    term_done_now = true;
                 }
                 _ => self.set(sim, "term_done", 0),
             }
@@ -605,6 +610,8 @@ impl RxControlTb {
             self.set(sim, "irq_ready", u128::from(irq_ready));
             self.set(sim, "cqe_ready", u128::from(r_cqe));
             self.set(sim, "aev_ready", u128::from(r_aev));
+            // One request at a time: not ready from its take to its done.
+            let r_term = r_term && term_held.is_none();
             self.set(sim, "term_ready", u128::from(r_term));
 
             // ---- Sample the outputs before the edge.
@@ -731,6 +738,31 @@ impl RxControlTb {
                 });
                 active = true;
             }
+            let term_now = (self.get(sim, "term_valid") == 1).then(|| {
+                (
+                    self.get(sim, "term_conn") as usize,
+                    Term {
+                        slot: self.get(sim, "term_slot") as u8,
+                        layer: self.get(sim, "term_layer") as u8,
+                        etype: self.get(sim, "term_etype") as u8,
+                        code: self.get(sim, "term_code") as u8,
+                        m: self.get(sim, "term_m") == 1,
+                        d: self.get(sim, "term_d") == 1,
+                        r: self.get(sim, "term_r") == 1,
+                        seglen: self.get(sim, "term_seglen") as u16,
+                    },
+                )
+            });
+            if let Some(held) = term_held {
+                assert_eq!(
+                    term_now,
+                    Some(held),
+                    "cycle {cycle}: a taken Terminate request not held until its term_done"
+                );
+                if term_done_now {
+                    term_held = None;
+                }
+            }
             if r_term && self.get(sim, "term_valid") == 1 {
                 let conn = self.get(sim, "term_conn") as usize;
                 let t = Term {
@@ -744,6 +776,7 @@ impl RxControlTb {
                     seglen: self.get(sim, "term_seglen") as u16,
                 };
                 out.terms[conn].push(t);
+                term_held = Some((conn, t));
                 term_dones.push_back((cycle + rng.gen_range(2..20), conn, usize::from(t.slot)));
                 active = true;
             }

@@ -1,7 +1,8 @@
 //! Driver and monitor for [`rnic_hdl::rdmap::terminate_tx::TerminateTx`], usable on both back
 //! ends.
 //!
-//! The driver offers Terminate requests on `term_*` (with random gaps), plays DdpRxParse's
+//! The driver offers Terminate requests on `term_*` (with random gaps; a taken request stays
+//! on `term_*` until its `term_done`, the port's contract), plays DdpRxParse's
 //! header RAM on read port B (the word of the address presented in one cycle is on
 //! `hdr_b_data` in the next), and applies random back-pressure on `tx_ready`. The monitor
 //! collects every ULPDU from `tx_*` and every `term_done` strobe, checking the stream rules as it
@@ -184,14 +185,20 @@ impl TerminateTxTb {
         let mut done_due: Option<u64> = None;
         let mut quiet = 0u64;
         let mut offer_now = false;
+        // The request taken and not yet done (held on `term_*`).
+        let mut held: Option<usize> = None;
         sim.set(self.hdr_b_data, u128::from(rng.gen::<u32>()));
         loop {
             let cycle = sim.cycles();
-            // Request port: the current request stays offered until taken.
-            if !offer_now && next < requests.len() {
+            // Request port: the current request stays offered until taken, and a taken one
+            // stays on `term_*` (valid) until its `term_done` (TerminateTx reads it in place).
+            if !offer_now && held.is_none() && next < requests.len() {
                 offer_now = !rng.gen_bool(traffic.gap);
             }
-            let req = requests.get(next).filter(|_| offer_now);
+            let req = match held {
+                Some(i) => requests.get(i),
+                None => requests.get(next).filter(|_| offer_now),
+            };
             let values: [u128; 10] = match req {
                 Some(r) => [
                     1,
@@ -218,7 +225,12 @@ impl TerminateTxTb {
             sim.set(self.tx_ready, u128::from(ready));
             let mut active = false;
             if req.is_some() && sim.get(self.term_ready) == 1 {
+                assert!(
+                    held.is_none(),
+                    "cycle {cycle}: a request taken again before its term_done"
+                );
                 out.taken.push(cycle);
+                held = Some(next);
                 next += 1;
                 offer_now = false;
                 active = true;
@@ -277,6 +289,8 @@ impl TerminateTxTb {
                     sim.get(self.term_done_slot) as usize,
                     cycle,
                 ));
+                assert!(held.is_some(), "cycle {cycle}: term_done without a request");
+                held = None;
             } else {
                 assert!(
                     done_due.is_none_or(|c| c + 1 != cycle),
