@@ -141,7 +141,10 @@
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
 //! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
-//! resets, not a mux level). The read-completion queue (`rdcq`, 16 x 10 bits) is a
+//! resets, not a mux level). Each WQE word register above word 0 chooses between the DMA
+//! beat and `orq` by its own select (`f_orq`), so its 2:1 multiplexer packs with its
+//! flip-flops (a shared `f_data` multiplexer left 192 of them alone: 1056 -> 1037 cells). The
+//! read-completion queue (`rdcq`, 16 x 10 bits) is a
 //! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
 //! read-during-write bypass, no fill counters, no separate head register).
 //!
@@ -406,6 +409,14 @@ pub struct SendEngine {
     f_last: Signal<Local, Bit>,
     /// Load WQE word k into its register (bit k).
     f_ld: Signal<Local, Bits<8>>,
+    /// Word k's register loads from `orq` (else from the DMA), one select per register
+    /// (bit k), each a different function, so that each register bit's 2:1 multiplexer is
+    /// its own LUT and packs with its flip-flop (one shared multiplexer, `f_data`, left all
+    /// of them alone in their logic cells).
+    f_orq: Signal<Local, Bits<8>>,
+    /// The DMA beat is not 0 (word 4, the local address's upper half; the prefetch writes
+    /// this flag into bit 0 of its copy in `orq`).
+    cpl_nz: Signal<Local, Bit>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; QPS],
     /// Per QP: ci != pi.
@@ -1143,9 +1154,15 @@ impl Logic for SendEngine {
         } else {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
+        self.cpl_nz.next = self.sq_rd_cpl_data.val().any();
         if self.pf_wr.val() {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
             self.orq.write_data.next = self.sq_rd_cpl_data.val();
+            // Word 4 (the local address's upper half) is kept as "not 0" in its bit 0.
+            if self.beat.q.val() == 4 {
+                self.orq.write_data.next =
+                    self.sq_rd_cpl_data.val().replace_bit(0, self.cpl_nz.val());
+            }
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
@@ -1386,26 +1403,75 @@ impl Logic for SendEngine {
             self.w_sig.d.next = self.f_data.val().get_bit(16);
             self.w_fence.d.next = self.f_data.val().get_bit(17);
         }
+        // Words 1..=7 choose their source by their own select (`f_orq`: the same shape as
+        // `f_ld`, but only the `orq` loads) rather than from `f_data`.
+        self.f_orq.next = 0.into();
+        if self.pf_use.q.val() {
+            self.f_orq.next = bits::<8>(1) << bit_cast::<8, 3>(self.beat.q.val());
+        }
+        if self.ec_st.q.val() == 1 {
+            if self.beat.q.val() == 2 {
+                self.f_orq.next = 2.into();
+            }
+            if self.beat.q.val() == 3 {
+                self.f_orq.next = 4.into();
+            }
+            if self.beat.q.val() == 5 {
+                self.f_orq.next = 16.into();
+            }
+            if self.beat.q.val() == 6 {
+                self.f_orq.next = 32.into();
+            }
+        }
         if self.f_ld.val().get_bit(1) {
-            self.w_len.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(1) {
+                self.w_len.d.next = self.orq.read_data.val();
+            } else {
+                self.w_len.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(2) {
-            self.w_lkey.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(2) {
+                self.w_lkey.d.next = self.orq.read_data.val();
+            } else {
+                self.w_lkey.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(3) {
-            self.w_rkey.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(3) {
+                self.w_rkey.d.next = self.orq.read_data.val();
+            } else {
+                self.w_rkey.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(4) {
-            self.w_ahi.d.next = self.f_data.val().any();
+            // (`orq` keeps the flag in bit 0 of word 4.)
+            if self.f_orq.val().get_bit(4) {
+                self.w_ahi.d.next = self.orq.read_data.val().get_bit(0);
+            } else {
+                self.w_ahi.d.next = self.cpl_nz.val();
+            }
         }
         if self.f_ld.val().get_bit(5) {
-            self.w_addr_lo.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(5) {
+                self.w_addr_lo.d.next = self.orq.read_data.val();
+            } else {
+                self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(6) {
-            self.w_raddr_hi.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(6) {
+                self.w_raddr_hi.d.next = self.orq.read_data.val();
+            } else {
+                self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(7) {
-            self.w_raddr_lo.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(7) {
+                self.w_raddr_lo.d.next = self.orq.read_data.val();
+            } else {
+                self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
             self.ec_st.d.next = 3.into();
