@@ -79,7 +79,10 @@
 //!
 //! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
 //! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
-//! `msg_inv_stag` = lkey, `msg_src_to` = addr (one register each, no opcode mux). Write:
+//! `msg_inv_stag` = lkey, `msg_src_to` = addr's low half, upper half 0 (one register each,
+//! no opcode mux; a local TO that passed the check is below 2^32: regions end at or below
+//! 2^32, so only whether addr's upper half is 0 is kept, as bit 32 of `lchk_to`, and a Read
+//! of length 0, not checked, carries its sink TO's low half). Write:
 //! opcode 0. Read Request: opcode 1 (`msg_stag` / `msg_to` the Data Source's, `msg_inv_stag`
 //! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (the WQE's
 //! opcode plus 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag`.
@@ -138,7 +141,10 @@
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
 //! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
-//! resets, not a mux level). The read-completion queue (`rdcq`, 16 x 10 bits) is a
+//! resets, not a mux level). Each WQE word register above word 0 chooses between the DMA
+//! beat and `orq` by its own select (`f_orq`), so its 2:1 multiplexer packs with its
+//! flip-flops (a shared `f_data` multiplexer left 192 of them alone: 1056 -> 1037 cells). The
+//! read-completion queue (`rdcq`, 16 x 10 bits) is a
 //! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
 //! read-during-write bypass, no fill counters, no separate head register).
 //!
@@ -319,7 +325,10 @@ pub struct SendEngine {
     /// RAM while the WQE's beats arrive (its opcode is known from the first beat).
     msn: DFF<Bits<32>>,
     beat: DFF<Bits<3>>,
-    w_op: DFF<Bits<8>>,
+    /// The WQE's RDMAP opcode (`msg_opcode`): the WQE opcode, plus 1 for a Send (2..=5), 7
+    /// for an unknown opcode (decoded as the first word arrives: the LUTs pack with the
+    /// flip-flops, no `+ 1` after them).
+    w_mop: DFF<Bits<3>>,
     w_rd: DFF<Bit>,
     w_unk: DFF<Bit>,
     w_sig: DFF<Bit>,
@@ -327,7 +336,9 @@ pub struct SendEngine {
     w_len: DFF<Bits<32>>,
     w_lkey: DFF<Bits<32>>,
     w_rkey: DFF<Bits<32>>,
-    w_addr_hi: DFF<Bits<32>>,
+    /// The local address's upper half is not 0 (board profile: a local TO that passes the
+    /// check is below 2^32, so only this flag of it is kept).
+    w_ahi: DFF<Bit>,
     w_addr_lo: DFF<Bits<32>>,
     w_raddr_hi: DFF<Bits<32>>,
     w_raddr_lo: DFF<Bits<32>>,
@@ -398,6 +409,14 @@ pub struct SendEngine {
     f_last: Signal<Local, Bit>,
     /// Load WQE word k into its register (bit k).
     f_ld: Signal<Local, Bits<8>>,
+    /// Word k's register loads from `orq` (else from the DMA), one select per register
+    /// (bit k), each a different function, so that each register bit's 2:1 multiplexer is
+    /// its own LUT and packs with its flip-flop (one shared multiplexer, `f_data`, left all
+    /// of them alone in their logic cells).
+    f_orq: Signal<Local, Bits<8>>,
+    /// The DMA beat is not 0 (word 4, the local address's upper half; the prefetch writes
+    /// this flag into bit 0 of its copy in `orq`).
+    cpl_nz: Signal<Local, Bit>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; QPS],
     /// Per QP: ci != pi.
@@ -489,7 +508,7 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
-            cur, msn, beat, w_op, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_addr_hi,
+            cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi,
             w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
             h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use,
             l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
@@ -624,9 +643,9 @@ impl Logic for SendEngine {
 
         // WQE decode.
         self.is_read.next = self.w_rd.q.val();
-        if self.w_op.q.val() == 0 {
+        if self.w_mop.q.val() == 0 {
             self.wc_op.next = 1.into();
-        } else if self.w_op.q.val() == 1 {
+        } else if self.w_mop.q.val() == 1 {
             self.wc_op.next = 2.into();
         } else {
             self.wc_op.next = 0.into();
@@ -728,7 +747,10 @@ impl Logic for SendEngine {
         }
         self.lchk_valid.next = self.s.val().get_bit(8);
         self.lchk_stag.next = self.w_lkey.q.val();
-        self.lchk_to.next = (bit_cast::<64, 32>(self.w_addr_hi.q.val()) << 32)
+        // The local TO: its low half and, at bit 32, whether its upper half is 0. Regions end
+        // at or below 2^32 (the STag table keeps base_TO[31:0], the driver refuses a region
+        // that ends above 2^32), so a check of a TO at or above 2^32 fails (BOUNDS) either way.
+        self.lchk_to.next = (bit_cast::<64, 1>(self.w_ahi.q.val().into()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = self.w_len.q.val();
         self.lchk_pd.next = self.k_pd.val();
@@ -740,11 +762,7 @@ impl Logic for SendEngine {
         }
         self.msg_valid.next = self.s.val().get_bit(10);
         self.msg_conn.next = self.cur.q.val();
-        if self.w_op.q.val() < 2 {
-            self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0);
-        } else {
-            self.msg_opcode.next = self.w_op.q.val().get_bits::<4>(0) + 1;
-        }
+        self.msg_opcode.next = bit_cast::<4, 3>(self.w_mop.q.val());
         // One register per field, no opcode mux (issue 5): the remote STag / TO for every
         // opcode (a Read Request's Data Source, a Send's Invalidate STag), the local ones
         // (a Read Request's Data Sink) on `msg_inv_stag` / `msg_src_to`.
@@ -753,7 +771,10 @@ impl Logic for SendEngine {
             | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
         self.msg_msn.next = self.msn.q.val();
         self.msg_inv_stag.next = self.w_lkey.q.val();
-        self.msg_src_to.next = self.lchk_to.val();
+        // A Read's sink TO passed the local check (length > 0), so it is below 2^32: its low
+        // half, the upper half 0 (a Read of length 0 is not checked and carries its sink TO's
+        // low half).
+        self.msg_src_to.next = bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.msg_addr.next = self.host_addr.q.val();
         self.msg_len.next = self.w_len.q.val();
         self.orq_push.next = false;
@@ -1100,8 +1121,8 @@ impl Logic for SendEngine {
         }
         // The MSN: counted at the hand-over (a Read counts QN 1, a Send QN 0: `msn` is that
         // one's); read in `Decide` from the word addressed at the edge leaving `Fetch`
-        // (`w_op` is known from the first beat on), 1 when fresh.
-        if self.s.val().get_bit(10) && self.msg_ready.val() && (self.w_op.q.val() != 0) {
+        // (`w_mop` is known from the first beat on), 1 when fresh.
+        if self.s.val().get_bit(10) && self.msg_ready.val() && (self.w_mop.q.val() != 0) {
             self.msn.d.next = self.msn.q.val() + 1;
         }
         if self.s.val().get_bit(7) {
@@ -1133,9 +1154,15 @@ impl Logic for SendEngine {
         } else {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
+        self.cpl_nz.next = self.sq_rd_cpl_data.val().any();
         if self.pf_wr.val() {
             self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
             self.orq.write_data.next = self.sq_rd_cpl_data.val();
+            // Word 4 (the local address's upper half) is kept as "not 0" in its bit 0.
+            if self.beat.q.val() == 4 {
+                self.orq.write_data.next =
+                    self.sq_rd_cpl_data.val().replace_bit(0, self.cpl_nz.val());
+            }
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
@@ -1359,7 +1386,16 @@ impl Logic for SendEngine {
             }
         }
         if self.f_ld.val().get_bit(0) {
-            self.w_op.d.next = self.f_data.val().get_bits::<8>(24);
+            if self.f_data.val().get_bits::<3>(24) < 2 {
+                self.w_mop.d.next = self.f_data.val().get_bits::<3>(24);
+            } else {
+                self.w_mop.d.next = self.f_data.val().get_bits::<3>(24) + 1;
+            }
+            if (self.f_data.val().get_bits::<5>(27) != 0)
+                || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25))
+            {
+                self.w_mop.d.next = 7.into();
+            }
             // Opcode decodes registered (timing): Read (1), unknown (above 5).
             self.w_rd.d.next = self.f_data.val().get_bits::<8>(24) == 1;
             self.w_unk.d.next = (self.f_data.val().get_bits::<5>(27) != 0)
@@ -1367,26 +1403,75 @@ impl Logic for SendEngine {
             self.w_sig.d.next = self.f_data.val().get_bit(16);
             self.w_fence.d.next = self.f_data.val().get_bit(17);
         }
+        // Words 1..=7 choose their source by their own select (`f_orq`: the same shape as
+        // `f_ld`, but only the `orq` loads) rather than from `f_data`.
+        self.f_orq.next = 0.into();
+        if self.pf_use.q.val() {
+            self.f_orq.next = bits::<8>(1) << bit_cast::<8, 3>(self.beat.q.val());
+        }
+        if self.ec_st.q.val() == 1 {
+            if self.beat.q.val() == 2 {
+                self.f_orq.next = 2.into();
+            }
+            if self.beat.q.val() == 3 {
+                self.f_orq.next = 4.into();
+            }
+            if self.beat.q.val() == 5 {
+                self.f_orq.next = 16.into();
+            }
+            if self.beat.q.val() == 6 {
+                self.f_orq.next = 32.into();
+            }
+        }
         if self.f_ld.val().get_bit(1) {
-            self.w_len.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(1) {
+                self.w_len.d.next = self.orq.read_data.val();
+            } else {
+                self.w_len.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(2) {
-            self.w_lkey.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(2) {
+                self.w_lkey.d.next = self.orq.read_data.val();
+            } else {
+                self.w_lkey.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(3) {
-            self.w_rkey.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(3) {
+                self.w_rkey.d.next = self.orq.read_data.val();
+            } else {
+                self.w_rkey.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(4) {
-            self.w_addr_hi.d.next = self.f_data.val();
+            // (`orq` keeps the flag in bit 0 of word 4.)
+            if self.f_orq.val().get_bit(4) {
+                self.w_ahi.d.next = self.orq.read_data.val().get_bit(0);
+            } else {
+                self.w_ahi.d.next = self.cpl_nz.val();
+            }
         }
         if self.f_ld.val().get_bit(5) {
-            self.w_addr_lo.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(5) {
+                self.w_addr_lo.d.next = self.orq.read_data.val();
+            } else {
+                self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(6) {
-            self.w_raddr_hi.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(6) {
+                self.w_raddr_hi.d.next = self.orq.read_data.val();
+            } else {
+                self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if self.f_ld.val().get_bit(7) {
-            self.w_raddr_lo.d.next = self.f_data.val();
+            if self.f_orq.val().get_bit(7) {
+                self.w_raddr_lo.d.next = self.orq.read_data.val();
+            } else {
+                self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
+            }
         }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
             self.ec_st.d.next = 3.into();

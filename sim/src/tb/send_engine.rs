@@ -211,7 +211,8 @@ pub fn expected(
             stag: w.rkey,
             to: w.remote_addr,
             inv_stag: w.lkey,
-            src_to: w.addr,
+            // The sink TO's low half (upper half 0: a checked local TO is below 2^32).
+            src_to: w.addr & u64::from(u32::MAX),
             msn: if is_read { msn1 } else { msn0 },
             addr: host,
             len: w.length,
@@ -310,7 +311,9 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         let k = Key {
             pd,
             access: acc,
-            to: 0x1_0000_0000 * u64::from(n) + 0x1000,
+            // Regions end below 2^32 (the driver refuses others; the engine keeps only whether
+            // a local TO's upper half is 0).
+            to: 0x1000_0000 * u64::from(n) + 0x1000,
             len: 0x4000,
             host: 0x4000_0000 + n * 0x10_0000,
         };
@@ -339,10 +342,11 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             let at = rng.gen_range(cfg.wqes_per_qp / 3..cfg.wqes_per_qp);
             match (q + seed as u8) % 4 {
                 0 => {
-                    // A bad lkey: unknown, other PD, missing right or out of bounds.
+                    // A bad lkey: unknown, other PD, missing right, out of bounds, or a TO
+                    // whose low half is in bounds and whose upper half is not 0.
                     let w = &mut wqes[at].w;
                     w.length = w.length.max(1);
-                    match rng.gen_range(0..4) {
+                    match rng.gen_range(0..5) {
                         0 => w.lkey ^= 0x0100_0000,
                         1 => w.lkey = klist[(pd as usize) % 2].0,
                         2 => {
@@ -355,7 +359,8 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                             w.lkey = klist[n].0;
                             w.addr = klist[n].1.to;
                         }
-                        _ => w.addr = keys[&w.lkey].to + keys[&w.lkey].len,
+                        3 => w.addr = keys[&w.lkey].to + keys[&w.lkey].len,
+                        _ => w.addr += rng.gen_range(1..=u64::from(u32::MAX)) << 32,
                     }
                 }
                 1 => wqes[at].op = 6 + rng.gen_range(0..50),
