@@ -940,7 +940,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             if present {
                 let w = rq_wqes[qp][&ci];
                 assert_eq!(get(sim, "rq_rsp_index"), u128::from(ci));
-                assert_eq!(get(sim, "rq_rsp_len"), u128::from(w.length));
+                assert_eq!(get(sim, "rq_rsp_len_n"), u128::from(!w.length));
                 assert_eq!(get(sim, "rq_rsp_lkey"), u128::from(w.lkey));
                 assert_eq!(get(sim, "rq_rsp_to"), u128::from(rebuilt_to(w.addr)));
                 rq_must_pop[qp] = true;

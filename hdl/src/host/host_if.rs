@@ -293,7 +293,9 @@ pub struct HostIf {
     pub rq_rsp_valid: Signal<Out, Bit>,
     pub rq_rsp_present: Signal<Out, Bit>,
     pub rq_rsp_to: Signal<Out, Bits<64>>,
-    pub rq_rsp_len: Signal<Out, Bits<32>>,
+    /// The WQE's length, inverted (`!length`): kept so in its flip-flops (the inverter packs
+    /// with them), so that RxControl's length compare is a bare carry chain (`docs/core.md`).
+    pub rq_rsp_len_n: Signal<Out, Bits<32>>,
     pub rq_rsp_lkey: Signal<Out, Bits<32>>,
     pub rq_rsp_index: Signal<Out, Bits<RING_INDEX_BITS>>,
     // Receive CQEs.
@@ -469,7 +471,8 @@ pub struct HostIf {
     rsp_v: DFF<Bit>,
     rsp_present: DFF<Bit>,
     rsp_index: DFF<Bits<RING_INDEX_BITS>>,
-    rsp_len: DFF<Bits<32>>,
+    /// The WQE's length inverted (`rq_rsp_len_n`).
+    rsp_len_n: DFF<Bits<32>>,
     rsp_lkey: DFF<Bits<32>>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
@@ -624,7 +627,7 @@ impl Default for HostIf {
             rq_rsp_valid: Default::default(),
             rq_rsp_present: Default::default(),
             rq_rsp_to: Default::default(),
-            rq_rsp_len: Default::default(),
+            rq_rsp_len_n: Default::default(),
             rq_rsp_lkey: Default::default(),
             rq_rsp_index: Default::default(),
             cqe_valid: Default::default(),
@@ -759,7 +762,7 @@ impl Default for HostIf {
             rsp_v: Default::default(),
             rsp_present: Default::default(),
             rsp_index: Default::default(),
-            rsp_len: Default::default(),
+            rsp_len_n: Default::default(),
             rsp_lkey: Default::default(),
             rsp_to_b32: Default::default(),
             rsp_to_b33: Default::default(),
@@ -903,7 +906,7 @@ impl Logic for HostIf {
             rsp_v,
             rsp_present,
             rsp_index,
-            rsp_len,
+            rsp_len_n,
             rsp_lkey,
             rsp_to_b32,
             rsp_to_b33,
@@ -1358,7 +1361,7 @@ impl Logic for HostIf {
         self.rq_rsp_valid.next = self.rsp_v.q.val();
         self.rq_rsp_present.next = self.rsp_present.q.val();
         self.rq_rsp_index.next = self.rsp_index.q.val();
-        self.rq_rsp_len.next = self.rsp_len.q.val();
+        self.rq_rsp_len_n.next = self.rsp_len_n.q.val();
         self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
         self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
@@ -1463,7 +1466,7 @@ impl Logic for HostIf {
                 {
                     self.rq_beat.d.next = self.rq_beat.q.val() + 1;
                     if self.rq_beat.q.val() == 0 {
-                        self.rsp_len.d.next = self.dma_rd_cpl_data.val();
+                        self.rsp_len_n.d.next = !self.dma_rd_cpl_data.val();
                     }
                     if self.rq_beat.q.val() == 1 {
                         self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();
@@ -1806,7 +1809,7 @@ crate::sim_ports!(impl[] HostIf {
         qpc_tx_mulpdu, qpc_sq_base, qpc_sq_log2, prog_write, prog_index, prog_valid, prog_key,
         prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to, prog_len,
         prog_host_addr, sq_db_valid, sq_db_qp, sq_db_pi, rq_req_ready, rq_rsp_valid, rq_rsp_present,
-        rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, cqe_ready, cqe_go, cqe_beat_ready,
+        rq_rsp_to, rq_rsp_len_n, rq_rsp_lkey, rq_rsp_index, cqe_ready, cqe_go, cqe_beat_ready,
         rdc_valid, rdc_qp, rdc_status, scqe_ready, aev_ready, qp_err_valid, qp_err_qp,
         sq_rd_req_ready, sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep,
         sq_rd_cpl_last, pay_rd_req_ready, pay_rd_cpl_valid, pay_rd_cpl_tag, pay_rd_cpl_data,

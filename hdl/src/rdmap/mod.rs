@@ -89,7 +89,7 @@ pub mod tx_arbiter;
 //        job_valid job_conn job_slot job_len[16];  hdr_a_data[32];
 //        rsp_valid rsp_tag[CHK_TAG_BITS] rsp_status[3] rsp_host_addr[DMA_ADDR_BITS];
 //        vd_ready; done_valid done_conn done_good;
-//        rq_req_ready; rq_rsp_valid rq_rsp_present rq_rsp_to[64] rq_rsp_len[32] rq_rsp_lkey[32]
+//        rq_req_ready; rq_rsp_valid rq_rsp_present rq_rsp_to[64] rq_rsp_len_n[32] (the length inverted) rq_rsp_lkey[32]
 //          rq_rsp_index[16];
 //        orq_push orq_push_qp[CONN_BITS] (a Read Request went out: ORQ count + 1);
 //        irq_done irq_done_qp[CONN_BITS] (the responder finished one Read Request: IRQ count - 1);

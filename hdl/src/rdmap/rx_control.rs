@@ -344,7 +344,8 @@ pub struct RxControl {
     pub rq_rsp_valid: Signal<In, Bit>,
     pub rq_rsp_present: Signal<In, Bit>,
     pub rq_rsp_to: Signal<In, Bits<64>>,
-    pub rq_rsp_len: Signal<In, Bits<32>>,
+    /// The WQE's length inverted (HostIf keeps it so): row 16 is then one carry chain.
+    pub rq_rsp_len_n: Signal<In, Bits<32>>,
     pub rq_rsp_lkey: Signal<In, Bits<32>>,
     pub rq_rsp_index: Signal<In, Bits<16>>,
     // ORQ / IRQ counts.
@@ -711,6 +712,11 @@ pub struct RxControl {
     rec_we: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     to_sum: Signal<Local, Bits<33>>,
+    /// `s_sum - len - 1` in 34 bits, `s_sum + {11, rq_rsp_len_n}` (row 16: the WQE is too
+    /// short when it is not negative).
+    len_sum: Signal<Local, Bits<34>>,
+    /// The WQE's length (`!rq_rsp_len_n`), for `len_sum`'s operand only.
+    len_p: Signal<Local, Bits<32>>,
     /// TO bits 63..33 rebuilt from `to_hz` / `to_ho` (all ones, 1 or 0).
     to_hi: Signal<Local, Bits<31>>,
     sh_hz: Signal<Local, Bit>,
@@ -903,7 +909,7 @@ impl Default for RxControl {
             rq_rsp_valid: Default::default(),
             rq_rsp_present: Default::default(),
             rq_rsp_to: Default::default(),
-            rq_rsp_len: Default::default(),
+            rq_rsp_len_n: Default::default(),
             rq_rsp_lkey: Default::default(),
             rq_rsp_index: Default::default(),
             orq_push: Default::default(),
@@ -1201,6 +1207,8 @@ impl Default for RxControl {
             rec_we: Default::default(),
             hlen: Default::default(),
             to_sum: Default::default(),
+            len_sum: Default::default(),
+            len_p: Default::default(),
             to_hi: Default::default(),
             sh_hz: Default::default(),
             sh_ho: Default::default(),
@@ -1696,6 +1704,11 @@ impl Logic for RxControl {
         self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
+        // `{11, len_n}` as `!{00, len}` (the inversions cancel in synthesis; through a signal, so
+        // that the Verilog widens `len` before inverting it).
+        self.len_p.next = !self.rq_rsp_len_n.val();
+        self.len_sum.next =
+            bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.len_p.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
             + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
@@ -2296,9 +2309,9 @@ impl Logic for RxControl {
                 // (timing: the load enables are the state alone, not `rq_rsp_valid`; nothing
                 // reads these registers while the FSM waits here).
                 self.w_present.d.next = self.rq_rsp_present.val();
-                // Row 16, compared here and acted on in SendRows.
-                self.w_too_long.d.next =
-                    self.s_sum.q.val() > bit_cast::<33, 32>(self.rq_rsp_len.val());
+                // Row 16, compared here and acted on in SendRows: `s_sum > len` is
+                // `s_sum - len - 1 >= 0` (a bare carry chain, the length comes inverted).
+                self.w_too_long.d.next = !self.len_sum.val().get_bit(33);
                 // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
                 // high half in SendRows.
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
@@ -3112,7 +3125,7 @@ crate::sim_ports!(impl[] RxControl {
     inputs: qp_cfg_write, qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, job_valid, job_conn,
         job_slot, job_len, hdr_a_data, rsp_valid, rsp_tag, rsp_status, rsp_host_addr, vd_ready,
         done_valid, done_conn, done_good, rq_req_ready, rq_rsp_valid, rq_rsp_present, rq_rsp_to,
-        rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done, irq_done_qp,
+        rq_rsp_len_n, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done, irq_done_qp,
         irq_ready, cqe_ready, aev_ready, term_ready, term_done, term_done_conn, term_done_slot,
         llp_err_valid, llp_err_conn, llp_err_code;
     outputs: job_ready, hdr_a_addr, chk_valid, chk_tag, chk_stag, chk_to, chk_len, chk_pd,

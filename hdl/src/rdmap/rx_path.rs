@@ -97,7 +97,7 @@ pub struct RxPath {
     pub rq_rsp_valid: Signal<In, Bit>,
     pub rq_rsp_present: Signal<In, Bit>,
     pub rq_rsp_to: Signal<In, Bits<64>>,
-    pub rq_rsp_len: Signal<In, Bits<32>>,
+    pub rq_rsp_len_n: Signal<In, Bits<32>>,
     pub rq_rsp_lkey: Signal<In, Bits<32>>,
     pub rq_rsp_index: Signal<In, Bits<16>>,
     // Outstanding outbound Reads (from the send engine) and inbound ones served.
@@ -339,7 +339,7 @@ impl Logic for RxPath {
         self.control.rq_rsp_valid.next = self.rq_rsp_valid.val();
         self.control.rq_rsp_present.next = self.rq_rsp_present.val();
         self.control.rq_rsp_to.next = self.rq_rsp_to.val();
-        self.control.rq_rsp_len.next = self.rq_rsp_len.val();
+        self.control.rq_rsp_len_n.next = self.rq_rsp_len_n.val();
         self.control.rq_rsp_lkey.next = self.rq_rsp_lkey.val();
         self.control.rq_rsp_index.next = self.rq_rsp_index.val();
 
@@ -433,7 +433,7 @@ crate::sim_ports!(impl[] RxPath {
         qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, prog_write, prog_index, prog_valid,
         prog_key, prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to,
         prog_len, prog_host_addr, dma_wr_ready, rq_req_ready, rq_rsp_valid, rq_rsp_present,
-        rq_rsp_to, rq_rsp_len, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done,
+        rq_rsp_to, rq_rsp_len_n, rq_rsp_lkey, rq_rsp_index, orq_push, orq_push_qp, irq_done,
         irq_done_qp, irq_ready, cqe_ready, aev_ready, tx_ready, lchk_valid, lchk_stag, lchk_to,
         lchk_len, lchk_pd, lchk_qp, lchk_access;
     outputs: llp_ready, raw_data, raw_keep, raw_last, raw_valid, raw_conn, dma_wr_addr, dma_wr_data,

@@ -196,7 +196,7 @@ impl Logic for Rnic {
         self.rx.rq_rsp_valid.next = self.host.rq_rsp_valid.val();
         self.rx.rq_rsp_present.next = self.host.rq_rsp_present.val();
         self.rx.rq_rsp_to.next = self.host.rq_rsp_to.val();
-        self.rx.rq_rsp_len.next = self.host.rq_rsp_len.val();
+        self.rx.rq_rsp_len_n.next = self.host.rq_rsp_len_n.val();
         self.rx.rq_rsp_lkey.next = self.host.rq_rsp_lkey.val();
         self.rx.rq_rsp_index.next = self.host.rq_rsp_index.val();
         // Receive completions through the CqeQueue (`top/cqe_queue.rs`: RxControl never waits

@@ -539,7 +539,7 @@ impl RxControlTb {
                     self.set(sim, "rq_rsp_valid", 1);
                     self.set(sim, "rq_rsp_present", u128::from(present));
                     self.set(sim, "rq_rsp_to", w.to.into());
-                    self.set(sim, "rq_rsp_len", w.len.into());
+                    self.set(sim, "rq_rsp_len_n", (!w.len).into());
                     self.set(sim, "rq_rsp_lkey", w.lkey.into());
                     self.set(sim, "rq_rsp_index", w.index.into());
                 }

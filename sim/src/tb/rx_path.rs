@@ -163,7 +163,7 @@ struct Ports {
     rq_rsp_valid: InputId,
     rq_rsp_present: InputId,
     rq_rsp_to: InputId,
-    rq_rsp_len: InputId,
+    rq_rsp_len_n: InputId,
     rq_rsp_lkey: InputId,
     rq_rsp_index: InputId,
     orq_push: InputId,
@@ -230,7 +230,7 @@ impl Ports {
                 qp_cfg_write, qp_cfg_qp, qp_cfg_enable, qp_cfg_pd, qp_cfg_ird, prog_write,
                 prog_index, prog_valid, prog_key, prog_pd, prog_access, prog_qp_bound, prog_qp,
                 prog_remote_inv, prog_base_to, prog_len, prog_host_addr, dma_wr_ready,
-                rq_req_ready, rq_rsp_valid, rq_rsp_present, rq_rsp_to, rq_rsp_len, rq_rsp_lkey,
+                rq_req_ready, rq_rsp_valid, rq_rsp_present, rq_rsp_to, rq_rsp_len_n, rq_rsp_lkey,
                 rq_rsp_index, orq_push, orq_push_qp, irq_done, irq_done_qp, irq_ready,
                 cqe_ready, aev_ready, tx_ready;
             out: llp_ready, raw_data, raw_keep, raw_valid, raw_conn, dma_wr_addr, dma_wr_data,
@@ -770,7 +770,7 @@ impl RxPathBench {
                 self.sim.set(p.rq_rsp_valid, 1);
                 self.sim.set(p.rq_rsp_present, u128::from(a.wqe.is_some()));
                 self.sim.set(p.rq_rsp_to, u128::from(w.to));
-                self.sim.set(p.rq_rsp_len, u128::from(w.len));
+                self.sim.set(p.rq_rsp_len_n, u128::from(!w.len));
                 self.sim.set(p.rq_rsp_lkey, u128::from(w.lkey));
                 self.sim.set(p.rq_rsp_index, u128::from(w.index));
             }

@@ -52,7 +52,7 @@ const INPUTS: &[&str] = &[
     "rq_rsp_valid",
     "rq_rsp_present",
     "rq_rsp_to",
-    "rq_rsp_len",
+    "rq_rsp_len_n",
     "rq_rsp_lkey",
     "rq_rsp_index",
     "orq_push",
@@ -432,7 +432,7 @@ impl Backend for FakeRxPath {
         if self.i("rq_rsp_valid") == 1 {
             let wqe = (self.i("rq_rsp_present") == 1).then(|| RecvWqe {
                 to: self.i("rq_rsp_to") as u64,
-                len: self.i("rq_rsp_len") as u32,
+                len: !(self.i("rq_rsp_len_n") as u32),
                 lkey: self.i("rq_rsp_lkey") as u32,
                 index: self.i("rq_rsp_index") as u16,
             });
