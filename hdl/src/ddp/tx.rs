@@ -169,6 +169,8 @@
 //! enables, the reader's look-ahead (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the
 //! FIFO count -> `fire` -> `pop` -> `issue`.
 
+// `wr_clr` keeps the flush decision's form (`!(m_r && !ra_stale)`): the netlist measured.
+#![allow(clippy::nonminimal_bool)]
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -1692,7 +1694,7 @@ impl Logic for DdpTx {
             || self.fl.q.val()
             || (self.decide.val()
                 && self.k_pay.q.val()
-                && (!self.m_r.q.val() || self.ra_stale.q.val()));
+                && !(self.m_r.q.val() && !self.ra_stale.q.val()));
         self.wr_a.next = self.wr0_p.val();
         self.wr_g.next = self.c_ne0.val();
         self.wr_h.next = self.lt0.val();
