@@ -16,9 +16,10 @@
 //!   body: Data Sink STag / TO `msg_inv_stag` / `msg_src_to`, size `msg_len`, Data Source
 //!   STag / TO `msg_stag` / `msg_to` (the remote buffer on `msg_stag` / `msg_to` for every
 //!   opcode, so the SendEngine needs no opcode mux on them: `docs/core.md`).
-//! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, `ulpdu_len` = header +
-//!   payload octets of the segment, both constant over the packet; only the last beat is
-//!   partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
+//! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, constant over the
+//!   packet, `ulpdu_len` = header + payload octets of the segment, valid while the packet's
+//!   first beat is offered (MpaTx reads it there only; it already holds the next segment's
+//!   length while a segment's last beats wait); only the last beat is partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
 //!
 //! # The hand-over
 //!
@@ -139,6 +140,12 @@
 //! each alone in a logic cell): 1688 -> 1634 logic cells, 103.9 MHz (critical now: the RAM's
 //! output -> the window -> the beat -> `o_data` / `s_data`).
 //!
+//! Ninth session: no `o_len` copy of `ulen` (`ulpdu_len` is read with a packet's first beat
+//! only), `wr` as one expression with the compares last, `all_in_r` and `rq_lz` (the flush's
+//! end and the read-ahead's start from registers, off the `rq_addr` / `rq_left` enables): 1639
+//! logic cells (abc's LUT count moved +30), 103.1 MHz, seeds 2-4 103.9 / 99.1 / 104.2; the
+//! whole core 9 296 -> 9 278 cells (`docs/decisions.md`, ninth session).
+//!
 //! Fmax in the board profile: 91.4 MHz (1726 logic cells) -> 102.6 MHz (1688) since the reader's
 //! `issue` reads `pop_f` (`pop_k`, `Emit`, `!s_valid`: registers) instead of `pop`: it needs the
 //! pop only when the FIFO is full, and then the window is there whatever the shift, so the
@@ -162,6 +169,8 @@
 //! enables, the reader's look-ahead (`rptr` -> the block's `done` / `wptr` -> compare -> `wr`), the
 //! FIFO count -> `fire` -> `pop` -> `issue`.
 
+// `wr_clr` keeps the flush decision's form (`!(m_r && !ra_stale)`): the netlist measured.
+#![allow(clippy::nonminimal_bool)]
 use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
@@ -389,6 +398,13 @@ pub struct DdpTx {
     m_slot: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
     /// Every busy slot's completion is in.
     all_in: Signal<Local, Bit>,
+    /// `all_in` a cycle late (and 0 after a request): stale only towards "not in" (a slot
+    /// becomes busy only with a request), so a flush or a cancel ends a cycle later at most;
+    /// keeps the slots' reduction off the `rq_addr` / `rq_left` enables.
+    all_in_r: DFF<Bit>,
+    /// `rq_left == 0`, registered, 0 after a load of `rq_left` (stale only towards "not
+    /// zero": a read-ahead starts a cycle later at most); off the `rq_addr` / `rq_left` enables.
+    rq_lz: DFF<Bit>,
     /// The slot of the next request is busy.
     rq_busy: Signal<Local, Bit>,
     taking: Signal<Local, Bit>,
@@ -438,7 +454,6 @@ pub struct DdpTx {
     o_keep: DFF<Bits<4>>,
     o_last: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
-    o_len: DFF<Bits<16>>,
     s_valid: DFF<Bit>,
     s_data: DFF<Bits<32>>,
     s_keep: DFF<Bits<4>>,
@@ -529,6 +544,18 @@ pub struct DdpTx {
     blk_done1: Signal<Local, Bit>,
     blk_wptr1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     word_ready1: Signal<Local, Bit>,
+    /// `word_ready1`'s parts: the look-ahead block is requested (`c_ne1`), the word is ready
+    /// without the compare (`wr_p`), the compare (`lt1`); `wr`'s clear and its terms.
+    c_ne1: Signal<Local, Bit>,
+    wr_p: Signal<Local, Bit>,
+    lt1: Signal<Local, Bit>,
+    wr_clr: Signal<Local, Bit>,
+    wr_a: Signal<Local, Bit>,
+    wr_g: Signal<Local, Bit>,
+    wr_h: Signal<Local, Bit>,
+    c_ne0: Signal<Local, Bit>,
+    wr0_p: Signal<Local, Bit>,
+    lt0: Signal<Local, Bit>,
     blk_done: Signal<Local, Bit>,
     /// The per-slot flags and write pointers as vectors (one per bit of `wptr`), looked up
     /// with a variable bit index: a multiplexer tree (an `if index == i` per slot was a
@@ -669,6 +696,8 @@ impl Default for DdpTx {
             m_wa: Default::default(),
             m_slot: Default::default(),
             all_in: Default::default(),
+            all_in_r: Default::default(),
+            rq_lz: Default::default(),
             rq_busy: Default::default(),
             taking: Default::default(),
             pay: Default::default(),
@@ -696,7 +725,6 @@ impl Default for DdpTx {
             o_keep: Default::default(),
             o_last: Default::default(),
             o_conn: Default::default(),
-            o_len: Default::default(),
             s_valid: Default::default(),
             s_data: Default::default(),
             s_keep: Default::default(),
@@ -773,6 +801,16 @@ impl Default for DdpTx {
             blk_done1: Default::default(),
             blk_wptr1: Default::default(),
             word_ready1: Default::default(),
+            c_ne1: Default::default(),
+            wr_p: Default::default(),
+            lt1: Default::default(),
+            wr_clr: Default::default(),
+            wr_a: Default::default(),
+            wr_g: Default::default(),
+            wr_h: Default::default(),
+            c_ne0: Default::default(),
+            wr0_p: Default::default(),
+            lt0: Default::default(),
             blk_done: Default::default(),
             done_v: Default::default(),
             busy_v: Default::default(),
@@ -817,8 +855,8 @@ impl Logic for DdpTx {
             nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
             rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
             rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
-            o_last, o_conn, o_len, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl
+            o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
+            last_slot, fell, fl, all_in_r, rq_lz
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1099,7 +1137,12 @@ impl Logic for DdpTx {
         self.ulpdu_last.next = self.o_last.q.val();
         self.ulpdu_valid.next = self.o_valid.q.val();
         self.ulpdu_conn.next = self.o_conn.q.val();
-        self.ulpdu_len.next = self.o_len.q.val();
+        // `ulpdu_len` is read with a packet's first beat only (MpaTx's contract): `ulen`, loaded
+        // at the segment's start (its first beat is made a cycle later at the soonest), changes
+        // only at the next segment's start, 4 beats later at least, while at most one more beat
+        // (into `s_*`) can be made while the first beat waits in `o_*`. (No `o_len` copy: 16
+        // flip-flops fed by a flip-flop, each alone in a logic cell.)
+        self.ulpdu_len.next = self.ulen.q.val();
         self.out_free.next = !self.o_valid.q.val() || self.ulpdu_ready.val();
         if self.out_free.val() {
             if self.s_valid.q.val() {
@@ -1114,15 +1157,9 @@ impl Logic for DdpTx {
                 self.o_keep.d.next = self.b_keep.val();
                 self.o_last.d.next = self.b_last.val();
             }
-            // The skid entry's connection and ULPDU length are not stored: the message does
-            // not change while a beat of it is in the stage, and `ulen` changes only at a
-            // segment's start, i.e. with its last beat's fire: a skid beat that is not its
-            // segment's last has `ulen`, one that is has the length of the beat in `o_*`
-            // (the same segment's previous beat: segments are 4 beats at least).
+            // The skid entry's connection is not stored: the message does not change while a
+            // beat of it is in the stage.
             self.o_conn.d.next = self.msg_conn.val();
-            if !(self.s_valid.q.val() && self.s_last.q.val()) {
-                self.o_len.d.next = self.ulen.q.val();
-            }
         } else if self.fire.val() {
             self.s_valid.d.next = true;
             self.s_data.d.next = self.b_data.val();
@@ -1396,10 +1433,11 @@ impl Logic for DdpTx {
             && (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.end_w.q.val());
         // A word of the block is there once its completion beat was written: the block is
         // complete, or the block's write pointer has passed the word.
-        self.word_ready.next = !self.inside.val()
-            || ((self.rq_cnt.q.val() != self.rd_cnt.q.val())
-                && (self.blk_done.val()
-                    || (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val())));
+        // As `wr0_p || (c_ne0 && lt0)`, like `word_ready1` below.
+        self.c_ne0.next = self.rq_cnt.q.val() != self.rd_cnt.q.val();
+        self.wr0_p.next = !self.inside.val() || (self.c_ne0.val() && self.blk_done.val());
+        self.lt0.next = self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val();
+        self.word_ready.next = self.wr0_p.val() || (self.c_ne0.val() && self.lt0.val());
         // The same for the word after it, the reader's state after an issue of this word.
         self.inside1.next = !self.m_end.q.val();
         self.rd_cnt1.next = self.rd_cnt.q.val();
@@ -1428,17 +1466,17 @@ impl Logic for DdpTx {
             | (bit_cast::<TX_BLK_WORD_BITS, 1>(
                 self.wp_v4.val().get_bit(self.rb1.val().index()).into(),
             ) << 4);
-        self.word_ready1.next = !self.inside1.val()
-            || ((self.rq_cnt.q.val() != self.rd_cnt1.val())
-                && (self.blk_done1.val()
-                    || (self.rptr1.q.val().get_bits::<TX_BLK_WORD_BITS>(0)
-                        < self.blk_wptr1.val())));
+        // As `wr_p || (c_ne1 && lt1)`, the compare `lt1` (a carry chain after the slot look-up)
+        // last, so that `wr`'s next value is one LUT after it (below; the Fmax path).
+        self.c_ne1.next = self.rq_cnt.q.val() != self.rd_cnt1.val();
+        self.wr_p.next = !self.inside1.val() || (self.c_ne1.val() && self.blk_done1.val());
+        self.lt1.next = self.rptr1.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr1.val();
+        self.word_ready1.next = self.wr_p.val() || (self.c_ne1.val() && self.lt1.val());
         // Issue on `wr`, the readiness computed in the previous cycle (for this word, or for
         // it as the next word when the previous one was issued): it can only be stale towards
         // "not ready" (`done`, `wptr`, `rq_cnt` only grow while a block is the reader's; a tag
         // is requested again only after the reader left its block), and it keeps the block
         // lookup and the compare off the `rptr` -> `issue` -> `rptr` loop (the Fmax path).
-        self.wr.d.next = self.word_ready.val();
         // When the FIFO is full (`f0` and the read register) the window is there whatever the
         // shift: a pop is `pop_k` and the beat's room (`pop_f`, registers only; the full `pop`
         // through `sh` / the FIFO count -> `win_avail` -> `fire` was the Fmax path, 91.4 MHz).
@@ -1469,9 +1507,6 @@ impl Logic for DdpTx {
                     }
                 }
             }
-        }
-        if self.issue.val() {
-            self.wr.d.next = self.word_ready1.val();
         }
         // The FIFO is `f0` and the buffer's read register (the window's second word): the
         // read word moves into `f0` when `f0` is empty or popped (an issue implies that the
@@ -1523,7 +1558,7 @@ impl Logic for DdpTx {
         self.ra_start.next = !self.ra.q.val()
             && self.nxt_valid.val()
             && (self.nxt_len.val() != 0)
-            && (self.rq_left.q.val() == 0)
+            && self.rq_lz.q.val()
             && !self.fl.q.val()
             && !self.taking.val();
         if self.ra_start.val() {
@@ -1569,16 +1604,15 @@ impl Logic for DdpTx {
                 self.fl.d.next = true;
                 self.rq_ok.d.next = false;
                 self.seg_wait.d.next = true;
-                self.wr.d.next = false;
             }
         }
         if self.fl.q.val() {
             self.seg_wait.d.next = true;
-            self.wr.d.next = false;
         }
         // Cancel: once every completion of the region is in, free its slots (every busy slot
         // is the region's: no message is being read), in a flush or between messages.
-        if self.all_in.val()
+        self.all_in_r.d.next = self.all_in.val() && !self.rq_fire.val();
+        if self.all_in_r.q.val()
             && (self.fl.q.val()
                 || ((self.state.q.val() == DdpTxState::Idle)
                     && !self.msg_valid.val()
@@ -1598,7 +1632,6 @@ impl Logic for DdpTx {
                 self.l_src.next = 3.into();
                 // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
                 self.rq_ok.d.next = false;
-                self.wr.d.next = false;
                 self.fl.d.next = false;
                 self.seg_wait.d.next = false;
                 self.msg_take.next = true;
@@ -1627,7 +1660,6 @@ impl Logic for DdpTx {
             }
             self.k_pay.d.next = self.pay.val();
             self.rv.d.next = false;
-            self.wr.d.next = false;
             self.v0.d.next = false;
             self.sh.d.next = self.msg_addr.val().get_bits::<2>(0) + 2;
             self.pre.d.next = self.msg_addr.val().get_bits::<2>(0) < 2;
@@ -1653,6 +1685,26 @@ impl Logic for DdpTx {
             self.m_end.d.next = !self.pay.val();
             self.end_w.d.next = self.m_endw.val().get_bits::<TX_BLK_WORD_BITS>(2);
         }
+
+        // ---- `wr`: the readiness of the word the reader reads next (`word_ready1` after an
+        // issue, else `word_ready`), cleared at a take, in a flush and where the decision after
+        // a take starts one (no word is read meanwhile: the slots hold the region's data).
+        // One expression, the compares `lt1` / `lt0` in its last LUTs.
+        self.wr_clr.next = self.taking.val()
+            || self.fl.q.val()
+            || (self.decide.val()
+                && self.k_pay.q.val()
+                && !(self.m_r.q.val() && !self.ra_stale.q.val()));
+        self.wr_a.next = self.wr0_p.val();
+        self.wr_g.next = self.c_ne0.val();
+        self.wr_h.next = self.lt0.val();
+        if self.issue.val() {
+            self.wr_a.next = self.wr_p.val();
+            self.wr_g.next = self.c_ne1.val();
+            self.wr_h.next = self.lt1.val();
+        }
+        self.wr.d.next =
+            !self.wr_clr.val() && (self.wr_a.val() || (self.wr_g.val() && self.wr_h.val()));
 
         // ---- One load of `rq_addr` / `rq_left` (their sources chosen above, later ones
         // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
@@ -1688,6 +1740,7 @@ impl Logic for DdpTx {
         if self.l_src.val() == 3 {
             self.l_m3.next = self.c_ones.val();
         }
+        self.rq_lz.d.next = (self.rq_left.q.val() == 0) && (self.l_src.val() == 0);
         if self.l_src.val() != 0 {
             self.rq_left.d.next = (self.rq_dec.val() & self.l_m1.val())
                 | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())

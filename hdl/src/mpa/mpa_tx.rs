@@ -4,8 +4,9 @@
 //!
 //! # Behaviour
 //!
-//! For each ULPDU (one packet on `ulpdu_*`, sideband `ulpdu_conn` and `ulpdu_len` constant over
-//! the packet) of a connection in FPDU mode, one LLP packet carries exactly the octets
+//! For each ULPDU (one packet on `ulpdu_*`; the sidebands `ulpdu_conn` and `ulpdu_len` are
+//! read only while the packet's first beat is offered, so a source need hold them only then) of
+//! a connection in FPDU mode, one LLP packet carries exactly the octets
 //! `Framer::write_fpdu` writes for that connection's state: the marker before the header when
 //! the stream offset is on the 512-octet grid (FPDUPTR 0; it begins the FPDU and is its first
 //! CRC-span word), ULPDU_Length (`ulpdu_len`, big-endian), the ULPDU, zero PAD to a 4-octet
@@ -152,9 +153,10 @@ pub struct MpaTx {
     pub ulpdu_last: Signal<In, Bit>,
     pub ulpdu_valid: Signal<In, Bit>,
     pub ulpdu_ready: Signal<Out, Bit>,
-    /// Connection of the ULPDU, constant over the packet.
+    /// Connection of the ULPDU, read while the packet's first beat is offered.
     pub ulpdu_conn: Signal<In, Bits<CONN_BITS>>,
-    /// ULPDU length in octets (the packet's byte count), constant over the packet.
+    /// ULPDU length in octets (the packet's byte count), read while the packet's first beat is
+    /// offered (DdpTx changes it to the next segment's while a segment's last beats wait).
     pub ulpdu_len: Signal<In, Bits<LEN_BITS>>,
 
     /// Raw bytes (MPA Request/Reply) of a connection in raw mode, copied verbatim.

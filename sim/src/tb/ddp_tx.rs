@@ -9,8 +9,9 @@
 //! The monitor checks:
 //! - every ULPDU (one packet per segment) octet by octet against the segments built with
 //!   `rnic-proto` ([`expected_segments`]): DDP header, RDMAP control, Read Request header,
-//!   payload from host memory; `ulpdu_conn` and `ulpdu_len` constant over the packet and equal
-//!   to the connection and the segment's length; `keep` contiguous from the MSB lane, full on
+//!   payload from host memory; `ulpdu_conn` constant over the packet and equal to the
+//!   connection, `ulpdu_len` with the packet's first beat equal to the segment's length (it is
+//!   read there only); `keep` contiguous from the MSB lane, full on
 //!   every beat but the last;
 //! - every read request: 1..=4096 octets, not crossing a 4 KiB boundary, inside
 //!   `[msg_addr, msg_addr + len)` of the message being worked on, its tag not outstanding; the
@@ -436,6 +437,9 @@ impl DdpTxTb {
         let mut offered = false;
         let mut seg_idx = 0usize; // segment of the current message
         let mut cur: Option<TxSegment> = None;
+        // `ulpdu_len` while a packet's first beat is offered (it must not change until taken:
+        // MpaTx may read it in an earlier cycle, with a leading marker).
+        let mut first_len: Option<usize> = None;
         let mut outstanding = [false; 8];
         let mut start: Option<u64> = None;
         let mut now = 0u64;
@@ -630,6 +634,17 @@ impl DdpTxTb {
             let done = sim.get(self.o[MSG_DONE]) == 1;
             let ready_out = sim.get(self.o[MSG_READY]) == 1;
             let mut took_last = false;
+            if sim.get(self.o[U_VALID]) == 1 && cur.is_none() {
+                let len = sim.get(self.o[U_LEN]) as usize;
+                let l0 = *first_len.get_or_insert(len);
+                ensure!(
+                    l0 == len,
+                    "ulpdu_len changed while a first beat was offered ({l0} then {len})"
+                );
+                if u_ready {
+                    first_len = None;
+                }
+            }
             if sim.get(self.o[U_VALID]) == 1 && u_ready {
                 report.beats += 1;
                 msg_beats += 1;
@@ -644,11 +659,12 @@ impl DdpTxTb {
                     len,
                     bytes: Vec::new(),
                 });
+                // `ulpdu_len` is read with the packet's first beat only (MpaTx's contract):
+                // DdpTx loads the next segment's length when this one's last beat is made.
                 ensure!(
-                    s.conn == conn && s.len == len,
-                    "conn/len changed within a packet ({}/{} then {conn}/{len})",
-                    s.conn,
-                    s.len
+                    s.conn == conn,
+                    "conn changed within a packet ({} then {conn}, len {len})",
+                    s.conn
                 );
                 let n = (keep << 4).leading_ones() as usize;
                 ensure!(
