@@ -763,18 +763,7 @@ impl RxControlTb {
                     term_held = None;
                 }
             }
-            if r_term && self.get(sim, "term_valid") == 1 {
-                let conn = self.get(sim, "term_conn") as usize;
-                let t = Term {
-                    slot: self.get(sim, "term_slot") as u8,
-                    layer: self.get(sim, "term_layer") as u8,
-                    etype: self.get(sim, "term_etype") as u8,
-                    code: self.get(sim, "term_code") as u8,
-                    m: self.get(sim, "term_m") == 1,
-                    d: self.get(sim, "term_d") == 1,
-                    r: self.get(sim, "term_r") == 1,
-                    seglen: self.get(sim, "term_seglen") as u16,
-                };
+            if let Some((conn, t)) = term_now.filter(|_| r_term) {
                 out.terms[conn].push(t);
                 term_held = Some((conn, t));
                 term_dones.push_back((cycle + rng.gen_range(2..20), conn, usize::from(t.slot)));
