@@ -409,6 +409,8 @@ pub struct SendEngine {
     f_last: Signal<Local, Bit>,
     /// Load WQE word k into its register (bit k).
     f_ld: Signal<Local, Bits<8>>,
+    /// Word 0's WQE opcode is unknown (above 5): one decode for `w_unk` and `w_mop`.
+    f_unk: Signal<Local, Bit>,
     /// Word k's register loads from `orq` (else from the DMA), one select per register
     /// (bit k), each a different function, so that each register bit's 2:1 multiplexer is
     /// its own LUT and packs with its flip-flop (one shared multiplexer, `f_data`, left all
@@ -1385,21 +1387,21 @@ impl Logic for SendEngine {
                 self.f_ld.next = 32.into();
             }
         }
+        // The WQE opcode (word 0 bits 31..24) above 5: unknown (`w_unk`, and 7 in `w_mop`).
+        self.f_unk.next = (self.f_data.val().get_bits::<5>(27) != 0)
+            || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25));
         if self.f_ld.val().get_bit(0) {
             if self.f_data.val().get_bits::<3>(24) < 2 {
                 self.w_mop.d.next = self.f_data.val().get_bits::<3>(24);
             } else {
                 self.w_mop.d.next = self.f_data.val().get_bits::<3>(24) + 1;
             }
-            if (self.f_data.val().get_bits::<5>(27) != 0)
-                || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25))
-            {
+            if self.f_unk.val() {
                 self.w_mop.d.next = 7.into();
             }
             // Opcode decodes registered (timing): Read (1), unknown (above 5).
             self.w_rd.d.next = self.f_data.val().get_bits::<8>(24) == 1;
-            self.w_unk.d.next = (self.f_data.val().get_bits::<5>(27) != 0)
-                || (self.f_data.val().get_bit(26) && self.f_data.val().get_bit(25));
+            self.w_unk.d.next = self.f_unk.val();
             self.w_sig.d.next = self.f_data.val().get_bit(16);
             self.w_fence.d.next = self.f_data.val().get_bit(17);
         }
