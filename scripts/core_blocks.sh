@@ -18,9 +18,9 @@ rm -rf "$dir"
 mkdir -p "$dir"
 ./target/release/rnic verilog --block rnic --out "$dir" >/dev/null
 v="$dir/rnic_w32.v"
-# The blocks: the core's direct children, and the receive path's.
+# The blocks: the core's direct children, and the receive and transmit paths'.
 mods=$(grep -o '^module [^(]*' "$v" | awk '{print $2}' |
-    awk -F'$' 'NF == 2 || (NF == 3 && $2 == "rx")' | grep -v '^top\$rx$')
+    awk -F'$' 'NF == 2 || (NF == 3 && ($2 == "rx" || $2 == "tx"))' | grep -v '^top\$[rt]x$')
 script="read_verilog $v;"
 for m in $mods; do
     # Registers of one bit are modules too (rust-hdl's DFF): keep only blocks with ports of

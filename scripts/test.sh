@@ -12,7 +12,8 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 cargo test --workspace "$@"
 # The Alchitry Cu profile (rnic-driver's `alchitry-cu`: 2 QPs, no markers; docs/decisions.md
 # "The Alchitry Cu profile"), the configuration synthesized for the board: lint it, run the
-# blocks whose logic it changes, the driver's refusals of markers and the core end to end. It
+# blocks whose logic it changes, the driver's refusals of markers, the core end to end and the
+# CLI (its test lints every block's Verilog with Verilator: the profile's widths differ). It
 # rebuilds rnic-hdl and the crates above it once, and one more Verilator model of the core.
 cargo clippy -p rnic-hdl -p rnic-sim -p rnic-driver --features rnic-driver/alchitry-cu \
     --all-targets -- -D warnings
@@ -22,4 +23,4 @@ cargo test -p rnic-hdl --features two-qps,no-markers --test mpa_mpa_tx --test mp
     --test rdmap_tx_arbiter --test rdmap_read_responder
 cargo test -p rnic-sim --features two-qps,no-markers --test rx_path
 cargo test -p rnic-driver --features alchitry-cu --test core_loopback --test core_peer \
-    --test verbs_misuse --test cm
+    --test verbs_misuse --test cm --test cli

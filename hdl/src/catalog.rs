@@ -15,6 +15,7 @@ use crate::rdmap::rx_path::RxPath;
 use crate::rdmap::send_engine::SendEngine;
 use crate::rdmap::terminate_tx::TerminateTx;
 use crate::rdmap::tx_arbiter::TxArbiter;
+use crate::rdmap::tx_path::TxPath;
 use crate::top::cqe_queue::CqeQueue;
 use crate::top::rnic::Rnic;
 use crate::top::ulpdu_mux::UlpduMux;
@@ -53,6 +54,8 @@ pub enum BlockKind {
     SendEngine,
     /// [`DdpTx`]: the DDP / RDMAP transmit segmenter (message jobs to ULPDUs, payload by DMA).
     DdpTx,
+    /// [`TxPath`]: the whole transmit path, doorbells and Read Requests in, LLP bytes out.
+    TxPath,
     /// [`CqeQueue`]: the receive completions' queue before HostIf's CQE writer.
     CqeQueue,
     /// [`Rnic`]: the whole core.
@@ -61,7 +64,7 @@ pub enum BlockKind {
 
 impl BlockKind {
     /// Every block, in the order the tools list them.
-    pub const ALL: [BlockKind; 17] = [
+    pub const ALL: [BlockKind; 18] = [
         BlockKind::Crc32c,
         BlockKind::MpaTx,
         BlockKind::MpaRx,
@@ -77,6 +80,7 @@ impl BlockKind {
         BlockKind::HostIf,
         BlockKind::SendEngine,
         BlockKind::DdpTx,
+        BlockKind::TxPath,
         BlockKind::CqeQueue,
         BlockKind::Rnic,
     ];
@@ -99,6 +103,7 @@ impl BlockKind {
             BlockKind::HostIf => "host_if",
             BlockKind::SendEngine => "send_engine",
             BlockKind::DdpTx => "ddp_tx",
+            BlockKind::TxPath => "tx_path",
             BlockKind::CqeQueue => "cqe_queue",
             BlockKind::Rnic => "rnic",
         }
@@ -154,6 +159,7 @@ impl BlockKind {
             (BlockKind::HostIf, 32) => top_verilog(HostIf::default()),
             (BlockKind::SendEngine, 32) => top_verilog(SendEngine::default()),
             (BlockKind::DdpTx, 32) => top_verilog(DdpTx::default()),
+            (BlockKind::TxPath, 32) => top_verilog(TxPath::default()),
             (BlockKind::CqeQueue, 32) => top_verilog(CqeQueue::default()),
             (BlockKind::Rnic, 32) => top_verilog(Rnic::default()),
             _ => unreachable!("widths() lists the supported widths"),

@@ -77,7 +77,9 @@ impl<const W: usize, const A: usize> Logic for BlockRam<W, A> {
     }
 }
 
-/// The Verilog of a `no_rw_check` block RAM whose words start as `mem` (the body of
+/// The Verilog of a `no_rw_check` block RAM (its array `words`, not `mem`: a block's RAM
+/// instance is often named `mem`, and Verilator's lint warns when a name hides another) whose
+/// words start as `mem` (the body of
 /// [`BlockRam`] and of `crate::mpa::rx_context_ram::RxContextRam`, whose models differ only in
 /// what a read of a word being written returns).
 pub(crate) fn no_rw_check_verilog<const W: usize>(mem: &[Bits<W>]) -> Verilog {
@@ -85,22 +87,22 @@ pub(crate) fn no_rw_check_verilog<const W: usize>(mem: &[Bits<W>]) -> Verilog {
     let mut v = String::new();
     let _ = writeln!(
         v,
-        "(* ram_style = \"block\", no_rw_check *) reg [{}:0] mem [0:{}];",
+        "(* ram_style = \"block\", no_rw_check *) reg [{}:0] words [0:{}];",
         W - 1,
         entries - 1
     );
     let _ = writeln!(v, "integer i;");
     let _ = writeln!(
         v,
-        "initial begin\n   for (i = 0; i < {entries}; i = i + 1) mem[i] = {W}'d0;"
+        "initial begin\n   for (i = 0; i < {entries}; i = i + 1) words[i] = {W}'d0;"
     );
     for (i, w) in mem.iter().enumerate().filter(|(_, w)| w.any()) {
-        let _ = writeln!(v, "   mem[{i}] = {W}'h{:x};", w.index());
+        let _ = writeln!(v, "   words[{i}] = {W}'h{:x};", w.index());
     }
     let _ = writeln!(v, "end");
     let _ = writeln!(
         v,
-        "always @(posedge clock) begin\n   if (write_enable) mem[write_addr] <= write_data;\n   read_data <= mem[read_addr];\nend"
+        "always @(posedge clock) begin\n   if (write_enable) words[write_addr] <= write_data;\n   read_data <= words[read_addr];\nend"
     );
     Verilog::Custom(v)
 }

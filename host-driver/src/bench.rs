@@ -208,6 +208,7 @@ pub fn print_synth_table() -> Result<()> {
         (BlockKind::HostIf, 32),
         (BlockKind::SendEngine, 32),
         (BlockKind::DdpTx, 32),
+        (BlockKind::TxPath, 32),
         (BlockKind::CqeQueue, 32),
         (BlockKind::Rnic, 32),
     ];

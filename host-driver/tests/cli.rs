@@ -51,6 +51,15 @@ fn verilog_is_written_and_lints_clean() {
         "rx_place",
         "terminate_tx",
         "rx_path",
+        "ulpdu_mux",
+        "tx_arbiter",
+        "read_responder",
+        "host_if",
+        "send_engine",
+        "ddp_tx",
+        "tx_path",
+        "cqe_queue",
+        "rnic",
     ] {
         let o = rnic(&[
             "verilog",

@@ -69,6 +69,9 @@ const _: () = assert!(
 
 /// (connection, slot) pairs.
 const SLOT_COUNT: usize = CONNECTIONS * HDR_SLOTS;
+/// Bits of a header slot number `{conn, slot}`: the header RAM address above its word index
+/// (bit 5 on, a literal in the HDL: `HDR_WORD_BITS`, asserted above).
+const SLOT_BITS: usize = CONN_BITS + 1;
 /// Job skid payload: ULPDU_Length 16, slot, connection.
 const JOB_BITS: usize = 17 + CONN_BITS;
 
@@ -429,10 +432,10 @@ impl Logic for DdpRxParse {
         self.lw_a.next = self.lastw[0].q.val();
         self.lw_b.next = self.lastw[0].q.val();
         for j in 1..SLOT_COUNT {
-            if self.hdr_a_addr.val().get_bits::<3>(5).index() == j {
+            if self.hdr_a_addr.val().get_bits::<SLOT_BITS>(5).index() == j {
                 self.lw_a.next = self.lastw[j].q.val();
             }
-            if self.hdr_b_addr.val().get_bits::<3>(5).index() == j {
+            if self.hdr_b_addr.val().get_bits::<SLOT_BITS>(5).index() == j {
                 self.lw_b.next = self.lastw[j].q.val();
             }
         }

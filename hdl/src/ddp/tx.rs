@@ -469,7 +469,7 @@ pub struct DdpTx {
     out_free: Signal<Local, Bit>,
 
     // ---- Combinational.
-    tagged: Signal<Local, Bit>,
+    is_tagged: Signal<Local, Bit>,
     rreq: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
     mul_sel: Signal<Local, Bits<16>>,
@@ -530,12 +530,12 @@ pub struct DdpTx {
     mul_raw: Signal<Local, Bits<16>>,
     push: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
-    inside: Signal<Local, Bit>,
+    in_msg: Signal<Local, Bit>,
     word_ready: Signal<Local, Bit>,
     /// `word_ready` of the word `rptr` points at, registered (from the previous cycle's
     /// state: conservative, see the reader).
     wr: DFF<Bit>,
-    /// The reader's state after an issue: `rptr + 1`, its block, `inside`,
+    /// The reader's state after an issue: `rptr + 1`, its block, `in_msg`,
     /// `rd_cnt`, and whether that word is ready.
     rptr1: DFF<Bits<TX_BUF_BITS>>,
     rptr1_blk: Signal<Local, Bits<TX_BUF_BITS>>,
@@ -735,7 +735,7 @@ impl Default for DdpTx {
             b_valid: Default::default(),
             fin: Default::default(),
             out_free: Default::default(),
-            tagged: Default::default(),
+            is_tagged: Default::default(),
             rreq: Default::default(),
             hlen: Default::default(),
             mul_sel: Default::default(),
@@ -791,7 +791,7 @@ impl Default for DdpTx {
             mul_raw: Default::default(),
             push: Default::default(),
             issue: Default::default(),
-            inside: Default::default(),
+            in_msg: Default::default(),
             word_ready: Default::default(),
             wr: Default::default(),
             rptr1: Default::default(),
@@ -923,9 +923,9 @@ impl Logic for DdpTx {
         }
 
         // ---- The message's kind (from the offered job, stable while it is offered).
-        self.tagged.next = (self.msg_opcode.val() == 0) || (self.msg_opcode.val() == 2);
+        self.is_tagged.next = (self.msg_opcode.val() == 0) || (self.msg_opcode.val() == 2);
         self.rreq.next = self.msg_opcode.val() == 1;
-        if self.tagged.val() {
+        if self.is_tagged.val() {
             self.hlen.next = self.c14.val();
         } else {
             self.hlen.next = self.c18.val();
@@ -1408,7 +1408,7 @@ impl Logic for DdpTx {
         }
 
         // ---- Reader: buffer words in host order into the 3-word FIFO.
-        self.inside.next = !self.pre.q.val() && !self.m_end.q.val();
+        self.in_msg.next = !self.pre.q.val() && !self.m_end.q.val();
         self.rptr_blk.next = self.rptr.q.val() >> self.c_shift.val();
         self.rb.next = self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
         self.blk_done.next = self.done_v.val().get_bit(self.rb.val().index());
@@ -1435,13 +1435,13 @@ impl Logic for DdpTx {
         // complete, or the block's write pointer has passed the word.
         // As `wr0_p || (c_ne0 && lt0)`, like `word_ready1` below.
         self.c_ne0.next = self.rq_cnt.q.val() != self.rd_cnt.q.val();
-        self.wr0_p.next = !self.inside.val() || (self.c_ne0.val() && self.blk_done.val());
+        self.wr0_p.next = !self.in_msg.val() || (self.c_ne0.val() && self.blk_done.val());
         self.lt0.next = self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) < self.blk_wptr.val();
         self.word_ready.next = self.wr0_p.val() || (self.c_ne0.val() && self.lt0.val());
         // The same for the word after it, the reader's state after an issue of this word.
         self.inside1.next = !self.m_end.q.val();
         self.rd_cnt1.next = self.rd_cnt.q.val();
-        if self.inside.val() {
+        if self.in_msg.val() {
             self.inside1.next = !self.w_last.val();
             if (self.rptr.q.val().get_bits::<TX_BLK_WORD_BITS>(0) == self.c_last.val())
                 || self.w_last.val()
@@ -1491,7 +1491,7 @@ impl Logic for DdpTx {
             self.rptr.d.next = self.rptr1.q.val();
             self.rptr1.d.next = self.rptr1.q.val() + 1;
             self.pre.d.next = false;
-            if self.inside.val() {
+            if self.in_msg.val() {
                 if self.w_last.val() {
                     self.m_end.d.next = true;
                 }
@@ -1642,14 +1642,14 @@ impl Logic for DdpTx {
         if self.taking.val() {
             self.state.d.next = DdpTxState::Seg;
             self.seg_wait.d.next = true;
-            self.k_tagged.d.next = self.tagged.val();
+            self.k_tagged.d.next = self.is_tagged.val();
             self.k_rreq.d.next = self.rreq.val();
             self.rq_ok.d.next = false;
             self.maxpay.d.next = (self.mul_sel.val() - self.hlen.val()) & 0xFFFC;
             // A Read Request's source TO (`msg_to`) goes out of `to_hi` / `to_lo` (its MO
             // is 0).
             self.to_lo.d.next = 0.into();
-            if self.tagged.val() || self.rreq.val() {
+            if self.is_tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
             }
             self.to_c.d.next = false;
@@ -1824,12 +1824,12 @@ impl Logic for TxBufRam {
         let mut v = String::new();
         let _ = writeln!(
             v,
-            "(* ram_style = \"block\", no_rw_check *) reg [31:0] mem [0:{}];",
+            "(* ram_style = \"block\", no_rw_check *) reg [31:0] words [0:{}];",
             (1usize << TX_BUF_BITS) - 1
         );
         let _ = writeln!(
             v,
-            "always @(posedge clock) begin\n   if (write_enable) mem[write_address] <= write_data;\n   if (read_enable) read_data <= mem[read_address];\nend"
+            "always @(posedge clock) begin\n   if (write_enable) words[write_address] <= write_data;\n   if (read_enable) read_data <= words[read_address];\nend"
         );
         Verilog::Custom(v)
     }

@@ -79,6 +79,7 @@ pub mod rx_path;
 pub mod send_engine;
 pub mod terminate_tx;
 pub mod tx_arbiter;
+pub mod tx_path;
 
 // # Port lists (the contract between the blocks; names are exact)
 //

@@ -2,29 +2,24 @@
 //! register map and descriptors: `rnic_proto::host`.
 //!
 //! ```text
-//!  MMIO ─► HostIf ──qpc_* ─► RxPath (qp_cfg_*, mpa_cfg_*), MpaTx cfg, DdpTx, SendEngine
-//!            │ prog_* ─► RxPath        sq_db_* ─► SendEngine        rq_* ◄─► RxPath
-//!            │ ◄─ cqe_* / aev_* RxPath  rdc_* / qp_err_* ─► SendEngine ◄─ scqe_*
-//!            └ DMA arbiter: sq_rd_* (SendEngine), pay_rd_* (DdpTx), place_wr_* (RxPath)
-//!  SendEngine ─se_msg_*─► TxArbiter ◄─rr_msg_─ ReadResponder ◄─irq_*─ RxPath
-//!  TxArbiter ─msg_*─► DdpTx ─ulpdu_*─► UlpduMux ◄─ Terminates (RxPath tx_*)
-//!  UlpduMux ─► MpaTx ◄─ raw_tx_*;  MpaTx ─► llp_tx_*;  llp_rx_* ─► RxPath ─► raw_rx_*
+//!  MMIO ─► HostIf ──qpc_* ─► RxPath (qp_cfg_*, mpa_cfg_*), TxPath (SendEngine, DdpTx, MpaTx)
+//!            │ prog_* ─► RxPath        sq_db_* ─► TxPath             rq_* ◄─► RxPath
+//!            │ ◄─ cqe_* / aev_* RxPath (CqeQueue)  rdc_* / qp_err_* ─► TxPath ◄─ scqe_*
+//!            └ DMA arbiter: sq_rd_*, pay_rd_* (TxPath), place_wr_* (RxPath)
+//!  RxPath ─irq_*, lrsp_*, Terminates (tx_*)─► TxPath ─lchk_*, orq_push─► RxPath
+//!  raw_tx_* ─► TxPath ─► llp_tx_*;  llp_rx_* ─► RxPath ─► raw_rx_*
 //! ```
 //!
+//! TxPath (`rdmap/tx_path.rs`): SendEngine, ReadResponder, TxArbiter, DdpTx, UlpduMux, MpaTx;
+//! RxPath (`rdmap/rx_path.rs`): MpaRx, DdpRxParse, StagCheck, RxControl, RxPlace, TerminateTx.
 //! The top only wires: every block owns its registers. One QP per LLP connection (QP n is
-//! connection n, `docs/decisions.md`). `tx_idle` (HostIf's STATUS bit) is the AND of the
-//! transmit blocks' `idle` outputs and no beat waiting in MpaTx's output register.
+//! connection n, `docs/decisions.md`). `tx_idle` (HostIf's STATUS bit) is TxPath's.
 
 use crate::config::{CONN_BITS, DMA_LEN_BITS, DMA_TAG_BITS};
-use crate::ddp::tx::DdpTx;
 use crate::host::host_if::HostIf;
-use crate::mpa::mpa_tx::MpaTx;
-use crate::rdmap::read_responder::ReadResponder;
 use crate::rdmap::rx_path::RxPath;
-use crate::rdmap::send_engine::SendEngine;
-use crate::rdmap::tx_arbiter::TxArbiter;
+use crate::rdmap::tx_path::TxPath;
 use crate::top::cqe_queue::CqeQueue;
-use crate::top::ulpdu_mux::UlpduMux;
 use rnic_proto::host::regs::MMIO_ADDR_BITS;
 use rust_hdl::prelude::*;
 
@@ -90,13 +85,8 @@ pub struct Rnic {
 
     host: HostIf,
     rx: RxPath,
-    se: SendEngine,
-    rr: ReadResponder,
-    arb: TxArbiter,
-    ddp: DdpTx,
-    mux: UlpduMux,
+    tx: TxPath,
     cq: CqeQueue,
-    mpa: MpaTx,
 }
 
 impl Logic for Rnic {
@@ -104,12 +94,7 @@ impl Logic for Rnic {
     fn update(&mut self) {
         self.host.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
-        self.se.clock.next = self.clock.val();
-        self.rr.clock.next = self.clock.val();
-        self.arb.clock.next = self.clock.val();
-        self.ddp.clock.next = self.clock.val();
-        self.mux.clock.next = self.clock.val();
-        self.mpa.clock.next = self.clock.val();
+        self.tx.clock.next = self.clock.val();
 
         // MMIO and the STATUS inputs.
         self.host.mmio_valid.next = self.mmio_valid.val();
@@ -121,12 +106,7 @@ impl Logic for Rnic {
         self.host.rx_idle.next = self.rx.rx_idle.val() && self.cq.idle.val();
         self.host.fpdu_good_valid.next = self.rx.fpdu_good_valid.val();
         self.host.fpdu_good_conn.next = self.rx.fpdu_good_conn.val();
-        self.host.tx_idle.next = self.se.idle.val()
-            && self.rr.idle.val()
-            && self.arb.idle.val()
-            && self.ddp.idle.val()
-            && self.mux.idle.val()
-            && !self.mpa.llp_valid.val();
+        self.host.tx_idle.next = self.tx.tx_idle.val();
 
         // The QP context commit, to every block that keeps per-QP state.
         self.rx.qp_cfg_write.next = self.host.qpc_write.val();
@@ -140,21 +120,17 @@ impl Logic for Rnic {
         self.rx.mpa_cfg_markers.next = self.host.qpc_rx_markers.val();
         self.rx.mpa_cfg_crc.next = self.host.qpc_rx_crc.val();
         self.rx.mpa_cfg_max_ulpdu.next = self.host.qpc_rx_max_ulpdu.val();
-        self.mpa.cfg_write.next = self.host.qpc_write.val();
-        self.mpa.cfg_conn.next = self.host.qpc_qp.val();
-        self.mpa.cfg_fpdu_mode.next = self.host.qpc_fpdu_mode.val();
-        self.mpa.cfg_markers.next = self.host.qpc_tx_markers.val();
-        self.mpa.cfg_crc.next = self.host.qpc_tx_crc.val();
-        self.ddp.qpc_write.next = self.host.qpc_write.val();
-        self.ddp.qpc_qp.next = self.host.qpc_qp.val();
-        self.ddp.qpc_tx_mulpdu.next = self.host.qpc_tx_mulpdu.val();
-        self.se.qpc_write.next = self.host.qpc_write.val();
-        self.se.qpc_qp.next = self.host.qpc_qp.val();
-        self.se.qpc_enable.next = self.host.qpc_enable.val();
-        self.se.qpc_pd.next = self.host.qpc_pd.val();
-        self.se.qpc_ord.next = self.host.qpc_ord.val();
-        self.se.qpc_sq_base.next = self.host.qpc_sq_base.val();
-        self.se.qpc_sq_log2.next = self.host.qpc_sq_log2.val();
+        self.tx.qpc_write.next = self.host.qpc_write.val();
+        self.tx.qpc_qp.next = self.host.qpc_qp.val();
+        self.tx.qpc_fpdu_mode.next = self.host.qpc_fpdu_mode.val();
+        self.tx.qpc_tx_markers.next = self.host.qpc_tx_markers.val();
+        self.tx.qpc_tx_crc.next = self.host.qpc_tx_crc.val();
+        self.tx.qpc_tx_mulpdu.next = self.host.qpc_tx_mulpdu.val();
+        self.tx.qpc_enable.next = self.host.qpc_enable.val();
+        self.tx.qpc_pd.next = self.host.qpc_pd.val();
+        self.tx.qpc_ord.next = self.host.qpc_ord.val();
+        self.tx.qpc_sq_base.next = self.host.qpc_sq_base.val();
+        self.tx.qpc_sq_log2.next = self.host.qpc_sq_log2.val();
 
         // STag programming.
         self.rx.prog_write.next = self.host.prog_write.val();
@@ -171,22 +147,22 @@ impl Logic for Rnic {
         self.rx.prog_host_addr.next = self.host.prog_host_addr.val();
 
         // SQ doorbells, QP errors, Read completions, send-side CQEs.
-        self.se.sq_db_valid.next = self.host.sq_db_valid.val();
-        self.se.sq_db_qp.next = self.host.sq_db_qp.val();
-        self.se.sq_db_pi.next = self.host.sq_db_pi.val();
-        self.se.qp_err_valid.next = self.host.qp_err_valid.val();
-        self.se.qp_err_qp.next = self.host.qp_err_qp.val();
-        self.se.rdc_valid.next = self.host.rdc_valid.val();
-        self.se.rdc_qp.next = self.host.rdc_qp.val();
-        self.se.rdc_status.next = self.host.rdc_status.val();
-        self.host.rdc_ready.next = self.se.rdc_ready.val();
-        self.host.scqe_valid.next = self.se.scqe_valid.val();
-        self.host.scqe_qp.next = self.se.scqe_qp.val();
-        self.host.scqe_opcode.next = self.se.scqe_opcode.val();
-        self.host.scqe_status.next = self.se.scqe_status.val();
-        self.host.scqe_byte_len.next = self.se.scqe_byte_len.val();
-        self.host.scqe_index.next = self.se.scqe_index.val();
-        self.se.scqe_ready.next = self.host.scqe_ready.val();
+        self.tx.sq_db_valid.next = self.host.sq_db_valid.val();
+        self.tx.sq_db_qp.next = self.host.sq_db_qp.val();
+        self.tx.sq_db_pi.next = self.host.sq_db_pi.val();
+        self.tx.qp_err_valid.next = self.host.qp_err_valid.val();
+        self.tx.qp_err_qp.next = self.host.qp_err_qp.val();
+        self.tx.rdc_valid.next = self.host.rdc_valid.val();
+        self.tx.rdc_qp.next = self.host.rdc_qp.val();
+        self.tx.rdc_status.next = self.host.rdc_status.val();
+        self.host.rdc_ready.next = self.tx.rdc_ready.val();
+        self.host.scqe_valid.next = self.tx.scqe_valid.val();
+        self.host.scqe_qp.next = self.tx.scqe_qp.val();
+        self.host.scqe_opcode.next = self.tx.scqe_opcode.val();
+        self.host.scqe_status.next = self.tx.scqe_status.val();
+        self.host.scqe_byte_len.next = self.tx.scqe_byte_len.val();
+        self.host.scqe_index.next = self.tx.scqe_index.val();
+        self.tx.scqe_ready.next = self.host.scqe_ready.val();
 
         // Receive WQEs, receive CQEs and asynchronous events.
         self.host.rq_req_valid.next = self.rx.rq_req_valid.val();
@@ -230,26 +206,26 @@ impl Logic for Rnic {
         self.rx.aev_ready.next = self.host.aev_ready.val();
 
         // DMA: the requesters into HostIf's arbiter, the arbiter to the core's port.
-        self.host.sq_rd_req_valid.next = self.se.sq_rd_req_valid.val();
-        self.host.sq_rd_req_addr.next = self.se.sq_rd_req_addr.val();
-        self.host.sq_rd_req_len.next = self.se.sq_rd_req_len.val();
-        self.host.sq_rd_req_tag.next = self.se.sq_rd_req_tag.val();
-        self.se.sq_rd_req_ready.next = self.host.sq_rd_req_ready.val();
-        self.se.sq_rd_cpl_valid.next = self.host.sq_rd_cpl_valid.val();
-        self.se.sq_rd_cpl_tag.next = self.host.sq_rd_cpl_tag.val();
-        self.se.sq_rd_cpl_data.next = self.host.sq_rd_cpl_data.val();
-        self.se.sq_rd_cpl_keep.next = self.host.sq_rd_cpl_keep.val();
-        self.se.sq_rd_cpl_last.next = self.host.sq_rd_cpl_last.val();
-        self.host.pay_rd_req_valid.next = self.ddp.pay_rd_req_valid.val();
-        self.host.pay_rd_req_addr.next = self.ddp.pay_rd_req_addr.val();
-        self.host.pay_rd_req_len.next = self.ddp.pay_rd_req_len.val();
-        self.host.pay_rd_req_tag.next = self.ddp.pay_rd_req_tag.val();
-        self.ddp.pay_rd_req_ready.next = self.host.pay_rd_req_ready.val();
-        self.ddp.pay_rd_cpl_valid.next = self.host.pay_rd_cpl_valid.val();
-        self.ddp.pay_rd_cpl_tag.next = self.host.pay_rd_cpl_tag.val();
-        self.ddp.pay_rd_cpl_data.next = self.host.pay_rd_cpl_data.val();
-        self.ddp.pay_rd_cpl_keep.next = self.host.pay_rd_cpl_keep.val();
-        self.ddp.pay_rd_cpl_last.next = self.host.pay_rd_cpl_last.val();
+        self.host.sq_rd_req_valid.next = self.tx.sq_rd_req_valid.val();
+        self.host.sq_rd_req_addr.next = self.tx.sq_rd_req_addr.val();
+        self.host.sq_rd_req_len.next = self.tx.sq_rd_req_len.val();
+        self.host.sq_rd_req_tag.next = self.tx.sq_rd_req_tag.val();
+        self.tx.sq_rd_req_ready.next = self.host.sq_rd_req_ready.val();
+        self.tx.sq_rd_cpl_valid.next = self.host.sq_rd_cpl_valid.val();
+        self.tx.sq_rd_cpl_tag.next = self.host.sq_rd_cpl_tag.val();
+        self.tx.sq_rd_cpl_data.next = self.host.sq_rd_cpl_data.val();
+        self.tx.sq_rd_cpl_keep.next = self.host.sq_rd_cpl_keep.val();
+        self.tx.sq_rd_cpl_last.next = self.host.sq_rd_cpl_last.val();
+        self.host.pay_rd_req_valid.next = self.tx.pay_rd_req_valid.val();
+        self.host.pay_rd_req_addr.next = self.tx.pay_rd_req_addr.val();
+        self.host.pay_rd_req_len.next = self.tx.pay_rd_req_len.val();
+        self.host.pay_rd_req_tag.next = self.tx.pay_rd_req_tag.val();
+        self.tx.pay_rd_req_ready.next = self.host.pay_rd_req_ready.val();
+        self.tx.pay_rd_cpl_valid.next = self.host.pay_rd_cpl_valid.val();
+        self.tx.pay_rd_cpl_tag.next = self.host.pay_rd_cpl_tag.val();
+        self.tx.pay_rd_cpl_data.next = self.host.pay_rd_cpl_data.val();
+        self.tx.pay_rd_cpl_keep.next = self.host.pay_rd_cpl_keep.val();
+        self.tx.pay_rd_cpl_last.next = self.host.pay_rd_cpl_last.val();
         self.host.place_wr_valid.next = self.rx.dma_wr_valid.val();
         self.host.place_wr_addr.next = self.rx.dma_wr_addr.val();
         self.host.place_wr_data.next = self.rx.dma_wr_data.val();
@@ -275,108 +251,50 @@ impl Logic for Rnic {
         self.host.dma_wr_done.next = self.dma_wr_done.val();
 
         // The send engine's local STag checks (RxPath's second StagCheck port), Reads out.
-        self.rx.lchk_valid.next = self.se.lchk_valid.val();
-        self.rx.lchk_stag.next = self.se.lchk_stag.val();
-        self.rx.lchk_to.next = self.se.lchk_to.val();
-        self.rx.lchk_len.next = self.se.lchk_len.val();
-        self.rx.lchk_pd.next = self.se.lchk_pd.val();
-        self.rx.lchk_qp.next = self.se.lchk_qp.val();
-        self.rx.lchk_access.next = self.se.lchk_access.val();
-        self.rx.orq_push.next = self.se.orq_push.val();
-        self.rx.orq_push_qp.next = self.se.orq_push_qp.val();
-        self.se.lchk_ready.next = self.rx.lchk_ready.val();
-        self.se.lrsp_valid.next = self.rx.lrsp_valid.val();
-        self.se.lrsp_status.next = self.rx.lrsp_status.val();
-        self.se.lrsp_host_addr.next = self.rx.lrsp_host_addr.val();
+        self.rx.lchk_valid.next = self.tx.lchk_valid.val();
+        self.rx.lchk_stag.next = self.tx.lchk_stag.val();
+        self.rx.lchk_to.next = self.tx.lchk_to.val();
+        self.rx.lchk_len.next = self.tx.lchk_len.val();
+        self.rx.lchk_pd.next = self.tx.lchk_pd.val();
+        self.rx.lchk_qp.next = self.tx.lchk_qp.val();
+        self.rx.lchk_access.next = self.tx.lchk_access.val();
+        self.rx.orq_push.next = self.tx.orq_push.val();
+        self.rx.orq_push_qp.next = self.tx.orq_push_qp.val();
+        self.tx.lchk_ready.next = self.rx.lchk_ready.val();
+        self.tx.lrsp_valid.next = self.rx.lrsp_valid.val();
+        self.tx.lrsp_status.next = self.rx.lrsp_status.val();
+        self.tx.lrsp_host_addr.next = self.rx.lrsp_host_addr.val();
 
-        // Messages: SendEngine and ReadResponder into the TxArbiter, the TxArbiter into DdpTx.
-        self.arb.se_msg_valid.next = self.se.msg_valid.val();
-        self.arb.se_msg_conn.next = self.se.msg_conn.val();
-        self.arb.se_msg_opcode.next = self.se.msg_opcode.val();
-        self.arb.se_msg_stag.next = self.se.msg_stag.val();
-        self.arb.se_msg_to.next = self.se.msg_to.val();
-        self.arb.se_msg_inv_stag.next = self.se.msg_inv_stag.val();
-        self.arb.se_msg_src_to.next = self.se.msg_src_to.val();
-        self.arb.se_msg_msn.next = self.se.msg_msn.val();
-        self.arb.se_msg_addr.next = self.se.msg_addr.val();
-        self.arb.se_msg_len.next = self.se.msg_len.val();
-        self.se.msg_ready.next = self.arb.se_msg_ready.val();
-        self.se.msg_done.next = self.arb.se_msg_done.val();
-        self.rr.irq_valid.next = self.rx.irq_valid.val();
-        self.rr.irq_qp.next = self.rx.irq_qp.val();
-        self.rr.irq_word.next = self.rx.irq_word.val();
-        self.rx.irq_ready.next = self.rr.irq_ready.val();
-        self.rx.irq_done.next = self.rr.irq_done.val();
-        self.rx.irq_done_qp.next = self.rr.irq_done_qp.val();
-        self.arb.rr_msg_valid.next = self.rr.rr_msg_valid.val();
-        self.arb.rr_msg_conn.next = self.rr.rr_msg_conn.val();
-        self.arb.rr_msg_opcode.next = self.rr.rr_msg_opcode.val();
-        self.arb.rr_msg_stag.next = self.rr.rr_msg_stag.val();
-        self.arb.rr_msg_to.next = self.rr.rr_msg_to.val();
-        self.arb.rr_msg_addr.next = self.rr.rr_msg_addr.val();
-        self.arb.rr_msg_len.next = self.rr.rr_msg_len.val();
-        self.rr.rr_msg_ready.next = self.arb.rr_msg_ready.val();
-        self.rr.rr_msg_done.next = self.arb.rr_msg_done.val();
-        self.ddp.msg_valid.next = self.arb.msg_valid.val();
-        self.ddp.msg_conn.next = self.arb.msg_conn.val();
-        self.ddp.msg_opcode.next = self.arb.msg_opcode.val();
-        self.ddp.msg_stag.next = self.arb.msg_stag.val();
-        self.ddp.msg_to.next = self.arb.msg_to.val();
-        self.ddp.msg_inv_stag.next = self.arb.msg_inv_stag.val();
-        self.ddp.msg_src_to.next = self.arb.msg_src_to.val();
-        self.ddp.msg_msn.next = self.arb.msg_msn.val();
-        self.ddp.msg_addr.next = self.arb.msg_addr.val();
-        self.ddp.msg_len.next = self.arb.msg_len.val();
-        self.arb.msg_ready.next = self.ddp.msg_ready.val();
-        self.arb.msg_done.next = self.ddp.msg_done.val();
-        // Take strobes and read-ahead hints (`docs/core.md` "DdpTx", "Read-ahead").
-        self.arb.msg_take.next = self.ddp.msg_take.val();
-        self.se.msg_take.next = self.arb.se_msg_take.val();
-        self.arb.se_nxt_valid.next = self.se.nxt_valid.val();
-        self.arb.se_nxt_len.next = self.se.nxt_len.val();
-        self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
-        self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
-        self.arb.rr_nxt_len.next = self.rr.rr_nxt_len.val();
-        self.ddp.nxt_valid.next = self.arb.nxt_valid.val();
-        self.ddp.nxt_addr.next = self.arb.nxt_addr.val();
-        self.ddp.nxt_len.next = self.arb.nxt_len.val();
+        // Queued Read Requests to the ReadResponder.
+        self.tx.irq_valid.next = self.rx.irq_valid.val();
+        self.tx.irq_qp.next = self.rx.irq_qp.val();
+        self.tx.irq_word.next = self.rx.irq_word.val();
+        self.rx.irq_ready.next = self.tx.irq_ready.val();
+        self.rx.irq_done.next = self.tx.irq_done.val();
+        self.rx.irq_done_qp.next = self.tx.irq_done_qp.val();
 
-        // ULPDUs: DdpTx's segments and RxPath's Terminates into MpaTx.
-        self.mux.ddp_data.next = self.ddp.ulpdu_data.val();
-        self.mux.ddp_keep.next = self.ddp.ulpdu_keep.val();
-        self.mux.ddp_last.next = self.ddp.ulpdu_last.val();
-        self.mux.ddp_valid.next = self.ddp.ulpdu_valid.val();
-        self.mux.ddp_conn.next = self.ddp.ulpdu_conn.val();
-        self.mux.ddp_len.next = self.ddp.ulpdu_len.val();
-        self.ddp.ulpdu_ready.next = self.mux.ddp_ready.val();
-        self.mux.term_data.next = self.rx.tx_data.val();
-        self.mux.term_keep.next = self.rx.tx_keep.val();
-        self.mux.term_last.next = self.rx.tx_last.val();
-        self.mux.term_valid.next = self.rx.tx_valid.val();
-        self.mux.term_conn.next = self.rx.tx_conn.val();
-        self.mux.term_len.next = self.rx.tx_len.val();
-        self.rx.tx_ready.next = self.mux.term_ready.val();
-        self.mpa.ulpdu_data.next = self.mux.ulpdu_data.val();
-        self.mpa.ulpdu_keep.next = self.mux.ulpdu_keep.val();
-        self.mpa.ulpdu_last.next = self.mux.ulpdu_last.val();
-        self.mpa.ulpdu_valid.next = self.mux.ulpdu_valid.val();
-        self.mpa.ulpdu_conn.next = self.mux.ulpdu_conn.val();
-        self.mpa.ulpdu_len.next = self.mux.ulpdu_len.val();
-        self.mux.ulpdu_ready.next = self.mpa.ulpdu_ready.val();
+        // RxPath's Terminates into the transmit path (its UlpduMux).
+        self.tx.term_data.next = self.rx.tx_data.val();
+        self.tx.term_keep.next = self.rx.tx_keep.val();
+        self.tx.term_last.next = self.rx.tx_last.val();
+        self.tx.term_valid.next = self.rx.tx_valid.val();
+        self.tx.term_conn.next = self.rx.tx_conn.val();
+        self.tx.term_len.next = self.rx.tx_len.val();
+        self.rx.tx_ready.next = self.tx.term_ready.val();
 
         // LLP and raw ports.
-        self.mpa.raw_data.next = self.raw_tx_data.val();
-        self.mpa.raw_keep.next = self.raw_tx_keep.val();
-        self.mpa.raw_last.next = self.raw_tx_last.val();
-        self.mpa.raw_valid.next = self.raw_tx_valid.val();
-        self.mpa.raw_conn.next = self.raw_tx_conn.val();
-        self.raw_tx_ready.next = self.mpa.raw_ready.val();
-        self.llp_tx_data.next = self.mpa.llp_data.val();
-        self.llp_tx_keep.next = self.mpa.llp_keep.val();
-        self.llp_tx_last.next = self.mpa.llp_last.val();
-        self.llp_tx_valid.next = self.mpa.llp_valid.val();
-        self.llp_tx_conn.next = self.mpa.llp_conn.val();
-        self.mpa.llp_ready.next = self.llp_tx_ready.val();
+        self.tx.raw_data.next = self.raw_tx_data.val();
+        self.tx.raw_keep.next = self.raw_tx_keep.val();
+        self.tx.raw_last.next = self.raw_tx_last.val();
+        self.tx.raw_valid.next = self.raw_tx_valid.val();
+        self.tx.raw_conn.next = self.raw_tx_conn.val();
+        self.raw_tx_ready.next = self.tx.raw_ready.val();
+        self.llp_tx_data.next = self.tx.llp_data.val();
+        self.llp_tx_keep.next = self.tx.llp_keep.val();
+        self.llp_tx_last.next = self.tx.llp_last.val();
+        self.llp_tx_valid.next = self.tx.llp_valid.val();
+        self.llp_tx_conn.next = self.tx.llp_conn.val();
+        self.tx.llp_ready.next = self.llp_tx_ready.val();
         self.rx.llp_data.next = self.llp_rx_data.val();
         self.rx.llp_keep.next = self.llp_rx_keep.val();
         self.rx.llp_last.next = self.llp_rx_last.val();
