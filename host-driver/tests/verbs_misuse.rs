@@ -603,7 +603,8 @@ fn qp_count_from_caps() {
             assert_ne!(r, 0x5A5, "QP {qp}'s write reached QP {q}");
         }
     }
-    let cq = f.dev.create_cq(2).unwrap();
+    // The fixture's CQ (a 2-QP core has 2 CQs, both the fixture's).
+    let cq = f.cq[0];
     let mut n = vec![f.qp[0].0, f.qp[1].0];
     for _ in 2..caps.qps {
         n.push(f.dev.create_qp(f.pd, cq, cq, QpCaps::default()).unwrap().0);
