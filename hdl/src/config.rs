@@ -79,8 +79,13 @@ pub const DMA_TAG_BITS: usize = 5;
 pub const DMA_SUB_TAG_BITS: usize = 3;
 /// Bits of a DMA read request length (octets, 1..=4096 in practice).
 pub const DMA_LEN_BITS: usize = 16;
-/// Completion queues of the core (`rnic_proto::host::CQS`).
-pub const CQ_BITS: usize = 2;
+/// Bits of a CQ number: the core has one CQ per QP (4, or 2 with the `two-qps` feature: the
+/// Alchitry Cu profile, where each QP's send and receive CQEs share its CQ). The register map
+/// has `rnic_proto::host::CQS` CQ windows; the core reports its own count in CAPS \[15:8\] and
+/// the windows of CQs it does not have read 0 and ignore writes (as the QP windows).
+pub const CQ_BITS: usize = CONN_BITS;
+/// Completion queues of the core.
+pub const CQS: usize = 1 << CQ_BITS;
 /// Bits of a free-running ring index (SQ, RQ, CQ producer / consumer).
 pub const RING_INDEX_BITS: usize = 16;
 /// Bits of a ring's log2 size register.

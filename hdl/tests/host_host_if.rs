@@ -14,7 +14,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::QPS;
+use rnic_hdl::config::{CQS, QPS};
 use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
@@ -67,7 +67,11 @@ fn registers(sim: &mut dyn Backend) {
     sim.tick();
     assert_eq!(Mmio::read(sim, regs::ID), regs::ID_VALUE);
     assert_eq!(Mmio::read(sim, regs::VERSION), regs::VERSION_VALUE);
-    assert_eq!(Mmio::read(sim, regs::CAPS), 0x0406_0400 | QPS as u32);
+    // CAPS: QPs [7:0], CQs [15:8] (one per QP), STag index bits, the datapath's octets.
+    assert_eq!(
+        Mmio::read(sim, regs::CAPS),
+        0x0406_0000 | (CQS as u32) << 8 | QPS as u32
+    );
     // FEATURES: the build's capabilities (markers unless `no-markers`), read only; the other
     // constant words of the global block read 0.
     let features = if rnic_hdl::config::MARKERS {
@@ -293,13 +297,13 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(Mmio::read(sim, regs::qp_reg(0, regs::QP_STATUS)), 0);
 
     // CQ registers.
-    for cq in 0..4usize {
+    for cq in 0..CQS {
         let c = cq as u32;
         Mmio::write(sim, regs::cq_reg(cq, regs::CQ_BASE), 0x6000_0000 + c * 0x40);
         Mmio::write(sim, regs::cq_reg(cq, regs::CQ_LOG2), 2 + c);
         Mmio::write(sim, regs::cq_reg(cq, regs::CQ_CI), 7 + c);
     }
-    for cq in 0..4usize {
+    for cq in 0..CQS {
         let c = cq as u32;
         assert_eq!(
             Mmio::read(sim, regs::cq_reg(cq, regs::CQ_BASE)),
@@ -309,6 +313,39 @@ fn registers(sim: &mut dyn Backend) {
         assert_eq!(Mmio::read(sim, regs::cq_reg(cq, regs::CQ_CI)), 7 + c);
         assert_eq!(Mmio::read(sim, regs::cq_reg(cq, regs::CQ_PI)), 0);
         assert_eq!(Mmio::read(sim, regs::cq_reg(cq, regs::CQ_STATUS)), 0);
+    }
+    // The register windows of CQs the core does not have (CQ_REGS holds 4; 2 CQs with 2 QPs)
+    // decode as nothing: they read 0 and a write changes no CQ's register.
+    #[allow(clippy::reversed_empty_ranges)] // `CQS..4`: no absent CQ windows at 4 CQs
+    for cq in CQS..4 {
+        for (off, v) in [
+            (regs::CQ_BASE, 0x7000_0000),
+            (regs::CQ_LOG2, 9),
+            (regs::CQ_CI, 0x55),
+        ] {
+            Mmio::write(sim, regs::cq_reg(cq, off), v);
+            assert_eq!(
+                Mmio::read(sim, regs::cq_reg(cq, off)),
+                0,
+                "CQ {cq} {off:#x}"
+            );
+        }
+        for off in [regs::CQ_PI, regs::CQ_STATUS] {
+            assert_eq!(
+                Mmio::read(sim, regs::cq_reg(cq, off)),
+                0,
+                "CQ {cq} {off:#x}"
+            );
+        }
+    }
+    for cq in 0..CQS {
+        let c = cq as u32;
+        assert_eq!(
+            Mmio::read(sim, regs::cq_reg(cq, regs::CQ_BASE)),
+            0x6000_0000 + c * 0x40
+        );
+        assert_eq!(Mmio::read(sim, regs::cq_reg(cq, regs::CQ_LOG2)), 2 + c);
+        assert_eq!(Mmio::read(sim, regs::cq_reg(cq, regs::CQ_CI)), 7 + c);
     }
     Mmio::write(sim, regs::cq_reg(1, regs::CQ_LOG2), 4);
     assert_eq!(Mmio::read(sim, regs::cq_reg(1, regs::CQ_CI)), 0);
@@ -330,9 +367,9 @@ fn registers(sim: &mut dyn Backend) {
         (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
         (regs::qp_reg(1, regs::QP_RQ_CI), 0),
         (regs::qp_reg(1, regs::QP_SQ_PI), 0),
-        (regs::cq_reg(2, regs::CQ_PI), 0),
-        (regs::cq_reg(2, regs::CQ_CI), 0xFFFF),
-        (regs::cq_reg(3, regs::CQ_LOG2), 0xF),
+        (regs::cq_reg(CQS - 2, regs::CQ_PI), 0),
+        (regs::cq_reg(CQS - 2, regs::CQ_CI), 0xFFFF),
+        (regs::cq_reg(CQS - 1, regs::CQ_LOG2), 0xF),
     ] {
         Mmio::write(sim, addr, 0xFFFF_FFFF);
         assert_eq!(Mmio::read(sim, addr), want, "register {addr:#x}");
@@ -408,13 +445,17 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     mem.write(RD_AREA, &rd_bytes);
     let mut dma = DmaSide::new(DmaPort::new(cfg.dma, seed), mem);
     let cq_log2 = [5u32, 6, 5, 2];
-    // QP q: send CQ, recv CQ. CQ 3 (the last QP's only) is never consumed and overflows.
+    // QP q: send CQ, recv CQ. The last CQ (the last QP's only) is never consumed and
+    // overflows. With 2 CQs (2 QPs) QP 0 has CQ 0 for both.
     let mut send_cq = [0usize, 1, 2, 3];
     let mut recv_cq = [1usize, 0, 2, 3];
-    send_cq[QPS - 1] = 3;
-    recv_cq[QPS - 1] = 3;
+    if CQS == 2 {
+        recv_cq[0] = 0;
+    }
+    send_cq[QPS - 1] = CQS - 1;
+    recv_cq[QPS - 1] = CQS - 1;
     sim.tick();
-    for (cq, &log2) in cq_log2.iter().enumerate() {
+    for (cq, &log2) in cq_log2.iter().enumerate().take(CQS) {
         Mmio::write(
             sim,
             regs::cq_reg(cq, regs::CQ_BASE),
@@ -649,8 +690,8 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         }
         let sources_busy = rx_src.is_some() || tx_src.is_some();
         if !mmio_busy && !sources_busy && rng.gen_bool(0.5) {
-            // Consume a CQ (not CQ 3): the driver takes everything written.
-            let cq = rng.gen_range(0..3);
+            // Consume a CQ (not the last): the driver takes everything written.
+            let cq = rng.gen_range(0..CQS - 1);
             cq_ci[cq] = cq_pi[cq];
             Mmio::set_write(sim, regs::cq_reg(cq, regs::CQ_CI), u32::from(cq_ci[cq]));
             mmio_busy = true;
@@ -977,7 +1018,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             u32::from(aev[qp].is_some())
         );
     }
-    for cq in 0..4 {
+    for cq in 0..CQS {
         assert_eq!(
             Mmio::read(sim, regs::cq_reg(cq, regs::CQ_PI)),
             u32::from(cq_pi[cq])
@@ -989,7 +1030,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         );
     }
     assert!(
-        cq_ovf[3] && !cq_ovf[0] && !cq_ovf[1],
+        cq_ovf[CQS - 1] && (0..CQS - 1).all(|cq| !cq_ovf[cq]),
         "overflows {cq_ovf:?}, written {written:?}, pi {cq_pi:?} ci {cq_ci:?}"
     );
     assert_eq!(
@@ -1026,8 +1067,8 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     assert_eq!(cqes, written.iter().sum::<usize>());
     dma.mem.assert_no_violations();
     // Coverage.
-    // The CQs of every QP but the last: 0..3 (0..2 with 2 QPs).
-    let used = (QPS - 1).max(2);
+    // The CQs of every QP but the last: 0..3 (CQ 0 with 2 QPs).
+    let used = CQS - 1;
     assert!(
         written.iter().take(used).all(|&w| w > 8),
         "written {written:?}"

@@ -525,7 +525,8 @@ fn exhaustion() {
     // The stale lkey is refused.
     let e = f.dev.post_send(f.qp[0], &send_wr(1, &old, 1)).unwrap_err();
     assert!(matches!(e, VerbsError::LocalProtection { .. }), "{e}");
-    // CQs and QPs (the fixture holds two of each).
+    // CQs and QPs (the fixture holds two of each; the core has one CQ per QP). The QPs below
+    // use the fixture's CQ 0 (a 2-QP core has no CQ beyond the fixture's).
     let mut cqs = vec![];
     for _ in 2..caps.cqs {
         cqs.push(f.dev.create_cq(2).unwrap());
@@ -541,13 +542,13 @@ fn exhaustion() {
     for _ in 2..caps.qps {
         qps.push(
             f.dev
-                .create_qp(f.pd, cqs[0], cqs[0], QpCaps::default())
+                .create_qp(f.pd, f.cq[0], f.cq[0], QpCaps::default())
                 .unwrap(),
         );
     }
     assert_eq!(
         f.dev
-            .create_qp(f.pd, cqs[0], cqs[0], QpCaps::default())
+            .create_qp(f.pd, f.cq[0], f.cq[0], QpCaps::default())
             .unwrap_err(),
         VerbsError::NoResources {
             what: "QP",
@@ -567,7 +568,7 @@ fn exhaustion() {
         f.dev.destroy_qp(idle).unwrap();
         let again = f
             .dev
-            .create_qp(f.pd, cqs[0], cqs[0], QpCaps::default())
+            .create_qp(f.pd, f.cq[0], f.cq[0], QpCaps::default())
             .unwrap();
         assert_eq!(again, idle);
     }
@@ -603,7 +604,8 @@ fn qp_count_from_caps() {
             assert_ne!(r, 0x5A5, "QP {qp}'s write reached QP {q}");
         }
     }
-    let cq = f.dev.create_cq(2).unwrap();
+    // The fixture's CQ (a 2-QP core has 2 CQs, both the fixture's).
+    let cq = f.cq[0];
     let mut n = vec![f.qp[0].0, f.qp[1].0];
     for _ in 2..caps.qps {
         n.push(f.dev.create_qp(f.pd, cq, cq, QpCaps::default()).unwrap().0);

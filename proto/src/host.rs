@@ -170,7 +170,9 @@ pub mod regs {
     }
 }
 
-/// Completion queues of the core.
+/// CQ register windows of the map (`regs::CQ_REGS`, `regs::CQ_STRIDE`): the most CQs a core can
+/// have. A core reports its own count in CAPS \[15:8\] (4, or 2 when built with `two-qps`); the
+/// windows of CQs it does not have read 0 and ignore writes.
 pub const CQS: usize = 4;
 
 /// QP register windows of the map (`regs::QP_REGS` .. `regs::CQ_REGS`): the most QPs a core

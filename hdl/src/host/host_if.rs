@@ -16,7 +16,10 @@
 //! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
 //! QP_RQ_PI and CQ_CI read the last value written (reset by the commit / CQ_LOG2); QP_RQ_CI
 //! shows a pop once its new value is written back (the first cycle without MMIO access after
-//! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes.
+//! the pop's two RAM cycles); unmapped addresses read 0 and ignore writes, and so do the
+//! register windows of the QPs and CQs the core does not have: it has one CQ per QP (4, or 2
+//! with `two-qps`: CAPS `[7:0]` and `[15:8]`), and QP_CTRL's SEND_CQ / RECV_CQ keep only the
+//! bits of a CQ number it has (a driver takes the CQ count from CAPS and never names another).
 //!
 //! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle
 //! after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a
@@ -139,7 +142,10 @@
 //!
 //! # Size and timing
 //!
-//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`): 997
+//! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
+//! profile): 963 logic cells for the block (874 LUT4, 421 DFF, 97 carry), 107.7 MHz (seeds 2, 3:
+//! 99.5 / 98.4) since the profile has one CQ per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF,
+//! 105.0 MHz with 4 CQs). Before: 997
 //! logic cells for the block (870 LUT4, 432 DFF, 97 carry), 100.9 MHz (2026-11-28: the CQE address
 //! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
 //! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
@@ -173,8 +179,8 @@
 //! strobe pending.
 
 use crate::config::{
-    CONN_BITS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS, PD_BITS, QPS,
-    RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
+    CONN_BITS, CQS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS, PD_BITS,
+    QPS, RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
 };
 use crate::ram::BlockRam;
 use rnic_proto::host::{regs, QP_WINDOWS};
@@ -197,8 +203,9 @@ fn reg_ram_contents() -> Vec<Bits<32>> {
     mem
 }
 
-/// Completion queues.
-const CQN: usize = 1 << CQ_BITS;
+/// Completion queues (one per QP: 4, or 2 with `two-qps`; the CQ windows of the map are
+/// `rnic_proto::host::CQS`).
+const CQN: usize = CQS;
 
 /// RQ service states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -427,8 +434,9 @@ pub struct HostIf {
     st_addr: DFF<Bits<32>>,
 
     // ---- Per QP.
-    /// QP_CTRL's CQ numbers: `[1:0]` SEND_CQ, `[3:2]` RECV_CQ.
-    q_cqs: [DFF<Bits<4>>; QPS],
+    /// QP_CTRL's CQ numbers (their implemented bits): SEND_CQ, RECV_CQ.
+    q_scq: [DFF<Bits<CQ_BITS>>; QPS],
+    q_rcq: [DFF<Bits<CQ_BITS>>; QPS],
     q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
     q_pi_v: [DFF<Bit>; QPS],
@@ -516,6 +524,8 @@ pub struct HostIf {
     a_cq: Signal<Local, Bit>,
     a_q: Signal<Local, Bits<CONN_BITS>>,
     a_c: Signal<Local, Bits<CQ_BITS>>,
+    /// The MMIO address's CQ window is one of a CQ the core has.
+    a_cqx: Signal<Local, Bit>,
     a_goff: Signal<Local, Bits<8>>,
     a_qoff: Signal<Local, Bits<6>>,
     a_coff: Signal<Local, Bits<5>>,
@@ -541,7 +551,8 @@ pub struct HostIf {
     /// The log2 on the auxiliary RAM's read port (QP_RQ_LOG2 for the RQ service, CQ_LOG2 for
     /// the CQE writer).
     x_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
-    w_cqs: Signal<Local, Bits<4>>,
+    w_scq: Signal<Local, Bits<CQ_BITS>>,
+    w_rcq: Signal<Local, Bits<CQ_BITS>>,
     w_aev_v: Signal<Local, Bit>,
     w_pi_v: Signal<Local, Bit>,
     w_ci_v: Signal<Local, Bit>,
@@ -733,7 +744,8 @@ impl Default for HostIf {
             st_to_hi_nz: Default::default(),
             st_len: Default::default(),
             st_addr: Default::default(),
-            q_cqs: Default::default(),
+            q_scq: Default::default(),
+            q_rcq: Default::default(),
             q_sq_log2: Default::default(),
             q_pi_v: Default::default(),
             q_ci_v: Default::default(),
@@ -791,6 +803,7 @@ impl Default for HostIf {
             a_cq: Default::default(),
             a_q: Default::default(),
             a_c: Default::default(),
+            a_cqx: Default::default(),
             a_goff: Default::default(),
             a_qoff: Default::default(),
             a_coff: Default::default(),
@@ -812,7 +825,8 @@ impl Default for HostIf {
             r_ci_v: Default::default(),
             ix: Default::default(),
             x_log2: Default::default(),
-            w_cqs: Default::default(),
+            w_scq: Default::default(),
+            w_rcq: Default::default(),
             w_aev_v: Default::default(),
             w_pi_v: Default::default(),
             w_ci_v: Default::default(),
@@ -864,7 +878,8 @@ const _: () = {
     assert!(regs::QP_CTRL_SEND_CQ_SHIFT == 20 && regs::QP_CTRL_RECV_CQ_SHIFT == 22);
     assert!(regs::QP_CTRL_PD_SHIFT == 8 && regs::QP_CTRL_IRD_SHIFT == 12);
     assert!(regs::QP_CTRL_ORD_SHIFT == 16 && regs::QP_CTRL_TX_MARKERS == 1 << 5);
-    assert!(QPS <= QP_WINDOWS && CQN == rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
+    assert!(QPS <= QP_WINDOWS && CQN <= rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
+    assert!(rnic_proto::host::CQS == 4);
 };
 
 // The windows of absent QPs: a loop that is empty at 4 QPs (`QPS..QP_WINDOWS`; the allow covers the
@@ -932,8 +947,10 @@ impl Logic for HostIf {
         self.base.clock.next = self.clock.val();
         self.ulp.clock.next = self.clock.val();
         for i in 0..QPS {
-            self.q_cqs[i].clock.next = self.clock.val();
-            self.q_cqs[i].d.next = self.q_cqs[i].q.val();
+            self.q_scq[i].clock.next = self.clock.val();
+            self.q_scq[i].d.next = self.q_scq[i].q.val();
+            self.q_rcq[i].clock.next = self.clock.val();
+            self.q_rcq[i].d.next = self.q_rcq[i].q.val();
             self.q_sq_log2[i].clock.next = self.clock.val();
             self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
             self.q_pi_v[i].clock.next = self.clock.val();
@@ -976,10 +993,20 @@ impl Logic for HostIf {
                 self.a_qp.next = false;
             }
         }
-        self.a_cq.next =
-            (self.mmio_addr.val().get_bits::<4>(8) == 2) && !self.mmio_addr.val().get_bit(7);
+        // The CQ windows likewise (`rnic_proto::host::CQS` of them, `mmio_addr[6:5]`): those of
+        // the CQs the core does not have decode as nothing (`a_cqx` low; the loop is empty at
+        // 4 CQs).
+        self.a_cqx.next = true;
+        for i in CQN..4 {
+            if self.mmio_addr.val().get_bits::<2>(5).index() == i {
+                self.a_cqx.next = false;
+            }
+        }
+        self.a_cq.next = (self.mmio_addr.val().get_bits::<4>(8) == 2)
+            && !self.mmio_addr.val().get_bit(7)
+            && self.a_cqx.val();
         self.a_q.next = self.mmio_addr.val().get_bits::<CONN_BITS>(6);
-        self.a_c.next = self.mmio_addr.val().get_bits::<2>(5);
+        self.a_c.next = self.mmio_addr.val().get_bits::<CQ_BITS>(5);
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
@@ -1016,6 +1043,7 @@ impl Logic for HostIf {
                     && !self.a_qoff.val().get_bit(5)
                     && (self.a_qoff.val().get_bits::<3>(2) != 4))
                 || ((self.mmio_addr.val().get_bits::<5>(7) == 4)
+                    && self.a_cqx.val()
                     && !self.a_coff.val().get_bit(4)
                     && (self.a_coff.val().get_bits::<2>(2) != 2)));
         self.a_mask.next = self.c_m_all.val();
@@ -1056,7 +1084,8 @@ impl Logic for HostIf {
         self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci_v.next = self.q_ci_v[0].q.val();
-        self.w_cqs.next = self.q_cqs[0].q.val();
+        self.w_scq.next = self.q_scq[0].q.val();
+        self.w_rcq.next = self.q_rcq[0].q.val();
         self.w_aev_v.next = self.q_aev_v[0].q.val();
         self.aev_new.next = false;
         for i in 1..QPS {
@@ -1074,7 +1103,8 @@ impl Logic for HostIf {
                 self.r_ci_v.next = self.q_ci_v[i].q.val();
             }
             if self.cw_qp.q.val().index() == i {
-                self.w_cqs.next = self.q_cqs[i].q.val();
+                self.w_scq.next = self.q_scq[i].q.val();
+                self.w_rcq.next = self.q_rcq[i].q.val();
                 self.w_aev_v.next = self.q_aev_v[i].q.val();
             }
         }
@@ -1222,22 +1252,22 @@ impl Logic for HostIf {
         {
             self.cw_gnt.next = true;
             // CQ_LOG2 (CiD: the size; Sel: the ring offset and owner bit).
-            self.ulp.read_addr.next = bit_cast::<4, 2>(self.cw_cq.q.val()) | 8;
+            self.ulp.read_addr.next = bit_cast::<4, CQ_BITS>(self.cw_cq.q.val()) | 8;
             if self.cw_state.q.val() == CwState::Pi {
                 // CQ_PI: {10, 0, cq, 010}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.base.read_addr.next = (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x82;
                 if !self.w_pi_v.val() {
                     self.base.read_addr.next = 3.into();
                 }
             } else if self.cw_state.q.val() == CwState::Ci {
                 // CQ_CI: {10, 0, cq, 011}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x83;
+                self.base.read_addr.next = (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x83;
                 if !self.w_ci_v.val() {
                     self.base.read_addr.next = 3.into();
                 }
             } else {
                 // CQ_BASE: {10, 0, cq, 000}.
-                self.base.read_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x80;
+                self.base.read_addr.next = (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x80;
             }
         }
         // The auxiliary RAM's writes: QP_ULPDU, QP_RQ_LOG2, CQ_LOG2.
@@ -1247,7 +1277,7 @@ impl Logic for HostIf {
             self.ulp.write_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val()) | 4;
         }
         if !self.a_qp.val() {
-            self.ulp.write_addr.next = bit_cast::<4, 2>(self.a_c.val()) | 8;
+            self.ulp.write_addr.next = bit_cast::<4, CQ_BITS>(self.a_c.val()) | 8;
         }
         if self.a_glob.val() {
             self.ulp.write_addr.next = 12.into();
@@ -1275,7 +1305,8 @@ impl Logic for HostIf {
             } else if self.cw_state.q.val() == CwState::Pw {
                 self.cw_wgnt.next = true;
                 self.base.write_enable.next = true;
-                self.base.write_addr.next = (bit_cast::<8, 2>(self.cw_cq.q.val()) << 3) | 0x82;
+                self.base.write_addr.next =
+                    (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x82;
                 self.base.write_data.next = bit_cast::<32, 16>(self.cw_pi.q.val());
             } else if self.ev_ld.val() {
                 // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not
@@ -1533,9 +1564,9 @@ impl Logic for HostIf {
             }
             CwState::Cq => {
                 if self.cw_send.q.val() {
-                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(0);
+                    self.cw_cq.d.next = self.w_scq.val();
                 } else {
-                    self.cw_cq.d.next = self.w_cqs.val().get_bits::<CQ_BITS>(2);
+                    self.cw_cq.d.next = self.w_rcq.val();
                 }
                 self.cw_state.d.next = CwState::Ci;
             }
@@ -1742,7 +1773,10 @@ impl Logic for HostIf {
                 for i in 0..QPS {
                     if self.a_q.val().index() == i {
                         if self.a_qoff.val() == 0x00 {
-                            self.q_cqs[i].d.next = self.mmio_wdata.val().get_bits::<4>(20);
+                            // SEND_CQ (`[21:20]`) and RECV_CQ (`[23:22]`), their
+                            // implemented bits.
+                            self.q_scq[i].d.next = self.mmio_wdata.val().get_bits::<CQ_BITS>(20);
+                            self.q_rcq[i].d.next = self.mmio_wdata.val().get_bits::<CQ_BITS>(22);
                             self.q_pi_v[i].d.next = false;
                             self.q_ci_v[i].d.next = false;
                             self.q_aev_v[i].d.next = false;
