@@ -140,7 +140,7 @@
 //!
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
-//! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
+//! (`c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
 //! resets, not a mux level). Each WQE word register above word 0 chooses between the DMA
 //! beat and `orq` by its own select (`f_orq`), so its 2:1 multiplexer packs with its
 //! flip-flops (a shared `f_data` multiplexer left 192 of them alone: 1056 -> 1037 cells). The
@@ -362,7 +362,6 @@ pub struct SendEngine {
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
     c_len: DFF<Bits<32>>,
-    c_idx: DFF<Bits<16>>,
     /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
     /// waits for the DMA write port.
     h_valid: DFF<Bit>,
@@ -484,8 +483,9 @@ pub struct SendEngine {
     orq_waddr: Signal<Local, Bits<4>>,
     orq_wa_q: DFF<Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
-    c_sub: Signal<Local, Bits<16>>,
-    c_ci: Signal<Local, Bits<16>>,
+    /// The CQE's ring index at `Cqe`, shifted up one bit: `{ci, 1} + {!count, cin}`
+    /// (`h_idx` is bits 16..1).
+    c_isum: Signal<Local, Bits<17>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -511,9 +511,9 @@ impl Logic for SendEngine {
             self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
             hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
             cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi,
-            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, h_valid,
+            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use, l_log2,
+            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -813,16 +813,20 @@ impl Logic for SendEngine {
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = self.w_len.q.val();
-        // The CQE's ring index: ci, or for an outstanding Read (`Rdc`, `FlushRead`: the oldest
-        // of the QP) ci - count. Only Reads pass the hold rules while Reads are outstanding,
-        // and each moves ci on at its hand-over, so a QP's outstanding Reads are the WQEs
-        // ci - count .. ci - 1 (a flush completes them before it moves ci): the entry needs no
-        // index.
-        self.c_sub.next = 0.into();
-        if self.s.val().get_bit(13) || self.s.val().get_bit(3) {
-            self.c_sub.next = bit_cast::<16, 3>(self.k_oc.val());
-        }
-        self.c_ci.next = self.k_ci.val() - self.c_sub.val();
+        // The CQE's ring index, computed in `Cqe` from the served QP's ci and count of
+        // outstanding Reads (no `c_idx` register). Only Reads pass the hold rules while Reads
+        // are outstanding, and each moves ci on at its hand-over, so a QP's outstanding Reads
+        // are the WQEs ci - count .. ci - 1 (a flush completes them before it moves ci): the
+        // entry needs no index. Every CQE's WQE is then the one at ci - count - 1 once the
+        // strobe of the state that led to `Cqe` is applied: a flushed WQE (`Load2`, ci moved
+        // on, count 0), the oldest Read (`Rdc`, `FlushRead`: count one less), a Write / Send
+        // (ci moved on at its hand-over, count 0). That strobe (`r_ci_inc` / `r_pop`) is still
+        // pending in `Cqe`'s first cycle, so it enters as the carry in: ci + !count + cin, one
+        // carry chain (`{ci, 1} + {!count, cin}`, the low bit only makes the carry; issue 5,
+        // no wait for the strobe: an ORD-bound Read stream would lose a cycle per Read).
+        self.c_isum.next = ((bit_cast::<17, 16>(self.k_ci.val()) << 1) | 1)
+            + ((bit_cast::<17, 16>(!bit_cast::<16, 3>(self.k_oc.val())) << 1)
+                | bit_cast::<17, 1>((self.r_ci_inc.q.val() || self.r_pop.q.val()).into()));
 
         self.pop.next = false;
         self.push.next = false;
@@ -872,7 +876,7 @@ impl Logic for SendEngine {
             self.pop.next = true;
             self.unblock.next = true;
             self.c_op.d.next = 2.into();
-            // (`c_idx`, `c_len`: below.)
+            // (`c_len`: below; the index is made in `Cqe`.)
             if self.sig_rd.val() || self.c_st.q.val().any() {
                 self.nx.next = self.nx.val() | 16384; // Cqe
                 self.lv.next = self.lv.val() | 8192;
@@ -983,7 +987,7 @@ impl Logic for SendEngine {
         }
         if self.s.val().get_bit(7) {
             // Decide
-            // (`msn`, `c_idx`, `c_len`: below.)
+            // (`msn`, `c_len`: below.)
             self.c_op.d.next = self.wc_op.val();
             self.c_st.d.next = 0.into();
             self.done_seen.d.next = false;
@@ -1004,7 +1008,7 @@ impl Logic for SendEngine {
                 self.lv.next = self.lv.val() | 128;
             } else {
                 // No payload, or checked early (the prefetched WQE, `host_addr` set).
-                // The WQE is sent: ci moves on (its CQE index is `c_idx`).
+                // The WQE is sent: ci moves on (its CQE index is ci - 1 in `Cqe`).
                 self.ci_inc.next = true;
                 self.nx.next = self.nx.val() | 1024; // Msg
                 self.lv.next = self.lv.val() | 128;
@@ -1092,7 +1096,7 @@ impl Logic for SendEngine {
                 self.h_op.d.next = self.c_op.q.val();
                 self.h_st.d.next = self.c_st.q.val();
                 self.h_len.d.next = self.c_len.q.val();
-                self.h_idx.d.next = self.c_idx.q.val();
+                self.h_idx.d.next = self.c_isum.val().get_bits::<16>(1);
                 self.nx.next = self.nx.val() | 1; // Idle
                 self.lv.next = self.lv.val() | 16384;
             }
@@ -1101,15 +1105,6 @@ impl Logic for SendEngine {
         self.st.d.next = ((self.s.val() & !self.lv.val()) | self.nx.val()) ^ 1;
         // Registers loaded in several states, one assignment each with the constant loads
         // last (yosys then makes them flip-flop resets / sets, not a mux level).
-        // The CQE's index: `Load2` (a flushed WQE), `Rdc` / `FlushRead` (the oldest Read),
-        // `Decide` (the WQE; unused unless it completes).
-        if self.s.val().get_bit(2)
-            || self.s.val().get_bit(13)
-            || self.s.val().get_bit(3)
-            || self.s.val().get_bit(7)
-        {
-            self.c_idx.d.next = self.c_ci.val();
-        }
         // Its length: the message's (`Decide`), the Read's (`Rdc`), else 0 (a flush, an
         // error).
         if self.s.val().get_bit(7) {
