@@ -67,7 +67,11 @@
 //! **CQE holding register**: a CQE moves from `c_*` into `h_*` (driving `scqe_*`) in one cycle
 //! when `h_*` is free; the engine goes on while HostIf waits for the DMA write port (in the
 //! loopback bench it waited ~60 cycles behind the peer's placement writes). One holding slot
-//! keeps the CQEs in the order the engine makes them.
+//! keeps the CQEs in the order the engine makes them. Only the opcode and status wait in `c_*`:
+//! the length is read from `orq` in `Cqe` (a Read's entry; a Write / Send writes its length
+//! into its QP's free slot after `Decide`, `r_lw`, where the early check cannot overwrite it
+//! as it does `w_len`), the index is ci - count - 1 of the served QP there (issue 5: no
+//! `c_len` / `c_idx` copies).
 //!
 //! A QP in error (local error above, or the `qp_err` strobe) completes, one per visit, its
 //! outstanding Reads (oldest first, CQE RdmaRead WrFlushErr), then the WQE whose local error
@@ -101,7 +105,8 @@
 //! step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one `msn`
 //! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
 //! in `Decide`, the write-back writing only that word; and the outstanding Reads' lengths (32 bits,
-//! 2 blocks) at `{0, qp, slot}`, the prefetched WQE at `{1, 0, word}`. An outstanding Read's ring
+//! 2 blocks) at `{0, qp, slot}` (a Write / Send's length too, in the QP's free slot, for its
+//! CQE), the prefetched WQE at `{1, 0, word}`. An outstanding Read's ring
 //! index is not kept: only Reads pass the hold rules while Reads are outstanding and each moves ci
 //! on, so a QP's outstanding Reads are the WQEs ci - count .. ci - 1, and the oldest one's index is
 //! ci - count (a flush completes them before it moves ci). The hardware FIFO holds [`ORQ_DEPTH`] =
@@ -140,7 +145,7 @@
 //!
 //! Area (issue 5): each WQE word register has one load enable (`f_ld`; two enables on one
 //! register made yosys build a feedback mux per bit), and registers loaded in several states
-//! (`c_idx`, `c_len`, `msn`) have one assignment each with their constant loads last (flip-flop
+//! (`msn`) have one assignment each with their constant loads last (flip-flop
 //! resets, not a mux level). Each WQE word register above word 0 chooses between the DMA
 //! beat and `orq` by its own select (`f_orq`), so its 2:1 multiplexer packs with its
 //! flip-flops (a shared `f_data` multiplexer left 192 of them alone: 1056 -> 1037 cells). The
@@ -361,8 +366,6 @@ pub struct SendEngine {
     rdcq_take: Signal<Local, Bit>,
     c_op: DFF<Bits<2>>,
     c_st: DFF<Bits<8>>,
-    c_len: DFF<Bits<32>>,
-    c_idx: DFF<Bits<16>>,
     /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
     /// waits for the DMA write port.
     h_valid: DFF<Bit>,
@@ -449,6 +452,9 @@ pub struct SendEngine {
     // The per-QP strobes, applied one cycle late (timing); `Idle` waits while one is pending.
     r_pop: DFF<Bit>,
     r_push: DFF<Bit>,
+    /// A Write / Send passed `Decide`: its length is written into the QP's free `orq` slot
+    /// (the CQE's length, read there in `Cqe`).
+    r_lw: DFF<Bit>,
     r_ci_inc: DFF<Bit>,
     r_set_err: DFF<Bit>,
     r_set_blk: DFF<Bit>,
@@ -484,8 +490,9 @@ pub struct SendEngine {
     orq_waddr: Signal<Local, Bits<4>>,
     orq_wa_q: DFF<Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
-    c_sub: Signal<Local, Bits<16>>,
-    c_ci: Signal<Local, Bits<16>>,
+    /// The CQE's ring index at `Cqe`, shifted up one bit: `{ci, 1} + {!count, cin}`
+    /// (`h_idx` is bits 16..1).
+    c_isum: Signal<Local, Bits<17>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -508,12 +515,12 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, r_pop, r_push, r_ci_inc, r_set_err, r_set_blk, r_clr_lst, r_unblock,
-            hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr,
-            cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi,
-            w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, c_len, c_idx,
-            h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
+            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
+            faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
+            w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
+            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use, l_log2,
+            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -806,23 +813,27 @@ impl Logic for SendEngine {
         // The 2-bit slot is summed on its own: inside a wider expression Verilog would carry
         // into the QP bits.
         self.orq_slot.next = self.k_oh.val() + self.k_oc.val().get_bits::<2>(0);
-        // Registered (timing): used only with `r_push`, a cycle after the push strobe, when
-        // the QP and its FIFO pointers are still those of the strobe's cycle.
+        // Registered (timing): used only with `r_push` / `r_lw`, a cycle after their strobe,
+        // when the QP and its FIFO pointers are still those of the strobe's cycle.
         self.orq_wa_q.d.next = (bit_cast::<4, CONN_BITS>(self.cur.q.val()) << 2)
             | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = self.w_len.q.val();
-        // The CQE's ring index: ci, or for an outstanding Read (`Rdc`, `FlushRead`: the oldest
-        // of the QP) ci - count. Only Reads pass the hold rules while Reads are outstanding,
-        // and each moves ci on at its hand-over, so a QP's outstanding Reads are the WQEs
-        // ci - count .. ci - 1 (a flush completes them before it moves ci): the entry needs no
-        // index.
-        self.c_sub.next = 0.into();
-        if self.s.val().get_bit(13) || self.s.val().get_bit(3) {
-            self.c_sub.next = bit_cast::<16, 3>(self.k_oc.val());
-        }
-        self.c_ci.next = self.k_ci.val() - self.c_sub.val();
+        // The CQE's ring index, computed in `Cqe` from the served QP's ci and count of
+        // outstanding Reads (no `c_idx` register). Only Reads pass the hold rules while Reads
+        // are outstanding, and each moves ci on at its hand-over, so a QP's outstanding Reads
+        // are the WQEs ci - count .. ci - 1 (a flush completes them before it moves ci): the
+        // entry needs no index. Every CQE's WQE is then the one at ci - count - 1 once the
+        // strobe of the state that led to `Cqe` is applied: a flushed WQE (`Load2`, ci moved
+        // on, count 0), the oldest Read (`Rdc`, `FlushRead`: count one less), a Write / Send
+        // (ci moved on at its hand-over, count 0). That strobe (`r_ci_inc` / `r_pop`) is still
+        // pending in `Cqe`'s first cycle, so it enters as the carry in: ci + !count + cin, one
+        // carry chain (`{ci, 1} + {!count, cin}`, the low bit only makes the carry; issue 5,
+        // no wait for the strobe: an ORD-bound Read stream would lose a cycle per Read).
+        self.c_isum.next = ((bit_cast::<17, 16>(self.k_ci.val()) << 1) | 1)
+            + ((bit_cast::<17, 16>(!bit_cast::<16, 3>(self.k_oc.val())) << 1)
+                | bit_cast::<17, 1>((self.r_ci_inc.q.val() || self.r_pop.q.val()).into()));
 
         self.pop.next = false;
         self.push.next = false;
@@ -872,7 +883,7 @@ impl Logic for SendEngine {
             self.pop.next = true;
             self.unblock.next = true;
             self.c_op.d.next = 2.into();
-            // (`c_idx`, `c_len`: below.)
+            // (The length and the index are taken in `Cqe`.)
             if self.sig_rd.val() || self.c_st.q.val().any() {
                 self.nx.next = self.nx.val() | 16384; // Cqe
                 self.lv.next = self.lv.val() | 8192;
@@ -983,7 +994,7 @@ impl Logic for SendEngine {
         }
         if self.s.val().get_bit(7) {
             // Decide
-            // (`msn`, `c_idx`, `c_len`: below.)
+            // (`msn`: below; `r_lw`, the length for the CQE.)
             self.c_op.d.next = self.wc_op.val();
             self.c_st.d.next = 0.into();
             self.done_seen.d.next = false;
@@ -1004,7 +1015,7 @@ impl Logic for SendEngine {
                 self.lv.next = self.lv.val() | 128;
             } else {
                 // No payload, or checked early (the prefetched WQE, `host_addr` set).
-                // The WQE is sent: ci moves on (its CQE index is `c_idx`).
+                // The WQE is sent: ci moves on (its CQE index is ci - 1 in `Cqe`).
                 self.ci_inc.next = true;
                 self.nx.next = self.nx.val() | 1024; // Msg
                 self.lv.next = self.lv.val() | 128;
@@ -1091,8 +1102,14 @@ impl Logic for SendEngine {
                 self.h_qp.d.next = self.cur.q.val();
                 self.h_op.d.next = self.c_op.q.val();
                 self.h_st.d.next = self.c_st.q.val();
-                self.h_len.d.next = self.c_len.q.val();
-                self.h_idx.d.next = self.c_idx.q.val();
+                // The length from `orq`'s output (the entry at `orq_ra_q`, held in `Cqe`):
+                // the Read's, or the Write / Send's (written at `r_lw`); 0 for an error or a
+                // flush (every such CQE has a status other than 0).
+                self.h_len.d.next = self.orq.read_data.val();
+                if self.c_st.q.val().any() {
+                    self.h_len.d.next = 0.into();
+                }
+                self.h_idx.d.next = self.c_isum.val().get_bits::<16>(1);
                 self.nx.next = self.nx.val() | 1; // Idle
                 self.lv.next = self.lv.val() | 16384;
             }
@@ -1101,26 +1118,6 @@ impl Logic for SendEngine {
         self.st.d.next = ((self.s.val() & !self.lv.val()) | self.nx.val()) ^ 1;
         // Registers loaded in several states, one assignment each with the constant loads
         // last (yosys then makes them flip-flop resets / sets, not a mux level).
-        // The CQE's index: `Load2` (a flushed WQE), `Rdc` / `FlushRead` (the oldest Read),
-        // `Decide` (the WQE; unused unless it completes).
-        if self.s.val().get_bit(2)
-            || self.s.val().get_bit(13)
-            || self.s.val().get_bit(3)
-            || self.s.val().get_bit(7)
-        {
-            self.c_idx.d.next = self.c_ci.val();
-        }
-        // Its length: the message's (`Decide`), the Read's (`Rdc`), else 0 (a flush, an
-        // error).
-        if self.s.val().get_bit(7) {
-            self.c_len.d.next = self.w_len.q.val();
-        }
-        if self.s.val().get_bit(13) {
-            self.c_len.d.next = self.orq.read_data.val();
-        }
-        if self.s.val().get_bit(2) || (self.s.val().get_bit(13) && self.c_st.q.val().any()) {
-            self.c_len.d.next = 0.into();
-        }
         // The MSN: counted at the hand-over (a Read counts QN 1, a Send QN 0: `msn` is that
         // one's); read in `Decide` from the word addressed at the edge leaving `Fetch`
         // (`w_mop` is known from the first beat on), 1 when fresh.
@@ -1137,6 +1134,12 @@ impl Logic for SendEngine {
         }
         self.r_pop.d.next = self.pop.val();
         self.r_push.d.next = self.push.val();
+        // (Not held, known opcode: the message goes out, and the QP has no outstanding Read,
+        // so its slot `oh` is free and is the one `Cqe` reads.)
+        self.r_lw.d.next = self.s.val().get_bit(7)
+            && !self.w_unk.q.val()
+            && !self.hold_q.q.val()
+            && !self.is_read.val();
         self.r_ci_inc.d.next = self.ci_inc.val();
         self.r_set_err.d.next = self.set_err.val();
         self.r_set_blk.d.next = self.set_blk.val();
@@ -1145,14 +1148,19 @@ impl Logic for SendEngine {
         self.hold_q.d.next = self.hold.val();
 
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
-        // while pushing, read another entry.
-        // The prefetch writes its beats at `{1, 0, beat}` (never with a push: the prefetch
-        // runs only while a Write / Send is offered, a push follows a Read's hand-over).
-        self.orq.write_enable.next = self.r_push.q.val() || self.pf_wr.val();
+        // while writing an entry, read another one; in `Cqe` keep reading the entry the state
+        // before it addressed (the CQE's length: the Read's, or the Write / Send's written
+        // at `r_lw`; a pop applied meanwhile moves `oh`).
+        // The prefetch writes its beats at `{1, 0, beat}` (never with a push or `r_lw`: the
+        // prefetch runs only while a Write / Send is offered, from the third cycle after its
+        // `Decide` on; a push follows a Read's hand-over).
+        self.orq.write_enable.next = self.r_push.q.val() || self.r_lw.q.val() || self.pf_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
-        if self.r_push.q.val() {
+        if self.r_push.q.val() || self.r_lw.q.val() {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
+        } else if self.s.val().get_bit(14) {
+            self.orq_ra.next = bit_cast::<5, 4>(self.orq_ra_q.q.val());
         } else {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
