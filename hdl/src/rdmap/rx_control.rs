@@ -1710,7 +1710,8 @@ impl Logic for RxControl {
         self.len_sum.next =
             bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.len_p.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-            + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
+            + ((bit_cast::<33, 16>(self.qctx.read_data.val()) << 16)
+                | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1921,167 +1922,159 @@ impl Logic for RxControl {
                     }
                 }
                 self.rk_last.d.next = self.ra.q.val() == self.rlast.q.val();
-                if self.rvld.q.val() {
-                    // Word k is on `hdr_a_data` when `rk` bit k is set.
-                    self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
-                    if !self.rd_done_mode.q.val() {
-                        if self.rk.q.val().get_bit(0) {
-                            // Octet 0: T, L, DV; octet 1: RV, opcode.
-                            self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
-                            self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
-                            self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
-                            self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
-                            self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
-                            self.o_write.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
-                            self.o_rresp.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
-                            self.o_rreq.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
-                            self.o_term.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
-                            // Lengths against the header of this T: rows 1, 8, 9, P.
-                            self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
-                            self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
-                            // One subtractor for P (the header length by T, then subtracted).
-                            self.hlen.next = self.hdr_untagged.val();
-                            if self.hdr_a_data.val().get_bit(31) {
-                                self.hlen.next = self.hdr_tagged.val();
-                            }
-                            self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
-                            self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
-                            self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
-                            if self.hdr_a_data.val().get_bit(31) {
-                                // Tagged: the TO ends in word 3.
-                                self.rlast.d.next = 3.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
-                            {
-                                self.rlast.d.next = 11.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val()
-                            {
-                                self.rlast.d.next = 5.into();
-                            }
+                // Word k is on `hdr_a_data` when `rk` bit k is set.
+                self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
+                if !self.rd_done_mode.q.val() {
+                    if self.rk.q.val().get_bit(0) {
+                        // Octet 0: T, L, DV; octet 1: RV, opcode.
+                        self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
+                        self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
+                        self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
+                        self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
+                        self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                        self.o_write.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
+                        self.o_rresp.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
+                        self.o_rreq.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
+                        self.o_term.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
+                        // Lengths against the header of this T: rows 1, 8, 9, P.
+                        self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
+                        self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                        // One subtractor for P (the header length by T, then subtracted).
+                        self.hlen.next = self.hdr_untagged.val();
+                        if self.hdr_a_data.val().get_bit(31) {
+                            self.hlen.next = self.hdr_tagged.val();
                         }
-                        if self.rk.q.val().get_bit(2) {
-                            if self.h_t.q.val() {
-                                // Tagged: the TO straight into the check (high half here, low in word 3).
-                                self.chk_to_q.d.next =
-                                    (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0)) << 32)
-                                        | bit_cast::<33, 32>(
-                                            self.chk_to_q.q.val().get_bits::<32>(0),
-                                        );
-                                self.to_hz.d.next = self.sh_hz.val();
-                                self.to_ho.d.next = self.sh_ho.val();
-                            }
-                            // QN > 2: any bit above bit 1, or QN = 3.
-                            self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
-                                || (self.sh.val().get_bits::<2>(0) == 3);
-                            self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
-                            self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
-                            self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                        self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
+                        self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
+                        self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
+                        if self.hdr_a_data.val().get_bit(31) {
+                            // Tagged: the TO ends in word 3.
+                            self.rlast.d.next = 3.into();
+                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                            self.rlast.d.next = 11.into();
+                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
+                            self.rlast.d.next = 5.into();
                         }
-                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
-                        // address in the cycle before its word): MSN high half against octets
-                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
-                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                        // (kept in `h_mo`, word 5).
-                        if self.rk.q.val().get_bit(1) {
-                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
-                            self.c_fresh.d.next = self.jq_fr_msn0.val();
-                            if self.o_rreq.q.val() {
-                                self.qctx.read_addr.next = self.qc_conn.val() + 3;
-                                self.c_fresh.d.next = self.jq_fr_msn1.val();
-                            }
-                        }
-                        if self.rk.q.val().get_bit(2) {
-                            self.qctx.read_addr.next = self.qc_conn.val();
-                            if self.o_rreq.q.val() {
-                                self.qctx.read_addr.next = self.qc_conn.val() + 2;
-                            }
-                            self.c_hi_eq.d.next =
-                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
-                        }
-                        if self.rk.q.val().get_bit(3) {
-                            self.h_b.d.next = self.sh1.val();
-                            if self.h_t.q.val() {
-                                self.chk_to_q.d.next =
-                                    (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
-                                        << 32)
-                                        | bit_cast::<33, 32>(self.sh.val());
-                            }
-                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
-                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                            self.c_fresh.d.next = self.jq_fr_mo.val();
-                        }
-                        if self.rk.q.val().get_bit(4) {
-                            self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
-                            // MO + P (row 16, the Recv byte count, the next expected MO).
-                            self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
-                                | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                            if self.ss_lo.val().get_bit(16) {
-                                self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
-                                    | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                            }
-                            self.f_mo_zero.d.next = self.sh.val() == 0;
-                            self.qctx.read_addr.next = self.qc_conn.val() + 4;
-                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
-                        }
-                        if self.rk.q.val().get_bit(5) {
-                            // A Terminate's octets 18-19 (Layer / EType, Code) straight into
-                            // the record value (nothing else uses `o_val` during a read).
-                            self.o_val.d.next =
-                                bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
-                            self.f_mo_eq.d.next =
-                                self.c_hi_eq.q.val() && (self.h_mo.q.val() == self.qc_v.val());
-                        }
-                        if self.rk.q.val().get_bit(8) {
-                            self.f_size_zero.d.next = self.sh.val() == 0;
-                        }
-                    } else if self.rk.q.val().get_bits::<4>(5) != 0 {
-                        // A done: the Read Request's sink STag, sink TO (high, low) and size
-                        // (words 5-8), each straight out on `irq_word` (`o_addr`, which held
-                        // the source address, the request's first word, see "State").
-                        self.o_addr.d.next = self.sh.val();
-                        self.irq_v.d.next = true;
                     }
-                    // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
-                    // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                    if self.rk.q.val().get_bit(2) {
+                        if self.h_t.q.val() {
+                            // Tagged: the TO straight into the check (high half here, low in word 3).
+                            self.chk_to_q.d.next =
+                                (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0)) << 32)
+                                    | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                            self.to_hz.d.next = self.sh_hz.val();
+                            self.to_ho.d.next = self.sh_ho.val();
+                        }
+                        // QN > 2: any bit above bit 1, or QN = 3.
+                        self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
+                            || (self.sh.val().get_bits::<2>(0) == 3);
+                        self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
+                        self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
+                        self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                    }
+                    // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                    // address in the cycle before its word): MSN high half against octets
+                    // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                    // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                    // (kept in `h_mo`, word 5).
                     if self.rk.q.val().get_bit(1) {
-                        self.h_stag.d.next = self.sh.val();
-                    }
-                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
-                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
-                    if self.rk.q.val().get_bit(8) {
-                        self.chk_len_q.d.next = self.sh.val();
-                    }
-                    if self.rk.q.val().get_bit(9) {
-                        // SrcSTag (octets 2-5 of a Read Request are not used).
-                        self.h_stag.d.next = self.sh.val();
-                    }
-                    if self.rk.q.val().get_bit(10) {
-                        self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
-                            << 32)
-                            | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                        self.to_hz.d.next = self.sh_hz.val();
-                        self.to_ho.d.next = self.sh_ho.val();
-                    }
-                    if self.rk.q.val().get_bit(11) {
-                        self.chk_to_q.d.next =
-                            (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
-                                | bit_cast::<33, 32>(self.sh.val());
-                    }
-                    if self.rk_last.q.val() {
-                        self.ra.d.next = 0.into();
-                        self.rvld.d.next = false;
-                        if self.rd_done_mode.q.val() {
-                            if self.d_kind.q.val() != self.k_irq.val() {
-                                self.cqe_v.d.next = true;
-                            }
-                            self.state.d.next = RxState::Emit;
-                        } else {
-                            self.state.d.next = RxState::Eval;
+                        self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                        self.c_fresh.d.next = self.jq_fr_msn0.val();
+                        if self.o_rreq.q.val() {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 3;
+                            self.c_fresh.d.next = self.jq_fr_msn1.val();
                         }
+                    }
+                    if self.rk.q.val().get_bit(2) {
+                        self.qctx.read_addr.next = self.qc_conn.val();
+                        if self.o_rreq.q.val() {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 2;
+                        }
+                        self.c_hi_eq.d.next =
+                            self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+                    }
+                    if self.rk.q.val().get_bit(3) {
+                        self.h_b.d.next = self.sh1.val();
+                        if self.h_t.q.val() {
+                            self.chk_to_q.d.next =
+                                (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                                    | bit_cast::<33, 32>(self.sh.val());
+                        }
+                        self.f_msn_eq.d.next = self.c_hi_eq.q.val()
+                            && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                        self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                        self.c_fresh.d.next = self.jq_fr_mo.val();
+                    }
+                    if self.rk.q.val().get_bit(4) {
+                        self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
+                        // MO + P (row 16, the Recv byte count, the next expected MO).
+                        self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
+                            | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+                        if self.ss_lo.val().get_bit(16) {
+                            self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
+                                | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+                        }
+                        self.f_mo_zero.d.next = self.sh.val() == 0;
+                        self.qctx.read_addr.next = self.qc_conn.val() + 4;
+                        self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
+                    }
+                    if self.rk.q.val().get_bit(5) {
+                        // A Terminate's octets 18-19 (Layer / EType, Code) straight into
+                        // the record value (nothing else uses `o_val` during a read).
+                        self.o_val.d.next = bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
+                        self.f_mo_eq.d.next =
+                            self.c_hi_eq.q.val() && (self.h_mo.q.val() == self.qc_v.val());
+                    }
+                    if self.rk.q.val().get_bit(8) {
+                        self.f_size_zero.d.next = self.sh.val() == 0;
+                    }
+                } else if self.rk.q.val().get_bits::<4>(5) != 0 {
+                    // A done: the Read Request's sink STag, sink TO (high, low) and size
+                    // (words 5-8), each straight out on `irq_word` (`o_addr`, which held
+                    // the source address, the request's first word, see "State").
+                    self.o_addr.d.next = self.sh.val();
+                    self.irq_v.d.next = true;
+                }
+                // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
+                // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                if self.rk.q.val().get_bit(1) {
+                    self.h_stag.d.next = self.sh.val();
+                }
+                // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+                // check registers (for the StagCheck at the job, for `irq_*` at the done).
+                if self.rk.q.val().get_bit(8) {
+                    self.chk_len_q.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(9) {
+                    // SrcSTag (octets 2-5 of a Read Request are not used).
+                    self.h_stag.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(10) {
+                    self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
+                        << 32)
+                        | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    self.to_hz.d.next = self.sh_hz.val();
+                    self.to_ho.d.next = self.sh_ho.val();
+                }
+                if self.rk.q.val().get_bit(11) {
+                    self.chk_to_q.d.next =
+                        (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                            | bit_cast::<33, 32>(self.sh.val());
+                }
+                if self.rk_last.q.val() {
+                    self.ra.d.next = 0.into();
+                    self.rvld.d.next = false;
+                    if self.rd_done_mode.q.val() {
+                        if self.d_kind.q.val() != self.k_irq.val() {
+                            self.cqe_v.d.next = true;
+                        }
+                        self.state.d.next = RxState::Emit;
+                    } else {
+                        self.state.d.next = RxState::Eval;
                     }
                 }
             }
@@ -2290,16 +2283,22 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqReq => {
-                // The expected MO's high half on `qc_v` for RqWait's TO + MO (row 14 passed, so
-                // it is the header's; `c_fresh` is still the MO's flag from the header read).
-                self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                // The expected MO's high half on the read port for RqWait's TO + MO (row 14
+                // passed, so it is the header's; `c_fresh` is still the MO's flag from the header
+                // read). A fresh MO (0) reads field 3's high half, never written, so 0: the sum
+                // takes the RAM's output with no `qc_v` multiplexer (timing).
+                if !self.c_fresh.q.val() {
+                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                }
                 // The answer may come in the cycle after the request is taken.
                 if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }
             RxState::RqWait => {
-                self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                if !self.c_fresh.q.val() {
+                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                }
                 // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
                 // into the context RAM (field 3, see "State") in every RqWait cycle, the last
                 // one with the answer (timing: the write enable is the state alone; no done
