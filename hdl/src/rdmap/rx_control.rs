@@ -186,9 +186,21 @@
 //! QP was dead already (no `h_dead` in that path: `dying` only drops later jobs, as `!en || err`
 //! does); the LLP error to serve is picked one cycle ahead (`llp_sel_q`, `llp_any_q`) and committed
 //! from its own state (`LlpErr`); whether a done has effects is decided in the Idle cycle before
-//! DoneGet, from the lane's look-up. Standalone on the HX8K (`rnic synth --board alchitry-cu
-//! --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift register, outputs
-//! XOR-reduced): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
+//! DoneGet, from the lane's look-up; the header captures are enabled by an `rk` bit (no `rvld`:
+//! `rk` is non-zero only while a word is valid); rows 1-8 (the header alone) are decided into
+//! `h_bad` / `h_bad_code` as the read ends, so Eval's priority chain starts from one flag; a fresh
+//! field (MSN 1, MO 0) is read from field 3's high half (never written, so 0; bit 0 set for the
+//! MSN's low half), so the compares and the Send's TO + MO take the context RAM's output with no
+//! 16-bit multiplexer, and each compare's operand is chosen before the RAM's output comes
+//! (`c_op_*`); `ra` / `rlast` load in every Idle cycle; `job_ready` is a flip-flop (`jr_n`, the
+//! next cycle's `state != Idle || held`: the parser's skid uses it combinationally). Standalone
+//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
+//! `--freq 100`, inputs from a shift register, outputs XOR-reduced), board profile (2 QPs, no
+//! markers): 1491 logic cells (1159 LUT4, 725 flip-flops, 160 carries), 100.5 MHz with
+//! nextpnr's default seed (102.5 / 104.0 with seeds 2, 3; 2026-11-29; 1571 cells, 1240 LUT4,
+//! 720 flip-flops, 91.3 MHz, 98.5 / 101.6 before, the paths the `state` decodes into the
+//! capture enables, the RAM-to-compare multiplexers and Eval's row chain). Earlier (default
+//! build): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
 //! nextpnr's default seed, since the check queue keeps one host address and the MSN + 1 is a
 //! carry-select (`sh1`: no 32-bit carry chain from the header RAM's output, which only the
 //! composed `rx_path` shows; 2026-11-28; 1626 cells, 1301 LUT4, 752 flip-flops, 103.4 MHz
@@ -441,6 +453,9 @@ pub struct RxControl {
     ctx: DFF<ChkCtx>,
     // The job.
     held: DFF<Bit>,
+    /// `job_ready` low, registered: the next cycle's `state != Idle || held` (timing: the
+    /// parser's skid takes `job_ready` combinationally; a flip-flop, not a decode of `state`).
+    jr_n: DFF<Bit>,
     blocked: DFF<Bit>,
     j_conn: DFF<Bits<CONN_BITS>>,
     j_slot: DFF<Bit>,
@@ -469,6 +484,10 @@ pub struct RxControl {
     e_fail: DFF<Bit>,
     e_drop: DFF<Bit>,
     e_code: DFF<Bits<4>>,
+    /// Rows 1-8 (the header alone) failed, decided as the read ends (timing: Eval's priority
+    /// chain starts from one flag), and the first failing row's code.
+    h_bad: DFF<Bit>,
+    h_bad_code: DFF<Bits<4>>,
     e_go_vd: DFF<Bit>,
     e_dying: DFF<Bit>,
     e_push: DFF<Bit>,
@@ -644,6 +663,13 @@ pub struct RxControl {
     jq_fr_msn1: Signal<Local, Bit>,
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
+    /// The operands compared with `qc_v`: octets 10-11 (word 2) or `prev_lo` (word 4); octets
+    /// 12-13 (word 3) or `h_mo` (word 5); and the two compares (timing: the operand is chosen
+    /// before the RAM's output comes, so each compare is three LUT levels from the RAM).
+    c_op_a: Signal<Local, Bits<16>>,
+    c_op_b: Signal<Local, Bits<16>>,
+    c_eq_a: Signal<Local, Bit>,
+    c_eq_b: Signal<Local, Bit>,
     qc_conn: Signal<Local, Bits<QCTX_ADDR_BITS>>,
     /// The done's WQE-index word in `qctx` (field 3, low half; `| 1`: the high half, never
     /// written, index 0 for an RdmaRead CQE): `cqe_index` is the read port at this address.
@@ -976,6 +1002,7 @@ impl Default for RxControl {
             state: Default::default(),
             ctx: Default::default(),
             held: Default::default(),
+            jr_n: Default::default(),
             blocked: Default::default(),
             j_conn: Default::default(),
             j_slot: Default::default(),
@@ -995,6 +1022,8 @@ impl Default for RxControl {
             e_fail: Default::default(),
             e_drop: Default::default(),
             e_code: Default::default(),
+            h_bad: Default::default(),
+            h_bad_code: Default::default(),
             e_go_vd: Default::default(),
             e_dying: Default::default(),
             e_push: Default::default(),
@@ -1141,6 +1170,10 @@ impl Default for RxControl {
             jq_fr_msn1: Default::default(),
             jq_fr_mo: Default::default(),
             qc_v: Default::default(),
+            c_op_a: Default::default(),
+            c_op_b: Default::default(),
+            c_eq_a: Default::default(),
+            c_eq_b: Default::default(),
             qc_conn: Default::default(),
             qc_d_ix: Default::default(),
             qc_wval: Default::default(),
@@ -1339,6 +1372,7 @@ impl Logic for RxControl {
             llp_any_q,
             ctx,
             held,
+            jr_n,
             blocked,
             j_conn,
             j_slot,
@@ -1358,6 +1392,8 @@ impl Logic for RxControl {
             e_fail,
             e_drop,
             e_code,
+            h_bad,
+            h_bad_code,
             e_go_vd,
             e_dying,
             e_push,
@@ -1633,18 +1669,27 @@ impl Logic for RxControl {
 
         // ---- The context RAM's read port: by default field 3, never written (so a read never
         // meets a write of the same entry); the value read, or the reset value while fresh
-        // (MSN 1: low half 1 in the cycle of word 3; MO 0).
+        // (MSN 1: low half 1 in the cycle of word 3; MO 0): a fresh field's halves are read
+        // from field 3's high half, never written, so 0 (timing: no 16-bit multiplexer between
+        // the RAM and the compares), and bit 0 is set for the MSN's low half.
         self.qctx.clock.next = self.clock.val();
         self.qc_conn.next = bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.j_conn.q.val()) << 4;
         self.qc_d_ix.next = (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
         self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
-        if self.c_fresh.q.val() {
-            self.qc_v.next = 0.into();
-            if self.rk.q.val().get_bit(3) {
-                self.qc_v.next = 1.into();
-            }
+        if self.c_fresh.q.val() && self.rk.q.val().get_bit(3) {
+            self.qc_v.next = self.qctx.read_data.val() | 1;
         }
+        self.c_op_a.next = self.hdr_a_data.val().get_bits::<16>(0);
+        if self.rk.q.val().get_bit(4) {
+            self.c_op_a.next = self.prev_lo.q.val();
+        }
+        self.c_op_b.next = self.hdr_a_data.val().get_bits::<16>(16);
+        if self.rk.q.val().get_bit(5) {
+            self.c_op_b.next = self.h_mo.q.val();
+        }
+        self.c_eq_a.next = self.c_op_a.val() == self.qc_v.val();
+        self.c_eq_b.next = self.c_op_b.val() == self.qc_v.val();
 
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
@@ -1710,7 +1755,8 @@ impl Logic for RxControl {
         self.len_sum.next =
             bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.len_p.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-            + ((bit_cast::<33, 16>(self.qc_v.val()) << 16) | bit_cast::<33, 16>(self.h_mo.q.val()));
+            + ((bit_cast::<33, 16>(self.qctx.read_data.val()) << 16)
+                | bit_cast::<33, 16>(self.h_mo.q.val()));
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -1802,6 +1848,15 @@ impl Logic for RxControl {
         // ---- The FSM.
         match self.state.q.val() {
             RxState::Idle => {
+                // A job's read, if one starts now (timing: loaded in every Idle cycle, so their
+                // enables are the state alone; nothing reads them in Idle, and DoneGet sets them
+                // again for a done's read): word 0 is read at once for a new job, so Read
+                // starts at word 1; a held job's read starts at word 0.
+                self.ra.d.next = 0.into();
+                if !self.held.q.val() {
+                    self.ra.d.next = 1.into();
+                }
+                self.rlast.d.next = 5.into();
                 // The WQE index of the done's QP (field 3, low half), for DoneGet; a failed
                 // queued check's segment length instead (its CQE has no WQE index).
                 self.qctx.read_addr.next =
@@ -1864,12 +1919,9 @@ impl Logic for RxControl {
                     // (`hdr_a_addr` from the job inputs), so Read starts at word 1.
                     self.start_read.next = true;
                     self.rd_done_mode.d.next = false;
-                    self.ra.d.next = 0.into();
                     if !self.held.q.val() {
                         self.direct_read.next = true;
-                        self.ra.d.next = 1.into();
                     }
-                    self.rlast.d.next = 5.into();
                 }
             }
             RxState::LlpErr => {
@@ -1921,167 +1973,195 @@ impl Logic for RxControl {
                     }
                 }
                 self.rk_last.d.next = self.ra.q.val() == self.rlast.q.val();
-                if self.rvld.q.val() {
-                    // Word k is on `hdr_a_data` when `rk` bit k is set.
-                    self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
-                    if !self.rd_done_mode.q.val() {
-                        if self.rk.q.val().get_bit(0) {
-                            // Octet 0: T, L, DV; octet 1: RV, opcode.
-                            self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
-                            self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
-                            self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
-                            self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
-                            self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
-                            self.o_write.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
-                            self.o_rresp.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
-                            self.o_rreq.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
-                            self.o_term.d.next =
-                                self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
-                            // Lengths against the header of this T: rows 1, 8, 9, P.
-                            self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
-                            self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
-                            // One subtractor for P (the header length by T, then subtracted).
-                            self.hlen.next = self.hdr_untagged.val();
-                            if self.hdr_a_data.val().get_bit(31) {
-                                self.hlen.next = self.hdr_tagged.val();
-                            }
-                            self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
-                            self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
-                            self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
-                            if self.hdr_a_data.val().get_bit(31) {
-                                // Tagged: the TO ends in word 3.
-                                self.rlast.d.next = 3.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val()
-                            {
-                                self.rlast.d.next = 11.into();
-                            } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val()
-                            {
-                                self.rlast.d.next = 5.into();
-                            }
+                // Word k is on `hdr_a_data` when `rk` bit k is set.
+                self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
+                if !self.rd_done_mode.q.val() {
+                    if self.rk.q.val().get_bit(0) {
+                        // Octet 0: T, L, DV; octet 1: RV, opcode.
+                        self.h_t.d.next = self.hdr_a_data.val().get_bit(31);
+                        self.h_l.d.next = self.hdr_a_data.val().get_bit(30);
+                        self.h_dv.d.next = self.hdr_a_data.val().get_bits::<2>(24);
+                        self.h_rv.d.next = self.hdr_a_data.val().get_bits::<2>(22);
+                        self.h_opc.d.next = self.hdr_a_data.val().get_bits::<4>(16);
+                        self.o_write.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_write.val();
+                        self.o_rresp.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_rresp.val();
+                        self.o_rreq.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val();
+                        self.o_term.d.next =
+                            self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
+                        // Lengths against the header of this T: rows 1, 8, 9, P.
+                        self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
+                        self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
+                        // One subtractor for P (the header length by T, then subtracted).
+                        self.hlen.next = self.hdr_untagged.val();
+                        if self.hdr_a_data.val().get_bit(31) {
+                            self.hlen.next = self.hdr_tagged.val();
                         }
-                        if self.rk.q.val().get_bit(2) {
-                            if self.h_t.q.val() {
-                                // Tagged: the TO straight into the check (high half here, low in word 3).
-                                self.chk_to_q.d.next =
-                                    (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0)) << 32)
-                                        | bit_cast::<33, 32>(
-                                            self.chk_to_q.q.val().get_bits::<32>(0),
-                                        );
-                                self.to_hz.d.next = self.sh_hz.val();
-                                self.to_ho.d.next = self.sh_ho.val();
-                            }
-                            // QN > 2: any bit above bit 1, or QN = 3.
-                            self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
-                                || (self.sh.val().get_bits::<2>(0) == 3);
-                            self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
-                            self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
-                            self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                        self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
+                        self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
+                        self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
+                        if self.hdr_a_data.val().get_bit(31) {
+                            // Tagged: the TO ends in word 3.
+                            self.rlast.d.next = 3.into();
+                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                            self.rlast.d.next = 11.into();
+                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
+                            self.rlast.d.next = 5.into();
                         }
-                        // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
-                        // address in the cycle before its word): MSN high half against octets
-                        // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
-                        // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                        // (kept in `h_mo`, word 5).
-                        if self.rk.q.val().get_bit(1) {
-                            self.qctx.read_addr.next = self.qc_conn.val() + 1;
-                            self.c_fresh.d.next = self.jq_fr_msn0.val();
-                            if self.o_rreq.q.val() {
+                    }
+                    if self.rk.q.val().get_bit(2) {
+                        if self.h_t.q.val() {
+                            // Tagged: the TO straight into the check (high half here, low in word 3).
+                            self.chk_to_q.d.next =
+                                (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0)) << 32)
+                                    | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                            self.to_hz.d.next = self.sh_hz.val();
+                            self.to_ho.d.next = self.sh_ho.val();
+                        }
+                        // QN > 2: any bit above bit 1, or QN = 3.
+                        self.f_qn_gt2.d.next = (self.sh.val().get_bits::<30>(2) != 0)
+                            || (self.sh.val().get_bits::<2>(0) == 3);
+                        self.f_qn0.d.next = self.sh.val() == self.qn_send.val();
+                        self.f_qn1.d.next = self.sh.val() == self.qn_rreq.val();
+                        self.f_qn2.d.next = self.sh.val() == self.qn_term.val();
+                    }
+                    // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
+                    // address in the cycle before its word): MSN high half against octets
+                    // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
+                    // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
+                    // (kept in `h_mo`, word 5).
+                    // (A fresh field's addresses stay at the default, field 3's high half.)
+                    if self.rk.q.val().get_bit(1) {
+                        if self.o_rreq.q.val() {
+                            if !self.jq_fr_msn1.val() {
                                 self.qctx.read_addr.next = self.qc_conn.val() + 3;
-                                self.c_fresh.d.next = self.jq_fr_msn1.val();
                             }
+                            self.c_fresh.d.next = self.jq_fr_msn1.val();
+                        } else {
+                            if !self.jq_fr_msn0.val() {
+                                self.qctx.read_addr.next = self.qc_conn.val() + 1;
+                            }
+                            self.c_fresh.d.next = self.jq_fr_msn0.val();
                         }
-                        if self.rk.q.val().get_bit(2) {
+                    }
+                    if self.rk.q.val().get_bit(2) {
+                        if !self.c_fresh.q.val() {
                             self.qctx.read_addr.next = self.qc_conn.val();
                             if self.o_rreq.q.val() {
                                 self.qctx.read_addr.next = self.qc_conn.val() + 2;
                             }
-                            self.c_hi_eq.d.next =
-                                self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
                         }
-                        if self.rk.q.val().get_bit(3) {
-                            self.h_b.d.next = self.sh1.val();
-                            if self.h_t.q.val() {
-                                self.chk_to_q.d.next =
-                                    (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32))
-                                        << 32)
-                                        | bit_cast::<33, 32>(self.sh.val());
-                            }
-                            self.f_msn_eq.d.next = self.c_hi_eq.q.val()
-                                && (self.hdr_a_data.val().get_bits::<16>(16) == self.qc_v.val());
+                        self.c_hi_eq.d.next = self.c_eq_a.val();
+                    }
+                    if self.rk.q.val().get_bit(3) {
+                        self.h_b.d.next = self.sh1.val();
+                        if self.h_t.q.val() {
+                            self.chk_to_q.d.next =
+                                (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                                    | bit_cast::<33, 32>(self.sh.val());
+                        }
+                        self.f_msn_eq.d.next = self.c_hi_eq.q.val() && self.c_eq_b.val();
+                        if !self.jq_fr_mo.val() {
                             self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                            self.c_fresh.d.next = self.jq_fr_mo.val();
                         }
-                        if self.rk.q.val().get_bit(4) {
-                            self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
-                            // MO + P (row 16, the Recv byte count, the next expected MO).
-                            self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
+                        self.c_fresh.d.next = self.jq_fr_mo.val();
+                    }
+                    if self.rk.q.val().get_bit(4) {
+                        self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
+                        // MO + P (row 16, the Recv byte count, the next expected MO).
+                        self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
+                            | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+                        if self.ss_lo.val().get_bit(16) {
+                            self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
                                 | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                            if self.ss_lo.val().get_bit(16) {
-                                self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
-                                    | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                            }
-                            self.f_mo_zero.d.next = self.sh.val() == 0;
+                        }
+                        self.f_mo_zero.d.next = self.sh.val() == 0;
+                        if !self.c_fresh.q.val() {
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
-                            self.c_hi_eq.d.next = self.prev_lo.q.val() == self.qc_v.val();
                         }
-                        if self.rk.q.val().get_bit(5) {
-                            // A Terminate's octets 18-19 (Layer / EType, Code) straight into
-                            // the record value (nothing else uses `o_val` during a read).
-                            self.o_val.d.next =
-                                bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
-                            self.f_mo_eq.d.next =
-                                self.c_hi_eq.q.val() && (self.h_mo.q.val() == self.qc_v.val());
-                        }
-                        if self.rk.q.val().get_bit(8) {
-                            self.f_size_zero.d.next = self.sh.val() == 0;
-                        }
-                    } else if self.rk.q.val().get_bits::<4>(5) != 0 {
-                        // A done: the Read Request's sink STag, sink TO (high, low) and size
-                        // (words 5-8), each straight out on `irq_word` (`o_addr`, which held
-                        // the source address, the request's first word, see "State").
-                        self.o_addr.d.next = self.sh.val();
-                        self.irq_v.d.next = true;
+                        self.c_hi_eq.d.next = self.c_eq_a.val();
                     }
-                    // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
-                    // Send (for the check at the job, for `cqe_inv_stag` at the done).
-                    if self.rk.q.val().get_bit(1) {
-                        self.h_stag.d.next = self.sh.val();
+                    if self.rk.q.val().get_bit(5) {
+                        // A Terminate's octets 18-19 (Layer / EType, Code) straight into
+                        // the record value (nothing else uses `o_val` during a read).
+                        self.o_val.d.next = bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
+                        self.f_mo_eq.d.next = self.c_hi_eq.q.val() && self.c_eq_b.val();
                     }
-                    // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
-                    // check registers (for the StagCheck at the job, for `irq_*` at the done).
                     if self.rk.q.val().get_bit(8) {
-                        self.chk_len_q.d.next = self.sh.val();
+                        self.f_size_zero.d.next = self.sh.val() == 0;
                     }
-                    if self.rk.q.val().get_bit(9) {
-                        // SrcSTag (octets 2-5 of a Read Request are not used).
-                        self.h_stag.d.next = self.sh.val();
-                    }
-                    if self.rk.q.val().get_bit(10) {
-                        self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
-                            << 32)
-                            | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
-                        self.to_hz.d.next = self.sh_hz.val();
-                        self.to_ho.d.next = self.sh_ho.val();
-                    }
-                    if self.rk.q.val().get_bit(11) {
-                        self.chk_to_q.d.next =
-                            (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
-                                | bit_cast::<33, 32>(self.sh.val());
-                    }
-                    if self.rk_last.q.val() {
-                        self.ra.d.next = 0.into();
-                        self.rvld.d.next = false;
-                        if self.rd_done_mode.q.val() {
-                            if self.d_kind.q.val() != self.k_irq.val() {
-                                self.cqe_v.d.next = true;
-                            }
-                            self.state.d.next = RxState::Emit;
-                        } else {
-                            self.state.d.next = RxState::Eval;
+                } else if self.rk.q.val().get_bits::<4>(5) != 0 {
+                    // A done: the Read Request's sink STag, sink TO (high, low) and size
+                    // (words 5-8), each straight out on `irq_word` (`o_addr`, which held
+                    // the source address, the request's first word, see "State").
+                    self.o_addr.d.next = self.sh.val();
+                    self.irq_v.d.next = true;
+                }
+                // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
+                // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                if self.rk.q.val().get_bit(1) {
+                    self.h_stag.d.next = self.sh.val();
+                }
+                // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
+                // check registers (for the StagCheck at the job, for `irq_*` at the done).
+                if self.rk.q.val().get_bit(8) {
+                    self.chk_len_q.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(9) {
+                    // SrcSTag (octets 2-5 of a Read Request are not used).
+                    self.h_stag.d.next = self.sh.val();
+                }
+                if self.rk.q.val().get_bit(10) {
+                    self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
+                        << 32)
+                        | bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
+                    self.to_hz.d.next = self.sh_hz.val();
+                    self.to_ho.d.next = self.sh_ho.val();
+                }
+                if self.rk.q.val().get_bit(11) {
+                    self.chk_to_q.d.next =
+                        (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                            | bit_cast::<33, 32>(self.sh.val());
+                }
+                if self.rk_last.q.val() {
+                    self.ra.d.next = 0.into();
+                    self.rvld.d.next = false;
+                    if self.rd_done_mode.q.val() {
+                        if self.d_kind.q.val() != self.k_irq.val() {
+                            self.cqe_v.d.next = true;
                         }
+                        self.state.d.next = RxState::Emit;
+                    } else {
+                        self.state.d.next = RxState::Eval;
+                    }
+                    // Rows 1-8 from the header flags, all registered by now (the last word,
+                    // on `hdr_a_data` in this cycle, is word 3 or later; rows 1-8 use words 0,
+                    // 2 and 4, and word 4 only for a Read Request, whose last word is 11).
+                    self.h_bad.d.next = true;
+                    if self.f_short.q.val() {
+                        self.h_bad_code.d.next = self.ec_trunc.val();
+                    } else if self.h_dv.q.val() != 1 {
+                        if self.h_t.q.val() {
+                            self.h_bad_code.d.next = self.ec_dv_tg.val();
+                        } else {
+                            self.h_bad_code.d.next = self.ec_dv_ut.val();
+                        }
+                    } else if !self.h_t.q.val() && self.f_qn_gt2.q.val() {
+                        self.h_bad_code.d.next = self.ec_qn.val();
+                    } else if self.h_rv.q.val() != 1 {
+                        self.h_bad_code.d.next = self.ec_rv.val();
+                    } else if self.h_opc.q.val().get_bit(3) || !self.op_ok_t.val() {
+                        // Rows 5 and 6.
+                        self.h_bad_code.d.next = self.ec_opcode.val();
+                    } else if self.o_rreq.q.val() && (!self.h_l.q.val() || !self.f_mo_zero.q.val())
+                    {
+                        self.h_bad_code.d.next = self.ec_mo.val();
+                    } else if self.o_rreq.q.val() && self.f_rrlen_bad.q.val() {
+                        self.h_bad_code.d.next = self.ec_rrlen.val();
+                    } else {
+                        self.h_bad.d.next = false;
                     }
                 }
             }
@@ -2128,32 +2208,10 @@ impl Logic for RxControl {
                     // Row 0: dropped silently.
                     self.e_drop.d.next = true;
                     self.go_vd.next = true;
-                } else if self.f_short.q.val() {
+                } else if self.h_bad.q.val() {
+                    // Rows 1-8 (decided as the read ended).
                     self.fail.next = true;
-                    self.f_code.next = self.ec_trunc.val();
-                } else if self.h_dv.q.val() != 1 {
-                    self.fail.next = true;
-                    if self.h_t.q.val() {
-                        self.f_code.next = self.ec_dv_tg.val();
-                    } else {
-                        self.f_code.next = self.ec_dv_ut.val();
-                    }
-                } else if !self.h_t.q.val() && self.f_qn_gt2.q.val() {
-                    self.fail.next = true;
-                    self.f_code.next = self.ec_qn.val();
-                } else if self.h_rv.q.val() != 1 {
-                    self.fail.next = true;
-                    self.f_code.next = self.ec_rv.val();
-                } else if self.h_opc.q.val().get_bit(3) || !self.op_ok_t.val() {
-                    // Rows 5 and 6.
-                    self.fail.next = true;
-                    self.f_code.next = self.ec_opcode.val();
-                } else if self.o_rreq.q.val() && (!self.h_l.q.val() || !self.f_mo_zero.q.val()) {
-                    self.fail.next = true;
-                    self.f_code.next = self.ec_mo.val();
-                } else if self.o_rreq.q.val() && self.f_rrlen_bad.q.val() {
-                    self.fail.next = true;
-                    self.f_code.next = self.ec_rrlen.val();
+                    self.f_code.next = self.h_bad_code.q.val();
                 } else if self.o_term.q.val() {
                     // Row 9: never answered; the QP goes to error at the done.
                     self.dying_set.next = true;
@@ -2224,10 +2282,14 @@ impl Logic for RxControl {
                 self.e_ctx.d.next = self.cq_ctx_n.val();
                 self.e_orq.d.next = self.orq_dec.val();
                 self.e_rreq.d.next = self.msn1_inc.val();
+                // (Back to the defaults, `cq_ctx_n` and `f_code` too: timing, the queue's
+                // context and `pf_code` then load only Eval2's registered outcome.)
                 self.fail.next = false;
+                self.f_code.next = self.ec_trunc.val();
                 self.go_vd.next = false;
                 self.dying_set.next = false;
                 self.cq_push.next = false;
+                self.cq_ctx_n.next = 0.into();
                 self.orq_dec.next = false;
                 self.msn1_inc.next = false;
                 self.irq_inc.next = false;
@@ -2290,16 +2352,22 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqReq => {
-                // The expected MO's high half on `qc_v` for RqWait's TO + MO (row 14 passed, so
-                // it is the header's; `c_fresh` is still the MO's flag from the header read).
-                self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                // The expected MO's high half on the read port for RqWait's TO + MO (row 14
+                // passed, so it is the header's; `c_fresh` is still the MO's flag from the header
+                // read). A fresh MO (0) reads field 3's high half, never written, so 0: the sum
+                // takes the RAM's output with no `qc_v` multiplexer (timing).
+                if !self.c_fresh.q.val() {
+                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                }
                 // The answer may come in the cycle after the request is taken.
                 if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }
             RxState::RqWait => {
-                self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                if !self.c_fresh.q.val() {
+                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                }
                 // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
                 // into the context RAM (field 3, see "State") in every RqWait cycle, the last
                 // one with the answer (timing: the write enable is the state alone; no done
@@ -3036,7 +3104,9 @@ impl Logic for RxControl {
         }
 
         // ---- Outputs (all registers, but the two readies, which depend on the state only).
-        self.job_ready.next = (self.state.q.val() == RxState::Idle) && !self.held.q.val();
+        // `state == Idle && !held`, one cycle ahead from the registers' next values.
+        self.jr_n.d.next = (self.state.d.val() != RxState::Idle) || self.held.d.val();
+        self.job_ready.next = !self.jr_n.q.val();
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
