@@ -19,7 +19,8 @@
 //! - The ULPDU stream: byte 0 in the MSB lane, `ulpdu_conn` = `msg_conn`, constant over the
 //!   packet, `ulpdu_len` = header + payload octets of the segment, valid while the packet's
 //!   first beat is offered (MpaTx reads it there only; it already holds the next segment's
-//!   length while a segment's last beats wait); only the last beat is partial. Payload octet 0 of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
+//!   length while a segment's last beats wait); only the last beat is partial. Payload octet 0
+//!   of every segment is in lane 2 of beat 3 (tagged) or 4 (untagged).
 //!
 //! # The hand-over
 //!

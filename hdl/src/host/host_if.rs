@@ -183,7 +183,7 @@ use crate::config::{
     QPS, RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
 };
 use crate::ram::BlockRam;
-use rnic_proto::host::{regs, QP_WINDOWS};
+use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
@@ -191,7 +191,7 @@ use rust_hdl::prelude::*;
 fn reg_ram_contents() -> Vec<Bits<32>> {
     use crate::config::{MARKERS, STAG_ENTRIES};
     let caps = (QPS as u64)
-        | ((CQN as u64) << 8)
+        | ((CQS as u64) << 8)
         | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
         | (4u64 << 24);
     let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 };
@@ -202,10 +202,6 @@ fn reg_ram_contents() -> Vec<Bits<32>> {
     mem[(regs::FEATURES >> 2) as usize] = u64::from(features).into();
     mem
 }
-
-/// Completion queues (one per QP: 4, or 2 with `two-qps`; the CQ windows of the map are
-/// `rnic_proto::host::CQS`).
-const CQN: usize = CQS;
 
 /// RQ service states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -461,10 +457,10 @@ pub struct HostIf {
 
     // ---- Per CQ.
     /// The CQE writer wrote CQ_PI since the CQ_LOG2 write (else it is 0).
-    c_pi_v: [DFF<Bit>; CQN],
+    c_pi_v: [DFF<Bit>; CQS],
     /// CQ_CI was written since the CQ_LOG2 write (else it reads 0; the value is in the RAM).
-    c_ci_v: [DFF<Bit>; CQN],
-    c_ovf: [DFF<Bit>; CQN],
+    c_ci_v: [DFF<Bit>; CQS],
+    c_ovf: [DFF<Bit>; CQS],
 
     // ---- RQ service.
     rq_state: DFF<RqState>,
@@ -878,12 +874,13 @@ const _: () = {
     assert!(regs::QP_CTRL_SEND_CQ_SHIFT == 20 && regs::QP_CTRL_RECV_CQ_SHIFT == 22);
     assert!(regs::QP_CTRL_PD_SHIFT == 8 && regs::QP_CTRL_IRD_SHIFT == 12);
     assert!(regs::QP_CTRL_ORD_SHIFT == 16 && regs::QP_CTRL_TX_MARKERS == 1 << 5);
-    assert!(QPS <= QP_WINDOWS && CQN <= rnic_proto::host::CQS && regs::MMIO_ADDR_BITS == 12);
-    assert!(rnic_proto::host::CQS == 4);
+    assert!(QPS <= QP_WINDOWS && CQS <= CQ_WINDOWS && regs::MMIO_ADDR_BITS == 12);
+    // Both windows are selected by 2 address bits (`mmio_addr[7:6]`, `[6:5]`).
+    assert!(QP_WINDOWS == 4 && CQ_WINDOWS == 4);
 };
 
-// The windows of absent QPs: a loop that is empty at 4 QPs (`QPS..QP_WINDOWS`; the allow covers the
-// Verilog generator `#[hdl_gen]` adds to the impl).
+// The windows of absent QPs and CQs: loops that are empty at 4 QPs (`QPS..QP_WINDOWS`,
+// `CQS..CQ_WINDOWS`; the allow covers the Verilog generator `#[hdl_gen]` adds to the impl).
 #[allow(clippy::reversed_empty_ranges)]
 impl Logic for HostIf {
     // The nested `if` of the STATUS read is kept: its collapsed form gives yosys 12 more LUT4
@@ -965,7 +962,7 @@ impl Logic for HostIf {
                 self.q_fpdu[i].d.next = true;
             }
         }
-        for i in 0..CQN {
+        for i in 0..CQS {
             self.c_pi_v[i].clock.next = self.clock.val();
             self.c_pi_v[i].d.next = self.c_pi_v[i].q.val();
             self.c_ci_v[i].clock.next = self.clock.val();
@@ -993,11 +990,10 @@ impl Logic for HostIf {
                 self.a_qp.next = false;
             }
         }
-        // The CQ windows likewise (`rnic_proto::host::CQS` of them, `mmio_addr[6:5]`): those of
-        // the CQs the core does not have decode as nothing (`a_cqx` low; the loop is empty at
-        // 4 CQs).
+        // The CQ windows likewise (`CQ_WINDOWS` of them, `mmio_addr[6:5]`): those of the CQs
+        // the core does not have decode as nothing (`a_cqx` low; the loop is empty at 4 CQs).
         self.a_cqx.next = true;
-        for i in CQN..4 {
+        for i in CQS..CQ_WINDOWS {
             if self.mmio_addr.val().get_bits::<2>(5).index() == i {
                 self.a_cqx.next = false;
             }
@@ -1117,7 +1113,7 @@ impl Logic for HostIf {
         self.w_pi_v.next = self.c_pi_v[0].q.val();
         self.w_ci_v.next = self.c_ci_v[0].q.val();
         self.w_ovf.next = self.c_ovf[0].q.val();
-        for i in 1..CQN {
+        for i in 1..CQS {
             if self.a_c.val().index() == i {
                 self.m_cpi_v.next = self.c_pi_v[i].q.val();
                 self.m_ci_v.next = self.c_ci_v[i].q.val();
@@ -1599,7 +1595,7 @@ impl Logic for HostIf {
             }
             CwState::Full => {
                 if self.cw_full.q.val() {
-                    for i in 0..CQN {
+                    for i in 0..CQS {
                         if self.cw_cq.q.val().index() == i {
                             self.c_ovf[i].d.next = true;
                         }
@@ -1643,7 +1639,7 @@ impl Logic for HostIf {
             CwState::Pw => {
                 // The new producer index goes to the RAM before the CQE is released.
                 if self.cw_wgnt.val() {
-                    for i in 0..CQN {
+                    for i in 0..CQS {
                         if self.cw_cq.q.val().index() == i {
                             self.c_pi_v[i].d.next = true;
                         }
@@ -1804,7 +1800,7 @@ impl Logic for HostIf {
                 }
             }
             if self.a_cq.val() {
-                for i in 0..CQN {
+                for i in 0..CQS {
                     if self.a_c.val().index() == i {
                         if self.a_coff.val() == 0x04 {
                             self.c_pi_v[i].d.next = false;
