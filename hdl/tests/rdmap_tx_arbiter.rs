@@ -3,19 +3,18 @@
 //! with random `msg_ready`, a random number of messages taken ahead and random done delays.
 //!
 //! Checked against a reference model of the arbiter every cycle: the job on `msg_*` is the one
-//! the round-robin rule picks (held while shown and not taken), with every field (a Read
-//! Response's `inv_stag` / `src_to` / `msn` excepted: the SendEngine's pass through); exactly the
-//! picked source sees `ready`; each message is taken exactly once, each source's jobs in order;
-//! every `msg_done` is routed to the owner of the oldest message in flight, and to it only;
-//! no more than `TXA_INFLIGHT` messages in flight; neither source is passed over twice while it
-//! waits; `idle` exactly when nothing is in flight or held; `msg_take` routed to the source
-//! shown; the read-ahead hint `nxt_*` is the hint of the source expected next (the model's
-//! `nsel`), with `nxt_valid` 0 for a cycle whenever that choice changes, and 0 while a job of
-//! the other source is shown before its `msg_take` (a Read Request of the SendEngine
-//! excepted). A source's hint address is its `*_msg_addr` (driven at random while it shows no
-//! job); `msg_addr` / `nxt_addr` are one multiplexer: the shown job's address until its
-//! `msg_take` (not for a SendEngine Read Request), the hint source's (of the last cycle)
-//! otherwise.
+//! the round-robin rule picked in the cycle before (held while shown and not taken; shown when
+//! that source waited then, was not taken then, and the FIFO has room now), with every
+//! field (a Read Response's `inv_stag` / `src_to` / `msn` excepted: the SendEngine's pass
+//! through); exactly the picked source sees `ready`; each message is taken exactly once, each
+//! source's jobs in order; every `msg_done` is routed to the owner of the oldest message in
+//! flight, and to it only; no more than `TXA_INFLIGHT` messages in flight; neither source is
+//! passed over twice while it waits; `idle` exactly when nothing is in flight or held;
+//! `msg_take` routed to the source shown; the read-ahead hint `nxt_*` is, a cycle late, the hint
+//! (`nxt_valid` / `nxt_len` and the `*_msg_addr` it drove then) of the source expected next (the
+//! model's `nsel`), with `nxt_valid` 0 in the cycle after that choice changes; `nxt_shown` when
+//! the hint's source is the one shown. A source's hint address is its `*_msg_addr` (driven at
+//! random while it shows no job).
 
 // Per-source arrays (ports, offers, sources) are indexed together by the source number.
 #![allow(clippy::needless_range_loop)]
@@ -49,7 +48,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let take_in = i("msg_take");
     let o = |n: &str| sim.output(n).unwrap();
     let takes = [o("se_msg_take"), o("rr_msg_take")];
-    let hout = [o("nxt_valid"), o("nxt_addr"), o("nxt_len")];
+    let hout = [o("nxt_valid"), o("nxt_addr"), o("nxt_len"), o("nxt_shown")];
     let mut hint: [Option<u32>; 2] = [None, None];
     // The value each source drives on its `msg_addr` (its hint address).
     let mut drv_addr = [0u32; 2];
@@ -81,6 +80,12 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let mut held: Option<usize> = None;
     // last_rr resets to 0: the SendEngine counts as granted last.
     let mut last = 0usize;
+    // The source shown in this cycle, chosen in the last one (`pick_q`, reset 0).
+    let mut pick = 0usize;
+    // The picked source waited in the last cycle and was not taken (`msg_valid` unless full).
+    let mut carry = false;
+    // The hint forwarded in this cycle (address, length), registered in the last one.
+    let mut h_reg: Option<(u32, u32)> = None;
     let mut passed_over = [0usize; 2];
     let mut both_waited = 0usize;
     let mut max_inflight = 0usize;
@@ -124,14 +129,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         );
         // The reference pick.
         let full = sink.inflight.len() >= TXA_INFLIGHT;
-        // The source selected (the SendEngine when neither waits: its `ready` may be 1 then).
-        let pick = match held {
-            Some(s) => s,
-            None if offer[0].is_some() && offer[1].is_some() => 1 - last,
-            None => usize::from(offer[1].is_some()),
-        };
+        // The source selected is `pick`, chosen in the last cycle (below; its `ready` may be
+        // 1 while it offers nothing).
         let shown = out.read(sim);
-        let is_shown = offer[pick].is_some() && !full;
+        // `msg_valid` was chosen in the last cycle too: the source waited then and was not
+        // being taken (so it still waits), and the FIFO has room now.
+        let is_shown = carry && !full;
+        assert!(!carry || offer[pick].is_some(), "seed {seed}: model");
         let nsel = if is_shown && !took {
             nsel_prev
         } else if is_shown {
@@ -145,24 +149,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         } else {
             usize::from(hint[0].is_none())
         };
-        // The address multiplexer: the shown job's until its `msg_take`, except for a
-        // SendEngine Read Request; the hint source's otherwise.
-        let rq_shown = pick == 0 && offer[0].is_some_and(|j| j.opcode == 1);
-        let before_take = is_shown && !took && !rq_shown;
-        // (The hint's source of the last cycle: the same as `nsel` whenever the hint is up.)
-        let asel = if before_take { pick } else { nsel_prev };
         match offer[pick] {
-            Some(job) if !full => {
+            Some(job) if is_shown => {
                 // A Read Response shows the SendEngine's `inv_stag` / `src_to` / `msn`
                 // (passed through, unused for a tagged message): compared as DdpTx reads it.
-                // `msg_addr` is the job's until its `msg_take` (not for a Read Request).
-                let want = MsgJob {
-                    addr: drv_addr[asel],
-                    ..job
-                };
                 assert_eq!(
                     shown.map(|j| if pick == 1 { j.used() } else { j }),
-                    Some(want),
+                    Some(job),
                     "seed {seed} cycle {cycle}: job shown (source {pick})"
                 );
             }
@@ -176,30 +169,36 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: msg_take of source {s}"
             );
         }
-        // No hint of one source while the other's job is shown before its take.
-        let want_hint = if nsel == nsel_prev && !(before_take && nsel != pick) {
-            hint[nsel]
+        // The hint forwarded is a register: the last cycle's hint of the source chosen
+        // then (`h_reg`), none in the cycle after the choice changed.
+        assert_eq!(
+            sim.get(hout[0]) == 1,
+            h_reg.is_some(),
+            "seed {seed} cycle {cycle}: nxt_valid (source {nsel_prev})"
+        );
+        if let Some(h) = h_reg {
+            assert_eq!(
+                (sim.get(hout[1]) as u32, sim.get(hout[2]) as u32),
+                h,
+                "seed {seed} cycle {cycle}: nxt_addr / nxt_len"
+            );
+        }
+        assert_eq!(
+            sim.get(hout[3]) == 1,
+            nsel_prev == pick,
+            "seed {seed} cycle {cycle}: nxt_shown"
+        );
+        h_reg = if nsel == nsel_prev {
+            hint[nsel].map(|l| (drv_addr[nsel], l))
         } else {
             None
         };
         nsel_prev = nsel;
-        assert_eq!(
-            sim.get(hout[0]) == 1,
-            want_hint.is_some(),
-            "seed {seed} cycle {cycle}: nxt_valid (source {nsel})"
-        );
-        if let Some(l) = want_hint {
-            assert_eq!(
-                (sim.get(hout[1]) as u32, sim.get(hout[2]) as u32),
-                (drv_addr[nsel], l),
-                "seed {seed} cycle {cycle}: nxt_addr / nxt_len"
-            );
-        }
         let rdy = [sim.get(ports[0].ready) == 1, sim.get(ports[1].ready) == 1];
         for s in 0..2 {
             assert_eq!(
                 rdy[s],
-                ready && !full && pick == s,
+                ready && is_shown && pick == s,
                 "seed {seed} cycle {cycle}: ready of source {s}"
             );
         }
@@ -211,6 +210,16 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         } else if take {
             took = true;
         }
+        // The next cycle's source: the shown one while it waits, else round robin between the
+        // sources waiting now (this cycle's handshake counted as the last grant).
+        let last_now = if shown.is_some() && ready { pick } else { last };
+        let next_pick = if shown.is_some() && !ready {
+            pick
+        } else if offer[0].is_some() && offer[1].is_some() {
+            1 - last_now
+        } else {
+            usize::from(offer[1].is_some())
+        };
         if shown.is_some() {
             let s = pick;
             if ready {
@@ -248,6 +257,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if let Some(s) = sink.end_cycle() {
             dones[s] += 1;
         }
+        let taken_now = shown.is_some() && ready;
+        carry = offer[next_pick].is_some() && !(taken_now && pick == next_pick);
+        pick = next_pick;
         sim.tick();
     }
     for s in 0..2 {

@@ -28,8 +28,9 @@
 //! of the 290 bits of fields) and raises `msg_ready` in the cycle the message's last beat is
 //! accepted, which is also the `msg_done` strobe. A source must therefore hold `msg_*` stable
 //! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
-//! the last time in the cycle of the `msg_take` strobe (`msg_len` of a Read Request is read in
-//! place): the SendEngine uses those registers for the next WQE's early check meanwhile.
+//! the last time in the cycle before the `msg_take` strobe (a register, `take_q`: `msg_len` of
+//! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
+//! early check meanwhile.
 //!
 //! # Read-ahead (issue 5)
 //!
@@ -42,12 +43,18 @@
 //! the take, with the compare `m_r` of the message with the hint registered at the take; the
 //! contract holds the hint up and unchanged until the hinted message's `msg_take`, so no copy
 //! of the region is kept; `nxt_len` is 16 bits, a message of 64 KiB or more gets no hint):
-//! - the same address and length, hint not fallen: the region's blocks are the message's, its
-//!   requests go on (`msg_take` now): no DMA latency before its first payload beat;
+//! - the same address and length, hint not fallen and of the message's own source
+//!   (`nxt_shown`): the region's blocks are the message's, its requests go on (`msg_take`
+//!   next): no DMA latency before its first payload beat;
 //! - a message without payload (Read Request, length 0): the read-ahead is left alone;
 //! - anything else: a flush (`fl`) waits until every busy slot's completion is in (`all_in`; tags are
 //!   never reused before their last beat), frees the slots (`rd_cnt = rq_cnt`), then loads the
-//!   message's own requests (`msg_take` then).
+//!   message's own requests (`msg_take` next).
+//!
+//! `msg_take` is a register (`take_q`), a cycle after the decision. Until the source has seen
+//! it, its hint may still be the taken message's own region, so no read-ahead starts in the
+//! two cycles after (`take_q`, `take_q2`): the source's fall reaches DdpTx through the
+//! arbiter's hint register by then.
 //!
 //! A hint that falls while a region is read ahead (not at a take) makes it stale
 //! (`ra_stale`): no more requests, never used, cancelled at the next message or in `Idle`.
@@ -238,14 +245,18 @@ pub struct DdpTx {
     pub msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     pub msg_len: Signal<In, Bits<32>>,
     pub msg_done: Signal<Out, Bit>,
-    /// Strobe: `msg_addr` and `msg_len` of the offered message were read for the last time
-    /// (the other fields stay read in place until `msg_done`).
+    /// Strobe, from a flip-flop: `msg_addr` and `msg_len` of the offered message were read for
+    /// the last time in the cycle before (the other fields stay read in place until
+    /// `msg_done`).
     pub msg_take: Signal<Out, Bit>,
     // Read-ahead hint: the next message will probably read `[nxt_addr, nxt_addr + nxt_len)`.
     pub nxt_valid: Signal<In, Bit>,
     pub nxt_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     /// 16 bits: a message of 64 KiB or more gets no hint.
     pub nxt_len: Signal<In, Bits<16>>,
+    /// The hint is of the source whose message is on `msg_*` (a hint matches only its own
+    /// source's message).
+    pub nxt_shown: Signal<In, Bit>,
     // Payload DMA reads.
     pub pay_rd_req_valid: Signal<Out, Bit>,
     pub pay_rd_req_ready: Signal<In, Bit>,
@@ -373,7 +384,7 @@ pub struct DdpTx {
     ra: DFF<Bit>,
     /// The hint fell while reading ahead: the region is never used, only cancelled.
     ra_stale: DFF<Bit>,
-    /// `nxt_valid && msg_addr == nxt_addr && msg_len == nxt_len`, registered (valid in the
+    /// `nxt_valid && nxt_shown && msg_addr == nxt_addr && msg_len == nxt_len`, registered (valid in the
     /// cycle after a take: the hint is held, unchanged and up, while its message is offered,
     /// until its `msg_take`).
     m_r: DFF<Bit>,
@@ -414,6 +425,16 @@ pub struct DdpTx {
     ra_start: Signal<Local, Bit>,
     /// The cycle after a take with a read-ahead: continue it, leave it, or cancel it.
     decide: Signal<Local, Bit>,
+    /// DdpTx has read `msg_addr` / `msg_len` for the last time (this cycle): `take_q`'s D.
+    take_now: Signal<Local, Bit>,
+    /// `msg_take`, a cycle after `take_now` (a register: the strobe does not carry the take's
+    /// decode back through the arbiter into the sources' enables). The source holds
+    /// `msg_addr` / `msg_len` a cycle longer.
+    take_q: DFF<Bit>,
+    /// `take_q` of the last cycle. The hint may be the taken message's own until the source
+    /// has seen `msg_take` (its hint falls in the next cycle, and the arbiter forwards it a
+    /// cycle later): no read-ahead starts in the two cycles after `take_now`.
+    take_q2: DFF<Bit>,
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
@@ -619,6 +640,7 @@ impl Default for DdpTx {
             nxt_valid: Default::default(),
             nxt_addr: Default::default(),
             nxt_len: Default::default(),
+            nxt_shown: Default::default(),
             pay_rd_req_valid: Default::default(),
             pay_rd_req_ready: Default::default(),
             pay_rd_req_addr: Default::default(),
@@ -704,6 +726,9 @@ impl Default for DdpTx {
             pay: Default::default(),
             ra_start: Default::default(),
             decide: Default::default(),
+            take_now: Default::default(),
+            take_q: Default::default(),
+            take_q2: Default::default(),
             wptr: Default::default(),
             done: Default::default(),
             pbuf: Default::default(),
@@ -857,7 +882,7 @@ impl Logic for DdpTx {
             rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
             rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
             o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
-            last_slot, fell, fl, all_in_r, rq_lz
+            last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1527,6 +1552,7 @@ impl Logic for DdpTx {
         // ---- Read-ahead (see "Read-ahead"). The compare is registered: used in the cycle
         // after a take (`decide`), when `msg_*` are still those of the take.
         self.m_r.d.next = self.nxt_valid.val()
+            && self.nxt_shown.val()
             && (self.msg_addr.val() == self.nxt_addr.val())
             && (self.msg_len.val().get_bits::<16>(16) == 0)
             && (self.msg_len.val().get_bits::<16>(0) == self.nxt_len.val());
@@ -1554,14 +1580,16 @@ impl Logic for DdpTx {
                 self.all_in.next = false;
             }
         }
-        self.msg_take.next = self.taking.val() && !self.ra.q.val();
+        self.take_now.next = self.taking.val() && !self.ra.q.val();
         // Start: the requests of the message (if any) are all issued, a hint is there.
         self.ra_start.next = !self.ra.q.val()
             && self.nxt_valid.val()
             && (self.nxt_len.val() != 0)
             && self.rq_lz.q.val()
             && !self.fl.q.val()
-            && !self.taking.val();
+            && !self.taking.val()
+            && !self.take_q.q.val()
+            && !self.take_q2.q.val();
         if self.ra_start.val() {
             self.ra.d.next = true;
             self.ra_stale.d.next = false;
@@ -1596,10 +1624,10 @@ impl Logic for DdpTx {
                     self.ra_stale.d.next = true;
                     self.l_src.next = 4.into();
                 }
-                self.msg_take.next = true;
+                self.take_now.next = true;
             } else if self.m_r.q.val() && !self.ra_stale.q.val() {
                 self.ra.d.next = false;
-                self.msg_take.next = true;
+                self.take_now.next = true;
             } else {
                 // (No word is read meanwhile: `wr` stays 0, the slots hold the region's data.)
                 self.fl.d.next = true;
@@ -1635,9 +1663,13 @@ impl Logic for DdpTx {
                 self.rq_ok.d.next = false;
                 self.fl.d.next = false;
                 self.seg_wait.d.next = false;
-                self.msg_take.next = true;
+                self.take_now.next = true;
             }
         }
+
+        self.take_q.d.next = self.take_now.val();
+        self.take_q2.d.next = self.take_q.q.val();
+        self.msg_take.next = self.take_q.q.val();
 
         // ---- Taking a message: latch what changes per segment, reset the payload path.
         if self.taking.val() {
@@ -1752,7 +1784,7 @@ impl Logic for DdpTx {
 
 crate::sim_ports!(impl[] DdpTx {
     inputs: qpc_write, qpc_qp, qpc_tx_mulpdu, msg_valid, msg_conn, msg_opcode, msg_stag, msg_to,
-        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, nxt_valid, nxt_addr, nxt_len,
+        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, nxt_valid, nxt_addr, nxt_len, nxt_shown,
         pay_rd_req_ready, pay_rd_cpl_valid,
         pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep, pay_rd_cpl_last, ulpdu_ready;
     outputs: msg_ready, msg_done, msg_take, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len,

@@ -6,12 +6,15 @@
 //!
 //! - **Whole messages.** A message is one handshake (`msg_valid && msg_ready`); DdpTx
 //!   segments it. The arbiter only chooses which source's job is on `msg_*`.
-//! - **Round robin.** When both sources wait, the one not granted last goes (`last_rr`, updated
-//!   at every handshake); when one waits, it goes. Neither source starves: after a grant to one,
-//!   the other is first in line at the next choice.
+//! - **Round robin, chosen a cycle ahead.** The source shown is a register (`pick_q`), chosen
+//!   in the cycle before: the shown one while its job waits, else, when both sources wait, the
+//!   one not granted last (`last_rr`, this cycle's handshake counted), when one waits, it.
+//!   Neither source starves: after a grant to one, the other is first in line at the next
+//!   choice. A source that starts to wait while the other one is chosen is shown a cycle
+//!   later (one cycle per message at most; DdpTx works on a message for its whole length).
 //! - **Stable offer.** Once a job is shown on `msg_*` (`msg_valid` without `msg_ready`), the
-//!   choice is held (`held`, `cur_rr`) until it is taken, even if the other source starts to
-//!   wait: DdpTx sees an ordinary valid/ready stream whose payload never changes under `valid`.
+//!   choice is held until it is taken, even if the other source starts to wait: DdpTx sees an
+//!   ordinary valid/ready stream whose payload never changes under `valid`.
 //! - **Several messages in flight.** DdpTx may take a message before the previous one's
 //!   `msg_done` (it reads the next message's payload ahead). Its dones come in message order,
 //!   so the arbiter keeps the owner (SendEngine / ReadResponder) of each taken message in a small
@@ -20,48 +23,40 @@
 //!   full no job is offered (`msg_valid` = 0) until a done frees an entry. A `msg_done` in the
 //!   cycle of its own handshake (FIFO empty) is routed to the source being taken.
 //! - `idle`: no message taken and not yet done, and no job held on `msg_*`.
-//! - **Take strobe.** DdpTx's `msg_take` (it has read `msg_addr` / `msg_len` for the last time)
-//!   goes to the source shown, as `se_msg_take` / `rr_msg_take`.
-//! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nxt_*` is the hint of the
-//!   source expected to be granted next (`nsel`): while a job of one source is shown, the other
-//!   one if it waits (the SendEngine only with a message that reads payload: a Read Request
-//!   between two Read Responses leaves DdpTx's read-ahead alone, so the hint after it counts),
-//!   else the same one if it has a hint, else the other; with nothing shown, the SendEngine if
-//!   it has a hint, else the ReadResponder. From the cycle a job is shown until its
-//!   `msg_take` (`took`), the choice made before it was shown is held: DdpTx compares the job
-//!   with the hint at its take (no copy of the region), so the hint of the shown job must stay
-//!   up until then. `nxt_len` is 16 bits (the sources hint no message of 64 KiB or more).
-//!   When `nsel` changes, `nxt_valid`
-//!   is 0 for a cycle (`nsel_q`): the hint never changes from one source's to the other's
-//!   without falling, so DdpTx drops a read-ahead of the source not chosen any more.
-//! - **One address multiplexer** for `msg_addr` and `nxt_addr`: both sources hint from the
-//!   register on their `*_msg_addr` (the SendEngine's `host_addr`, the ReadResponder's
-//!   `o_addr`), so there is no `*_nxt_addr` port. Its select `asel` is the source shown from the
-//!   cycle a job is shown until its `msg_take` (inclusive; DdpTx reads `msg_addr` for the last
-//!   time then), the hint's otherwise (`nsel_q`: it is `nsel` whenever `nxt_valid` is 1), and
-//!   also while the SendEngine's Read Request is shown (DdpTx reads no `msg_addr` of a message
-//!   without payload, and a read-ahead of the ReadResponder's next response goes on across
-//!   it). While a job is shown before its take,
-//!   `nxt_addr` is therefore the job's own address, and the hint is up only if it is that
-//!   source's (`nsel_q` = the source shown; else `nxt_valid` = 0, the other source's hint is
-//!   not the next message): DdpTx's compare at the take then holds exactly when the hint is the
-//!   shown message's, as before (a message of the other source with the same region as the
-//!   hint, which DdpTx used to match, is now read again: a flush, never wrong data). A
-//!   zero-length Write / Send / Read Response shown while the other source's region is read
-//!   ahead now makes that read-ahead stale (only a Read Request kept it before).
+//! - **Take strobe.** DdpTx's `msg_take` (a register: it read `msg_addr` / `msg_len` for the
+//!   last time in the cycle before) goes to the source shown, as `se_msg_take` / `rr_msg_take`.
+//! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nsel` is the source expected
+//!   to be granted next: while a job of one source is shown, the other one if it waits (the
+//!   SendEngine only with a message that reads payload: a Read Request between two Read
+//!   Responses leaves DdpTx's read-ahead alone, so the hint after it counts), else the same one
+//!   if it has a hint, else the other; with nothing shown, the SendEngine if it has a hint,
+//!   else the ReadResponder. From the cycle a job is shown until its `msg_take` (`took`), the
+//!   choice made before it was shown is held: DdpTx compares the job with the hint at its
+//!   take (no copy of the region), so the hint of the shown job must stay up until then.
+//!   The hint DdpTx sees is a register (`h_*`), loaded in every cycle with `nsel`'s hint
+//!   (its `nxt_valid` / `nxt_len`, and its `*_msg_addr`: a source hints from the register
+//!   that drives it), or 0 in the cycle `nsel` changes: it never goes from one source's hint
+//!   to the other's without falling, and DdpTx sees a source's hint, and its fall, a cycle
+//!   late. `nxt_shown` (`nsel_q` = the source shown) restricts DdpTx's compare at a take to the
+//!   hint of the shown message's own source: a message of the other source with the same
+//!   region is read again (a flush, never data read for another source's hint). `nxt_len` is
+//!   16 bits (the sources hint no message of 64 KiB or more).
 //!
 //! # Timing
 //!
-//! Combinational from the sources to `msg_*` (a 2:1 mux per field bit, the select from
-//! registers and the two `valid`s; never from `msg_ready`, so `se_msg_ready` / `rr_msg_ready`
-//! are one AND of `msg_ready`). `msg_addr` / `nxt_addr` share one mux (above; standalone
-//! 255 -> 226 LUT4, 133.9 -> 124.2 MHz; the whole core 7120 -> 7041 LUT4). The done routing
-//! is one mux of the FIFO head. No added cycle on either path; the mux (about 140 bits wide)
-//! is the cost. `msg_inv_stag`, `msg_src_to` and
-//! `msg_msn` are the SendEngine's, passed through whichever source is shown: the ReadResponder's
-//! jobs are Read Responses, tagged, and DdpTx reads none of the three for a tagged message
-//! (`docs/core.md` "The message job"), so its port has none of them (issue 5: 128 multiplexer
-//! LUTs less).
+//! Every output DdpTx decodes starts at flip-flops: the field multiplexer's select is
+//! `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source waits and is not being
+//! taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
+//! so it still waits when shown), the hint is registered. A source's next job after its
+//! handshake is shown a cycle later than before (one cycle per message). (Before, the choice and the hint select were decoded from the sources'
+//! `valid`s and opcode in the same cycle, and the composed transmit side ran at 64 MHz: the
+//! SendEngine's registers -> the choice -> `nsel` -> `nxt_valid` -> DdpTx's read-ahead start ->
+//! the `rq_addr` enables, and back through `msg_take` into the SendEngine's enables;
+//! `docs/decisions.md` "Eleventh session".) The done routing is one mux of the FIFO head.
+//! `msg_inv_stag`, `msg_src_to` and `msg_msn` are the SendEngine's, passed through whichever
+//! source is shown: the ReadResponder's jobs are Read Responses, tagged, and DdpTx reads none
+//! of the three for a tagged message (`docs/core.md` "The message job"), so its port has none
+//! of them (issue 5: 128 multiplexer LUTs less).
 //!
 //! # A third source (RFC 7306 atomic responses, Flush / Verify responses, QN 3)
 //!
@@ -127,6 +122,8 @@ pub struct TxArbiter {
     pub nxt_valid: Signal<Out, Bit>,
     pub nxt_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub nxt_len: Signal<Out, Bits<16>>,
+    /// The hint is of the source whose job is on `msg_*`.
+    pub nxt_shown: Signal<Out, Bit>,
     pub msg_valid: Signal<Out, Bit>,
     pub msg_ready: Signal<In, Bit>,
     pub msg_conn: Signal<Out, Bits<CONN_BITS>>,
@@ -142,10 +139,11 @@ pub struct TxArbiter {
     /// No message in flight (taken, not done) and none held on `msg_*`.
     pub idle: Signal<Out, Bit>,
 
-    /// The job on `msg_*` was shown and not taken: keep the choice.
+    /// The job on `msg_*` was shown and not taken (for `idle`).
     held: DFF<Bit>,
-    /// The source of the held job: 1 = ReadResponder.
-    cur_rr: DFF<Bit>,
+    /// The source on `msg_*`, chosen in the cycle before (a register: the field multiplexer and
+    /// everything DdpTx derives from `msg_valid` start at flip-flops): 1 = ReadResponder.
+    pick_q: DFF<Bit>,
     /// The source of the last handshake: 1 = ReadResponder.
     last_rr: DFF<Bit>,
     /// Owner FIFO: 1 = ReadResponder, one entry per message taken and not yet done.
@@ -155,51 +153,53 @@ pub struct TxArbiter {
     own_cnt: DFF<Bits<CNT_BITS>>,
     /// The source shown on `msg_*` in this cycle: 1 = ReadResponder.
     pick_rr: Signal<Local, Bit>,
-    /// The owner FIFO is full: offer nothing.
-    full: Signal<Local, Bit>,
+    /// `msg_valid`, chosen in the cycle before.
+    mv_q: DFF<Bit>,
+    /// The sources wait now and are not being taken.
+    se_vn: Signal<Local, Bit>,
+    rr_vn: Signal<Local, Bit>,
+    /// `own_cnt`'s D (bit 2: the owner FIFO is full next cycle: offer nothing).
+    cnt_d: Signal<Local, Bits<CNT_BITS>>,
     /// A handshake in this cycle.
     take: Signal<Local, Bit>,
     /// The owner of the message `msg_done` names: 1 = ReadResponder.
     head_rr: Signal<Local, Bit>,
     /// The source expected to be granted next (its hint is forwarded): 1 = ReadResponder.
     nsel: Signal<Local, Bit>,
+    /// `nsel` of the last cycle: the select of `nxt_valid` / `nxt_len` (a register).
     nsel_q: DFF<Bit>,
+    /// The choice for the next cycle (`pick_q`'s D): the held one, else round robin.
+    pick_d: Signal<Local, Bit>,
+    /// The source of the last handshake, this cycle's included (`last_rr`'s D).
+    last_d: Signal<Local, Bit>,
     /// The job shown had its `msg_take` (cleared at its handshake).
     took: DFF<Bit>,
-    /// The job shown is the SendEngine's Read Request (no payload: its `msg_addr` is not
-    /// read, so `msg_addr` shows the hint's source).
-    rq_shown: Signal<Local, Bit>,
-    /// The source on `msg_addr` / `nxt_addr` (one multiplexer): the shown one until its
-    /// `msg_take`, else the hint's (`nsel_q`). 1 = ReadResponder.
-    asel: Signal<Local, Bit>,
+    /// The hint forwarded (`nxt_*`): the last cycle's hint of the source chosen then.
+    h_valid: DFF<Bit>,
+    h_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    h_len: DFF<Bits<16>>,
 }
 
 impl Logic for TxArbiter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, held, cur_rr, last_rr, own_wr, own_rd, own_cnt, nsel_q, took);
+        dff_setup!(
+            self, clock, held, pick_q, mv_q, last_rr, own_wr, own_rd, own_cnt, nsel_q, took,
+            h_valid, h_addr, h_len
+        );
         for i in 0..TXA_INFLIGHT {
             self.own[i].clock.next = self.clock.val();
             self.own[i].d.next = self.own[i].q.val();
         }
-        // The choice: the held one, else round robin between the waiting sources.
-        if self.held.q.val() {
-            self.pick_rr.next = self.cur_rr.q.val();
-        } else if self.se_msg_valid.val() && self.rr_msg_valid.val() {
-            self.pick_rr.next = !self.last_rr.q.val();
-        } else {
-            self.pick_rr.next = self.rr_msg_valid.val();
-        }
-        self.full.next = self.own_cnt.q.val().get_bit(2);
+        // The source shown was chosen in the cycle before (`pick_d` below).
+        self.pick_rr.next = self.pick_q.q.val();
         if self.pick_rr.val() {
-            self.msg_valid.next = self.rr_msg_valid.val() && !self.full.val();
             self.msg_conn.next = self.rr_msg_conn.val();
             self.msg_opcode.next = self.rr_msg_opcode.val();
             self.msg_stag.next = self.rr_msg_stag.val();
             self.msg_to.next = self.rr_msg_to.val();
             self.msg_len.next = self.rr_msg_len.val();
         } else {
-            self.msg_valid.next = self.se_msg_valid.val() && !self.full.val();
             self.msg_conn.next = self.se_msg_conn.val();
             self.msg_opcode.next = self.se_msg_opcode.val();
             self.msg_stag.next = self.se_msg_stag.val();
@@ -211,11 +211,28 @@ impl Logic for TxArbiter {
         self.msg_inv_stag.next = self.se_msg_inv_stag.val();
         self.msg_src_to.next = self.se_msg_src_to.val();
         self.msg_msn.next = self.se_msg_msn.val();
-        self.se_msg_ready.next = self.msg_ready.val() && !self.full.val() && !self.pick_rr.val();
-        self.rr_msg_ready.next = self.msg_ready.val() && !self.full.val() && self.pick_rr.val();
+        self.msg_valid.next = self.mv_q.q.val();
+        self.se_msg_ready.next =
+            self.msg_ready.val() && self.msg_valid.val() && !self.pick_rr.val();
+        self.rr_msg_ready.next = self.msg_ready.val() && self.msg_valid.val() && self.pick_rr.val();
         self.take.next = self.msg_valid.val() && self.msg_ready.val();
         self.held.d.next = self.msg_valid.val() && !self.msg_ready.val();
-        self.cur_rr.d.next = self.pick_rr.val();
+        // The next cycle's source: the shown one while its job waits, else round robin
+        // between the sources waiting now (when both wait, the one not granted last, this
+        // cycle's handshake counted; when one waits, it; when none, the SendEngine). A source
+        // that starts to wait while the other one is chosen is shown a cycle later.
+        self.last_d.next = self.last_rr.q.val();
+        if self.take.val() {
+            self.last_d.next = self.pick_rr.val();
+        }
+        if self.msg_valid.val() && !self.msg_ready.val() {
+            self.pick_d.next = self.pick_rr.val();
+        } else if self.se_msg_valid.val() && self.rr_msg_valid.val() {
+            self.pick_d.next = !self.last_d.val();
+        } else {
+            self.pick_d.next = self.rr_msg_valid.val();
+        }
+        self.pick_q.d.next = self.pick_d.val();
         if self.take.val() {
             self.last_rr.d.next = self.pick_rr.val();
             self.own_wr.d.next = self.own_wr.q.val() + 1;
@@ -237,10 +254,22 @@ impl Logic for TxArbiter {
         if self.msg_done.val() {
             self.own_rd.d.next = self.own_rd.q.val() + 1;
         }
+        self.cnt_d.next = self.own_cnt.q.val();
         if self.take.val() && !self.msg_done.val() {
-            self.own_cnt.d.next = self.own_cnt.q.val() + 1;
+            self.cnt_d.next = self.own_cnt.q.val() + 1;
         } else if !self.take.val() && self.msg_done.val() {
-            self.own_cnt.d.next = self.own_cnt.q.val() - 1;
+            self.cnt_d.next = self.own_cnt.q.val() - 1;
+        }
+        self.own_cnt.d.next = self.cnt_d.val();
+        // `msg_valid` is a register too: the chosen source waits now and is not being taken
+        // (a source holds its job until its handshake), and the FIFO has room next cycle. A
+        // source's next job after a handshake is shown a cycle later.
+        self.se_vn.next = self.se_msg_valid.val() && !(self.take.val() && !self.pick_rr.val());
+        self.rr_vn.next = self.rr_msg_valid.val() && !(self.take.val() && self.pick_rr.val());
+        if self.pick_d.val() {
+            self.mv_q.d.next = self.rr_vn.val() && !self.cnt_d.val().get_bit(2);
+        } else {
+            self.mv_q.d.next = self.se_vn.val() && !self.cnt_d.val().get_bit(2);
         }
         self.idle.next = (self.own_cnt.q.val() == 0) && !self.held.q.val();
 
@@ -266,40 +295,34 @@ impl Logic for TxArbiter {
         } else {
             self.nsel.next = !self.se_nxt_valid.val();
         }
+        // The hint forwarded is a register, loaded in every cycle with the hint of the source
+        // chosen (`nsel`), or 0 in the cycle that choice changes (it never goes from one
+        // source's hint to the other's without falling): DdpTx sees each source's hint a
+        // cycle late, from flip-flops, and the region registered is one the source hinted
+        // (a source changes `nxt_*` only while its `nxt_valid` is 0). `nxt_shown`: the hint is
+        // of the source shown (`nsel_q` is the hint's source), for DdpTx's compare at a take.
         self.nsel_q.d.next = self.nsel.val();
         if self.nsel.val() {
-            self.nxt_valid.next = self.rr_nxt_valid.val();
-            self.nxt_len.next = self.rr_nxt_len.val();
+            self.h_valid.d.next = self.rr_nxt_valid.val();
+            self.h_len.d.next = self.rr_nxt_len.val();
+            self.h_addr.d.next = self.rr_msg_addr.val();
         } else {
-            self.nxt_valid.next = self.se_nxt_valid.val();
-            self.nxt_len.next = self.se_nxt_len.val();
+            self.h_valid.d.next = self.se_nxt_valid.val();
+            self.h_len.d.next = self.se_nxt_len.val();
+            self.h_addr.d.next = self.se_msg_addr.val();
         }
         if self.nsel.val() != self.nsel_q.q.val() {
-            self.nxt_valid.next = false;
+            self.h_valid.d.next = false;
         }
-        // One address multiplexer for `msg_addr` and `nxt_addr` (a source hints from the
-        // register on its `msg_addr`): the shown source's until its `msg_take` (DdpTx reads
-        // `msg_addr` for the last time then), the hint's (`nsel`) otherwise and for the
-        // SendEngine's Read Request (DdpTx reads no `msg_addr` of it). While the shown job is
-        // before its take, `nxt_addr` is thus its own address: the hint is up only if it is
-        // that source's (`nsel` = the source shown), so DdpTx's compare at the take holds
-        // exactly for the hinted message.
-        self.rq_shown.next = !self.pick_rr.val() && (self.se_msg_opcode.val() == 1);
-        // (`nsel_q` rather than `nsel`: equal whenever `nxt_valid` is 1, one cycle of 0 follows
-        // every change of `nsel`; timing.)
-        self.asel.next = self.nsel_q.q.val();
-        if self.msg_valid.val() && !self.took.q.val() && !self.rq_shown.val() {
-            self.asel.next = self.pick_rr.val();
-            if self.nsel.val() != self.pick_rr.val() {
-                self.nxt_valid.next = false;
-            }
-        }
-        if self.asel.val() {
+        self.nxt_valid.next = self.h_valid.q.val();
+        self.nxt_len.next = self.h_len.q.val();
+        self.nxt_addr.next = self.h_addr.q.val();
+        self.nxt_shown.next = self.nsel_q.q.val() == self.pick_rr.val();
+        if self.pick_rr.val() {
             self.msg_addr.next = self.rr_msg_addr.val();
         } else {
             self.msg_addr.next = self.se_msg_addr.val();
         }
-        self.nxt_addr.next = self.msg_addr.val();
     }
 }
 
@@ -310,5 +333,5 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, nxt_valid, nxt_addr, nxt_len;
+        idle, se_msg_take, rr_msg_take, nxt_valid, nxt_addr, nxt_len, nxt_shown;
 });

@@ -277,6 +277,7 @@ impl Logic for TxPath {
         self.ddp.nxt_valid.next = self.arb.nxt_valid.val();
         self.ddp.nxt_addr.next = self.arb.nxt_addr.val();
         self.ddp.nxt_len.next = self.arb.nxt_len.val();
+        self.ddp.nxt_shown.next = self.arb.nxt_shown.val();
 
         // ULPDUs: DdpTx's segments and RxPath's Terminates into MpaTx.
         self.mux.ddp_data.next = self.ddp.ulpdu_data.val();

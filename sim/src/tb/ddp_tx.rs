@@ -269,7 +269,7 @@ pub struct DdpTxTb {
     o: Vec<OutputId>,
 }
 
-const INS: [&str; 23] = [
+const INS: [&str; 24] = [
     "qpc_write",
     "qpc_qp",
     "qpc_tx_mulpdu",
@@ -293,6 +293,7 @@ const INS: [&str; 23] = [
     "nxt_valid",
     "nxt_addr",
     "nxt_len",
+    "nxt_shown",
 ];
 const OUTS: [&str; 14] = [
     "msg_ready",
@@ -326,6 +327,7 @@ const U_READY: usize = 19;
 const NXT_VALID: usize = 20;
 const NXT_ADDR: usize = 21;
 const NXT_LEN: usize = 22;
+const NXT_SHOWN: usize = 23;
 // Output indexes.
 const MSG_READY: usize = 0;
 const MSG_DONE: usize = 1;
@@ -400,6 +402,8 @@ impl DdpTxTb {
     ) -> Result<TxReport> {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut port = DmaPort::new(traffic.dma, seed ^ 0xd7);
+        // One source: every hint is the offered message's source's.
+        sim.set(self.i[NXT_SHOWN], 1);
         for m in msgs {
             if m.len > 0 && m.opcode != 1 {
                 mem.allow_device(m.addr, m.len, true, false);
