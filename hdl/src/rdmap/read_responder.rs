@@ -208,6 +208,9 @@ pub struct ReadResponder {
     tk: DFF<Bit>,
     /// Hint: 0 none, 1..=3 reading the next request's words 3 and 4, 4 up.
     h_st: DFF<Bits<3>>,
+    /// `rr_nxt_valid`, a register: `h_st` = 4 and a size below 64 KiB, as they are in the
+    /// next cycle (the TxArbiter's hint choice starts at flip-flops).
+    nv: DFF<Bit>,
     h_busy: Signal<Local, Bit>,
 }
 
@@ -237,6 +240,7 @@ impl Default for ReadResponder {
             rr_nxt_len: Default::default(),
             tk: Default::default(),
             h_st: Default::default(),
+            nv: Default::default(),
             h_busy: Default::default(),
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
@@ -277,7 +281,7 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st
+            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv
         );
         self.mem.clock.next = self.clock.val();
         for i in 0..RR_INFLIGHT {
@@ -429,8 +433,8 @@ impl Logic for ReadResponder {
             self.h_st.d.next = 0.into();
         }
         // (No hint for a response of 64 KiB or more: `nxt_len` is 16 bits.)
-        self.rr_nxt_valid.next =
-            (self.h_st.q.val() == 4) && (self.o_len.q.val().get_bits::<16>(16) == 0);
+        self.nv.d.next = (self.h_st.d.val() == 4) && (self.o_len.d.val().get_bits::<16>(16) == 0);
+        self.rr_nxt_valid.next = self.nv.q.val();
         self.rr_nxt_len.next = self.o_len.q.val().get_bits::<16>(0);
     }
 }

@@ -360,6 +360,12 @@ pub struct SendEngine {
     rq_rn: Signal<Local, Bits<5>>,
     /// `rdcq.read_data` is the entry at `rq_rp` (written at an earlier edge).
     rq_v: DFF<Bit>,
+    /// The head's QP, a copy of the RAM's output a cycle later, and "the head was there in
+    /// the last cycle and not taken" (so `rq_qp` is its QP): `Idle` takes a completion only
+    /// then, and its QP select starts at a flip-flop, not at the RAM's output (timing: the
+    /// RAM -> `sel` -> `orq`'s read address path, composed in TxPath).
+    rq_qp: DFF<Bits<CONN_BITS>>,
+    rq_h: DFF<Bit>,
     rdcq_valid: Signal<Local, Bit>,
     rdcq_qp: Signal<Local, Bits<CONN_BITS>>,
     rdcq_status: Signal<Local, Bits<8>>,
@@ -519,8 +525,8 @@ impl Logic for SendEngine {
             r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
             faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
-            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, pf_st, pf_qp, pf_use, l_log2,
-            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
+            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -540,7 +546,8 @@ impl Logic for SendEngine {
             self.rq_wp.d.next = self.rq_wp.q.val() + 1;
         }
         self.rdcq_valid.next = self.rq_v.q.val();
-        self.rdcq_qp.next = self.rdcq.read_data.val().get_bits::<CONN_BITS>(0);
+        self.rq_qp.d.next = self.rdcq.read_data.val().get_bits::<CONN_BITS>(0);
+        self.rdcq_qp.next = self.rq_qp.q.val();
         self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<8>(2);
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
@@ -861,13 +868,16 @@ impl Logic for SendEngine {
             {
                 // The context RAM is being written, or a QP update is pending.
             } else if self.rdcq_valid.val() {
-                self.rdcq_take.next = true;
-                self.cur.d.next = self.rdcq_qp.val();
-                // The CQE's status (`c_*` is free in `Idle`).
-                self.c_st.d.next = self.rdcq_status.val();
-                if self.s_oc.val().any() {
-                    self.nx.next = self.nx.val() | 8192; // Rdc
-                    self.lv.next = self.lv.val() | 1;
+                // (A head that just arrived waits a cycle: its QP is then in `rq_qp`.)
+                if self.rq_h.q.val() {
+                    self.rdcq_take.next = true;
+                    self.cur.d.next = self.rdcq_qp.val();
+                    // The CQE's status (`c_*` is free in `Idle`).
+                    self.c_st.d.next = self.rdcq_status.val();
+                    if self.s_oc.val().any() {
+                        self.nx.next = self.nx.val() | 8192; // Rdc
+                        self.lv.next = self.lv.val() | 1;
+                    }
                 }
             } else if self.any_q.q.val() && !self.pf_busy.val() {
                 self.cur.d.next = self.pick_q.q.val();
@@ -1513,6 +1523,7 @@ impl Logic for SendEngine {
         self.rq_rp.d.next = self.rq_rn.val();
         self.rdcq.read_addr.next = self.rq_rn.val().get_bits::<4>(0);
         self.rq_v.d.next = self.rq_rn.val() != self.rq_wp.q.val();
+        self.rq_h.d.next = self.rq_v.q.val() && !self.rdcq_take.val();
     }
 }
 

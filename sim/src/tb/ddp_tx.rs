@@ -267,6 +267,9 @@ impl TxReport {
 pub struct DdpTxTb {
     i: Vec<InputId>,
     o: Vec<OutputId>,
+    /// `nxt_shown` while a hint is up: the hint is of the offered message's source (true by
+    /// default; false models the other source's hint, which DdpTx must not match).
+    pub hint_shown: bool,
 }
 
 const INS: [&str; 24] = [
@@ -350,6 +353,7 @@ impl DdpTxTb {
         Ok(DdpTxTb {
             i: INS.iter().map(|n| sim.input(n)).collect::<Result<_>>()?,
             o: OUTS.iter().map(|n| sim.output(n)).collect::<Result<_>>()?,
+            hint_shown: true,
         })
     }
 
@@ -402,8 +406,8 @@ impl DdpTxTb {
     ) -> Result<TxReport> {
         let mut rng = StdRng::seed_from_u64(seed);
         let mut port = DmaPort::new(traffic.dma, seed ^ 0xd7);
-        // One source: every hint is the offered message's source's.
-        sim.set(self.i[NXT_SHOWN], 1);
+        // One source: every hint is the offered message's source's (unless told otherwise).
+        sim.set(self.i[NXT_SHOWN], u128::from(self.hint_shown));
         for m in msgs {
             if m.len > 0 && m.opcode != 1 {
                 mem.allow_device(m.addr, m.len, true, false);
