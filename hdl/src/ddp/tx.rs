@@ -118,7 +118,7 @@
 //! payload is there; the next segment's first beat follows the previous one's last in the next
 //! cycle. Without a read-ahead the first payload beat waits for the first completion beat (DMA
 //! latency, ~50 cycles); with a hinted message (the SendEngine's Writes / Sends) it does not:
-//! a 1 KiB message takes its beats + 4 cycles from its offer to its `msg_done` (tested). Steady
+//! a 1 KiB message takes its beats + 5 cycles from its offer to its `msg_done` (tested). Steady
 //! state: one beat per cycle with a DMA latency of 50. `idle` is 1 when no message is being
 //! worked on and no region is read ahead (then no request is outstanding: a message ends only
 //! after all its payload was read, a read-ahead only after its completions).
@@ -364,6 +364,10 @@ pub struct DdpTx {
     /// 4 zero), and their AND-OR masks.
     a_src: Signal<Local, Bits<2>>,
     l_src: Signal<Local, Bits<3>>,
+    /// `a_src != 0` / `l_src != 0`, set with them (an OR of the conditions, not a decode of
+    /// the sources' priority chain: the load enables' depth).
+    a_en: Signal<Local, Bit>,
+    l_en: Signal<Local, Bit>,
     rq_inc: Signal<Local, Bits<32>>,
     rq_dec: Signal<Local, Bits<32>>,
     a_m1: Signal<Local, Bits<32>>,
@@ -435,6 +439,8 @@ pub struct DdpTx {
     /// has seen `msg_take` (its hint falls in the next cycle, and the arbiter forwards it a
     /// cycle later): no read-ahead starts in the two cycles after `take_now`.
     take_q2: DFF<Bit>,
+    /// The message's final beat left the output stage in the last cycle: `msg_done`.
+    done_q: DFF<Bit>,
     // ---- Completions.
     wptr: [DFF<Bits<TX_BLK_WORD_BITS>>; TX_BLOCKS],
     done: [DFF<Bit>; TX_BLOCKS],
@@ -695,6 +701,8 @@ impl Default for DdpTx {
             rq_tag: Default::default(),
             rq_g: Default::default(),
             a_src: Default::default(),
+            a_en: Default::default(),
+            l_en: Default::default(),
             l_src: Default::default(),
             rq_inc: Default::default(),
             rq_dec: Default::default(),
@@ -729,6 +737,7 @@ impl Default for DdpTx {
             take_now: Default::default(),
             take_q: Default::default(),
             take_q2: Default::default(),
+            done_q: Default::default(),
             wptr: Default::default(),
             done: Default::default(),
             pbuf: Default::default(),
@@ -882,7 +891,7 @@ impl Logic for DdpTx {
             rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
             rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
             o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
-            last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2
+            last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -901,6 +910,8 @@ impl Logic for DdpTx {
         self.pbuf.clock.next = self.clock.val();
         self.a_src.next = 0.into();
         self.l_src.next = 0.into();
+        self.a_en.next = false;
+        self.l_en.next = false;
         self.done_v.next = 0.into();
         self.busy_v.next = 0.into();
         self.last_v.next = 0.into();
@@ -1195,11 +1206,15 @@ impl Logic for DdpTx {
         // The message is done when its final beat leaves the output stage: in `Drain` (the
         // final beat has entered the stage) a last beat in `o_*` is the final one (the beat
         // before it is of the same segment, segments being 4 beats at least).
-        self.msg_done.next = self.o_valid.q.val()
+        // `msg_done` / `msg_ready` are that cycle's flag registered (`done_q`): the strobe does
+        // not carry MpaTx's `ulpdu_ready` through the arbiter into the sources' enables. The
+        // block stays in `Drain` for that cycle (one cycle per message).
+        self.done_q.d.next = self.o_valid.q.val()
             && self.ulpdu_ready.val()
             && self.o_last.q.val()
             && (self.state.q.val() == DdpTxState::Drain);
-        self.msg_ready.next = self.msg_done.val();
+        self.msg_done.next = self.done_q.q.val();
+        self.msg_ready.next = self.done_q.q.val();
         self.idle.next = (self.state.q.val() == DdpTxState::Idle) && !self.ra.q.val();
 
         // ---- Segment bookkeeping.
@@ -1365,7 +1380,9 @@ impl Logic for DdpTx {
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
             self.a_src.next = 1.into();
+            self.a_en.next = true;
             self.l_src.next = 1.into();
+            self.l_en.next = true;
             self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
             self.last_slot.d.next = self.pay_rd_req_tag.val();
@@ -1596,8 +1613,10 @@ impl Logic for DdpTx {
             self.rq_off.d.next =
                 self.last_slot.q.val() + 1 - self.nxt_addr.val().get_bits::<DMA_SUB_TAG_BITS>(7);
             self.a_src.next = 2.into();
+            self.a_en.next = true;
             self.rq_tag.d.next = self.last_slot.q.val() + 1;
             self.l_src.next = 2.into();
+            self.l_en.next = true;
         }
         // The hint fell (not at a take, whose message may be the hinted one): stop
         // requesting; the region is cancelled at the next chance and never used.
@@ -1609,6 +1628,7 @@ impl Logic for DdpTx {
         {
             self.ra_stale.d.next = true;
             self.l_src.next = 4.into();
+            self.l_en.next = true;
             if self.state.q.val() == DdpTxState::Idle {
                 self.rq_ok.d.next = false;
             }
@@ -1623,6 +1643,7 @@ impl Logic for DdpTx {
                 if self.fell.q.val() || !self.nxt_valid.val() {
                     self.ra_stale.d.next = true;
                     self.l_src.next = 4.into();
+                    self.l_en.next = true;
                 }
                 self.take_now.next = true;
             } else if self.m_r.q.val() && !self.ra_stale.q.val() {
@@ -1657,8 +1678,10 @@ impl Logic for DdpTx {
             self.ra_stale.d.next = false;
             if self.fl.q.val() {
                 self.a_src.next = 3.into();
+                self.a_en.next = true;
                 self.rq_tag.d.next = self.m_slot.val();
                 self.l_src.next = 3.into();
+                self.l_en.next = true;
                 // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
                 self.rq_ok.d.next = false;
                 self.fl.d.next = false;
@@ -1689,6 +1712,7 @@ impl Logic for DdpTx {
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
                 self.a_src.next = 3.into();
+                self.a_en.next = true;
                 self.rq_tag.d.next = self.m_slot.val();
             }
             self.k_pay.d.next = self.pay.val();
@@ -1704,11 +1728,13 @@ impl Logic for DdpTx {
             }
             if !self.ra.q.val() {
                 self.l_src.next = 3.into();
+                self.l_en.next = true;
             }
             if self.rreq.val() {
                 self.msg_rem.d.next = 0.into();
                 if !self.ra.q.val() {
                     self.l_src.next = 4.into();
+                    self.l_en.next = true;
                 }
             } else {
                 self.msg_rem.d.next = self.msg_len.val();
@@ -1756,7 +1782,7 @@ impl Logic for DdpTx {
         if self.a_src.val() == 3 {
             self.a_m3.next = self.c_ones.val();
         }
-        if self.a_src.val() != 0 {
+        if self.a_en.val() {
             self.rq_addr.d.next = (self.rq_inc.val() & self.a_m1.val())
                 | (self.nxt_addr.val() & self.a_m2.val())
                 | (self.msg_addr.val() & self.a_m3.val());
@@ -1773,8 +1799,8 @@ impl Logic for DdpTx {
         if self.l_src.val() == 3 {
             self.l_m3.next = self.c_ones.val();
         }
-        self.rq_lz.d.next = (self.rq_left.q.val() == 0) && (self.l_src.val() == 0);
-        if self.l_src.val() != 0 {
+        self.rq_lz.d.next = (self.rq_left.q.val() == 0) && !self.l_en.val();
+        if self.l_en.val() {
             self.rq_left.d.next = (self.rq_dec.val() & self.l_m1.val())
                 | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())
                 | (self.msg_len.val() & self.l_m3.val());

@@ -208,9 +208,12 @@ pub struct ReadResponder {
     tk: DFF<Bit>,
     /// Hint: 0 none, 1..=3 reading the next request's words 3 and 4, 4 up.
     h_st: DFF<Bits<3>>,
-    /// `rr_nxt_valid`, a register: `h_st` = 4 and a size below 64 KiB, as they are in the
-    /// next cycle (the TxArbiter's hint choice starts at flip-flops).
+    /// `rr_nxt_valid`, a register: `h_st` = 4 and a size below 64 KiB (`o_small`), as they
+    /// are in the next cycle (the TxArbiter's hint choice starts at flip-flops).
     nv: DFF<Bit>,
+    /// `o_len` is below 64 KiB, loaded with it (`rd_small`: the queue RAM's word).
+    o_small: DFF<Bit>,
+    rd_small: Signal<Local, Bit>,
     h_busy: Signal<Local, Bit>,
 }
 
@@ -241,6 +244,8 @@ impl Default for ReadResponder {
             tk: Default::default(),
             h_st: Default::default(),
             nv: Default::default(),
+            o_small: Default::default(),
+            rd_small: Default::default(),
             h_busy: Default::default(),
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
@@ -281,9 +286,10 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv
+            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
         );
         self.mem.clock.next = self.clock.val();
+        self.rd_small.next = self.mem.read_data.val().get_bits::<16>(16) == 0;
         for i in 0..RR_INFLIGHT {
             self.qps[i].clock.next = self.clock.val();
             self.qps[i].d.next = self.qps[i].q.val();
@@ -346,6 +352,7 @@ impl Logic for ReadResponder {
                 self.o_to_lo.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 4 {
                 self.o_len.d.next = self.mem.read_data.val();
+                self.o_small.d.next = self.rd_small.val();
             } else {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
@@ -423,6 +430,7 @@ impl Logic for ReadResponder {
         if self.h_st.q.val() == 2 {
             self.mem.read_addr.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
             self.o_len.d.next = self.mem.read_data.val();
+            self.o_small.d.next = self.rd_small.val();
             self.h_st.d.next = 3.into();
         }
         if self.h_st.q.val() == 3 {
@@ -433,7 +441,7 @@ impl Logic for ReadResponder {
             self.h_st.d.next = 0.into();
         }
         // (No hint for a response of 64 KiB or more: `nxt_len` is 16 bits.)
-        self.nv.d.next = (self.h_st.d.val() == 4) && (self.o_len.d.val().get_bits::<16>(16) == 0);
+        self.nv.d.next = (self.h_st.d.val() == 4) && self.o_small.d.val();
         self.rr_nxt_valid.next = self.nv.q.val();
         self.rr_nxt_len.next = self.o_len.q.val().get_bits::<16>(0);
     }

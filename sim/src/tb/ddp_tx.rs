@@ -16,7 +16,8 @@
 //! - every read request: 1..=4096 octets, not crossing a 4 KiB boundary, inside
 //!   `[msg_addr, msg_addr + len)` of the message being worked on, its tag not outstanding; the
 //!   DMA model's protection monitor sees no read outside the allowed ranges;
-//! - `msg_done`: exactly one per message, in the cycle its last segment's last beat is taken;
+//! - `msg_done`: exactly one per message, in the cycle after its last segment's last beat is
+//!   taken (a register);
 //!   `msg_ready` only then; `idle` at the end.
 //! - `msg_take`: exactly one per message, while it is offered; after it the driver puts junk on
 //!   `msg_addr` / `msg_len` (a source may change them then), except for a Read Request.
@@ -443,6 +444,8 @@ impl DdpTxTb {
         let mut report = TxReport::default();
         let mut next_msg = 0usize; // message offered / being worked on
         let mut offered = false;
+        // The message's final beat was taken in the last cycle (`msg_done` is due now).
+        let mut final_prev = false;
         let mut seg_idx = 0usize; // segment of the current message
         let mut cur: Option<TxSegment> = None;
         // `ulpdu_len` while a packet's first beat is offered (it must not change until taken:
@@ -706,10 +709,11 @@ impl DdpTxTb {
             }
             let final_beat = took_last && seg_idx == expect.len();
             ensure!(
-                done == final_beat,
-                "msg_done = {done} but the message's final beat taken = {final_beat} \
-                 (message {next_msg}, segment {seg_idx})"
+                done == final_prev,
+                "msg_done = {done} but the message's final beat taken in the last cycle = \
+                 {final_prev} (message {next_msg}, segment {seg_idx})"
             );
+            final_prev = final_beat;
             ensure!(ready_out == done, "msg_ready differs from msg_done");
             ensure!(!done || taken, "msg_done before msg_take");
             sim.tick();
