@@ -26,8 +26,11 @@
 //!   granularity; runs of one connection never do.
 //! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i <
 //!   HDR_WORDS`) of a segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the
-//!   MSB lane as on the stream. Lanes outside `keep` and words after the last beat are written 0,
-//!   so a header read past the end of a short segment reads zeros. Each connection has
+//!   MSB lane as on the stream. Lanes outside `keep` are written 0. A word after the segment's
+//!   last beat reads 0 on port B (`hdr_b_*`, TerminateTx's copy of the header); on port A
+//!   (`hdr_a_*`, RxControl's) it is unspecified (a word an earlier segment left): RxControl
+//!   uses no field past the segment's end unless the length rows (`f_short`, the Read
+//!   Request's length) fail first. Each connection has
 //!   [`HDR_SLOTS`](crate::config::HDR_SLOTS) = 2 slots used alternately (slot 0 first after
 //!   power-up); a segment may start only when its slot is free, else the parser stalls. A slot is
 //!   taken at the segment's first beat and stays busy until a `free_*` strobe names it.

@@ -2002,13 +2002,17 @@ impl Logic for RxControl {
                         self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
                         self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
                         self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
-                        if self.hdr_a_data.val().get_bit(31) {
-                            // Tagged: the TO ends in word 3.
+                    }
+                    if self.rk.q.val().get_bit(1) {
+                        // The last word by T / opcode, from word 0's registered flags (timing:
+                        // not from the RAM's output; `ra` is 2 here, so the new value is in
+                        // time for word 3's address): tagged, the TO ends in word 3; a Read
+                        // Request's SrcTO in word 11; else word 5 (Idle's value: a Terminate's
+                        // octets 18-19, a Send's MO).
+                        if self.h_t.q.val() {
                             self.rlast.d.next = 3.into();
-                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                        } else if self.o_rreq.q.val() {
                             self.rlast.d.next = 11.into();
-                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
-                            self.rlast.d.next = 5.into();
                         }
                     }
                     if self.rk.q.val().get_bit(2) {
