@@ -675,6 +675,13 @@ impl RxControlTb {
                     place: self.get(sim, "vd_place") == 1,
                     addr: self.get(sim, "vd_addr") as u32,
                 };
+                // The address's carry-select flags (word bits 9..0, 19..0 all ones).
+                let w = v.addr >> 2;
+                assert_eq!(
+                    (self.get(sim, "vd_a10") == 1, self.get(sim, "vd_a20") == 1),
+                    (w & 0x3FF == 0x3FF, w & 0xF_FFFF == 0xF_FFFF),
+                    "cycle {cycle}: carry-select flags of verdict {v:?}"
+                );
                 let i = job_order
                     .pop_front()
                     .unwrap_or_else(|| panic!("cycle {cycle}: verdict {v:?} without a job"));
