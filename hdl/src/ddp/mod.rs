@@ -57,7 +57,9 @@
 //!   `vd_*` until `vd_ready` (so it still offers the taken verdict then) and may offer the next
 //!   one from the cycle after; one verdict every 2 cycles at most. Registered so that RxControl's
 //!   enables do not start at `dma_wr_ready` (`docs/decisions.md` "RxPlace: `vd_ready` from a
-//!   register").
+//!   register"). `vd_a10` / `vd_a20` come with `vd_addr`: its carry-select flags, address bits
+//!   11..2 all ones and 21..2 all ones (RxControl registers them with the address, so RxPlace
+//!   has no all-ones tree on the port).
 //! - Addresses and lengths: `TO` is 64 bits, segment lengths 16 bits (ULPDU_Length), message
 //!   and region lengths 32 bits.
 
@@ -77,8 +79,8 @@ pub mod tx;
 //        pay_first pay_last pay_good pay_valid pay_conn; hdr_a_data[32] hdr_b_data[32]
 //
 // RxPlace (rx_place.rs)
-//   in : clock; pay_* (as above) ; vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS];
-//        dma_wr_ready; done_ready
+//   in : clock; pay_* (as above) ; vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS] vd_a10
+//        vd_a20; dma_wr_ready; done_ready
 //   out: pay_ready; vd_ready; dma_wr_addr[32] dma_wr_data[32] dma_wr_keep[4] dma_wr_last
 //        dma_wr_valid; done_valid done_conn done_good
 //

@@ -159,9 +159,11 @@
 //!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
 //!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
 //!   register serves `term_*` and `aev_*`. An invalidate request copies `h_stag` into `chk_stag`
-//!   when it is issued; a tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO
-//!   high half in RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address
-//!   goes straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
+//!   in ChkWait (every cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
+//!   as its words arrive, a WQE's TO high half in RqWait (the carry of TO + MO is added in
+//!   SendRows); a placed Send's host address goes from `cq_addr` into `vd_addr` (with its
+//!   carry-select flags `vd_a10` / `vd_a20`) in ChkWait or SendOk (the verdict register is empty
+//!   from Eval2 to Direct); a
 //!   Terminate's triple straight into the record value. The header word being read is one-hot
 //!   (`rk`), so each capture enable is one flag.
 //! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
@@ -196,8 +198,10 @@
 //! next cycle's `state != Idle || held`: the parser's skid uses it combinationally). Standalone
 //! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
 //! `--freq 100`, inputs from a shift register, outputs XOR-reduced), board profile (2 QPs, no
-//! markers): 1491 logic cells (1159 LUT4, 725 flip-flops, 160 carries), 100.5 MHz with
-//! nextpnr's default seed (102.5 / 104.0 with seeds 2, 3; 2026-11-29; 1571 cells, 1240 LUT4,
+//! markers): 1491 logic cells (1159 LUT4, 727 flip-flops, 160 carries), 104.2 MHz with
+//! nextpnr's default seed (96.7 / 95.0 with seeds 2, 3; 2026-11-29, with the verdict's
+//! carry-select flags `vd_a10` / `vd_a20` and ChkWait's loads by state; before: 1491 cells,
+//! 725 flip-flops, 100.25 MHz; 102.5 / 104.0 with seeds 2, 3 and before that 1571 cells, 1240 LUT4,
 //! 720 flip-flops, 91.3 MHz, 98.5 / 101.6 before, the paths the `state` decodes into the
 //! capture enables, the RAM-to-compare multiplexers and Eval's row chain). Earlier (default
 //! build): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
@@ -2474,26 +2478,23 @@ impl Logic for RxControl {
             RxState::ChkWait => {
                 // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty, so the
                 // next response (in request order) is this request's.
-                // Timing: the loads below have the state and `ctx` as enables, not the
+                // Timing: the loads below have the state (and `ctx`) as enables, not the
                 // response. The invalidate's request (row 21 after row 17) loads in every
-                // SendPay cycle (the lkey request left in the first ChkWait cycle: `chk_valid`
-                // is `chk_v`, and the StagCheck registers it); it goes out only with `issue`.
+                // ChkWait cycle (the lkey request left in the first one: `chk_valid` is
+                // `chk_v`, and the StagCheck registers it at that edge; while the invalidate
+                // waits the values are its own); it goes out only with `issue`.
                 // The lkey check's host address is in `cq_addr` (every response loads it) from
                 // the cycle after its response: into the verdict register in every SendInv
                 // cycle (the invalidate's response loads `cq_addr` only as it comes), or in
                 // SendOk when no invalidate followed. The verdict register is empty from Eval2
                 // (which waits for it) to Direct, and the queue is too.
-                match self.ctx.q.val() {
-                    ChkCtx::SendPay => {
-                        self.chk_acc_q.d.next = 0.into();
-                        self.chk_inv_q.d.next = true;
-                        self.chk_stag_q.d.next = self.h_stag.q.val();
-                    }
-                    ChkCtx::SendInv => {
-                        self.vd_addr_q.d.next = self.cq_addr.q.val();
-                        self.vd_a10_q.d.next = self.cq_a10.val();
-                        self.vd_a20_q.d.next = self.cq_a20.val();
-                    }
+                self.chk_acc_q.d.next = 0.into();
+                self.chk_inv_q.d.next = true;
+                self.chk_stag_q.d.next = self.h_stag.q.val();
+                if self.ctx.q.val() == ChkCtx::SendInv {
+                    self.vd_addr_q.d.next = self.cq_addr.q.val();
+                    self.vd_a10_q.d.next = self.cq_a10.val();
+                    self.vd_a20_q.d.next = self.cq_a20.val();
                 }
                 if self.rsp_valid.val() {
                     if self.rsp_status.val() == self.st_ok.val() {
