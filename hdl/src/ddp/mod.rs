@@ -26,8 +26,11 @@
 //!   granularity; runs of one connection never do.
 //! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i <
 //!   HDR_WORDS`) of a segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the
-//!   MSB lane as on the stream. Lanes outside `keep` and words after the last beat are written 0,
-//!   so a header read past the end of a short segment reads zeros. Each connection has
+//!   MSB lane as on the stream. Lanes outside `keep` are written 0. A word after the segment's
+//!   last beat reads 0 on port B (`hdr_b_*`, TerminateTx's copy of the header); on port A
+//!   (`hdr_a_*`, RxControl's) it is unspecified (a word an earlier segment left): RxControl
+//!   uses no field past the segment's end unless the length rows (`f_short`, the Read
+//!   Request's length) fail first. Each connection has
 //!   [`HDR_SLOTS`](crate::config::HDR_SLOTS) = 2 slots used alternately (slot 0 first after
 //!   power-up); a segment may start only when its slot is free, else the parser stalls. A slot is
 //!   taken at the segment's first beat and stays busy until a `free_*` strobe names it.
@@ -54,7 +57,9 @@
 //!   `vd_*` until `vd_ready` (so it still offers the taken verdict then) and may offer the next
 //!   one from the cycle after; one verdict every 2 cycles at most. Registered so that RxControl's
 //!   enables do not start at `dma_wr_ready` (`docs/decisions.md` "RxPlace: `vd_ready` from a
-//!   register").
+//!   register"). `vd_a10` / `vd_a20` come with `vd_addr`: its carry-select flags, address bits
+//!   11..2 all ones and 21..2 all ones (RxControl registers them with the address, so RxPlace
+//!   has no all-ones tree on the port).
 //! - Addresses and lengths: `TO` is 64 bits, segment lengths 16 bits (ULPDU_Length), message
 //!   and region lengths 32 bits.
 
@@ -74,8 +79,8 @@ pub mod tx;
 //        pay_first pay_last pay_good pay_valid pay_conn; hdr_a_data[32] hdr_b_data[32]
 //
 // RxPlace (rx_place.rs)
-//   in : clock; pay_* (as above) ; vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS];
-//        dma_wr_ready; done_ready
+//   in : clock; pay_* (as above) ; vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS] vd_a10
+//        vd_a20; dma_wr_ready; done_ready
 //   out: pay_ready; vd_ready; dma_wr_addr[32] dma_wr_data[32] dma_wr_keep[4] dma_wr_last
 //        dma_wr_valid; done_valid done_conn done_good
 //

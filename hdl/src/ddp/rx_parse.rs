@@ -22,13 +22,16 @@
 //!   words up to the job beat are in the RAM at the edge that issues the job: a read presented
 //!   in the cycle the job first shows on `job_*` returns them. Two copies (A and B), written
 //!   identically, give the two registered read ports (2 block RAMs each on the iCE40).
-//! - Words after a segment's last beat read 0 without being written: each (connection, slot)
-//!   keeps the index of its last written word (5 bits x 8), and a read port compares the word
-//!   index it is given with it (registered, like the RAM read) and forces 0 above it. That is
-//!   40 flip-flops and two 32-bit AND gates; clearing the slot instead would need write-port
-//!   cycles that back-to-back short segments do not leave. A word at or below the job beat is
-//!   readable from the cycle the job shows; words after the job beat as their beats arrive (0
-//!   before).
+//! - Words after a segment's last beat read 0 on port B without being written: each
+//!   (connection, slot) keeps the index of its last written word (5 bits x 8), and port B
+//!   compares the word index it is given with it (registered, like the RAM read) and forces 0
+//!   above it (40 flip-flops and a 32-bit AND gate; clearing the slot instead would need
+//!   write-port cycles that back-to-back short segments do not leave). Port A (RxControl's) is
+//!   the RAM's output with no gate: RxControl uses no word past a segment's end unless a length
+//!   row fails first, and the gate was a LUT level and a route on every path from the RAM into
+//!   RxControl's header decode (the composed receive path's critical paths). A word at or
+//!   below the job beat is readable from the cycle the job shows; words after the job beat as
+//!   their beats arrive (on port B 0 before).
 //! - Slots: a segment takes slot `nxt` of its connection at its first beat (`nxt` toggles, 0
 //!   first after power-up) and marks it busy; `free_valid` clears a busy bit at the next edge. A
 //!   first beat whose slot is busy waits (`ulpdu_ready` low): the whole input waits, as the
@@ -141,7 +144,6 @@ pub struct DdpRxParse {
     hdr_a: BlockRam<32, HDR_ADDR_BITS>,
     hdr_b: BlockRam<32, HDR_ADDR_BITS>,
     /// The word read on port A / B is past its segment's last beat: reads 0.
-    zero_a: DFF<Bit>,
     zero_b: DFF<Bit>,
     job_skid: RxOutReg<JOB_BITS>,
 
@@ -170,7 +172,6 @@ pub struct DdpRxParse {
     slot_in: Signal<Local, Bits<3>>,
     slot_new: Signal<Local, Bits<3>>,
     slot_free: Signal<Local, Bits<3>>,
-    lw_a: Signal<Local, Bits<HDR_WORD_BITS>>,
     lw_b: Signal<Local, Bits<HDR_WORD_BITS>>,
     pay_beat: Signal<Local, Bit>,
     job_ok: Signal<Local, Bit>,
@@ -228,7 +229,6 @@ impl Default for DdpRxParse {
             lastw: core::array::from_fn(|_| Default::default()),
             hdr_a: Default::default(),
             hdr_b: Default::default(),
-            zero_a: Default::default(),
             zero_b: Default::default(),
             job_skid: Default::default(),
             c_idx: Default::default(),
@@ -255,7 +255,6 @@ impl Default for DdpRxParse {
             slot_in: Default::default(),
             slot_new: Default::default(),
             slot_free: Default::default(),
-            lw_a: Default::default(),
             lw_b: Default::default(),
             pay_beat: Default::default(),
             job_ok: Default::default(),
@@ -270,7 +269,7 @@ impl Default for DdpRxParse {
 impl Logic for DdpRxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, zero_a, zero_b);
+        dff_setup!(self, clock, zero_b);
         for i in 0..CONNECTIONS {
             self.idx[i].clock.next = self.clock.val();
             self.idx[i].d.next = self.idx[i].q.val();
@@ -426,25 +425,18 @@ impl Logic for DdpRxParse {
         self.hdr_b.write_addr.next = self.wr_addr.val();
         self.hdr_b.write_data.next = self.ulpdu_data.val() & self.kmask.val();
 
-        // ---- Header RAM reads: 0 past the segment's last written word.
+        // ---- Header RAM reads: port B reads 0 past the segment's last written word; port A
+        // (RxControl's) is the RAM's output itself (see the module doc).
         self.hdr_a.read_addr.next = self.hdr_a_addr.val();
         self.hdr_b.read_addr.next = self.hdr_b_addr.val();
-        self.lw_a.next = self.lastw[0].q.val();
         self.lw_b.next = self.lastw[0].q.val();
         for j in 1..SLOT_COUNT {
-            if self.hdr_a_addr.val().get_bits::<SLOT_BITS>(5).index() == j {
-                self.lw_a.next = self.lastw[j].q.val();
-            }
             if self.hdr_b_addr.val().get_bits::<SLOT_BITS>(5).index() == j {
                 self.lw_b.next = self.lastw[j].q.val();
             }
         }
-        self.zero_a.d.next = self.hdr_a_addr.val().get_bits::<HDR_WORD_BITS>(0) > self.lw_a.val();
         self.zero_b.d.next = self.hdr_b_addr.val().get_bits::<HDR_WORD_BITS>(0) > self.lw_b.val();
         self.hdr_a_data.next = self.hdr_a.read_data.val();
-        if self.zero_a.q.val() {
-            self.hdr_a_data.next = 0.into();
-        }
         self.hdr_b_data.next = self.hdr_b.read_data.val();
         if self.zero_b.q.val() {
             self.hdr_b_data.next = 0.into();

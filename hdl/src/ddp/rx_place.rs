@@ -67,8 +67,8 @@
 //!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
 //!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
 //!   address: three 10-bit parts side by side whose carries in are flags kept with each
-//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, trees on the
-//!   `vd_addr` port, in parallel with the address selection; for a connection's, computed from
+//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, the
+//!   `vd_a10` / `vd_a20` ports; for a connection's, computed from
 //!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
 //!   the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
@@ -79,7 +79,9 @@
 //!   register), taken in the cycle its run's first beat is placed, so a run's first beat is
 //!   placed in the cycle its verdict is offered at the earliest (as with the one-verdict buffer
 //!   before, which took it a cycle ahead), and RxControl holds the verdict until then. The
-//!   address's carry-select flags (`vd_a10`, `vd_a20`) are all-ones trees on `vd_addr`.
+//!   address's carry-select flags come with it (`vd_a10`, `vd_a20`, registers in RxControl:
+//!   all-ones trees on `vd_addr` here were two LUT levels and a long route on the composed
+//!   receive path's critical path, `vd_addr` -> `w_hi1` -> `caddr`).
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxOutReg;
@@ -116,6 +118,10 @@ pub struct RxPlace {
     pub vd_conn: Signal<In, Bits<CONN_BITS>>,
     pub vd_place: Signal<In, Bit>,
     pub vd_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    /// `vd_addr`'s carry-select flags: word bits 9..0 (address bits 11..2) all ones, word
+    /// bits 19..0 all ones (RxControl registers them with the address).
+    pub vd_a10: Signal<In, Bit>,
+    pub vd_a20: Signal<In, Bit>,
     // Posted DMA writes.
     pub dma_wr_addr: Signal<Out, Bits<32>>,
     pub dma_wr_data: Signal<Out, Bits<32>>,
@@ -237,9 +243,6 @@ pub struct RxPlace {
     w_lo1: Signal<Local, Bits<10>>,
     w_mid1: Signal<Local, Bits<10>>,
     w_hi1: Signal<Local, Bits<10>>,
-    /// The verdict's carry-select flags (`vd_addr`'s word bits 9..0 all ones, 19..0 all ones).
-    vd_a10: Signal<Local, Bit>,
-    vd_a20: Signal<Local, Bit>,
     /// A run's first beat is placed: its verdict is taken (`vd_ready`).
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -515,8 +518,6 @@ impl Logic for RxPlace {
         // placement's `can` (the composed receive path's critical path at 78 MHz).
         self.vtook.d.next = self.vpop.val();
         self.vd_ready.next = self.vtook.q.val();
-        self.vd_a10.next = self.vd_addr.val().get_bits::<10>(2).all();
-        self.vd_a20.next = self.vd_addr.val().get_bits::<20>(2).all();
         self.pop.next = self.proc.val();
 
         self.alo.next = self.hr_alo.q.val();
@@ -799,7 +800,7 @@ impl Logic for RxPlace {
 
 crate::sim_ports!(impl[] RxPlace {
     inputs: pay_data, pay_keep, pay_first, pay_last, pay_good, pay_valid, pay_conn, vd_valid,
-        vd_conn, vd_place, vd_addr, dma_wr_ready, done_ready;
+        vd_conn, vd_place, vd_addr, vd_a10, vd_a20, dma_wr_ready, done_ready;
     outputs: pay_ready, vd_ready, dma_wr_addr, dma_wr_data, dma_wr_keep, dma_wr_last,
         dma_wr_valid, done_valid, done_conn, done_good;
 });

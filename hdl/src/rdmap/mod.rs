@@ -99,7 +99,7 @@ pub mod tx_path;
 //   out: job_ready; hdr_a_addr[CONN_BITS+1+HDR_WORD_BITS];
 //        chk_valid chk_tag chk_stag[32] chk_to[64] chk_len[32] chk_pd chk_qp chk_access[4]
 //          chk_invalidate;
-//        vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS];  done_ready;
+//        vd_valid vd_conn vd_place vd_addr[DMA_ADDR_BITS] vd_a10 vd_a20;  done_ready;
 //        free_valid free_conn free_slot;
 //        rq_req_valid rq_req_qp rq_req_pop (0: read the head WQE; 1: consume it);
 //        irq_valid irq_qp irq_word[32] (a Read Request as five words, one per irq_valid:

@@ -159,9 +159,11 @@
 //!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
 //!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
 //!   register serves `term_*` and `aev_*`. An invalidate request copies `h_stag` into `chk_stag`
-//!   when it is issued; a tagged segment's TO goes into `chk_to` as its words arrive, a WQE's TO
-//!   high half in RqWait (the carry of TO + MO is added in SendRows); a placed Send's host address
-//!   goes straight into `vd_addr` (the verdict register is empty from Eval2 to Direct); a
+//!   in ChkWait (every cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
+//!   as its words arrive, a WQE's TO high half in RqWait (the carry of TO + MO is added in
+//!   SendRows); a placed Send's host address goes from `cq_addr` into `vd_addr` (with its
+//!   carry-select flags `vd_a10` / `vd_a20`) in ChkWait or SendOk (the verdict register is empty
+//!   from Eval2 to Direct); a
 //!   Terminate's triple straight into the record value. The header word being read is one-hot
 //!   (`rk`), so each capture enable is one flag.
 //! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
@@ -196,8 +198,10 @@
 //! next cycle's `state != Idle || held`: the parser's skid uses it combinationally). Standalone
 //! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
 //! `--freq 100`, inputs from a shift register, outputs XOR-reduced), board profile (2 QPs, no
-//! markers): 1491 logic cells (1159 LUT4, 725 flip-flops, 160 carries), 100.5 MHz with
-//! nextpnr's default seed (102.5 / 104.0 with seeds 2, 3; 2026-11-29; 1571 cells, 1240 LUT4,
+//! markers): 1491 logic cells (1159 LUT4, 727 flip-flops, 160 carries), 104.2 MHz with
+//! nextpnr's default seed (96.7 / 95.0 with seeds 2, 3; 2026-11-29, with the verdict's
+//! carry-select flags `vd_a10` / `vd_a20` and ChkWait's loads by state; before: 1491 cells,
+//! 725 flip-flops, 100.25 MHz; 102.5 / 104.0 with seeds 2, 3 and before that 1571 cells, 1240 LUT4,
 //! 720 flip-flops, 91.3 MHz, 98.5 / 101.6 before, the paths the `state` decodes into the
 //! capture enables, the RAM-to-compare multiplexers and Eval's row chain). Earlier (default
 //! build): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
@@ -340,6 +344,10 @@ pub struct RxControl {
     pub vd_conn: Signal<Out, Bits<CONN_BITS>>,
     pub vd_place: Signal<Out, Bit>,
     pub vd_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
+    /// `vd_addr`'s carry-select flags for RxPlace: word bits 9..0 (address bits 11..2) all
+    /// ones, word bits 19..0 all ones (registered with `vd_addr`).
+    pub vd_a10: Signal<Out, Bit>,
+    pub vd_a20: Signal<Out, Bit>,
     pub vd_ready: Signal<In, Bit>,
     pub done_valid: Signal<In, Bit>,
     pub done_conn: Signal<In, Bits<CONN_BITS>>,
@@ -618,6 +626,8 @@ pub struct RxControl {
     vd_v: DFF<Bit>,
     vd_place_q: DFF<Bit>,
     vd_addr_q: DFF<Bits<DMA_ADDR_BITS>>,
+    vd_a10_q: DFF<Bit>,
+    vd_a20_q: DFF<Bit>,
     free_v: DFF<Bit>,
     free_conn_q: DFF<Bits<CONN_BITS>>,
     free_slot_q: DFF<Bit>,
@@ -722,6 +732,9 @@ pub struct RxControl {
     h_lf: Signal<Local, Bit>,
     h_st: Signal<Local, Bits<3>>,
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    /// `cq_addr`'s carry-select flags (see `vd_a10`), loaded with it into the verdict register.
+    cq_a10: Signal<Local, Bit>,
+    cq_a20: Signal<Local, Bit>,
     h_dead: Signal<Local, Bit>,
     bdying_set: Signal<Local, Bit>,
     w_kind_n: Signal<Local, Bits<3>>,
@@ -920,6 +933,8 @@ impl Default for RxControl {
             vd_conn: Default::default(),
             vd_place: Default::default(),
             vd_addr: Default::default(),
+            vd_a10: Default::default(),
+            vd_a20: Default::default(),
             vd_ready: Default::default(),
             done_valid: Default::default(),
             done_conn: Default::default(),
@@ -1132,6 +1147,8 @@ impl Default for RxControl {
             vd_v: Default::default(),
             vd_place_q: Default::default(),
             vd_addr_q: Default::default(),
+            vd_a10_q: Default::default(),
+            vd_a20_q: Default::default(),
             free_v: Default::default(),
             free_conn_q: Default::default(),
             free_slot_q: Default::default(),
@@ -1225,6 +1242,8 @@ impl Default for RxControl {
             h_lf: Default::default(),
             h_st: Default::default(),
             h_addr: Default::default(),
+            cq_a10: Default::default(),
+            cq_a20: Default::default(),
             h_dead: Default::default(),
             bdying_set: Default::default(),
             w_kind_n: Default::default(),
@@ -1492,6 +1511,8 @@ impl Logic for RxControl {
             vd_v,
             vd_place_q,
             vd_addr_q,
+            vd_a10_q,
+            vd_a20_q,
             free_v,
             free_conn_q,
             free_slot_q,
@@ -1721,6 +1742,10 @@ impl Logic for RxControl {
         } else {
             self.op_ok_t.next = !self.h_t.q.val() && self.f_qn0.q.val();
         }
+
+        // `cq_addr`'s carry-select flags (see `vd_a10`).
+        self.cq_a10.next = self.cq_addr.q.val().get_bits::<10>(2).all();
+        self.cq_a20.next = self.cq_addr.q.val().get_bits::<20>(2).all();
 
         // ---- Defaults.
         self.fail.next = false;
@@ -2002,13 +2027,17 @@ impl Logic for RxControl {
                         self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
                         self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
                         self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
-                        if self.hdr_a_data.val().get_bit(31) {
-                            // Tagged: the TO ends in word 3.
+                    }
+                    if self.rk.q.val().get_bit(1) {
+                        // The last word by T / opcode, from word 0's registered flags (timing:
+                        // not from the RAM's output; `ra` is 2 here, so the new value is in
+                        // time for word 3's address): tagged, the TO ends in word 3; a Read
+                        // Request's SrcTO in word 11; else word 5 (Idle's value: a Terminate's
+                        // octets 18-19, a Send's MO).
+                        if self.h_t.q.val() {
                             self.rlast.d.next = 3.into();
-                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_rreq.val() {
+                        } else if self.o_rreq.q.val() {
                             self.rlast.d.next = 11.into();
-                        } else if self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val() {
-                            self.rlast.d.next = 5.into();
                         }
                     }
                     if self.rk.q.val().get_bit(2) {
@@ -2449,18 +2478,30 @@ impl Logic for RxControl {
             RxState::ChkWait => {
                 // A Send's lkey check (row 17) or invalidate (row 21); the queue is empty, so the
                 // next response (in request order) is this request's.
+                // Timing: the loads below have the state (and `ctx`) as enables, not the
+                // response. The invalidate's request (row 21 after row 17) loads in every
+                // ChkWait cycle (the lkey request left in the first one: `chk_valid` is
+                // `chk_v`, and the StagCheck registers it at that edge; while the invalidate
+                // waits the values are its own); it goes out only with `issue`.
+                // The lkey check's host address is in `cq_addr` (every response loads it) from
+                // the cycle after its response: into the verdict register in every SendInv
+                // cycle (the invalidate's response loads `cq_addr` only as it comes), or in
+                // SendOk when no invalidate followed. The verdict register is empty from Eval2
+                // (which waits for it) to Direct, and the queue is too.
+                self.chk_acc_q.d.next = 0.into();
+                self.chk_inv_q.d.next = true;
+                self.chk_stag_q.d.next = self.h_stag.q.val();
+                if self.ctx.q.val() == ChkCtx::SendInv {
+                    self.vd_addr_q.d.next = self.cq_addr.q.val();
+                    self.vd_a10_q.d.next = self.cq_a10.val();
+                    self.vd_a20_q.d.next = self.cq_a20.val();
+                }
                 if self.rsp_valid.val() {
                     if self.rsp_status.val() == self.st_ok.val() {
                         match self.ctx.q.val() {
                             ChkCtx::SendPay => {
-                                // Straight into the verdict register: it is empty from
-                                // Eval2 (which waits for it) to Direct, and the queue is too.
-                                self.vd_addr_q.d.next = self.rsp_host_addr.val();
                                 if self.h_l.q.val() && self.o_inv.q.val() {
                                     self.issue.next = true;
-                                    self.chk_acc_q.d.next = 0.into();
-                                    self.chk_inv_q.d.next = true;
-                                    self.chk_stag_q.d.next = self.h_stag.q.val();
                                     self.ctx.d.next = ChkCtx::SendInv;
                                 } else {
                                     self.state.d.next = RxState::SendOk;
@@ -2488,6 +2529,13 @@ impl Logic for RxControl {
             }
             RxState::SendOk => {
                 // Rows 13-17 (and 21) passed: advance MO and MSN, record the completion.
+                // The lkey check's host address (see ChkWait; a Send without payload has
+                // `ctx` SendInv, and Direct's verdict address 0).
+                if self.ctx.q.val() == ChkCtx::SendPay {
+                    self.vd_addr_q.d.next = self.cq_addr.q.val();
+                    self.vd_a10_q.d.next = self.cq_a10.val();
+                    self.vd_a20_q.d.next = self.cq_a20.val();
+                }
                 self.mo_set.next = true;
                 self.go_vd.next = true;
                 self.go_place.next = !self.f_zpay.q.val();
@@ -2515,9 +2563,11 @@ impl Logic for RxControl {
                     self.vd_conn_q.d.next = self.j_conn.q.val();
                     self.vd_place_q.d.next = self.o_place.q.val();
                     // `vd_addr` is 0 without placement (a placed Send's address was loaded in
-                    // ChkWait).
+                    // ChkWait or SendOk).
                     if !self.o_place.q.val() {
                         self.vd_addr_q.d.next = 0.into();
+                        self.vd_a10_q.d.next = false;
+                        self.vd_a20_q.d.next = false;
                     }
                     self.rec_we.next = true;
                     self.held.d.next = false;
@@ -2838,6 +2888,8 @@ impl Logic for RxControl {
             self.vd_conn_q.d.next = self.h_conn.val();
             self.vd_place_q.d.next = false;
             self.vd_addr_q.d.next = 0.into();
+            self.vd_a10_q.d.next = false;
+            self.vd_a20_q.d.next = false;
             self.rec_we.next = true;
             self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.h_conn.val()) << 1)
                 | bit_cast::<3, 1>(self.h_slot.val().into());
@@ -2857,6 +2909,8 @@ impl Logic for RxControl {
                 if self.h_ctx.val() != 2 {
                     self.vd_place_q.d.next = true;
                     self.vd_addr_q.d.next = self.h_addr.val();
+                    self.vd_a10_q.d.next = self.cq_a10.val();
+                    self.vd_a20_q.d.next = self.cq_a20.val();
                 }
             } else {
                 self.w_kind_n.next = self.k_err.val();
@@ -3133,6 +3187,8 @@ impl Logic for RxControl {
         self.vd_conn.next = self.vd_conn_q.q.val();
         self.vd_place.next = self.vd_place_q.q.val();
         self.vd_addr.next = self.vd_addr_q.q.val();
+        self.vd_a10.next = self.vd_a10_q.q.val();
+        self.vd_a20.next = self.vd_a20_q.q.val();
         self.free_valid.next = self.free_v.q.val();
         self.free_conn.next = self.free_conn_q.q.val();
         self.free_slot.next = self.free_slot_q.q.val();
@@ -3199,7 +3255,8 @@ crate::sim_ports!(impl[] RxControl {
         irq_ready, cqe_ready, aev_ready, term_ready, term_done, term_done_conn, term_done_slot,
         llp_err_valid, llp_err_conn, llp_err_code;
     outputs: job_ready, hdr_a_addr, chk_valid, chk_tag, chk_stag, chk_to, chk_len, chk_pd,
-        chk_qp, chk_access, chk_invalidate, vd_valid, vd_conn, vd_place, vd_addr, done_ready,
+        chk_qp, chk_access, chk_invalidate, vd_valid, vd_conn, vd_place, vd_addr, vd_a10, vd_a20,
+        done_ready,
         free_valid, free_conn, free_slot, rq_req_valid, rq_req_qp, rq_req_pop, irq_valid, irq_qp,
         irq_word, cqe_valid,
         cqe_qp, cqe_opcode, cqe_status, cqe_byte_len, cqe_index, cqe_inv_stag, cqe_with_inv,

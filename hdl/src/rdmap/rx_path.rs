@@ -308,6 +308,8 @@ impl Logic for RxPath {
         self.placer.vd_conn.next = self.control.vd_conn.val();
         self.placer.vd_place.next = self.control.vd_place.val();
         self.placer.vd_addr.next = self.control.vd_addr.val();
+        self.placer.vd_a10.next = self.control.vd_a10.val();
+        self.placer.vd_a20.next = self.control.vd_a20.val();
         self.control.vd_ready.next = self.placer.vd_ready.val();
         self.control.done_valid.next = self.placer.done_valid.val();
         self.control.done_conn.next = self.placer.done_conn.val();

@@ -143,6 +143,8 @@ pub struct RxPlaceTb {
     vd_conn: InputId,
     vd_place: InputId,
     vd_addr: InputId,
+    vd_a10: InputId,
+    vd_a20: InputId,
     dma_wr_ready: InputId,
     done_ready: InputId,
     pay_ready: OutputId,
@@ -174,6 +176,8 @@ impl RxPlaceTb {
             vd_conn: sim.input("vd_conn")?,
             vd_place: sim.input("vd_place")?,
             vd_addr: sim.input("vd_addr")?,
+            vd_a10: sim.input("vd_a10")?,
+            vd_a20: sim.input("vd_a20")?,
             dma_wr_ready: sim.input("dma_wr_ready")?,
             done_ready: sim.input("done_ready")?,
             pay_ready: sim.output("pay_ready")?,
@@ -294,12 +298,18 @@ impl RxPlaceTb {
                     sim.set(self.vd_conn, runs[i].conn as u128);
                     sim.set(self.vd_place, u128::from(runs[i].place));
                     sim.set(self.vd_addr, u128::from(runs[i].addr));
+                    // The address's carry-select flags (word bits 9..0, 19..0 all ones).
+                    let w = runs[i].addr >> 2;
+                    sim.set(self.vd_a10, u128::from(w & 0x3FF == 0x3FF));
+                    sim.set(self.vd_a20, u128::from(w & 0xF_FFFF == 0xF_FFFF));
                 }
                 None => {
                     sim.set(self.vd_valid, 0);
                     sim.set(self.vd_conn, rng.gen_range(0..CONNECTIONS) as u128);
                     sim.set(self.vd_place, rng.gen_range(0..2));
                     sim.set(self.vd_addr, u128::from(rng.gen::<u32>()));
+                    sim.set(self.vd_a10, rng.gen_range(0..2));
+                    sim.set(self.vd_a20, rng.gen_range(0..2));
                 }
             }
             let dma_ready = !rng.gen_bool(traffic.dma_stall);

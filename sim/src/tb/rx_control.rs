@@ -210,6 +210,18 @@ impl Segment {
         }
         w
     }
+
+    /// The words on the parser's port A: port A reads no 0 past the segment's end
+    /// (`rnic_hdl::ddp`, "Header slots"), so the words after the last beat are junk here (what
+    /// an earlier segment left): RxControl is shown to use none of them.
+    pub fn ram_words(&self) -> [u32; HDR_WORDS] {
+        let mut w = self.words();
+        let beats = usize::from(self.len).div_ceil(4).max(1);
+        for (i, x) in w.iter_mut().enumerate().skip(beats) {
+            *x = 0x9E37_79B9u32.rotate_left(i as u32) ^ u32::from(self.len);
+        }
+        w
+    }
 }
 
 /// A QP configuration write.
@@ -487,7 +499,7 @@ impl RxControlTb {
                 let slot = next_slot[s.conn];
                 if !busy[s.conn][slot] {
                     busy[s.conn][slot] = true;
-                    ram.insert((s.conn, slot), s.words());
+                    ram.insert((s.conn, slot), s.ram_words());
                     next_slot[s.conn] ^= 1;
                     offered = Some((next_job, slot));
                     next_job += 1;
@@ -663,6 +675,13 @@ impl RxControlTb {
                     place: self.get(sim, "vd_place") == 1,
                     addr: self.get(sim, "vd_addr") as u32,
                 };
+                // The address's carry-select flags (word bits 9..0, 19..0 all ones).
+                let w = v.addr >> 2;
+                assert_eq!(
+                    (self.get(sim, "vd_a10") == 1, self.get(sim, "vd_a20") == 1),
+                    (w & 0x3FF == 0x3FF, w & 0xF_FFFF == 0xF_FFFF),
+                    "cycle {cycle}: carry-select flags of verdict {v:?}"
+                );
                 let i = job_order
                     .pop_front()
                     .unwrap_or_else(|| panic!("cycle {cycle}: verdict {v:?} without a job"));
