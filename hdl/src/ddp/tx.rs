@@ -1199,6 +1199,11 @@ impl Logic for DdpTx {
             self.o_conn.d.next = self.msg_conn.val();
         } else if self.fire.val() {
             self.s_valid.d.next = true;
+        }
+        // The skid entry takes every beat made (it is empty then: `fire` needs `!s_valid`);
+        // it counts only when the output register could not take the beat (`s_valid`). So its
+        // 37 enables are `fire`, from registers, not `ulpdu_ready` (timing, composed).
+        if self.fire.val() {
             self.s_data.d.next = self.b_data.val();
             self.s_keep.d.next = self.b_keep.val();
             self.s_last.d.next = self.b_last.val();
