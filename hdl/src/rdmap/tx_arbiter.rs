@@ -264,8 +264,8 @@ impl Logic for TxArbiter {
         // `msg_valid` is a register too: the chosen source waits now and is not being taken
         // (a source holds its job until its handshake), and the FIFO has room next cycle. A
         // source's next job after a handshake is shown a cycle later.
-        self.se_vn.next = self.se_msg_valid.val() && !(self.take.val() && !self.pick_rr.val());
-        self.rr_vn.next = self.rr_msg_valid.val() && !(self.take.val() && self.pick_rr.val());
+        self.se_vn.next = self.se_msg_valid.val() && (!self.take.val() || self.pick_rr.val());
+        self.rr_vn.next = self.rr_msg_valid.val() && (!self.take.val() || !self.pick_rr.val());
         if self.pick_d.val() {
             self.mv_q.d.next = self.rr_vn.val() && !self.cnt_d.val().get_bit(2);
         } else {
