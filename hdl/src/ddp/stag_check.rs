@@ -496,9 +496,12 @@ impl Logic for StagCheck {
         } else if !self.s2_acc_ok.q.val() {
             self.early.next = self.st_access.val();
         }
+        // (`!invalid` written out for an invalidate: `s2_ent_ok && !s2_fw_hit`, so that the
+        // clear is two LUT levels from the S2 registers, not behind `invalid`'s decode.)
         self.stags.clear.next = self.s2_v.q.val()
             && self.s1_inv.q.val()
-            && !self.invalid.val()
+            && self.s2_ent_ok.q.val()
+            && !self.s2_fw_hit.q.val()
             && self.s2_assoc.q.val()
             && self.s2_rinv.q.val()
             && !self.s2_reprog.q.val();
