@@ -156,9 +156,10 @@ fn write(i: usize, addr: u32, len: u32) -> TxMsg {
 
 /// Back-to-back 1 KiB messages, each hinting the next from its start: with DMA latency 50,
 /// every message but the first takes no more cycles than its beats plus the take, the 2-cycle
-/// set-up, the output stage and the registered `msg_done` (without the hint: about 50 more). With `nxt_shown` low (the
-/// hints are the other source's, `docs/core.md` "The message job"), no message may use the
-/// region read ahead: each one is read again (a flush), with the right payload.
+/// set-up, the output stage and the registered `msg_done` (without the hint: about 50 more).
+/// With `nxt_shown` low (the hints are the other source's, `docs/core.md` "The message job"),
+/// no message may use the region read ahead: each one is read again (a flush), with the right
+/// payload.
 fn hint_matches(sim: &mut dyn Backend, shown: bool) {
     let msgs: Vec<TxMsg> = (0..6)
         .map(|i| write(i, 0x3000_0000 + 0x1800 * i as u32 + (i as u32 % 4), 1024))

@@ -25,8 +25,8 @@
 //! # The hand-over
 //!
 //! The block works on the message **while it is offered**: it reads `msg_*` directly (no copy
-//! of the 290 bits of fields) and raises `msg_ready` in the cycle the message's last beat is
-//! accepted, which is also the `msg_done` strobe. A source must therefore hold `msg_*` stable
+//! of the 290 bits of fields) and raises `msg_ready` in the cycle after the message's last beat
+//! is accepted (a register, `done_q`), which is also the `msg_done` strobe. A source must therefore hold `msg_*` stable
 //! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
 //! the last time in the cycle before the `msg_take` strobe (a register, `take_q`: `msg_len` of
 //! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
@@ -125,9 +125,10 @@
 //!
 //! **Output stage**: a 2-entry skid buffer (`o_*` drive `ulpdu_*`, `s_*` take the beat made
 //! while the output stalls); the inside sees "ready" as `!s_valid` (a register), so
-//! `ulpdu_ready` only loads registers and one cycle of latency is added to `ulpdu_*`. The
-//! message is done (`msg_done` = `msg_ready`) when its final beat leaves the stage, as before
-//! on the wire; meanwhile the FSM waits in `Drain` (the message is still offered).
+//! `ulpdu_ready` only loads registers and one cycle of latency is added to `ulpdu_*` (the skid
+//! entry takes every beat made, and counts only when `s_valid` is set). The message is done
+//! (`msg_done` = `msg_ready`, from `done_q`) in the cycle after its final beat leaves the stage;
+//! meanwhile the FSM waits in `Drain` (the message is still offered).
 //!
 //! **Area** (issue 5; `docs/decisions.md` "DdpTx: area and Fmax"): the header beats are an
 //! AND-OR of the fields, one select per field and half (a priority chain on `hb` cost ~570
@@ -388,9 +389,9 @@ pub struct DdpTx {
     ra: DFF<Bit>,
     /// The hint fell while reading ahead: the region is never used, only cancelled.
     ra_stale: DFF<Bit>,
-    /// `nxt_valid && nxt_shown && msg_addr == nxt_addr && msg_len == nxt_len`, registered (valid in the
-    /// cycle after a take: the hint is held, unchanged and up, while its message is offered,
-    /// until its `msg_take`).
+    /// `nxt_valid && nxt_shown && msg_addr == nxt_addr && msg_len == nxt_len`, registered
+    /// (valid in the cycle after a take: the hint is held, unchanged and up, while its message
+    /// is offered, until its `msg_take`).
     m_r: DFF<Bit>,
     /// The message taken reads payload (not a Read Request, length not 0).
     k_pay: DFF<Bit>,
@@ -1815,7 +1816,8 @@ impl Logic for DdpTx {
 
 crate::sim_ports!(impl[] DdpTx {
     inputs: qpc_write, qpc_qp, qpc_tx_mulpdu, msg_valid, msg_conn, msg_opcode, msg_stag, msg_to,
-        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, nxt_valid, nxt_addr, nxt_len, nxt_shown,
+        msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len, nxt_valid, nxt_addr, nxt_len,
+        nxt_shown,
         pay_rd_req_ready, pay_rd_cpl_valid,
         pay_rd_cpl_tag, pay_rd_cpl_data, pay_rd_cpl_keep, pay_rd_cpl_last, ulpdu_ready;
     outputs: msg_ready, msg_done, msg_take, pay_rd_req_valid, pay_rd_req_addr, pay_rd_req_len,

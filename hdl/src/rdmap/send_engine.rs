@@ -151,7 +151,11 @@
 //! flip-flops (a shared `f_data` multiplexer left 192 of them alone: 1056 -> 1037 cells). The
 //! read-completion queue (`rdcq`, 16 x 10 bits) is a
 //! `crate::ram::BlockRam` with its own pointers whose output register is the head (no
-//! read-during-write bypass, no fill counters, no separate head register).
+//! read-during-write bypass, no fill counters, no separate head register). `Idle` takes the
+//! head from the cycle after it appears (`rq_h`), with its QP from a copy (`rq_qp`) of the
+//! RAM's QP bits: the QP select then starts at a flip-flop (composed in
+//! TxPath, the RAM -> `sel` -> `orq` read address path missed 100 MHz). One cycle per Read
+//! completion.
 //!
 //! `idle`: in `Idle` with no QP to serve, no `rdc` waiting, no CQE held and no prefetch under
 //! way. Outstanding Reads alone do not

@@ -48,8 +48,8 @@
 //! `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source waits and is not being
 //! taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
 //! so it still waits when shown), the hint is registered. A source's next job after its
-//! handshake is shown a cycle later than before (one cycle per message). (Before, the choice and the hint select were decoded from the sources'
-//! `valid`s and opcode in the same cycle, and the composed transmit side ran at 64 MHz: the
+//! handshake is shown a cycle later than before (one cycle per message). (Before, the choice
+//! and the hint select were decoded from the sources' `valid`s and opcode in the same cycle, and the composed transmit side ran at 64 MHz: the
 //! SendEngine's registers -> the choice -> `nsel` -> `nxt_valid` -> DdpTx's read-ahead start ->
 //! the `rq_addr` enables, and back through `msg_take` into the SendEngine's enables;
 //! `docs/decisions.md` "Eleventh session".) The done routing is one mux of the FIFO head.
