@@ -123,12 +123,20 @@ fn real_mpa_exchange_decodes() {
 fn pcap_of_a_mixed_run_decodes_in_tshark() {
     for markers in marker_cases() {
         let path = scratch(&format!("mixed-m{}.pcap", u8::from(markers)));
-        let a = args(markers, Some(path.clone()));
-        let r = loopback::run(&a).unwrap_or_else(|e| panic!("markers {markers}: {e:#}"));
+        // Every kind: the first seed from 12 whose run has them all. Which kinds run depends on
+        // the core's timing (the generator draws a QP pair in every cycle it may post), so a
+        // fixed seed breaks whenever the core gains or loses a cycle somewhere.
+        let (a, r) = (12..20)
+            .map(|seed| {
+                let mut a = args(markers, Some(path.clone()));
+                a.seed = seed;
+                let r = loopback::run(&a).unwrap_or_else(|e| panic!("markers {markers}: {e:#}"));
+                (a, r)
+            })
+            .find(|(_, r)| r.summary.per_kind.len() == OpKind::ALL.len())
+            .expect("no seed in 12..20 runs every kind");
         let sum = &r.summary;
         assert_eq!(sum.ops, a.count);
-        // Every kind (the seed is chosen so; which ones run depends on the timing).
-        assert_eq!(sum.per_kind.len(), OpKind::ALL.len(), "{:?}", sum.per_kind);
         let cap = r.capture.as_ref().expect("a capture");
         assert_eq!(cap.path, path);
         assert_eq!(cap.fpdus.len(), 1, "one connection (QP 0 <-> QP 1)");
