@@ -47,7 +47,7 @@ fn golden(req: &TermRequest, slot: &[u8]) -> Vec<u8> {
     buf
 }
 
-/// A random segment's first 128 octets: tagged (T = 1) or untagged, random otherwise.
+/// A random segment of up to 128 octets: tagged (T = 1) or untagged, random otherwise.
 fn random_segment(rng: &mut StdRng, tagged: bool) -> Vec<u8> {
     let len = rng.gen_range(0..=128usize);
     let mut s: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
@@ -57,7 +57,15 @@ fn random_segment(rng: &mut StdRng, tagged: bool) -> Vec<u8> {
     s
 }
 
-fn random_request(rng: &mut StdRng, conn: usize, slot: usize, hdrct: u8) -> TermRequest {
+/// A request for the segment in its slot: `seglen` is that segment's length (RxControl's
+/// contract: TerminateTx zeroes the copied octets from there on).
+fn random_request(
+    rng: &mut StdRng,
+    ram: &HeaderRam,
+    conn: usize,
+    slot: usize,
+    hdrct: u8,
+) -> TermRequest {
     TermRequest {
         conn,
         slot,
@@ -67,7 +75,7 @@ fn random_request(rng: &mut StdRng, conn: usize, slot: usize, hdrct: u8) -> Term
         m: hdrct & 4 != 0,
         d: hdrct & 2 != 0,
         r: hdrct & 1 != 0,
-        seglen: rng.gen(),
+        seglen: ram.seg_len(conn, slot) as u16,
     }
 }
 
@@ -109,7 +117,7 @@ fn check_random(kind: BackendKind, name: &str, seed: u64, rounds: usize, traffic
                 for hdrct in 0..8u8 {
                     for conn in 0..CONNECTIONS {
                         for slot in 0..HDR_SLOTS {
-                            requests.push(random_request(&mut rng, conn, slot, hdrct));
+                            requests.push(random_request(&mut rng, &ram, conn, slot, hdrct));
                         }
                     }
                 }
@@ -187,8 +195,10 @@ fn check_golden_vector(kind: BackendKind) {
     ]
     .concat();
     assert_eq!(want.len(), 70);
+    // Connection 2 (0 in a two-QP build).
+    let conn = 2 % CONNECTIONS;
     let req = TermRequest {
-        conn: 2,
+        conn,
         slot: 1,
         layer: 0,
         etype: 1,
@@ -199,11 +209,15 @@ fn check_golden_vector(kind: BackendKind) {
         seglen: 46,
     };
     let mut ram = HeaderRam::default();
-    ram.write_segment(2, 1, &rrq);
+    ram.write_segment(conn, 1, &rrq);
     // Another slot of the same connection with something else in it, requested right after.
-    ram.write_segment(2, 0, &[0xc1; 30]);
-    let other = TermRequest { slot: 0, ..req };
-    assert_eq!(golden(&req, &ram.slot_bytes(2, 1)), want, "golden model");
+    ram.write_segment(conn, 0, &[0xc1; 30]);
+    let other = TermRequest {
+        slot: 0,
+        seglen: 30,
+        ..req
+    };
+    assert_eq!(golden(&req, &ram.slot_bytes(conn, 1)), want, "golden model");
     run_with_waveform_on_failure(
         "terminate_tx_golden",
         || kind.build(TerminateTx::default()),

@@ -24,13 +24,14 @@
 //!   (it shows in the cycle after), so jobs, verdicts and `seg_first` beats are in the same
 //!   order. Runs of different connections interleave at beat
 //!   granularity; runs of one connection never do.
-//! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i <
-//!   HDR_WORDS`) of a segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the
-//!   MSB lane as on the stream. Lanes outside `keep` are written 0. A word after the segment's
-//!   last beat reads 0 on port B (`hdr_b_*`, TerminateTx's copy of the header); on port A
-//!   (`hdr_a_*`, RxControl's) it is unspecified (a word an earlier segment left): RxControl
-//!   uses no field past the segment's end unless the length rows (`f_short`, the Read
-//!   Request's length) fail first. Each connection has
+//! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i < 16`) of a
+//!   segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the MSB lane as on
+//!   the stream. Lanes outside `keep` are written 0. Words 16..31 of a slot (`HDR_WORDS` = 32)
+//!   are never written and read 0. A word after the segment's last beat is unspecified on both
+//!   ports (a word an earlier segment left): RxControl (port A, `hdr_a_*`) uses no field past
+//!   the segment's end unless the length rows (`f_short`, the Read Request's length) fail
+//!   first; TerminateTx (port B, `hdr_b_*`) addresses word `w + 16` (0) for a word `w` at or
+//!   past its request's `term_seglen` (the slot's segment length whenever a header is copied). Each connection has
 //!   [`HDR_SLOTS`](crate::config::HDR_SLOTS) = 2 slots used alternately (slot 0 first after
 //!   power-up); a segment may start only when its slot is free, else the parser stalls. A slot is
 //!   taken at the segment's first beat and stays busy until a `free_*` strobe names it.

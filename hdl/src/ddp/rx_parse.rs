@@ -14,7 +14,7 @@
 //!                                                          header RAM B ─► hdr_b_data
 //! ```
 //!
-//! - Per connection: the index of the next beat (saturating at 32), the segment's class taken
+//! - Per connection: the index of the next beat (saturating at 16), the segment's class taken
 //!   at beat 0 (tagged Write / Read Response: job at beat 3; untagged Send variants: job at
 //!   beat 4; anything else: job at the last beat) and the next slot. A beat needs no state of
 //!   its own connection beyond these, so connections interleave at beat granularity for free.
@@ -22,16 +22,17 @@
 //!   words up to the job beat are in the RAM at the edge that issues the job: a read presented
 //!   in the cycle the job first shows on `job_*` returns them. Two copies (A and B), written
 //!   identically, give the two registered read ports (2 block RAMs each on the iCE40).
-//! - Words after a segment's last beat read 0 on port B without being written: each
-//!   (connection, slot) keeps the index of its last written word (5 bits x 8), and port B
-//!   compares the word index it is given with it (registered, like the RAM read) and forces 0
-//!   above it (40 flip-flops and a 32-bit AND gate; clearing the slot instead would need
-//!   write-port cycles that back-to-back short segments do not leave). Port A (RxControl's) is
-//!   the RAM's output with no gate: RxControl uses no word past a segment's end unless a length
-//!   row fails first, and the gate was a LUT level and a route on every path from the RAM into
-//!   RxControl's header decode (the composed receive path's critical paths). A word at or
-//!   below the job beat is readable from the cycle the job shows; words after the job beat as
-//!   their beats arrive (on port B 0 before).
+//! - Only beats 0..15 of a segment are written (words 0..11 are all that RxControl and
+//!   TerminateTx read); words 16..31 of every slot are never written, so they read 0. Both
+//!   read ports are the RAMs' outputs with no gate: a word past a segment's end is what an
+//!   earlier segment left. RxControl uses no such word unless a length row fails first;
+//!   TerminateTx, which copies the header into a Terminate with zeros past the segment's end,
+//!   reads word `w + 16` instead of a word `w` at or past its request's `term_seglen`. (Before,
+//!   each (connection, slot) kept the index of its last written word, and port B compared the
+//!   word index with it and forced 0 above it: 20 flip-flops alone in their logic cells, a
+//!   multiplexer, a compare and a 32-bit AND gate on TerminateTx's data, about 60 logic cells.)
+//!   A word at or below the job beat is readable from the cycle the job shows; words after the
+//!   job beat as their beats arrive.
 //! - Slots: a segment takes slot `nxt` of its connection at its first beat (`nxt` toggles, 0
 //!   first after power-up) and marks it busy; `free_valid` clears a busy bit at the next edge. A
 //!   first beat whose slot is busy waits (`ulpdu_ready` low): the whole input waits, as the
@@ -72,9 +73,6 @@ const _: () = assert!(
 
 /// (connection, slot) pairs.
 const SLOT_COUNT: usize = CONNECTIONS * HDR_SLOTS;
-/// Bits of a header slot number `{conn, slot}`: the header RAM address above its word index
-/// (bit 5 on, a literal in the HDL: `HDR_WORD_BITS`, asserted above).
-const SLOT_BITS: usize = CONN_BITS + 1;
 /// Job skid payload: ULPDU_Length 16, slot, connection.
 const JOB_BITS: usize = 17 + CONN_BITS;
 
@@ -122,8 +120,8 @@ pub struct DdpRxParse {
     /// registers only; for RxPath's `rx_idle`.
     pub idle: Signal<Out, Bit>,
 
-    /// Per connection: index of the next beat of the current segment (saturates at 32).
-    idx: [DFF<Bits<6>>; CONNECTIONS],
+    /// Per connection: index of the next beat of the current segment (saturates at 16: no beat after 15 is written).
+    idx: [DFF<Bits<5>>; CONNECTIONS],
     /// Per connection: the segment is tagged Write / Read Response (job at beat 3).
     is_t: [DFF<Bit>; CONNECTIONS],
     /// Per connection: the segment is an untagged Send variant (job at beat 4).
@@ -137,25 +135,21 @@ pub struct DdpRxParse {
     past_jb: [DFF<Bit>; CONNECTIONS],
     /// Per (connection, slot): taken and not yet freed.
     busy: [DFF<Bit>; SLOT_COUNT],
-    /// Per (connection, slot): index of the last word written by the slot's segment.
-    lastw: [DFF<Bits<HDR_WORD_BITS>>; SLOT_COUNT],
     /// The header RAM copies: block RAM without read-during-write logic (a port reads only
     /// slots whose segment is in, never the slot being written).
     hdr_a: BlockRam<32, HDR_ADDR_BITS>,
     hdr_b: BlockRam<32, HDR_ADDR_BITS>,
-    /// The word read on port A / B is past its segment's last beat: reads 0.
-    zero_b: DFF<Bit>,
     job_skid: RxOutReg<JOB_BITS>,
 
     // Combinational signals.
-    c_idx: Signal<Local, Bits<6>>,
+    c_idx: Signal<Local, Bits<5>>,
     c_t: Signal<Local, Bit>,
     c_u: Signal<Local, Bit>,
     c_nxt: Signal<Local, Bit>,
     c_at_jb: Signal<Local, Bit>,
     c_past_jb: Signal<Local, Bit>,
     c_busy: Signal<Local, Bit>,
-    cur_idx: Signal<Local, Bits<6>>,
+    cur_idx: Signal<Local, Bits<5>>,
     cur_slot: Signal<Local, Bit>,
     new_t: Signal<Local, Bit>,
     new_u: Signal<Local, Bit>,
@@ -172,7 +166,6 @@ pub struct DdpRxParse {
     slot_in: Signal<Local, Bits<3>>,
     slot_new: Signal<Local, Bits<3>>,
     slot_free: Signal<Local, Bits<3>>,
-    lw_b: Signal<Local, Bits<HDR_WORD_BITS>>,
     pay_beat: Signal<Local, Bit>,
     job_ok: Signal<Local, Bit>,
 
@@ -226,10 +219,8 @@ impl Default for DdpRxParse {
             at_jb: core::array::from_fn(|_| Default::default()),
             past_jb: core::array::from_fn(|_| Default::default()),
             busy: core::array::from_fn(|_| Default::default()),
-            lastw: core::array::from_fn(|_| Default::default()),
             hdr_a: Default::default(),
             hdr_b: Default::default(),
-            zero_b: Default::default(),
             job_skid: Default::default(),
             c_idx: Default::default(),
             c_t: Default::default(),
@@ -255,7 +246,6 @@ impl Default for DdpRxParse {
             slot_in: Default::default(),
             slot_new: Default::default(),
             slot_free: Default::default(),
-            lw_b: Default::default(),
             pay_beat: Default::default(),
             job_ok: Default::default(),
             lane0: Constant::new(0xFF00_0000_u64.into()),
@@ -269,7 +259,6 @@ impl Default for DdpRxParse {
 impl Logic for DdpRxParse {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, zero_b);
         for i in 0..CONNECTIONS {
             self.idx[i].clock.next = self.clock.val();
             self.idx[i].d.next = self.idx[i].q.val();
@@ -287,8 +276,6 @@ impl Logic for DdpRxParse {
         for j in 0..SLOT_COUNT {
             self.busy[j].clock.next = self.clock.val();
             self.busy[j].d.next = self.busy[j].q.val();
-            self.lastw[j].clock.next = self.clock.val();
-            self.lastw[j].d.next = self.lastw[j].q.val();
         }
         self.hdr_a.clock.next = self.clock.val();
         self.hdr_b.clock.next = self.clock.val();
@@ -375,7 +362,7 @@ impl Logic for DdpRxParse {
                     self.at_jb[i].d.next = false;
                     self.past_jb[i].d.next = false;
                 } else {
-                    if !self.c_idx.val().get_bit(5) {
+                    if !self.c_idx.val().get_bit(4) {
                         self.idx[i].d.next = self.c_idx.val() + 1;
                     }
                     // The next beat (index c_idx + 1) is the job beat, or after it.
@@ -385,7 +372,9 @@ impl Logic for DdpRxParse {
                 }
             }
         }
-        self.wr_en.next = self.take.val() && !self.cur_idx.val().get_bit(5);
+        // Beats 0..15 only: words 16..31 of every slot are never written, so they read 0
+        // (TerminateTx addresses one for a word past its segment's end).
+        self.wr_en.next = self.take.val() && !self.cur_idx.val().get_bit(4);
         self.slot_free.next = (bit_cast::<3, CONN_BITS>(self.free_conn.val()) << 1)
             | bit_cast::<3, 1>(self.free_slot.val().into());
         for j in 0..SLOT_COUNT {
@@ -394,9 +383,6 @@ impl Logic for DdpRxParse {
             }
             if self.take.val() && self.ulpdu_first.val() && (self.slot_new.val().index() == j) {
                 self.busy[j].d.next = true;
-            }
-            if self.wr_en.val() && (self.slot_in.val().index() == j) {
-                self.lastw[j].d.next = self.cur_idx.val().get_bits::<HDR_WORD_BITS>(0);
             }
         }
 
@@ -415,9 +401,7 @@ impl Logic for DdpRxParse {
             self.kmask.next = self.kmask.val() | self.lane3.val();
         }
         self.wr_addr.next = (bit_cast::<HDR_ADDR_BITS, 3>(self.slot_in.val()) << 5)
-            | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(
-                self.cur_idx.val().get_bits::<HDR_WORD_BITS>(0),
-            );
+            | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(self.cur_idx.val());
         self.hdr_a.write_enable.next = self.wr_en.val();
         self.hdr_a.write_addr.next = self.wr_addr.val();
         self.hdr_a.write_data.next = self.ulpdu_data.val() & self.kmask.val();
@@ -425,22 +409,11 @@ impl Logic for DdpRxParse {
         self.hdr_b.write_addr.next = self.wr_addr.val();
         self.hdr_b.write_data.next = self.ulpdu_data.val() & self.kmask.val();
 
-        // ---- Header RAM reads: port B reads 0 past the segment's last written word; port A
-        // (RxControl's) is the RAM's output itself (see the module doc).
+        // ---- Header RAM reads: both ports are the RAMs' outputs (see the module doc).
         self.hdr_a.read_addr.next = self.hdr_a_addr.val();
         self.hdr_b.read_addr.next = self.hdr_b_addr.val();
-        self.lw_b.next = self.lastw[0].q.val();
-        for j in 1..SLOT_COUNT {
-            if self.hdr_b_addr.val().get_bits::<SLOT_BITS>(5).index() == j {
-                self.lw_b.next = self.lastw[j].q.val();
-            }
-        }
-        self.zero_b.d.next = self.hdr_b_addr.val().get_bits::<HDR_WORD_BITS>(0) > self.lw_b.val();
         self.hdr_a_data.next = self.hdr_a.read_data.val();
         self.hdr_b_data.next = self.hdr_b.read_data.val();
-        if self.zero_b.q.val() {
-            self.hdr_b_data.next = 0.into();
-        }
 
         // ---- Job register.
         self.job_skid.in_valid.next = self.take.val() && self.job_beat.val();

@@ -118,7 +118,9 @@ pub mod tx_path;
 //        term_done term_done_conn term_done_slot (one-cycle strobe after the last beat left)
 //   A request is taken at `term_valid && term_ready`; its source holds `term_valid` and every
 //   `term_*` field until `term_done` (TerminateTx reads them in place: no copy), and
-//   `term_done_conn` / `term_done_slot` are its `term_conn` / `term_slot`.
+//   `term_done_conn` / `term_done_slot` are its `term_conn` / `term_slot`. With `term_d` or
+//   `term_r`, `term_seglen` is the length of the segment in the slot: the copied octets at and
+//   past it are sent as 0 (the slot's words there are unspecified, `crate::ddp` "Header slots").
 //
 // RxPath (rx_path.rs): MpaRx + DdpRxParse + StagCheck + RxControl + RxPlace + TerminateTx
 //   in : clock; llp_data[32] llp_keep[4] llp_last llp_valid llp_conn (LLP RX);

@@ -63,6 +63,15 @@
 //! `tx_*` are the same in every cycle as with the skid: at full speed one per cycle, and under
 //! back-pressure the next beat is in the register in the cycle after the held one was taken.
 //!
+//! The copy must read 0 at and past the segment's end (`term_seglen`, the slot's segment
+//! length whenever a header is copied: RxControl's contract), but the parser's port B is its
+//! RAM's output, where a word past the end is what an earlier segment left. The parser never
+//! writes words 16..31 of a slot, so a word `w` (0..15) with `4 w >= term_seglen` is read at
+//! `w + 16` instead: bit 4 of the word address. Both candidates (`word`, `word + 1`) are
+//! compared from registers and `term_seglen`, so the address stays one multiplexer by `offer`.
+//! (The parser's zero gate before: about 60 logic cells.) Word 0 is always written (every
+//! segment has a beat 0, a 0-octet ULPDU one with no lane kept, written 0).
+//!
 //! The slot's word 0 (its T flag) is read before the first beat, because `tx_len` depends on
 //! it: state A presents the address, state B computes the length, the last beat and the case.
 
@@ -137,6 +146,12 @@ pub struct TerminateTx {
     hdr_tagged: Signal<Local, Bit>,
     seglen_v: Signal<Local, Bits<16>>,
     rd_word: Signal<Local, Bits<HDR_WORD_BITS>>,
+    /// `word + 1`; `word` / `word + 1` is at or past the segment's end (`4 w >= term_seglen`),
+    /// and the one addressed (see "How the slot is copied").
+    w1: Signal<Local, Bits<HDR_WORD_BITS>>,
+    pe0: Signal<Local, Bit>,
+    pe1: Signal<Local, Bit>,
+    rd_pe: Signal<Local, Bit>,
     ob_data: Signal<Local, Bits<32>>,
     ob_keep: Signal<Local, Bits<4>>,
     ddp_w0: Constant<Bits<32>>,
@@ -193,6 +208,10 @@ impl Default for TerminateTx {
             hdr_tagged: Default::default(),
             seglen_v: Default::default(),
             rd_word: Default::default(),
+            w1: Default::default(),
+            pe0: Default::default(),
+            pe1: Default::default(),
+            rd_pe: Default::default(),
             ob_data: Default::default(),
             ob_keep: Default::default(),
             // DDP untagged header of a Terminate (`rfc5040-rdmap.md` §1.8): T=0 L=1 DV=1,
@@ -304,11 +323,24 @@ impl Logic for TerminateTx {
         if self.is_last.val() && self.last_half.q.val() {
             self.ob_keep.next = 12.into();
         }
+        // A slot word at or past the segment's end (`4 w >= term_seglen`, for words 0..15;
+        // words 16..31 are never written) is read from word `w + 16` of the slot, which the
+        // parser never writes: it reads 0. Both candidates from registers, so the address
+        // is one multiplexer by `offer` as before.
+        self.w1.next = self.word.q.val() + 1;
+        self.pe0.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
+            && ((bit_cast::<6, 4>(self.word.q.val().get_bits::<4>(0)) << 2)
+                >= self.term_seglen.val().get_bits::<6>(0));
+        self.pe1.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
+            && ((bit_cast::<6, 4>(self.w1.val().get_bits::<4>(0)) << 2)
+                >= self.term_seglen.val().get_bits::<6>(0));
         self.rd_word.next = self.word.q.val();
+        self.rd_pe.next = self.pe0.val();
         if self.offer.val() {
             self.beat.d.next = self.beat.q.val() + 1;
-            self.word.d.next = self.word.q.val() + 1;
-            self.rd_word.next = self.word.q.val() + 1;
+            self.word.d.next = self.w1.val();
+            self.rd_word.next = self.w1.val();
+            self.rd_pe.next = self.pe1.val();
             self.prev.d.next = self.hdr_b_data.val();
             if self.is_last.val() {
                 self.state.d.next = 4.into();
@@ -317,7 +349,8 @@ impl Logic for TerminateTx {
         // Slot address: word 0 in A, then the word of the beat handed over next.
         self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val()) << 6)
             | (bit_cast::<HDR_ADDR_BITS, 1>(self.term_slot.val().into()) << 5)
-            | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(self.rd_word.val());
+            | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(self.rd_word.val())
+            | (bit_cast::<HDR_ADDR_BITS, 1>(self.rd_pe.val().into()) << 4);
         if self.state.q.val() == 1 {
             self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val())
                 << 6)

@@ -12,9 +12,9 @@
 //! `rnic_hdl::ddp` ("The job beat", "The payload run", "Header slots"): the job sequence
 //! (connection, slot, length), every payload beat (connection, keep, the kept lanes of the data,
 //! first, last, good on the last beat) in order, the payload octets of every run (exactly
-//! `ULPDU[14..]` / `ULPDU[18..]` or nothing), every header word read (the beat's kept lanes,
-//! zeros elsewhere and, on port B, past the segment's end; port A's words past the end are
-//! unspecified and not checked), that job k shows no later than run k's first
+//! `ULPDU[14..]` / `ULPDU[18..]` or nothing), every header word read (words 0..15: the beat's
+//! kept lanes, zeros elsewhere; words 16..31: 0, never written; words 0..15 past the segment's
+//! end are unspecified on both ports and not checked), that job k shows no later than run k's first
 //! beat, and that a first beat whose slot is busy is never taken.
 
 use crate::stream::{beat_payload, packet_beats, Beat};
@@ -138,6 +138,9 @@ pub fn expected_run(seg: &Segment) -> Vec<PayBeat> {
         })
         .collect()
 }
+
+/// Header words the parser writes (beats 0..15 of a segment; words 16..31 read 0).
+pub const HDR_WRITTEN_WORDS: usize = 16;
 
 /// Header word `w` of a segment's slot: beat `w`'s kept octets, 0 elsewhere and past the end.
 pub fn header_word(bytes: &[u8], w: usize) -> u32 {
@@ -628,11 +631,16 @@ impl DdpRxParseTb {
                     } else {
                         self.hdr_b_data
                     }) as u32;
-                    let want = header_word(&segs[s].seg.bytes, w);
-                    // Port A (RxControl's) is the RAM's output: a word past the segment's end
-                    // is whatever an earlier segment left there (contract in `rnic_hdl::ddp`).
+                    // Words 16..31 are never written (0); below, a word past the segment's
+                    // end is whatever an earlier segment left there, on both ports (contract
+                    // in `rnic_hdl::ddp`).
+                    let want = if w < HDR_WRITTEN_WORDS {
+                        header_word(&segs[s].seg.bytes, w)
+                    } else {
+                        0
+                    };
                     let past_end = w >= packet_beats(&segs[s].seg.bytes, DATA_WIDTH).len();
-                    if port == 0 && past_end {
+                    if past_end && w < HDR_WRITTEN_WORDS {
                         segs[s].reads_pending -= 1;
                         continue;
                     }

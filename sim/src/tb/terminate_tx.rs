@@ -31,45 +31,68 @@ pub struct TermRequest {
 }
 
 /// DdpRxParse's header RAM as the test fills it: `HDR_WORDS` words per (connection, slot).
+/// As the parser writes it: words 0..15 hold the segment's first 64 octets and, past the
+/// segment's end, junk (what an earlier segment left: TerminateTx must not copy it, it zeroes
+/// every octet at or past `term_seglen`); words 16..31 are never written (0).
 #[derive(Clone, Debug)]
 pub struct HeaderRam {
     words: Vec<u32>,
+    /// Each slot's segment (its first `4 * HDR_WORDS` octets).
+    segs: Vec<Vec<u8>>,
 }
 
 impl Default for HeaderRam {
     fn default() -> Self {
         HeaderRam {
             words: vec![0; CONNECTIONS * HDR_SLOTS * HDR_WORDS],
+            segs: vec![Vec::new(); CONNECTIONS * HDR_SLOTS],
         }
     }
 }
+
+/// Header words the parser writes (beats 0..15 of a segment).
+const WRITTEN_WORDS: usize = 16;
 
 impl HeaderRam {
     fn base(conn: usize, slot: usize) -> usize {
         (conn * HDR_SLOTS + slot) << HDR_WORD_BITS
     }
 
-    /// Writes a segment's first `4 * HDR_WORDS` octets into a slot the way DdpRxParse does
-    /// (byte 0 in the MSB lane, the rest of the slot 0).
+    /// Writes a segment into a slot the way DdpRxParse does (byte 0 in the MSB lane), with
+    /// junk in words 0..15 past its end (a Terminate request for it carries its length as
+    /// `seglen`).
     pub fn write_segment(&mut self, conn: usize, slot: usize, segment: &[u8]) {
         let base = Self::base(conn, slot);
+        // Beats written: a 0-octet ULPDU is one beat with no lane kept (word 0 is 0).
+        let full = segment.len().div_ceil(4).max(1);
         for w in 0..HDR_WORDS {
             let mut word = 0u32;
             for lane in 0..4 {
                 let b = segment.get(4 * w + lane).copied().unwrap_or(0);
                 word |= u32::from(b) << (24 - 8 * lane);
             }
+            if w >= WRITTEN_WORDS {
+                word = 0;
+            } else if w >= full {
+                word = 0xA55A_0000 ^ ((base + w) as u32 * 0x0101_0101) ^ segment.len() as u32;
+            }
             self.words[base + w] = word;
         }
+        let mut seg = segment.to_vec();
+        seg.truncate(4 * HDR_WORDS);
+        self.segs[base >> HDR_WORD_BITS] = seg;
     }
 
-    /// The slot's octets (`4 * HDR_WORDS`).
+    /// The slot's segment octets (`4 * HDR_WORDS`, 0 past its end): what a Terminate copies.
     pub fn slot_bytes(&self, conn: usize, slot: usize) -> Vec<u8> {
-        let base = Self::base(conn, slot);
-        self.words[base..base + HDR_WORDS]
-            .iter()
-            .flat_map(|w| w.to_be_bytes())
-            .collect()
+        let mut s = self.segs[Self::base(conn, slot) >> HDR_WORD_BITS].clone();
+        s.resize(4 * HDR_WORDS, 0);
+        s
+    }
+
+    /// The length of the segment in a slot.
+    pub fn seg_len(&self, conn: usize, slot: usize) -> usize {
+        self.segs[Self::base(conn, slot) >> HDR_WORD_BITS].len()
     }
 
     /// The word at a `{conn, slot, word}` address.
