@@ -35,22 +35,27 @@
 //! RxPath issues a send-engine check only when neither RxControl nor anybody issued one in the
 //! previous cycle, and confirms it (`lchk_ready`) in the next cycle only if RxControl did not
 //! cancel it then (RxControl has no `ready`). With `off = TO - base_to` and
-//! `q = region_len - len`, `BOUNDS` is `off` outside `[0, 2^32)` or `off > q` (or `q < 0`):
+//! `q = region_len - len`, `BOUNDS` is `off` outside `[0, 2^32)` or `off > q` (or `q < 0`).
+//! The table keeps `~base_to` and `~region_len` ([`StagTable`]), so that every carry chain takes
+//! its operands as they come, with no inverter: `off = TO + ~base_to + 1` (its halves' carry is
+//! NOT the borrow), `~q = len + ~region_len` (its halves' carry is the borrow of `q`, its bits
+//! `~q`), and `off > q` is the carry of `off + ~q` (issue 5: 448 -> 310 LUT4 for the block, the
+//! carries unchanged):
 //!
 //! ```text
 //!  t    S0  read table word 0 (base_TO[15:0], region length[15:0], key, PD, rights, QP,
 //!           remote_inv, valid bit); register the request, TO[63:32] as flags (all
 //!           ones; TO[32] and TO[63:33] == 0).
 //!  t+1  S1  entry compares (key, PD, QP, rights) to flags; 16-bit halves from the RAM:
-//!           off[15:0], q[15:0] with their borrows; TO[31:0] + len (32-bit add, registered).
+//!           off[15:0], ~q[15:0] with their carries; TO[31:0] + len (32-bit add, registered).
 //!           Read word 1 (base_TO[31:16], region length[31:16], host address).
 //!  t+2  S2  status of the entry checks; an invalidate that passes clears the valid bit (a
 //!           write of word 0: at the end of this cycle, or up to 2 cycles later). Upper
-//!           16-bit halves from the RAM (word 1): off[31:16], q[31:16]; host address low
+//!           16-bit halves from the RAM (word 1): off[31:16], ~q[31:16]; host address low
 //!           half (16-bit add); WRAP from the registered sum.
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
-//!           with q >= 0 (32-bit compare; the low halves still in the S2 registers).
+//!           with q >= 0 (the carry of off + ~q; the low halves still in the S2 registers).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
 //! ```
@@ -76,7 +81,8 @@
 //! `docs/decisions.md` ("StagCheck: the valid bits in the table RAM"); with the S2 registers
 //! held through S3 and WRAP from the registered sum: 614 logic cells (LUT4 / DFF / carry
 //! 447 / 310 / 159), 103.2 MHz (`rnic synth --board alchitry-cu --block stag_check`; 732,
-//! 502 / 310 / 159, 110.5 MHz before).
+//! 502 / 310 / 159, 110.5 MHz before); with `~base_to` / `~region_len` in the table (no
+//! inverter in front of a carry): 518 logic cells (310 / 310 / 159), 108.4 MHz.
 //!
 //! # Programming and invalidation: exact rules (decisions)
 //!
@@ -219,8 +225,8 @@ pub struct StagCheck {
     s2_reprog: DFF<Bit>,
     /// `TO[31:0] + len` (33 bits) for WRAP.
     s2_sum: DFF<Bits<33>>,
-    /// `TO[15:0] - base_to[15:0]`, `len_of_region[15:0] - len[15:0]`, each with its borrow in
-    /// bit 16.
+    /// `TO[15:0] - base_to[15:0]` with its carry (NOT the borrow) in bit 16;
+    /// `~(len_of_region[15:0] - len[15:0])` with the borrow in bit 16.
     s2_off_l: DFF<Bits<17>>,
     s2_q_l: DFF<Bits<17>>,
     /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
@@ -236,13 +242,14 @@ pub struct StagCheck {
     s3_early: DFF<Bits<3>>,
     s3_inv: DFF<Bit>,
     s3_wrap: DFF<Bit>,
-    /// `off[31:16]` of `off = TO[31:0] - base_to[31:0]`, bit 16 its borrow (`off[15:0]` is
+    /// `off[31:16]` of `off = TO[31:0] - base_to[31:0]`, bit 16 its carry, NOT the borrow
+    /// (`off[15:0]` is
     /// `s2_off_l`, which holds the request through S3).
     s3_off_h: DFF<Bits<17>>,
     /// `TO[32]`, `TO[63:33] == 0` (base_to\[63:32\] is 0).
     s3_to32: DFF<Bit>,
     s3_hiz: DFF<Bit>,
-    /// `q[31:16]` of `q = len_of_region - len`, bit 16 its borrow (q < 0; `q[15:0]` is
+    /// `~q[31:16]` of `q = len_of_region - len`, bit 16 its borrow (q < 0; `~q[15:0]` is
     /// `s2_q_l`).
     s3_q_h: DFF<Bits<17>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
@@ -270,6 +277,12 @@ pub struct StagCheck {
     hi_ok: Signal<Local, Bit>,
     off32: Signal<Local, Bits<32>>,
     q32: Signal<Local, Bits<32>>,
+    /// `off + ~q`: its carry is `off > q`.
+    oq: Signal<Local, Bits<33>>,
+    /// `~prog_base_to[31:0]`, `~prog_len` (the table's polarity; a signal of their width, so
+    /// that the Verilog inverts before it widens).
+    p_nbase: Signal<Local, Bits<32>>,
+    p_nlen: Signal<Local, Bits<32>>,
     status: Signal<Local, Bits<3>>,
 
     st_invalid: Constant<Bits<3>>,
@@ -349,6 +362,9 @@ impl Default for StagCheck {
             s3_q_h: Default::default(),
             off32: Default::default(),
             q32: Default::default(),
+            oq: Default::default(),
+            p_nbase: Default::default(),
+            p_nlen: Default::default(),
             s3_host_l: Default::default(),
             s3_host_h: Default::default(),
             s4_v: Default::default(),
@@ -395,19 +411,22 @@ impl Logic for StagCheck {
         // The table keeps base_TO[31:0]: an entry with a larger base is written invalid.
         self.stags.write_valid.next =
             self.prog_valid.val() && (self.prog_base_to.val().get_bits::<32>(32) == 0);
-        self.stags.write_w0.next =
-            bit_cast::<W0_VALID, 16>(self.prog_base_to.val().get_bits::<16>(0))
-                | (bit_cast::<W0_VALID, 16>(self.prog_len.val().get_bits::<16>(0)) << 16)
-                | (bit_cast::<W0_VALID, 8>(self.prog_key.val()) << 32)
-                | (bit_cast::<W0_VALID, PD_BITS>(self.prog_pd.val()) << 40)
-                | (bit_cast::<W0_VALID, 4>(self.prog_access.val()) << 44)
-                | (bit_cast::<W0_VALID, 1>(self.prog_qp_bound.val().into()) << 48)
-                | (bit_cast::<W0_VALID, CONN_BITS>(self.prog_qp.val()) << 49)
-                | (bit_cast::<W0_VALID, 1>(self.prog_remote_inv.val().into()) << 51);
-        self.stags.write_w1.next =
-            bit_cast::<W_BITS, 16>(self.prog_base_to.val().get_bits::<16>(16))
-                | (bit_cast::<W_BITS, 16>(self.prog_len.val().get_bits::<16>(16)) << 16)
-                | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 32);
+        // base_TO and the region length are kept inverted (see `stag_table`): every compare
+        // and subtraction of the check then has its operands in the polarity its carry chain
+        // takes (no inverter LUT in front of a carry).
+        self.p_nbase.next = !self.prog_base_to.val().get_bits::<32>(0);
+        self.p_nlen.next = !self.prog_len.val();
+        self.stags.write_w0.next = bit_cast::<W0_VALID, 16>(self.p_nbase.val().get_bits::<16>(0))
+            | (bit_cast::<W0_VALID, 16>(self.p_nlen.val().get_bits::<16>(0)) << 16)
+            | (bit_cast::<W0_VALID, 8>(self.prog_key.val()) << 32)
+            | (bit_cast::<W0_VALID, PD_BITS>(self.prog_pd.val()) << 40)
+            | (bit_cast::<W0_VALID, 4>(self.prog_access.val()) << 44)
+            | (bit_cast::<W0_VALID, 1>(self.prog_qp_bound.val().into()) << 48)
+            | (bit_cast::<W0_VALID, CONN_BITS>(self.prog_qp.val()) << 49)
+            | (bit_cast::<W0_VALID, 1>(self.prog_remote_inv.val().into()) << 51);
+        self.stags.write_w1.next = bit_cast::<W_BITS, 16>(self.p_nbase.val().get_bits::<16>(16))
+            | (bit_cast::<W_BITS, 16>(self.p_nlen.val().get_bits::<16>(16)) << 16)
+            | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 32);
 
         // ---- S0 (cycle t): read word 0 and the valid bit; register the request. A request
         // takes the read port from the previous request's word 1 (which is then cancelled).
@@ -465,11 +484,15 @@ impl Logic for StagCheck {
         // registered for S2, where word 1 brings the entry's.
         // Loaded only with a request in S1, so they hold it through S3 (the next request's S1
         // is the answered one's S3 at the earliest): S3 reads their low halves directly.
+        // (The table keeps ~base_TO and ~region length: `TO - base` is `TO + ~base + 1`, its
+        // bit 16 the carry, i.e. NOT the borrow; `~q = len + ~region_len`, bit 16 the borrow
+        // of `q`, bits 15..0 `~q`.)
         if self.s1_v.q.val() {
             self.s2_off_l.d.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(0))
-                - bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0));
-            self.s2_q_l.d.next = bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16))
-                - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0));
+                + bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(0))
+                + 1;
+            self.s2_q_l.d.next = bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(0))
+                + bit_cast::<17, 16>(self.e_a.val().get_bits::<16>(16));
         }
         // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
@@ -509,13 +532,13 @@ impl Logic for StagCheck {
         self.fw1_v.d.next = self.stags.clear.val();
         self.fw1_idx.d.next = self.s1_idx.q.val();
         self.off_h.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(16))
-            - bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
-            - bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
+            + bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
+            + bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_to32.d.next = self.s1_to32.q.val();
         self.s3_hiz.d.next = self.s1_hiz.q.val();
-        self.q_h.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
-            - bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
-            - bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
+        self.q_h.next = bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
+            + bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
+            + bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q_h.d.next = self.q_h.val();
         self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
@@ -535,16 +558,18 @@ impl Logic for StagCheck {
         }
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
-        // TO[63:32] (base_to[63:32] is 0) equals the low borrow (0 or 1): 0 <= off < 2^32.
+        // TO[63:32] (base_to[63:32] is 0) equals the low borrow (0 or 1): 0 <= off < 2^32
+        // (`s3_off_h[16]` is the carry, NOT the borrow).
         self.hi_ok.next =
-            self.s3_hiz.q.val() && (self.s3_to32.q.val() == self.s3_off_h.q.val().get_bit(16));
+            self.s3_hiz.q.val() && (self.s3_to32.q.val() != self.s3_off_h.q.val().get_bit(16));
         self.off32.next = (bit_cast::<32, 16>(self.s3_off_h.q.val().get_bits::<16>(0)) << 16)
             | bit_cast::<32, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
         self.q32.next = (bit_cast::<32, 16>(self.s3_q_h.q.val().get_bits::<16>(0)) << 16)
             | bit_cast::<32, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
-        self.s4_bounds.d.next = !self.hi_ok.val()
-            || self.s3_q_h.q.val().get_bit(16)
-            || (self.off32.val() > self.q32.val());
+        // `off > q` is the carry of `off + ~q` (`q32` holds `~q`): a bare carry chain.
+        self.oq.next = bit_cast::<33, 32>(self.off32.val()) + bit_cast::<33, 32>(self.q32.val());
+        self.s4_bounds.d.next =
+            !self.hi_ok.val() || self.s3_q_h.q.val().get_bit(16) || self.oq.val().get_bit(32);
         self.s4_v.d.next = self.s3_v.q.val();
 
         // ---- S4 (cycle t+4): the status, in check order.

@@ -15,6 +15,13 @@
 //! - word 1 (read one cycle later, used in S2): base_TO\[31:16\], region length\[31:16\], host
 //!   address (64 bits, offsets `W1_*`).
 //!
+//! **base_TO and the region length are stored inverted** (`~base_TO`, `~len` in their fields of
+//! both words; the host address, the key and the flags as they are): StagCheck's subtractions
+//! and its BOUNDS compare then take every operand in the polarity its carry chain needs, with
+//! no inverter LUT in front of a carry (issue 5: about 100 LUT4; the inversion is free in the
+//! write-data multiplexer's LUTs). Word 0's spare bits 63..53 are written with word 1's
+//! (host address \[31:21\]) in both words: no multiplexer for them.
+//!
 //! The valid bit lives in word 0's spare bits (issue 5: 64 flip-flops, two 64-way decoders and
 //! a 64:1 read multiplexer less, `docs/decisions.md` "StagCheck: the valid bits in the table
 //! RAM"). A remote invalidation's clear is then a write of word 0 (all of it: the other fields
@@ -68,9 +75,9 @@ use crate::config::{CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_ENTRIES, STAG_INDEX_
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
-/// Word 0: base_TO\[15:0\].
+/// Word 0: base_TO\[15:0\], inverted.
 pub const W0_BASE_0: usize = 0;
-/// Word 0: region length\[15:0\].
+/// Word 0: region length\[15:0\], inverted.
 pub const W0_LEN_L: usize = 16;
 /// Word 0: the key.
 pub const W0_KEY: usize = 32;
@@ -91,9 +98,9 @@ pub const W0_REMOTE_INV: usize = W0_QP + W0_QP_FIELD_BITS;
 pub const W0_VALID: usize = W0_REMOTE_INV + 1;
 /// Width of word 0.
 pub const W0_BITS: usize = W0_VALID + 1;
-/// Word 1: base_TO\[31:16\].
+/// Word 1: base_TO\[31:16\], inverted.
 pub const W1_BASE_1: usize = 0;
-/// Word 1: region length\[31:16\].
+/// Word 1: region length\[31:16\], inverted.
 pub const W1_LEN_H: usize = 16;
 /// Word 1: the host address.
 pub const W1_HOST: usize = 32;
@@ -206,8 +213,11 @@ impl Logic for StagTable {
         self.w0_valid.next = self.nw.q.val() && self.write_valid.val() && !self.kill.q.val();
         // Word 0: the fields and the valid bit (0 for a clear, whose other fields are the
         // staging registers' don't-care values, and for a displaced commit).
+        // Bits 63..53 (word 0's spare bits, never read) are word 1's in both words: no
+        // multiplexer for them.
         self.ram.write_data.next = bit_cast::<W_BITS, W0_VALID>(self.write_w0.val())
-            | (bit_cast::<W_BITS, 1>(self.w0_valid.val().into()) << 52);
+            | (bit_cast::<W_BITS, 1>(self.w0_valid.val().into()) << 52)
+            | ((self.write_w1.val() >> 53) << 53);
         if self.sel_w1.val() {
             self.ram.write_data.next = self.write_w1.val();
         }
