@@ -290,8 +290,13 @@ pub struct DdpTx {
     state: DFF<DdpTxState>,
     /// Maximum payload octets per segment of this message.
     maxpay: DFF<Bits<16>>,
-    /// Message payload octets not yet given to a segment.
-    msg_rem: DFF<Bits<32>>,
+    /// Message payload octets not yet given to a segment, inverted (`!msg_rem`): it counts
+    /// up by `maxpay` (`!(r - m) = !r + m`) and `msg_rem <= maxpay` is the carry of
+    /// `maxpay + msg_rem_n + 1`, so that neither carry chain needs an inverter LUT per bit
+    /// in front (an iCE40 carry takes its operands from the cell's LUT inputs as they are).
+    msg_rem_n: DFF<Bits<32>>,
+    /// `maxpay + msg_rem_n[15:0] + 1`: its carry is `msg_rem[15:0] <= maxpay`.
+    fit_sum: Signal<Local, Bits<17>>,
     /// Payload octets of the current segment not yet emitted.
     seg_rem: DFF<Bits<16>>,
     /// `seg_rem >= 8`, kept with `seg_rem` (from the value it is loaded with), so that the
@@ -671,7 +676,8 @@ impl Default for DdpTx {
             k_tagged: Default::default(),
             k_rreq: Default::default(),
             maxpay: Default::default(),
-            msg_rem: Default::default(),
+            msg_rem_n: Default::default(),
+            fit_sum: Default::default(),
             seg_rem: Default::default(),
             rem_big: Default::default(),
             bl: Default::default(),
@@ -887,7 +893,7 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem, seg_rem, sr2, sr4, rem_big, bl,
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big, bl,
             nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
             rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
             rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
@@ -953,7 +959,9 @@ impl Logic for DdpTx {
             for i in 0..CONNECTIONS {
                 if self.qpc_qp.val().index() == i {
                     self.mulpdu[i].d.next = self.qpc_tx_mulpdu.val();
-                    if self.qpc_tx_mulpdu.val() < 64 {
+                    // (< 64 as the top bits' zero test: a compare is a carry chain with an
+                    // inverter LUT per bit.)
+                    if self.qpc_tx_mulpdu.val().get_bits::<10>(6) == 0 {
                         self.mulpdu[i].d.next = 64.into();
                     }
                 }
@@ -1224,15 +1232,18 @@ impl Logic for DdpTx {
         self.idle.next = (self.state.q.val() == DdpTxState::Idle) && !self.ra.q.val();
 
         // ---- Segment bookkeeping.
-        self.seg_fits.next = (self.msg_rem.q.val().get_bits::<16>(16) == 0)
-            && (self.msg_rem.q.val().get_bits::<16>(0) <= self.maxpay.q.val());
+        self.fit_sum.next = bit_cast::<17, 16>(self.maxpay.q.val())
+            + bit_cast::<17, 16>(self.msg_rem_n.q.val().get_bits::<16>(0))
+            + 1;
+        self.seg_fits.next =
+            (self.msg_rem_n.q.val().get_bits::<16>(16) == 0xFFFF) && self.fit_sum.val().get_bit(16);
         // Registered (the compare and the subtraction below in separate cycles): `msg_rem`
         // changes at most once per segment, segments are at least 4 beats long, and the
         // first segment waits one cycle in `Seg`.
         self.fits_r.d.next = self.seg_fits.val();
         self.seg_take.next = self.maxpay.q.val();
         if self.fits_r.q.val() {
-            self.seg_take.next = self.msg_rem.q.val().get_bits::<16>(0);
+            self.seg_take.next = !self.msg_rem_n.q.val().get_bits::<16>(0);
         }
         if self.state.q.val() == DdpTxState::Seg {
             self.seg_wait.d.next = false;
@@ -1319,7 +1330,8 @@ impl Logic for DdpTx {
             self.sr4.d.next = self.seg_take.val() - 6;
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
-            self.msg_rem.d.next = self.msg_rem.q.val() - bit_cast::<32, 16>(self.maxpay.q.val());
+            self.msg_rem_n.d.next =
+                self.msg_rem_n.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
         }
         self.to_sum.next =
             bit_cast::<33, 32>(self.to_lo.q.val()) + bit_cast::<33, 16>(self.maxpay.q.val());
@@ -1737,13 +1749,13 @@ impl Logic for DdpTx {
                 self.l_en.next = true;
             }
             if self.rreq.val() {
-                self.msg_rem.d.next = 0.into();
+                self.msg_rem_n.d.next = self.c_ones.val();
                 if !self.ra.q.val() {
                     self.l_src.next = 4.into();
                     self.l_en.next = true;
                 }
             } else {
-                self.msg_rem.d.next = self.msg_len.val();
+                self.msg_rem_n.d.next = !self.msg_len.val();
             }
             // No word to read (and no block to release) without payload: the block counts
             // run across messages.
