@@ -354,7 +354,13 @@ pub struct DdpTx {
     rr_end: DFF<Bit>,
     // ---- Requester.
     rq_addr: DFF<Bits<32>>,
-    rq_left: DFF<Bits<32>>,
+    /// Octets of the region not yet requested, inverted (`!rq_left`): a request adds its
+    /// length (`!(l - n) = !l + n`) and "the rest fits the block" is the carry of
+    /// `room + rq_left_n[7:0] + 1`, so that no carry chain has an inverter LUT per bit in
+    /// front (as `msg_rem_n`).
+    rq_left_n: DFF<Bits<32>>,
+    /// `room + rq_left_n[7:0] + 1`: its carry is `rq_left[7:0] <= room`.
+    fit_rq: Signal<Local, Bits<9>>,
     /// Blocks requested in this message (mod 16).
     rq_cnt: DFF<Bits<4>>,
     /// Length of the next request (registered), valid when `rq_ok`.
@@ -375,7 +381,8 @@ pub struct DdpTx {
     a_en: Signal<Local, Bit>,
     l_en: Signal<Local, Bit>,
     rq_inc: Signal<Local, Bits<32>>,
-    rq_dec: Signal<Local, Bits<32>>,
+    /// `rq_left_n` after the request: `!(rq_left - rq_lenr)`.
+    rq_dec_n: Signal<Local, Bits<32>>,
     a_m1: Signal<Local, Bits<32>>,
     a_m2: Signal<Local, Bits<32>>,
     a_m3: Signal<Local, Bits<32>>,
@@ -701,7 +708,8 @@ impl Default for DdpTx {
             p0: Default::default(),
             rr_end: Default::default(),
             rq_addr: Default::default(),
-            rq_left: Default::default(),
+            rq_left_n: Default::default(),
+            fit_rq: Default::default(),
             rq_cnt: Default::default(),
             rq_lenr: Default::default(),
             rq_ok: Default::default(),
@@ -712,7 +720,7 @@ impl Default for DdpTx {
             l_en: Default::default(),
             l_src: Default::default(),
             rq_inc: Default::default(),
-            rq_dec: Default::default(),
+            rq_dec_n: Default::default(),
             a_m1: Default::default(),
             a_m2: Default::default(),
             a_m3: Default::default(),
@@ -893,12 +901,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big, bl,
-            nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0, rr_end,
-            rq_addr, rq_left, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait, rd_cnt,
-            rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data, o_keep,
-            o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay, rq_off,
-            last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big,
+            bl, nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0,
+            rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
+            rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
+            o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1351,10 +1359,11 @@ impl Logic for DdpTx {
         // (A request is one block at most: 8 bits of length.)
         self.rq_len.next = self.room.val();
         self.rq_fin.d.next = false;
-        if (self.rq_left.q.val().get_bits::<24>(8) == 0)
-            && (self.rq_left.q.val().get_bits::<8>(0) <= self.room.val())
-        {
-            self.rq_len.next = self.rq_left.q.val().get_bits::<8>(0);
+        self.fit_rq.next = bit_cast::<9, 8>(self.room.val())
+            + bit_cast::<9, 8>(self.rq_left_n.q.val().get_bits::<8>(0))
+            + 1;
+        if (self.rq_left_n.q.val().get_bits::<24>(8) == 0xFF_FFFF) && self.fit_rq.val().get_bit(8) {
+            self.rq_len.next = !self.rq_left_n.q.val().get_bits::<8>(0);
             self.rq_fin.d.next = true;
         }
         self.rq_lenr.d.next = self.rq_len.val();
@@ -1382,7 +1391,7 @@ impl Logic for DdpTx {
         self.rq_g.next = ((self.state.q.val() != DdpTxState::Idle) && !self.fl.q.val())
             || (self.ra.q.val() && !self.ra_stale.q.val());
         self.rq_ok.d.next = self.rq_g.val()
-            && (self.rq_left.q.val() != 0)
+            && (self.rq_left_n.q.val() != self.c_ones.val())
             && !self.rq_busy.val()
             && !self.rq_gap.q.val().any();
         if (self.state.q.val() == DdpTxState::Drain)
@@ -1787,7 +1796,7 @@ impl Logic for DdpTx {
         // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
         // an AND-OR of the sources and an enable, not a chain of multiplexers per bit.
         self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
-        self.rq_dec.next = self.rq_left.q.val() - bit_cast::<32, 8>(self.rq_lenr.q.val());
+        self.rq_dec_n.next = self.rq_left_n.q.val() + bit_cast::<32, 8>(self.rq_lenr.q.val());
         self.a_m1.next = 0.into();
         self.a_m2.next = 0.into();
         self.a_m3.next = 0.into();
@@ -1817,11 +1826,12 @@ impl Logic for DdpTx {
         if self.l_src.val() == 3 {
             self.l_m3.next = self.c_ones.val();
         }
-        self.rq_lz.d.next = (self.rq_left.q.val() == 0) && !self.l_en.val();
+        self.rq_lz.d.next = (self.rq_left_n.q.val() == self.c_ones.val()) && !self.l_en.val();
         if self.l_en.val() {
-            self.rq_left.d.next = (self.rq_dec.val() & self.l_m1.val())
+            // (The inversions fold into the AND-OR's LUTs.)
+            self.rq_left_n.d.next = !((!self.rq_dec_n.val() & self.l_m1.val())
                 | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())
-                | (self.msg_len.val() & self.l_m3.val());
+                | (self.msg_len.val() & self.l_m3.val()));
         }
     }
 }

@@ -750,6 +750,13 @@ pub struct RxControl {
     pc_stsel: Signal<Local, Bits<2>>,
     rec_we: Signal<Local, Bit>,
     hlen: Signal<Local, Bits<16>>,
+    /// `2^16 - hlen` by T, and `j_len + 2^16 - hlen`: P in its low half, `j_len >= hlen` its
+    /// carry (row 1). Lengths against constants as additions of `2^16 - C`: a compare with the
+    /// constant first is a carry chain with an inverter LUT per bit of `j_len` in front.
+    h_neg: Signal<Local, Bits<17>>,
+    p_sum: Signal<Local, Bits<17>>,
+    /// `j_len + 2^16 - term_min_len`: its carry is `j_len >= term_min_len` (row 9).
+    t_sum: Signal<Local, Bits<17>>,
     to_sum: Signal<Local, Bits<33>>,
     /// `s_sum - len - 1` in 34 bits, `s_sum + {11, rq_rsp_len_n}` (row 16: the WQE is too
     /// short when it is not negative).
@@ -791,8 +798,10 @@ pub struct RxControl {
     qn_term: Constant<Bits<32>>,
     hdr_tagged: Constant<Bits<16>>,
     hdr_untagged: Constant<Bits<16>>,
+    neg_tagged: Constant<Bits<17>>,
+    neg_untagged: Constant<Bits<17>>,
     rreq_len: Constant<Bits<16>>,
-    term_min_len: Constant<Bits<16>>,
+    neg_term_min: Constant<Bits<17>>,
     acc_rw: Constant<Bits<4>>,
     acc_lw: Constant<Bits<4>>,
     acc_rr: Constant<Bits<4>>,
@@ -885,6 +894,11 @@ fn c3(v: u8) -> Constant<Bits<3>> {
 
 fn c16(v: usize) -> Constant<Bits<16>> {
     Constant::new((v as u64).into())
+}
+
+/// `2^16 - v` in 17 bits: `x + c17_neg(v)` carries out exactly when `x >= v`.
+fn c17_neg(v: usize) -> Constant<Bits<17>> {
+    Constant::new(((1u64 << 16) - v as u64).into())
 }
 
 fn c32(v: u32) -> Constant<Bits<32>> {
@@ -1258,6 +1272,9 @@ impl Default for RxControl {
             pc_stsel: Default::default(),
             rec_we: Default::default(),
             hlen: Default::default(),
+            h_neg: Default::default(),
+            p_sum: Default::default(),
+            t_sum: Default::default(),
             to_sum: Default::default(),
             len_sum: Default::default(),
             len_p: Default::default(),
@@ -1291,8 +1308,10 @@ impl Default for RxControl {
             qn_term: c32(QN_TERMINATE),
             hdr_tagged: c16(TAGGED_HEADER_LEN),
             hdr_untagged: c16(UNTAGGED_HEADER_LEN),
+            neg_tagged: c17_neg(TAGGED_HEADER_LEN),
+            neg_untagged: c17_neg(UNTAGGED_HEADER_LEN),
             rreq_len: c16(UNTAGGED_HEADER_LEN + RREQ_HEADER_LEN),
-            term_min_len: c16(UNTAGGED_HEADER_LEN + TERM_HEADER_MIN_LEN),
+            neg_term_min: c17_neg(UNTAGGED_HEADER_LEN + TERM_HEADER_MIN_LEN),
             acc_rw: c4(access::REMOTE_WRITE),
             acc_lw: c4(access::LOCAL_WRITE),
             acc_rr: c4(access::REMOTE_READ),
@@ -1774,6 +1793,9 @@ impl Logic for RxControl {
         self.rk_last.d.next = false;
         self.rec_we.next = false;
         self.hlen.next = self.hdr_untagged.val();
+        self.h_neg.next = self.neg_untagged.val();
+        self.p_sum.next = 0.into();
+        self.t_sum.next = 0.into();
         // `{11, len_n}` as `!{00, len}` (the inversions cancel in synthesis; through a signal, so
         // that the Verilog widens `len` before inverting it).
         self.len_p.next = !self.rq_rsp_len_n.val();
@@ -2018,15 +2040,20 @@ impl Logic for RxControl {
                             self.hdr_a_data.val().get_bits::<4>(16) == self.op_term.val();
                         // Lengths against the header of this T: rows 1, 8, 9, P.
                         self.f_rrlen_bad.d.next = self.j_len.q.val() != self.rreq_len.val();
-                        self.f_term_short.d.next = self.j_len.q.val() < self.term_min_len.val();
-                        // One subtractor for P (the header length by T, then subtracted).
+                        self.t_sum.next =
+                            bit_cast::<17, 16>(self.j_len.q.val()) + self.neg_term_min.val();
+                        self.f_term_short.d.next = !self.t_sum.val().get_bit(16);
+                        // One adder for P and row 1 (the header length by T, then subtracted).
                         self.hlen.next = self.hdr_untagged.val();
+                        self.h_neg.next = self.neg_untagged.val();
                         if self.hdr_a_data.val().get_bit(31) {
                             self.hlen.next = self.hdr_tagged.val();
+                            self.h_neg.next = self.neg_tagged.val();
                         }
-                        self.f_short.d.next = self.j_len.q.val() < self.hlen.val();
+                        self.p_sum.next = bit_cast::<17, 16>(self.j_len.q.val()) + self.h_neg.val();
+                        self.f_short.d.next = !self.p_sum.val().get_bit(16);
                         self.f_zpay.d.next = self.j_len.q.val() == self.hlen.val();
-                        self.p_len.d.next = self.j_len.q.val() - self.hlen.val();
+                        self.p_len.d.next = self.p_sum.val().get_bits::<16>(0);
                     }
                     if self.rk.q.val().get_bit(1) {
                         // The last word by T / opcode, from word 0's registered flags (timing:
