@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Two area leads in a yosys `synth_ice40` netlist of the core (docs/decisions.md "One load per
+"""Three area leads in a yosys `synth_ice40` netlist of the core (docs/decisions.md "One load per
 register", BENCHMARKS.md "The whole core on the Alchitry Cu"):
 
 - feedback multiplexers: flip-flops whose D input is driven by a LUT that also reads the
@@ -7,7 +7,11 @@ register", BENCHMARKS.md "The whole core on the Alchitry Cu"):
   show up too, so a register listed here is a lead, not a defect);
 - flip-flops that cannot share an iCE40 logic cell with a LUT: nextpnr packs a flip-flop with
   the LUT driving its D only when that LUT drives nothing else; a flip-flop fed by a port, a
-  block RAM, another flip-flop, a carry or a shared LUT takes a logic cell of its own.
+  block RAM, another flip-flop, a carry or a shared LUT takes a logic cell of its own;
+- inverters in front of carry chains: an `SB_CARRY` takes its operands from its cell's LUT
+  inputs as they are, so `a - b` / `a < b` with `b` from a flip-flop, a RAM or a port costs one
+  inverter LUT per bit in a cell of its own (docs/decisions.md "Twelfth session"); listed by
+  the net inverted.
 
     ./target/release/rnic verilog --block rnic --out D
     yosys -q -p "synth_ice40 -top top -json D/core.json" D/rnic_w32.v
@@ -33,7 +37,7 @@ def main():
         for b in v['bits']:
             if isinstance(b, int) and (b not in names or (names[b].startswith('$') and not n.startswith('$'))):
                 names[b] = n
-    driver, fanout = {}, collections.Counter()
+    driver, fanout, carry_in = {}, collections.Counter(), set()
     for cn, c in cells.items():
         t = c['type']
         for p, bits in c['connections'].items():
@@ -44,6 +48,8 @@ def main():
                     driver[b] = (cn, t)
                 else:
                     fanout[b] += 1
+                    if t == 'SB_CARRY':
+                        carry_in.add(b)
 
     def block(net):
         parts = re.split(r'[.$]', net)
@@ -85,6 +91,22 @@ def main():
         print(f'  {n:4d}  {r}')
     print('largest registers alone in their logic cells:')
     for r, n in alone_reg.most_common(int(sys.argv[3]) if len(sys.argv) > 3 else 25):
+        print(f'  {n:4d}  {r}')
+    inv = collections.Counter()
+    for c in cells.values():
+        if c['type'] != 'SB_LUT4' or c['connections']['O'][0] not in carry_in:
+            continue
+        ins = [c['connections'][p][0] for p in ('I0', 'I1', 'I2', 'I3')]
+        var = [i for i, b in enumerate(ins) if isinstance(b, int)]
+        if len(var) != 1:
+            continue
+        init = c['parameters']['LUT_INIT']
+        init = int(init, 2) if set(init) <= set('01') else int(init)
+        base = sum(1 << i for i, b in enumerate(ins) if b == '1')
+        if (init >> base) & 1 == 1 and (init >> (base | 1 << var[0])) & 1 == 0:
+            inv[register(names.get(ins[var[0]], '?').split('[')[0])] += 1
+    print(f'inverter LUTs in front of carry chains: {sum(inv.values())}')
+    for r, n in inv.most_common(25):
         print(f'  {n:4d}  {r}')
 
 

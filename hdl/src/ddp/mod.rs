@@ -31,9 +31,9 @@
 //!   ports (a word an earlier segment left): RxControl (port A, `hdr_a_*`) uses no field past
 //!   the segment's end unless the length rows (`f_short`, the Read Request's length) fail
 //!   first; TerminateTx (port B, `hdr_b_*`) addresses word `w + 16` (0) for a word `w` at or
-//!   past its request's `term_seglen` (the slot's segment length whenever a header is copied). Each connection has
-//!   [`HDR_SLOTS`](crate::config::HDR_SLOTS) = 2 slots used alternately (slot 0 first after
-//!   power-up); a segment may start only when its slot is free, else the parser stalls. A slot is
+//!   past its request's `term_seglen` (the slot's segment length whenever a header is
+//!   copied). Each connection has [`HDR_SLOTS`](crate::config::HDR_SLOTS) = 2 slots used
+//!   alternately (slot 0 first after power-up); a segment may start only when its slot is free, else the parser stalls. A slot is
 //!   taken at the segment's first beat and stays busy until a `free_*` strobe names it.
 //!   Header RAM address = `{conn, slot, word}` (CONN_BITS + 1 + HDR_WORD_BITS bits); read data
 //!   is registered: the word of the address presented in cycle t is on `*_rd_data` in t+1.

@@ -120,7 +120,8 @@ pub struct DdpRxParse {
     /// registers only; for RxPath's `rx_idle`.
     pub idle: Signal<Out, Bit>,
 
-    /// Per connection: index of the next beat of the current segment (saturates at 16: no beat after 15 is written).
+    /// Per connection: index of the next beat of the current segment (saturates at 16: no
+    /// beat after 15 is written).
     idx: [DFF<Bits<5>>; CONNECTIONS],
     /// Per connection: the segment is tagged Write / Read Response (job at beat 3).
     is_t: [DFF<Bit>; CONNECTIONS],

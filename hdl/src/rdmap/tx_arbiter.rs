@@ -49,9 +49,9 @@
 //! taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
 //! so it still waits when shown), the hint is registered. A source's next job after its
 //! handshake is shown a cycle later than before (one cycle per message). (Before, the choice
-//! and the hint select were decoded from the sources' `valid`s and opcode in the same cycle, and the composed transmit side ran at 64 MHz: the
-//! SendEngine's registers -> the choice -> `nsel` -> `nxt_valid` -> DdpTx's read-ahead start ->
-//! the `rq_addr` enables, and back through `msg_take` into the SendEngine's enables;
+//! and the hint select were decoded from the sources' `valid`s and opcode in the same cycle,
+//! and the composed transmit side ran at 64 MHz: the SendEngine's registers -> the choice ->
+//! `nsel` -> `nxt_valid` -> DdpTx's read-ahead start -> the `rq_addr` enables, and back through `msg_take` into the SendEngine's enables;
 //! `docs/decisions.md` "Eleventh session".) The done routing is one mux of the FIFO head.
 //! `msg_inv_stag`, `msg_src_to` and `msg_msn` are the SendEngine's, passed through whichever
 //! source is shown: the ReadResponder's jobs are Read Responses, tagged, and DdpTx reads none
