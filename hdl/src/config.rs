@@ -56,11 +56,17 @@ pub const PD_BITS: usize = 4;
 /// core cannot address (`docs/decisions.md`, "Receive path").
 pub const DMA_ADDR_BITS: usize = 32;
 
-/// 32-bit words of DDP / RDMAP header the receive path keeps per segment (128 octets: the
-/// longest header it reads, a Terminate of 18 + 52 octets, fits).
+/// 32-bit words of a header slot's address space (128 octets). The receive path writes the
+/// first [`HDR_WORDS_WRITTEN`] of them per segment; the other half reads 0.
 pub const HDR_WORDS: usize = 32;
 /// Bits of a word index into one header slot.
 pub const HDR_WORD_BITS: usize = 5;
+/// Header words DdpRxParse writes per slot: beats 0..15 (64 octets; the longest header anyone
+/// reads, a Read Request's 2 + 18 + 28 octets, is 12 words). Words `HDR_WORDS_WRITTEN..HDR_WORDS`
+/// are never written, so they read 0: TerminateTx reads a word past its segment's end there (bit
+/// 4 of the word index; `docs/decisions.md` "Twelfth session").
+pub const HDR_WORDS_WRITTEN: usize = HDR_WORDS / 2;
+const _: () = assert!(HDR_WORDS_WRITTEN == 1 << (HDR_WORD_BITS - 1));
 /// Header slots per connection (ping-pong: one being received while the previous one is still
 /// checked, placed or copied into a Terminate).
 pub const HDR_SLOTS: usize = 2;

@@ -60,15 +60,21 @@
 //!   `ulpdu_valid` and `job_ready`.
 
 use crate::config::{
-    CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORD_BITS,
+    CONNECTIONS, CONN_BITS, DATA_WIDTH, HDR_ADDR_BITS, HDR_SLOTS, HDR_WORDS, HDR_WORDS_WRITTEN,
+    HDR_WORD_BITS,
 };
 use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
-// Written for 4 byte lanes, two slots and 32 words of 5 index bits.
+// Written for 4 byte lanes, two slots and 32 words of 5 index bits, of which the first 16 are
+// written (`update` tests bit 4 of the beat index).
 const _: () = assert!(
-    DATA_WIDTH == 32 && HDR_SLOTS == 2 && HDR_WORDS == 1 << HDR_WORD_BITS && HDR_WORD_BITS == 5
+    DATA_WIDTH == 32
+        && HDR_SLOTS == 2
+        && HDR_WORDS == 1 << HDR_WORD_BITS
+        && HDR_WORD_BITS == 5
+        && HDR_WORDS_WRITTEN == 16
 );
 
 /// (connection, slot) pairs.

@@ -75,12 +75,14 @@
 //! The slot's word 0 (its T flag) is read before the first beat, because `tx_len` depends on
 //! it: state A presents the address, state B computes the length, the last beat and the case.
 
-use crate::config::{CONN_BITS, HDR_ADDR_BITS, HDR_WORD_BITS};
+use crate::config::{CONN_BITS, HDR_ADDR_BITS, HDR_WORDS_WRITTEN, HDR_WORD_BITS};
 use rust_hdl::prelude::*;
 
 // The literal shifts in `update` (hdl_gen takes literals) follow the Cu configuration: the
 // header address is `{conn, slot, word}` with the connection at bit 6.
-const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6);
+// `update` spells the slot's unwritten half (`HDR_WORDS_WRITTEN`) as bit 4 of the word.
+const _: () =
+    assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6 && HDR_WORDS_WRITTEN == 16);
 
 /// Cycles from taking a request (`term_valid && term_ready`) to its first beat on `tx_*`.
 pub const TERMINATE_FIRST_BEAT_LATENCY: usize = 4;
