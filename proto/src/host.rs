@@ -144,7 +144,7 @@ pub mod regs {
     pub const QP_SQ_BASE: u16 = 0x08;
     /// Write: SQ doorbell, the new producer index `[15:0]`.
     pub const QP_SQ_PI: u16 = 0x10;
-    /// RQ ring host address (16-octet aligned).
+    /// RQ ring host address (16-octet aligned: `[3:0]` are ignored).
     pub const QP_RQ_BASE: u16 = 0x14;
     /// `[3:0]` log2 of the RQ entries (at most 15).
     pub const QP_RQ_LOG2: u16 = 0x18;

@@ -103,7 +103,8 @@
 //! reads the consumer, then the producer index (one RAM cycle each) and is answered with
 //! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
 //! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
-//! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
+//! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats;
+//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `rq_addr`),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
@@ -469,7 +470,8 @@ pub struct HostIf {
     // ---- RQ service.
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
-    rq_addr: DFF<Bits<32>>,
+    /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
+    rq_addr: DFF<Bits<28>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -510,7 +512,8 @@ pub struct HostIf {
     cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     /// The producer index mod the CQ size (the CQE's ring offset in 16-octet units).
     cw_off: DFF<Bits<RING_INDEX_BITS>>,
-    rq_off: DFF<Bits<32>>,
+    /// The RQ's consumer index mod its size (the WQE's ring offset in 16-octet units).
+    rq_off: DFF<Bits<RING_INDEX_BITS>>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -1454,9 +1457,8 @@ impl Logic for HostIf {
             }
             RqState::Check => {
                 // RQ_PI is on the RAM's read port (ix).
-                self.rq_off.d.next = bit_cast::<32, 16>(
-                    self.rsp_index.q.val() & !(self.c_ones.val() << self.x_log2.val()),
-                ) << 4;
+                self.rq_off.d.next =
+                    self.rsp_index.q.val() & !(self.c_ones.val() << self.x_log2.val());
                 self.rq_empty.d.next = self.rsp_index.q.val() == self.ix.val();
                 self.rq_state.d.next = RqState::Empty;
             }
@@ -1478,7 +1480,9 @@ impl Logic for HostIf {
                 }
             }
             RqState::Addr => {
-                self.rq_addr.d.next = self.base.read_data.val() + self.rq_off.q.val();
+                // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
+                self.rq_addr.d.next = self.base.read_data.val().get_bits::<28>(4)
+                    + bit_cast::<28, RING_INDEX_BITS>(self.rq_off.q.val());
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1676,7 +1680,7 @@ impl Logic for HostIf {
         self.pay_rd_req_ready.next = false;
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
-            self.dma_rd_req_addr.next = self.rq_addr.q.val();
+            self.dma_rd_req_addr.next = bit_cast::<32, 28>(self.rq_addr.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
