@@ -66,8 +66,9 @@
 //! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
-//!   (8 + cq), STAG_TO_LEN_LO (12, read by the STag commit), which the engines read together with their register-RAM reads (the RQ service's
-//!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
+//!   (8 + cq), STAG_TO_LEN_LO (12, read by the STag commit), which the engines read together
+//!   with their register-RAM reads (the RQ service's producer-index read, the CQE writer's
+//!   index reads). A CQ_LOG2 rewrite in the middle of
 //!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
@@ -150,9 +151,12 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
-//! profile): 963 logic cells for the block (874 LUT4, 421 DFF, 97 carry), 107.7 MHz (seeds 2, 3:
-//! 99.5 / 98.4) since the profile has one CQ per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF,
-//! 105.0 MHz with 4 CQs). Before: 997
+//! profile): 884 logic cells for the block (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register
+//! map 2.0 (2026-11-29: the STag halves paired and the host address as the commit's data, the
+//! SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
+//! STag registers paired"). Before: 963 logic cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz
+//! (103.0 in the same session's baseline; seeds 2, 3: 99.5 / 98.4) since the profile has one CQ
+//! per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF, 105.0 MHz with 4 CQs). Before: 997
 //! logic cells for the block (870 LUT4, 432 DFF, 97 carry), 100.9 MHz (2026-11-28: the CQE address
 //! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
 //! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
@@ -1008,8 +1012,8 @@ impl Logic for HostIf {
         // decode (it drives the RAM's write enable, a path from the MMIO port): the constant
         // words 0x00 .. 0x1C but STATUS (0x0C: ID, VERSION, CAPS, FEATURES; the others read
         // their initial 0), STAG_INDEX .. STAG_TO_LEN_HI (0x40 .. 0x50), QP words 0 .. 9 but
-        // 3 (unmapped since map 2.0) and QP_SQ_PI (4), CQ words 0 .. 3 (QP_RQ_CI, QP_AEV and CQ_PI only read: the engines
-        // write them).
+        // 3 (unmapped since map 2.0) and QP_SQ_PI (4), CQ words 0 .. 3 (QP_RQ_CI, QP_AEV and
+        // CQ_PI only read: the engines write them).
         self.a_ram.next = (self.a_glob.val()
             && (self.a_goff.val().get_bits::<3>(5) == 0)
             && (self.a_goff.val().get_bits::<2>(0) == 0)
