@@ -1,7 +1,7 @@
 //! Programming the core through its MMIO registers (`rnic_proto::host::regs`).
 //!
-//! - [`program_stag`] / [`invalidate_stag`]: stage STAG_INDEX, STAG_FLAGS, the base TO, the
-//!   length and the host address, then write STAG_COMMIT.
+//! - [`program_stag`] / [`invalidate_stag`]: stage STAG_INDEX, STAG_FLAGS, the base TO and the
+//!   length (their halves paired), then write STAG_COMMIT with the host address.
 //! - [`commit_qp`]: stage QP_ULPDU, the SQ and RQ rings, then write QP_CTRL, which commits the
 //!   context and resets the QP's state. The core wants QP_CTRL written only while the receive
 //!   path is idle (`STATUS_RX_IDLE`): the function polls it a bounded number of times and
@@ -109,11 +109,11 @@ pub fn program_stag(dev: &mut impl Device, e: &StagEntry) -> Result<(), DeviceEr
     }
     dev.mmio_write(regs::STAG_INDEX, index);
     dev.mmio_write(regs::STAG_FLAGS, flags);
-    dev.mmio_write(regs::STAG_BASE_TO_LO, e.base_to as u32);
+    dev.mmio_write(regs::STAG_TO_LEN_LO, regs::stag_to_len_lo(e.base_to, e.len));
     dev.mmio_write(regs::STAG_BASE_TO_HI, (e.base_to >> 32) as u32);
-    dev.mmio_write(regs::STAG_LEN, e.len);
-    dev.mmio_write(regs::STAG_HOST_ADDR, e.host_addr);
-    dev.mmio_write(regs::STAG_COMMIT, 1);
+    dev.mmio_write(regs::STAG_TO_LEN_HI, regs::stag_to_len_hi(e.base_to, e.len));
+    // The commit's data is the host address.
+    dev.mmio_write(regs::STAG_COMMIT, e.host_addr);
     Ok(())
 }
 
@@ -125,7 +125,7 @@ pub fn invalidate_stag(dev: &mut impl Device, stag: u32) -> Result<(), DeviceErr
         regs::STAG_FLAGS,
         u32::from(stag_key(stag)) << regs::STAG_FLAGS_KEY_SHIFT,
     );
-    dev.mmio_write(regs::STAG_COMMIT, 1);
+    dev.mmio_write(regs::STAG_COMMIT, 0);
     Ok(())
 }
 
@@ -200,8 +200,10 @@ pub fn commit_qp(
         return Err(DeviceError::RxBusy);
     }
     dev.mmio_write(regs::qp_reg(qp, regs::QP_ULPDU), ulpdu);
-    dev.mmio_write(regs::qp_reg(qp, regs::QP_SQ_BASE), res.sq_base);
-    dev.mmio_write(regs::qp_reg(qp, regs::QP_SQ_LOG2), u32::from(res.sq_log2));
+    dev.mmio_write(
+        regs::qp_reg(qp, regs::QP_SQ_BASE),
+        regs::qp_sq_base(res.sq_base, u32::from(res.sq_log2)),
+    );
     dev.mmio_write(regs::qp_reg(qp, regs::QP_RQ_BASE), res.rq_base);
     dev.mmio_write(regs::qp_reg(qp, regs::QP_RQ_LOG2), u32::from(res.rq_log2));
     dev.mmio_write(regs::qp_reg(qp, regs::QP_CTRL), ctrl);

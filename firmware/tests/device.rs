@@ -120,16 +120,15 @@ fn program_stag_writes() {
         vec![
             (0x040, 0x2A),
             (0x044, flags),
-            (0x048, 0x5566_7788),
+            (0x048, 0x1000_7788),
             (0x04C, 0x1122_3344),
-            (0x050, 4096),
-            (0x054, 0x8000_0000),
-            (0x058, 1),
+            (0x050, 0x5566),
+            (0x058, 0x8000_0000),
         ]
     );
     let mut d = Fake::default();
     invalidate_stag(&mut d, make_stag(0x2A, 0xC3)).unwrap();
-    assert_eq!(d.writes, vec![(0x040, 0x2A), (0x044, 0xC3), (0x058, 1)]);
+    assert_eq!(d.writes, vec![(0x040, 0x2A), (0x044, 0xC3), (0x058, 0)]);
     let mut d = Fake::default();
     assert_eq!(
         program_stag(&mut d, &StagEntry { pd: 16, ..e }),
@@ -151,8 +150,7 @@ fn commit_qp_writes() {
         d.writes,
         vec![
             (base + 0x04, 1442 << 16 | 1454),
-            (base + 0x08, 0x0001_0000),
-            (base + 0x0C, 6),
+            (base + 0x08, 0x0001_0006),
             (base + 0x14, 0x0002_0010),
             (base + 0x18, 4),
             (base, ctrl),

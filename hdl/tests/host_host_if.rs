@@ -109,28 +109,32 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(get(sim, "idle"), 1);
 
     // STag staging and commit: exactly one prog_write, in the commit write's cycle, with the
-    // index and the fields of the table's word 1 (base TO [31:16], length [31:16], host
-    // address); in the next cycle (StagCheck writes word 0 then) the index and all fields.
+    // index and the fields of the table's word 1 (base TO [31:16], length [31:16], and the host
+    // address: the commit's own data); in the next cycle (StagCheck writes word 0 then) the
+    // index and all fields but the host address. The base TO's and the length's halves are
+    // paired (STAG_TO_LEN_LO / _HI, register map 2.0); 0x054 (STAG_HOST_ADDR in 1.0) is
+    // unmapped.
     let flags = 0xA5
         | 3 << 8
         | 0xB << 12
         | regs::STAG_FLAGS_VALID
         | regs::STAG_FLAGS_REMOTE_INV
         | (QPS as u32 / 2) << regs::STAG_FLAGS_QP_SHIFT;
+    let (to, len) = (0x5566_7788_1122_3344u64, 0x0001_0203u32);
     Mmio::write(sim, regs::STAG_INDEX, 0x2B);
     Mmio::write(sim, regs::STAG_FLAGS, flags);
-    Mmio::write(sim, regs::STAG_BASE_TO_LO, 0x1122_3344);
-    Mmio::write(sim, regs::STAG_BASE_TO_HI, 0x5566_7788);
-    Mmio::write(sim, regs::STAG_LEN, 0x0001_0203);
-    Mmio::write(sim, regs::STAG_HOST_ADDR, 0x8000_1000);
+    Mmio::write(sim, regs::STAG_TO_LEN_LO, regs::stag_to_len_lo(to, len));
+    Mmio::write(sim, regs::STAG_BASE_TO_HI, (to >> 32) as u32);
+    Mmio::write(sim, regs::STAG_TO_LEN_HI, regs::stag_to_len_hi(to, len));
+    Mmio::write(sim, 0x054, 0x8000_1000);
     assert_eq!(get(sim, "prog_write"), 0);
     assert_eq!(Mmio::read(sim, regs::STAG_INDEX), 0x2B);
     assert_eq!(Mmio::read(sim, regs::STAG_FLAGS), flags);
-    assert_eq!(Mmio::read(sim, regs::STAG_BASE_TO_LO), 0x1122_3344);
+    assert_eq!(Mmio::read(sim, regs::STAG_TO_LEN_LO), 0x0203_3344);
     assert_eq!(Mmio::read(sim, regs::STAG_BASE_TO_HI), 0x5566_7788);
-    assert_eq!(Mmio::read(sim, regs::STAG_LEN), 0x0001_0203);
-    assert_eq!(Mmio::read(sim, regs::STAG_HOST_ADDR), 0x8000_1000);
-    Mmio::set_write(sim, regs::STAG_COMMIT, 0);
+    assert_eq!(Mmio::read(sim, regs::STAG_TO_LEN_HI), 0x0001_1122);
+    assert_eq!(Mmio::read(sim, 0x054), 0);
+    Mmio::set_write(sim, regs::STAG_COMMIT, 0x8000_1000);
     let want = [
         ("prog_write", 1),
         ("prog_index", 0x2B),
@@ -155,15 +159,18 @@ fn registers(sim: &mut dyn Backend) {
     }
     sim.tick();
     // The next MMIO write (a staging register) takes effect only at the end of this cycle.
-    Mmio::set_write(sim, regs::STAG_HOST_ADDR, 0x1234_5678);
+    Mmio::set_write(sim, regs::STAG_TO_LEN_HI, 0x1234_5678);
     for (n, v) in want {
         let v = if n == "prog_write" { 0 } else { v };
-        assert_eq!(get(sim, n), v, "{n} in the cycle after the commit");
+        if n != "prog_host_addr" {
+            assert_eq!(get(sim, n), v, "{n} in the cycle after the commit");
+        }
     }
     sim.tick();
     Mmio::clear(sim);
     assert_eq!(get(sim, "prog_write"), 0);
-    assert_eq!(get(sim, "prog_host_addr"), 0x1234_5678);
+    assert_eq!(get(sim, "prog_len") >> 16, 0x1234);
+    assert_eq!(get(sim, "prog_base_to") >> 16 & 0xFFFF, 0x5678);
     assert_eq!(get(sim, "idle"), 1);
 
     // Per-QP registers and the commit.
@@ -174,12 +181,13 @@ fn registers(sim: &mut dyn Backend) {
             regs::qp_reg(qp, regs::QP_ULPDU),
             (0x1000 + q) | ((0x2000 + q) << 16),
         );
+        // QP_SQ_BASE: the base [31:5] and the log2 [3:0] (register map 2.0; 0x0C unmapped).
         Mmio::write(
             sim,
             regs::qp_reg(qp, regs::QP_SQ_BASE),
-            0x4000_0000 + q * 0x1000,
+            regs::qp_sq_base(0x4000_0000 + q * 0x1000, 3 + q),
         );
-        Mmio::write(sim, regs::qp_reg(qp, regs::QP_SQ_LOG2), 3 + q);
+        Mmio::write(sim, regs::qp_reg(qp, 0x0C), 0xA);
         Mmio::write(
             sim,
             regs::qp_reg(qp, regs::QP_RQ_BASE),
@@ -196,9 +204,9 @@ fn registers(sim: &mut dyn Backend) {
         );
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_SQ_BASE)),
-            0x4000_0000 + q * 0x1000
+            0x4000_0000 + q * 0x1000 + 3 + q
         );
-        assert_eq!(Mmio::read(sim, regs::qp_reg(qp, regs::QP_SQ_LOG2)), 3 + q);
+        assert_eq!(Mmio::read(sim, regs::qp_reg(qp, 0x0C)), 0);
         assert_eq!(
             Mmio::read(sim, regs::qp_reg(qp, regs::QP_RQ_BASE)),
             0x5000_0000 + q * 0x100
@@ -351,7 +359,7 @@ fn registers(sim: &mut dyn Backend) {
     // The SQ base is still there (one RAM holds every base).
     assert_eq!(
         Mmio::read(sim, regs::qp_reg(QPS - 1, regs::QP_SQ_BASE)),
-        0x4000_0000 + (QPS as u32 - 1) * 0x1000
+        0x4000_0000 + (QPS as u32 - 1) * 0x1000 + 2 + QPS as u32
     );
     // Only the implemented bits are kept (masked at the write into the register RAM); QP_RQ_CI
     // and CQ_PI (in the RAM too, written by the engines) ignore MMIO writes.
@@ -362,13 +370,16 @@ fn registers(sim: &mut dyn Backend) {
             0x0007_FFFF | (QPS as u32 - 1) << regs::STAG_FLAGS_QP_SHIFT,
         ),
         (regs::qp_reg(1, regs::QP_CTRL), 0x00FF_FFFF),
-        (regs::qp_reg(1, regs::QP_SQ_LOG2), 0xF),
+        (regs::qp_reg(1, regs::QP_RQ_LOG2), 0xF),
+        (regs::qp_reg(1, 0x0C), 0),
         (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
         (regs::qp_reg(1, regs::QP_RQ_CI), 0),
         (regs::qp_reg(1, regs::QP_SQ_PI), 0),
         (regs::cq_reg(CQS - 2, regs::CQ_PI), 0),
         (regs::cq_reg(CQS - 2, regs::CQ_CI), 0xFFFF),
         (regs::cq_reg(CQS - 1, regs::CQ_LOG2), 0xF),
+        (0x054, 0),
+        (regs::STAG_COMMIT, 0),
     ] {
         Mmio::write(sim, addr, 0xFFFF_FFFF);
         assert_eq!(Mmio::read(sim, addr), want, "register {addr:#x}");

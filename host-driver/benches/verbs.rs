@@ -64,8 +64,10 @@ fn null_device_alone(c: &mut Criterion) {
     let (sq, cq) = (0x1_0000u64, 0x2_0000u64);
     d.mmio_write(regs::cq_reg(0, regs::CQ_BASE), cq as u32);
     d.mmio_write(regs::cq_reg(0, regs::CQ_LOG2), 8);
-    d.mmio_write(regs::qp_reg(0, regs::QP_SQ_BASE), sq as u32);
-    d.mmio_write(regs::qp_reg(0, regs::QP_SQ_LOG2), 8);
+    d.mmio_write(
+        regs::qp_reg(0, regs::QP_SQ_BASE),
+        regs::qp_sq_base(sq as u32, 8),
+    );
     d.mmio_write(regs::qp_reg(0, regs::QP_CTRL), regs::QP_CTRL_ENABLE);
     let mut pi = 0u16;
     c.bench_function("verbs/null_device_alone", |b| {

@@ -29,8 +29,9 @@ pub mod regs {
     pub const ID_VALUE: u32 = 0x524E_4943;
     /// Read only: register map version, major << 16 | minor.
     pub const VERSION: u16 = 0x004;
-    /// Version 1.0 of this map.
-    pub const VERSION_VALUE: u32 = 0x0001_0000;
+    /// Version 2.0 of this map (2.0: the STag registers paired, see [`STAG_COMMIT`]; the SQ
+    /// log2 in [`QP_SQ_BASE`]).
+    pub const VERSION_VALUE: u32 = 0x0002_0000;
     /// Read only: `[7:0]` QPs, `[15:8]` CQs, `[23:16]` log2 of the STag table entries,
     /// `[31:24]` datapath width in octets.
     pub const CAPS: u16 = 0x008;
@@ -49,7 +50,13 @@ pub mod regs {
     /// (`docs/decisions.md` "Markers as a build-time capability (no-markers)").
     pub const FEATURES_MARKERS: u32 = 1 << 0;
 
-    // STag table programming: stage the fields, then write STAG_COMMIT.
+    // STag table programming: stage the fields, then write STAG_COMMIT with the host address.
+    // The base TO's and the length's low and high halves are paired ([`stag_to_len_lo`],
+    // [`stag_to_len_hi`]) and the host address is the commit's own data, so that the hardware
+    // reads the fields the table's first word needs from its register RAMs in the commit's
+    // cycle and keeps the rest in 32 flip-flops (`docs/decisions.md` "HostIf: the STag
+    // registers paired", map version 2.0; 1.0 had STAG_BASE_TO_LO 0x048, STAG_LEN 0x050 and
+    // STAG_HOST_ADDR 0x054).
     /// `[23:0]` the entry index (STag bits 31..8).
     pub const STAG_INDEX: u16 = 0x040;
     /// Entry flags, see the `STAG_FLAGS_*` fields.
@@ -68,16 +75,33 @@ pub mod regs {
     pub const STAG_FLAGS_REMOTE_INV: u32 = 1 << 18;
     /// `[27:24]` the QP of a bound entry.
     pub const STAG_FLAGS_QP_SHIFT: u32 = 24;
-    /// Base tagged offset, low 32 bits.
-    pub const STAG_BASE_TO_LO: u16 = 0x048;
+    /// `[15:0]` base tagged offset bits 15..0, `[31:16]` region length bits 15..0
+    /// ([`stag_to_len_lo`]).
+    pub const STAG_TO_LEN_LO: u16 = 0x048;
     /// Base tagged offset, high 32 bits.
     pub const STAG_BASE_TO_HI: u16 = 0x04C;
-    /// Region length in octets.
-    pub const STAG_LEN: u16 = 0x050;
-    /// Host (DMA) address of the region's first octet.
-    pub const STAG_HOST_ADDR: u16 = 0x054;
-    /// Write (any value): program the entry from the staged fields.
+    /// `[15:0]` base tagged offset bits 31..16, `[31:16]` region length bits 31..16
+    /// ([`stag_to_len_hi`]).
+    pub const STAG_TO_LEN_HI: u16 = 0x050;
+    /// Write: program the entry from the staged fields; the value written is the host (DMA)
+    /// address of the region's first octet. Reads 0.
     pub const STAG_COMMIT: u16 = 0x058;
+
+    /// QP_SQ_BASE's value: the SQ ring's 32-octet aligned host address `base` and the log2
+    /// of its entries.
+    pub const fn qp_sq_base(base: u32, log2: u32) -> u32 {
+        (base & !0x1F) | (log2 & 0xF)
+    }
+
+    /// STAG_TO_LEN_LO's value: the low halves of the base TO and the length.
+    pub const fn stag_to_len_lo(base_to: u64, len: u32) -> u32 {
+        (base_to as u32 & 0xFFFF) | (len << 16)
+    }
+
+    /// STAG_TO_LEN_HI's value: bits 31..16 of the base TO and the length.
+    pub const fn stag_to_len_hi(base_to: u64, len: u32) -> u32 {
+        ((base_to as u32) >> 16) | (len & 0xFFFF_0000)
+    }
 
     /// Per-QP registers: `QP_REGS + qp * QP_STRIDE + offset`.
     pub const QP_REGS: u16 = 0x100;
@@ -113,13 +137,14 @@ pub mod regs {
     /// `[15:0]` the largest ULPDU accepted (MPA receive check); `[31:16]` the largest ULPDU
     /// sent (the peer's MULPDU: DDP segments are cut to it).
     pub const QP_ULPDU: u16 = 0x04;
-    /// SQ ring host address (32-octet aligned).
+    /// `[31:5]` SQ ring host address (32-octet aligned), `[3:0]` log2 of the SQ entries (at
+    /// most 15), `[4]` 0: [`qp_sq_base`]. (Map 1.0 had the log2 in its own register at 0x0C,
+    /// now unmapped: the QP_CTRL commit reads both from the one register-RAM word, no
+    /// flip-flops, `docs/decisions.md` "HostIf: the SQ log2 in QP_SQ_BASE".)
     pub const QP_SQ_BASE: u16 = 0x08;
-    /// `[3:0]` log2 of the SQ entries (at most 15).
-    pub const QP_SQ_LOG2: u16 = 0x0C;
     /// Write: SQ doorbell, the new producer index `[15:0]`.
     pub const QP_SQ_PI: u16 = 0x10;
-    /// RQ ring host address (16-octet aligned).
+    /// RQ ring host address (16-octet aligned: `[3:0]` are ignored).
     pub const QP_RQ_BASE: u16 = 0x14;
     /// `[3:0]` log2 of the RQ entries (at most 15).
     pub const QP_RQ_LOG2: u16 = 0x18;
@@ -481,6 +506,14 @@ mod tests {
         assert!(!cqe_owner(4, 2));
         assert!(cqe_owner(8, 2));
         assert!(!cqe_owner(0xFFFF, 2));
+    }
+
+    #[test]
+    fn paired_register_values() {
+        let (to, len) = (0x5566_7788_1122_3344u64, 0x0001_0203u32);
+        assert_eq!(regs::stag_to_len_lo(to, len), 0x0203_3344);
+        assert_eq!(regs::stag_to_len_hi(to, len), 0x0001_1122);
+        assert_eq!(regs::qp_sq_base(0x4000_1030, 9), 0x4000_1029);
     }
 
     #[test]

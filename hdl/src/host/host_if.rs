@@ -28,20 +28,25 @@
 //! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
 //! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
 //! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
-//! (`prog_index`, base TO `[31:16]`, length, host address) are staging flip-flops, valid in the
-//! commit's cycle and the next; those only word 0 needs (key, PD, access, valid, bound, QP,
-//! remote invalidate: STAG_FLAGS; base TO `[15:0]`) are valid only in the cycle after the
-//! commit: the commit write reads STAG_FLAGS from the register RAM and STAG_BASE_TO_LO from
-//! the auxiliary RAM (word 12), whose read ports MMIO does not use in a write's cycle, and
-//! `prog_*` are those read ports (issue 5: ~37 flip-flops alone in their cells; StagCheck reads
-//! nothing else then, `hdl/src/ddp/stag_table.rs`). For `prog_base_to`'s
+//! (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid in the commit's
+//! cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`, register map 2.0) are
+//! staging flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT
+//! write's own data (`prog_host_addr` = `mmio_wdata`, valid in that cycle only: StagCheck
+//! writes word 1 then, and word 0's spare bits, which take it too, are never read). Those only
+//! word 0 needs (key, PD, access, valid, bound, QP, remote invalidate: STAG_FLAGS; base TO and
+//! length `[15:0]`: STAG_TO_LEN_LO) are valid only in the cycle after the commit: the commit
+//! write reads STAG_FLAGS from the register RAM and STAG_TO_LEN_LO from the auxiliary RAM (word
+//! 12), whose read ports MMIO does not use in a write's cycle, and `prog_*` are those read
+//! ports (issue 5: ~37 flip-flops alone in their cells; StagCheck reads nothing else then,
+//! `hdl/src/ddp/stag_table.rs`; the paired halves and the address as the commit's data: 48
+//! more, `docs/decisions.md` "HostIf: the STag registers paired"). For `prog_base_to`'s
 //! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
 //! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
 //! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
 //! whole from the RAM). The `qpc_*` fields are QP_CTRL `[19:0]` registered from the write,
-//! QP_SQ_LOG2 muxed from the per-QP registers by the registered `qpc_qp`, QP_ULPDU the
-//! auxiliary RAM's read port and `qpc_sq_base` the register RAM's, both of which the QP_CTRL
-//! write addressed (an MMIO write never needs the read port).
+//! QP_ULPDU the auxiliary RAM's read port and `qpc_sq_base` / `qpc_sq_log2` the register RAM's
+//! (QP_SQ_BASE `[31:5]` and `[3:0]`, register map 2.0), both of which the QP_CTRL write
+//! addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
 //!
@@ -56,12 +61,14 @@
 //!   in the RAM (or reads 0, below) reads word 3 (STATUS's, never written: 0), so `mmio_rdata`
 //!   is the RAM's read port ORed with the 2-bit status word, no gating. Flip-flops are kept where a value is
 //!   needed continuously or in the commit's cycle: the STag staging registers (they are
-//!   `prog_*`), QP_SQ_LOG2 (commit), QP_CTRL's CQ numbers (per CQE).
+//!   `prog_*`), QP_CTRL's CQ numbers (per CQE). The SQ's log2 is QP_SQ_BASE `[3:0]` (map 2.0),
+//!   on the read port with the base at the commit.
 //! - An auxiliary RAM ([`BlockRam`]`<32, 4>`, 2 block RAMs, MMIO-written only) is a second read
 //!   port: QP_ULPDU (word qp: read at every MMIO address's QP, so the commit finds it next to
 //!   SQ_BASE without 4 x 32 flip-flops and a 4:1 mux), QP_RQ_LOG2 (4 + qp) and CQ_LOG2
-//!   (8 + cq), STAG_BASE_TO_LO (12, read by the STag commit), which the engines read together with their register-RAM reads (the RQ service's
-//!   producer-index read, the CQE writer's index reads). A CQ_LOG2 rewrite in the middle of
+//!   (8 + cq), STAG_TO_LEN_LO (12, read by the STag commit), which the engines read together
+//!   with their register-RAM reads (the RQ service's producer-index read, the CQE writer's
+//!   index reads). A CQ_LOG2 rewrite in the middle of
 //!   that CQ's CQE (never done: it resets the CQ) would be seen from the CQE writer's next read.
 //! - The ring indexes live only in the RAM: QP_RQ_PI and CQ_CI (host-written), QP_RQ_CI and
 //!   CQ_PI (written back by the RQ service's pop and the CQE writer, read-modify-write). A
@@ -97,7 +104,8 @@
 //! reads the consumer, then the producer index (one RAM cycle each) and is answered with
 //! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
 //! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
-//! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats),
+//! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats;
+//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `rq_addr`),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
@@ -143,9 +151,12 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
-//! profile): 963 logic cells for the block (874 LUT4, 421 DFF, 97 carry), 107.7 MHz (seeds 2, 3:
-//! 99.5 / 98.4) since the profile has one CQ per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF,
-//! 105.0 MHz with 4 CQs). Before: 997
+//! profile): 884 logic cells for the block (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register
+//! map 2.0 (2026-11-29: the STag halves paired and the host address as the commit's data, the
+//! SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
+//! STag registers paired"). Before: 963 logic cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz
+//! (103.0 in the same session's baseline; seeds 2, 3: 99.5 / 98.4) since the profile has one CQ
+//! per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF, 105.0 MHz with 4 CQs). Before: 997
 //! logic cells for the block (870 LUT4, 432 DFF, 97 carry), 100.9 MHz (2026-11-28: the CQE address
 //! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
 //! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
@@ -418,22 +429,20 @@ pub struct HostIf {
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
-    /// STAG_BASE_TO_LO `[31:16]` (the table's word 1, written in the commit's cycle). The
-    /// fields of word 0 (written in the next cycle) are not kept in flip-flops: STAG_FLAGS and
-    /// STAG_BASE_TO_LO `[15:0]` are read from the register RAM and the auxiliary RAM in the
-    /// commit's cycle and are on their read ports in the next.
-    st_to_hi16: DFF<Bits<16>>,
+    /// STAG_TO_LEN_HI: base TO `[31:16]` and the length `[31:16]` (the table's word 1, written
+    /// in the commit's cycle; the host address is the commit's data). The fields of word 0
+    /// (written in the next cycle) are not kept in flip-flops: STAG_FLAGS and STAG_TO_LEN_LO
+    /// (base TO and length `[15:0]`) are read from the register RAM and the auxiliary RAM in
+    /// the commit's cycle and are on their read ports in the next.
+    st_hi: DFF<Bits<32>>,
     /// STAG_BASE_TO_HI != 0 (the Cu STag table keeps base TO bits 31..0 and programs an entry
     /// with a nonzero upper half invalid: `prog_base_to[32]` carries this flag, `[63:33]` are 0).
     st_to_hi_nz: DFF<Bit>,
-    st_len: DFF<Bits<32>>,
-    st_addr: DFF<Bits<32>>,
 
     // ---- Per QP.
     /// QP_CTRL's CQ numbers (their implemented bits): SEND_CQ, RECV_CQ.
     q_scq: [DFF<Bits<CQ_BITS>>; QPS],
     q_rcq: [DFF<Bits<CQ_BITS>>; QPS],
-    q_sq_log2: [DFF<Bits<RING_LOG2_BITS>>; QPS],
     /// QP_RQ_PI was written since the QP_CTRL write (else it reads 0; the value is in the RAM).
     q_pi_v: [DFF<Bit>; QPS],
     /// The RQ service wrote QP_RQ_CI since the QP_CTRL write (else it is 0).
@@ -465,7 +474,8 @@ pub struct HostIf {
     // ---- RQ service.
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
-    rq_addr: DFF<Bits<32>>,
+    /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
+    rq_addr: DFF<Bits<28>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -506,7 +516,8 @@ pub struct HostIf {
     cw_pi: DFF<Bits<RING_INDEX_BITS>>,
     /// The producer index mod the CQ size (the CQE's ring offset in 16-octet units).
     cw_off: DFF<Bits<RING_INDEX_BITS>>,
-    rq_off: DFF<Bits<32>>,
+    /// The RQ's consumer index mod its size (the WQE's ring offset in 16-octet units).
+    rq_off: DFF<Bits<RING_INDEX_BITS>>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -538,7 +549,6 @@ pub struct HostIf {
     m_cpi_v: Signal<Local, Bit>,
     m_ci_v: Signal<Local, Bit>,
     m_c_ovf: Signal<Local, Bit>,
-    k_sq_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     r_pi_v: Signal<Local, Bit>,
     r_ci_v: Signal<Local, Bit>,
     /// The ring index an engine read from the RAM (QP_RQ_CI, QP_RQ_PI, CQ_CI or CQ_PI), 0 if
@@ -736,13 +746,10 @@ impl Default for HostIf {
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
             st_index: Default::default(),
-            st_to_hi16: Default::default(),
+            st_hi: Default::default(),
             st_to_hi_nz: Default::default(),
-            st_len: Default::default(),
-            st_addr: Default::default(),
             q_scq: Default::default(),
             q_rcq: Default::default(),
-            q_sq_log2: Default::default(),
             q_pi_v: Default::default(),
             q_ci_v: Default::default(),
             q_aev_v: Default::default(),
@@ -816,7 +823,6 @@ impl Default for HostIf {
             m_cpi_v: Default::default(),
             m_ci_v: Default::default(),
             m_c_ovf: Default::default(),
-            k_sq_log2: Default::default(),
             r_pi_v: Default::default(),
             r_ci_v: Default::default(),
             ix: Default::default(),
@@ -855,14 +861,14 @@ impl Default for HostIf {
 // offsets are checked here against the register map once).
 const _: () = {
     assert!(regs::STAG_INDEX == 0x40 && regs::STAG_FLAGS == 0x44);
-    assert!(regs::STAG_BASE_TO_LO == 0x48 && regs::STAG_BASE_TO_HI == 0x4C);
-    assert!(regs::STAG_LEN == 0x50 && regs::STAG_HOST_ADDR == 0x54 && regs::STAG_COMMIT == 0x58);
+    assert!(regs::STAG_TO_LEN_LO == 0x48 && regs::STAG_BASE_TO_HI == 0x4C);
+    assert!(regs::STAG_TO_LEN_HI == 0x50 && regs::STAG_COMMIT == 0x58);
     assert!(regs::ID == 0 && regs::VERSION == 4 && regs::CAPS == 8 && regs::STATUS == 0xC);
     assert!(regs::FEATURES == 0x10);
     assert!(regs::QP_REGS == 0x100 && regs::QP_STRIDE == 0x40 && regs::CQ_REGS == 0x200);
     assert!(regs::CQ_STRIDE == 0x20);
     assert!(regs::QP_CTRL == 0 && regs::QP_ULPDU == 4 && regs::QP_SQ_BASE == 8);
-    assert!(regs::QP_SQ_LOG2 == 0xC && regs::QP_SQ_PI == 0x10 && regs::QP_RQ_BASE == 0x14);
+    assert!(regs::QP_SQ_PI == 0x10 && regs::QP_RQ_BASE == 0x14);
     assert!(regs::QP_RQ_LOG2 == 0x18 && regs::QP_RQ_PI == 0x1C && regs::QP_RQ_CI == 0x20);
     assert!(regs::QP_AEV == 0x24 && regs::QP_STATUS == 0x28);
     assert!(regs::QP_STATUS_ERROR == 1 && regs::QP_STATUS_FPDU_RECEIVED == 2);
@@ -894,10 +900,8 @@ impl Logic for HostIf {
             rvalid_q,
             rdata_q,
             st_index,
-            st_to_hi16,
+            st_hi,
             st_to_hi_nz,
-            st_len,
-            st_addr,
             qpc_q,
             qpc_qp_q,
             qpc_ctrl_q,
@@ -948,8 +952,6 @@ impl Logic for HostIf {
             self.q_scq[i].d.next = self.q_scq[i].q.val();
             self.q_rcq[i].clock.next = self.clock.val();
             self.q_rcq[i].d.next = self.q_rcq[i].q.val();
-            self.q_sq_log2[i].clock.next = self.clock.val();
-            self.q_sq_log2[i].d.next = self.q_sq_log2[i].q.val();
             self.q_pi_v[i].clock.next = self.clock.val();
             self.q_pi_v[i].d.next = self.q_pi_v[i].q.val();
             self.q_ci_v[i].clock.next = self.clock.val();
@@ -1009,9 +1011,9 @@ impl Logic for HostIf {
         // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
         // decode (it drives the RAM's write enable, a path from the MMIO port): the constant
         // words 0x00 .. 0x1C but STATUS (0x0C: ID, VERSION, CAPS, FEATURES; the others read
-        // their initial 0), STAG_INDEX .. STAG_HOST_ADDR (0x40 .. 0x54), QP words 0 .. 9 but
-        // QP_SQ_PI (4), CQ words 0 .. 3 (QP_RQ_CI, QP_AEV and CQ_PI only read: the engines
-        // write them).
+        // their initial 0), STAG_INDEX .. STAG_TO_LEN_HI (0x40 .. 0x50), QP words 0 .. 9 but
+        // 3 (unmapped since map 2.0) and QP_SQ_PI (4), CQ words 0 .. 3 (QP_RQ_CI, QP_AEV and
+        // CQ_PI only read: the engines write them).
         self.a_ram.next = (self.a_glob.val()
             && (self.a_goff.val().get_bits::<3>(5) == 0)
             && (self.a_goff.val().get_bits::<2>(0) == 0)
@@ -1019,10 +1021,12 @@ impl Logic for HostIf {
             || (self.a_glob.val()
                 && (self.a_goff.val().get_bits::<3>(5) == 2)
                 && (self.a_goff.val().get_bits::<2>(0) == 0)
-                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+                && !(self.a_goff.val().get_bit(4)
+                    && (self.a_goff.val().get_bit(3) || self.a_goff.val().get_bit(2))))
             || (self.a_qp.val()
                 && (self.a_qoff.val().get_bits::<2>(0) == 0)
                 && (self.a_qoff.val().get_bits::<4>(2) <= 9)
+                && (self.a_qoff.val().get_bits::<4>(2) != 3)
                 && (self.a_qoff.val().get_bits::<4>(2) != 4))
             || (self.a_cq.val()
                 && (self.a_coff.val().get_bits::<2>(0) == 0)
@@ -1034,9 +1038,11 @@ impl Logic for HostIf {
         self.a_we.next = self.wr.val()
             && (self.a_goff.val().get_bits::<2>(0) == 0)
             && (((self.mmio_addr.val().get_bits::<7>(5) == 2)
-                && !(self.a_goff.val().get_bit(4) && self.a_goff.val().get_bit(3)))
+                && !(self.a_goff.val().get_bit(4)
+                    && (self.a_goff.val().get_bit(3) || self.a_goff.val().get_bit(2))))
                 || (self.a_qp.val()
                     && !self.a_qoff.val().get_bit(5)
+                    && (self.a_qoff.val().get_bits::<3>(2) != 3)
                     && (self.a_qoff.val().get_bits::<3>(2) != 4))
                 || ((self.mmio_addr.val().get_bits::<5>(7) == 4)
                     && self.a_cqx.val()
@@ -1055,7 +1061,7 @@ impl Logic for HostIf {
             if self.a_qoff.val() == 0x00 {
                 self.a_mask.next = self.c_m_ctrl.val();
             }
-            if (self.a_qoff.val() == 0x0C) || (self.a_qoff.val() == 0x18) {
+            if self.a_qoff.val() == 0x18 {
                 self.a_mask.next = self.c_m_log2.val();
             }
             if self.a_qoff.val() == 0x1C {
@@ -1077,7 +1083,6 @@ impl Logic for HostIf {
         self.m_qci_v.next = self.q_ci_v[0].q.val();
         self.m_aev_v.next = self.q_aev_v[0].q.val();
         self.m_fpdu.next = self.q_fpdu[0].q.val();
-        self.k_sq_log2.next = self.q_sq_log2[0].q.val();
         self.r_pi_v.next = self.q_pi_v[0].q.val();
         self.r_ci_v.next = self.q_ci_v[0].q.val();
         self.w_scq.next = self.q_scq[0].q.val();
@@ -1090,9 +1095,6 @@ impl Logic for HostIf {
                 self.m_qci_v.next = self.q_ci_v[i].q.val();
                 self.m_aev_v.next = self.q_aev_v[i].q.val();
                 self.m_fpdu.next = self.q_fpdu[i].q.val();
-            }
-            if self.qpc_qp_q.q.val().index() == i {
-                self.k_sq_log2.next = self.q_sq_log2[i].q.val();
             }
             if self.rq_qp.q.val().index() == i {
                 self.r_pi_v.next = self.q_pi_v[i].q.val();
@@ -1211,7 +1213,7 @@ impl Logic for HostIf {
             }
             if self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58) {
                 // The STag commit: STAG_FLAGS (word 0x11) and (auxiliary RAM word 12)
-                // STAG_BASE_TO_LO for the STag table's word 0 in the next cycle.
+                // STAG_TO_LEN_LO for the STag table's word 0 in the next cycle.
                 self.base.read_addr.next = 0x11.into();
                 self.ulp.read_addr.next = 12.into();
             }
@@ -1346,8 +1348,10 @@ impl Logic for HostIf {
         self.prog_write.next = self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
         self.prog_index.next = self.st_index.q.val();
         // Word 0's fields, valid in the cycle after the commit write only: STAG_FLAGS on the
-        // register RAM's read port, STAG_BASE_TO_LO [15:0] on the auxiliary RAM's (both read
-        // in the commit write's cycle, when MMIO does not use the read ports).
+        // register RAM's read port, STAG_TO_LEN_LO (base TO and length [15:0]) on the
+        // auxiliary RAM's (both read in the commit write's cycle, when MMIO does not use the
+        // read ports). Word 1's: STAG_TO_LEN_HI in `st_hi`, the host address the commit
+        // write's data (valid in its cycle only: StagCheck writes word 1 then).
         self.prog_valid.next = self.base.read_data.val().get_bit(16);
         self.prog_key.next = self.base.read_data.val().get_bits::<8>(0);
         self.prog_pd.next = self.base.read_data.val().get_bits::<PD_BITS>(8);
@@ -1356,10 +1360,11 @@ impl Logic for HostIf {
         self.prog_qp.next = self.base.read_data.val().get_bits::<CONN_BITS>(24);
         self.prog_remote_inv.next = self.base.read_data.val().get_bit(18);
         self.prog_base_to.next = (bit_cast::<64, 1>(self.st_to_hi_nz.q.val().into()) << 32)
-            | (bit_cast::<64, 16>(self.st_to_hi16.q.val()) << 16)
+            | (bit_cast::<64, 16>(self.st_hi.q.val().get_bits::<16>(0)) << 16)
             | bit_cast::<64, 16>(self.ulp.read_data.val().get_bits::<16>(0));
-        self.prog_len.next = self.st_len.q.val();
-        self.prog_host_addr.next = self.st_addr.q.val();
+        self.prog_len.next = (bit_cast::<32, 16>(self.st_hi.q.val().get_bits::<16>(16)) << 16)
+            | bit_cast::<32, 16>(self.ulp.read_data.val().get_bits::<16>(16));
+        self.prog_host_addr.next = self.mmio_wdata.val();
 
         // ---- QP context commit and SQ doorbell.
         self.qpc_write.next = self.qpc_q.q.val();
@@ -1375,8 +1380,9 @@ impl Logic for HostIf {
         self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
         self.qpc_rx_max_ulpdu.next = self.ulp.read_data.val().get_bits::<16>(0);
         self.qpc_tx_mulpdu.next = self.ulp.read_data.val().get_bits::<16>(16);
-        self.qpc_sq_base.next = self.base.read_data.val();
-        self.qpc_sq_log2.next = self.k_sq_log2.val();
+        // QP_SQ_BASE: the base `[31:5]`, the log2 `[3:0]` (register map 2.0).
+        self.qpc_sq_base.next = (self.base.read_data.val() >> 5) << 5;
+        self.qpc_sq_log2.next = self.base.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         self.sq_db_valid.next = self.db_q.q.val();
         self.sq_db_qp.next = self.db_qp_q.q.val();
         self.sq_db_pi.next = self.db_pi_q.q.val();
@@ -1455,9 +1461,8 @@ impl Logic for HostIf {
             }
             RqState::Check => {
                 // RQ_PI is on the RAM's read port (ix).
-                self.rq_off.d.next = bit_cast::<32, 16>(
-                    self.rsp_index.q.val() & !(self.c_ones.val() << self.x_log2.val()),
-                ) << 4;
+                self.rq_off.d.next =
+                    self.rsp_index.q.val() & !(self.c_ones.val() << self.x_log2.val());
                 self.rq_empty.d.next = self.rsp_index.q.val() == self.ix.val();
                 self.rq_state.d.next = RqState::Empty;
             }
@@ -1479,7 +1484,9 @@ impl Logic for HostIf {
                 }
             }
             RqState::Addr => {
-                self.rq_addr.d.next = self.base.read_data.val() + self.rq_off.q.val();
+                // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
+                self.rq_addr.d.next = self.base.read_data.val().get_bits::<28>(4)
+                    + bit_cast::<28, RING_INDEX_BITS>(self.rq_off.q.val());
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1677,7 +1684,7 @@ impl Logic for HostIf {
         self.pay_rd_req_ready.next = false;
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
-            self.dma_rd_req_addr.next = self.rq_addr.q.val();
+            self.dma_rd_req_addr.next = bit_cast::<32, 28>(self.rq_addr.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
@@ -1752,17 +1759,11 @@ impl Logic for HostIf {
                 if self.a_goff.val() == 0x40 {
                     self.st_index.d.next = self.mmio_wdata.val().get_bits::<STAG_INDEX_BITS>(0);
                 }
-                if self.a_goff.val() == 0x48 {
-                    self.st_to_hi16.d.next = self.mmio_wdata.val().get_bits::<16>(16);
-                }
                 if self.a_goff.val() == 0x4C {
                     self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
                 }
                 if self.a_goff.val() == 0x50 {
-                    self.st_len.d.next = self.mmio_wdata.val();
-                }
-                if self.a_goff.val() == 0x54 {
-                    self.st_addr.d.next = self.mmio_wdata.val();
+                    self.st_hi.d.next = self.mmio_wdata.val();
                 }
             }
             if self.a_qp.val() {
@@ -1777,10 +1778,6 @@ impl Logic for HostIf {
                             self.q_ci_v[i].d.next = false;
                             self.q_aev_v[i].d.next = false;
                             self.q_fpdu[i].d.next = false;
-                        }
-                        if self.a_qoff.val() == 0x0C {
-                            self.q_sq_log2[i].d.next =
-                                self.mmio_wdata.val().get_bits::<RING_LOG2_BITS>(0);
                         }
                         if self.a_qoff.val() == 0x1C {
                             self.q_pi_v[i].d.next = true;

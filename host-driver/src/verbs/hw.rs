@@ -182,8 +182,10 @@ impl HostDevice for NullDevice {
                     q.ctrl = value;
                     q.sq_ci = 0;
                 }
-                regs::QP_SQ_BASE => q.sq_base = value,
-                regs::QP_SQ_LOG2 => q.sq_log2 = value & 0xF,
+                regs::QP_SQ_BASE => {
+                    q.sq_base = value & !0x1F;
+                    q.sq_log2 = value & 0xF;
+                }
                 regs::QP_SQ_PI => self.doorbell(n, value as u16),
                 _ => {}
             }

@@ -441,12 +441,14 @@ impl<D: HostDevice> Device<D> {
     fn program_stag(&mut self, index: u32, flags: u32, to: u64, len: u32, host: u32) {
         self.dev.mmio_write(regs::STAG_INDEX, index);
         self.dev.mmio_write(regs::STAG_FLAGS, flags);
-        self.dev.mmio_write(regs::STAG_BASE_TO_LO, to as u32);
+        self.dev
+            .mmio_write(regs::STAG_TO_LEN_LO, regs::stag_to_len_lo(to, len));
         self.dev
             .mmio_write(regs::STAG_BASE_TO_HI, (to >> 32) as u32);
-        self.dev.mmio_write(regs::STAG_LEN, len);
-        self.dev.mmio_write(regs::STAG_HOST_ADDR, host);
-        self.dev.mmio_write(regs::STAG_COMMIT, 1);
+        self.dev
+            .mmio_write(regs::STAG_TO_LEN_HI, regs::stag_to_len_hi(to, len));
+        // The commit's data is the host address.
+        self.dev.mmio_write(regs::STAG_COMMIT, host);
     }
 
     /// Deregisters a region: the STag is invalid from now on, for the peer and locally.

@@ -351,10 +351,10 @@ impl<D: HostDevice> Device<D> {
             regs::qp_reg(n, regs::QP_ULPDU),
             u32::from(p.rx_max_ulpdu) | u32::from(p.tx_mulpdu) << 16,
         );
-        self.dev
-            .mmio_write(regs::qp_reg(n, regs::QP_SQ_BASE), q.sq_base as u32);
-        self.dev
-            .mmio_write(regs::qp_reg(n, regs::QP_SQ_LOG2), q.caps.sq_log2);
+        self.dev.mmio_write(
+            regs::qp_reg(n, regs::QP_SQ_BASE),
+            regs::qp_sq_base(q.sq_base as u32, q.caps.sq_log2),
+        );
         self.dev
             .mmio_write(regs::qp_reg(n, regs::QP_RQ_BASE), q.rq_base as u32);
         self.dev
