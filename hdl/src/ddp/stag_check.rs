@@ -116,7 +116,7 @@
 //!   pending register, whatever HostIf's MMIO writes do (HostIf never stalls them, so a
 //!   programming cannot be made to wait without a copy of its fields); it happens only to a
 //!   commit 2 or 3 cycles after the previous new commit, with a clear due in between. The
-//!   driver writes 7 MMIO registers per programming: its commits are never displaced. A
+//!   driver writes 6 MMIO registers per programming: its commits are never displaced. A
 //!   repeated commit (`prog_write` in `p - 1` too, the same staging registers) writes nothing
 //!   and is never displaced; its in-flight refusal rules above are unchanged.
 

@@ -61,7 +61,7 @@
 //!     commit's word 0 is then written with the valid bit 0 (the entry ends **invalid**, never
 //!     half programmed; `w0_pending` is high as for any commit). This happens only when that
 //!     commit comes 2 or 3 cycles after the previous new commit (with a clear in between); the
-//!     driver writes 7 MMIO registers per programming, so its commits are never displaced.
+//!     driver writes 6 MMIO registers per programming, so its commits are never displaced.
 //!   - A `write` of the clear's index in the clear's cycle, or a `write` or word-0 write of the
 //!     pending clear's index, drops the clear (the programming is the later, explicit action
 //!     of the firmware).
