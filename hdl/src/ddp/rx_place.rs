@@ -81,7 +81,13 @@
 //!   before, which took it a cycle ahead), and RxControl holds the verdict until then. The
 //!   address's carry-select flags come with it (`vd_a10`, `vd_a20`, registers in RxControl:
 //!   all-ones trees on `vd_addr` here were two LUT levels and a long route on the composed
-//!   receive path's critical path, `vd_addr` -> `w_hi1` -> `caddr`).
+//!   receive path's critical path, `vd_addr` -> `w_hi1` -> the carry's address register).
+//! - The carry's host word is not copied: it is always `na[cur]`'s word. When the carry
+//!   leaves (`fin`, or a flush before another connection's beat), the address source `hr_oh`
+//!   selects `cur`, so its address is the placement's `word`. Which cycle that is, is
+//!   registered a cycle ahead (`ovr`, with `hr_oh` set to `cur` then), so neither the address
+//!   selection nor `proc` starts with the flush compare (`h_conn != cur`, the carry not empty):
+//!   30 flip-flops (each alone in its logic cell) and the output address multiplexer fewer.
 
 use crate::config::{CONNECTIONS, CONN_BITS, DATA_WIDTH, DMA_ADDR_BITS};
 use crate::mpa::mpa_rx::RxOutReg;
@@ -153,9 +159,14 @@ pub struct RxPlace {
     /// connection, looked up (with the placed beat's update forwarded) as it enters the head
     /// register, so that placement does not start with the connection selection.
     hr_alo: DFF<Bits<2>>,
-    /// The head beat's address source, one-hot: bit i for a later beat of connection i, bit 4
-    /// for a run's first beat (the verdict port, `vd_addr`).
+    /// The address source, one-hot: bit i for a later beat of connection i, bit 4 for a run's
+    /// first beat (the verdict port, `vd_addr`); while `ovr`, bit `cur` (the carry's host word
+    /// is `na[cur]`'s: the carry leaves this cycle with that address).
     hr_oh: DFF<Bits<5>>,
+    /// The carry leaves next (`fin`, or a flush: a head beat of another connection while the
+    /// carry holds octets), registered: `hr_oh` selects the carry's connection then, so the
+    /// carry's address is `word` (no copy of it), and `proc` starts at a flip-flop.
+    ovr: DFF<Bit>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
     na: [DFF<Bits<32>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
@@ -165,7 +176,6 @@ pub struct RxPlace {
     na_a20: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
-    caddr: DFF<Bits<30>>,
     cw: DFF<Bits<32>>,
     ck: DFF<Bits<4>>,
     /// The carry is the tail of a run that has ended: it leaves next, with the completion.
@@ -222,6 +232,11 @@ pub struct RxPlace {
     place: Signal<Local, Bit>,
     carry_on: Signal<Local, Bit>,
     flush: Signal<Local, Bit>,
+    /// `ovr`'s and `cur`'s next values, the head beat's own address source (from `hr`).
+    ovr_nx: Signal<Local, Bit>,
+    ovr_p: Signal<Local, Bit>,
+    cur_nx: Signal<Local, Bits<CONN_BITS>>,
+    hd_oh: Signal<Local, Bits<5>>,
     proc: Signal<Local, Bit>,
     alo: Signal<Local, Bits<2>>,
     rot_by: Signal<Local, Bits<2>>,
@@ -312,7 +327,7 @@ impl Default for RxPlace {
             na_a10: core::array::from_fn(|_| Default::default()),
             na_a20: core::array::from_fn(|_| Default::default()),
             cur: Default::default(),
-            caddr: Default::default(),
+            ovr: Default::default(),
             cw: Default::default(),
             ck: Default::default(),
             fin: Default::default(),
@@ -359,6 +374,10 @@ impl Default for RxPlace {
             place: Default::default(),
             carry_on: Default::default(),
             flush: Default::default(),
+            ovr_nx: Default::default(),
+            ovr_p: Default::default(),
+            cur_nx: Default::default(),
+            hd_oh: Default::default(),
             proc: Default::default(),
             alo: Default::default(),
             rot_by: Default::default(),
@@ -423,7 +442,7 @@ impl Logic for RxPlace {
             hr_alo,
             hr_oh,
             cur,
-            caddr,
+            ovr,
             cw,
             ck,
             fin,
@@ -503,14 +522,11 @@ impl Logic for RxPlace {
         }
         self.carry_on.next = self.ck.q.val() != 0;
         // A beat of another connection while the carry holds octets: the carry leaves first.
-        self.flush.next = self.hr_v.q.val()
-            && !self.fin.q.val()
-            && self.carry_on.val()
-            && (self.h_conn.val() != self.cur.q.val());
+        // `ovr` = `fin` || (`hr_v` && `carry_on` && `h_conn != cur`), kept as a register.
+        self.flush.next = self.ovr.q.val() && !self.fin.q.val();
         self.proc.next = self.can.val()
             && self.hr_v.q.val()
-            && !self.fin.q.val()
-            && !self.flush.val()
+            && !self.ovr.q.val()
             && (!self.h_first.val() || (self.vd_valid.val() && !self.vtook.q.val()));
         self.vpop.next = self.proc.val() && self.h_first.val();
         // `vd_ready` a cycle after the take, from a register: RxControl's verdict and
@@ -645,8 +661,8 @@ impl Logic for RxPlace {
             // The run's good flag: the hold register keeps the run's last full word, emitted
             // with it in the cycle that set `fin` (the hold register loads only with `em`).
             self.em_good.next = self.hold_good.q.val();
+            // `em_addr` is `word`: `na[cur]`'s word while `ovr`.
             self.em_conn.next = self.cur.q.val();
-            self.em_addr.next = self.caddr.q.val();
             self.em_data.next = self.cw.q.val();
             self.em_keep.next = self.ck.q.val();
             self.ck.d.next = 0.into();
@@ -657,14 +673,11 @@ impl Logic for RxPlace {
             self.em.next = true;
             self.em_end.next = true;
             self.em_conn.next = self.cur.q.val();
-            self.em_addr.next = self.caddr.q.val();
             self.em_data.next = self.cw.q.val();
             self.em_keep.next = self.ck.q.val();
             self.ck.d.next = 0.into();
         } else if self.proc.val() {
-            self.cur.d.next = self.h_conn.val();
             self.ck.d.next = self.ck_next.val();
-            self.caddr.d.next = self.na_next.val().get_bits::<30>(2);
             if self.full.val() {
                 self.cw.d.next = self.rot.val();
             } else {
@@ -725,10 +738,55 @@ impl Logic for RxPlace {
         if self.ld.val() {
             self.hr.d.next = self.fifo.read_data.val();
             self.hr_alo.d.next = self.ld_alo.val();
-            self.hr_oh.d.next = self.ld_oh.val();
             self.hr_v.d.next = true;
         } else if self.pop.val() {
             self.hr_v.d.next = false;
+        }
+
+        // ---- `ovr`, `cur` and the address source for the next cycle. The carry leaves next
+        // (`ovr`) when: after a placement, the carry keeps octets and the run ended with a full
+        // word (`fin`) or the next head beat (the RAM's read data) is of another connection (a
+        // run's last beat that is not a full word takes the carry with it); with the head
+        // register empty, `fin`, or the next head beat of another connection than the carry's;
+        // with a head beat waiting, unchanged; not after the carry left.
+        self.cur_nx.next = self.cur.q.val();
+        if self.proc.val() {
+            self.cur_nx.next = self.h_conn.val();
+        }
+        self.cur.d.next = self.cur_nx.val();
+        self.ovr_p.next = self.rest.val()
+            && ((self.place.val() && self.full.val() && self.h_last.val())
+                || (self.hv.q.val()
+                    && (!self.h_last.val() || (self.place.val() && self.full.val()))
+                    && (self.ld_conn.val() != self.h_conn.val())));
+        self.ovr_nx.next = self.ovr.q.val();
+        if !self.hr_v.q.val() {
+            self.ovr_nx.next = self.fin.q.val()
+                || (self.hv.q.val()
+                    && self.carry_on.val()
+                    && (self.ld_conn.val() != self.cur.q.val()));
+        }
+        if self.proc.val() {
+            self.ovr_nx.next = self.ovr_p.val();
+        }
+        if self.can.val() && self.ovr.q.val() {
+            self.ovr_nx.next = false;
+        }
+        self.ovr.d.next = self.ovr_nx.val();
+        // The head beat's own source (as `ld_oh` when it was loaded), or the loaded beat's;
+        // while `ovr`, the carry's connection.
+        self.hd_oh.next = 16.into();
+        if !self.h_first.val() {
+            self.hd_oh.next =
+                bit_cast::<5, 4>(1.into()) << bit_cast::<5, CONN_BITS>(self.h_conn.val());
+        }
+        self.hr_oh.d.next = self.hd_oh.val();
+        if self.ld.val() {
+            self.hr_oh.d.next = self.ld_oh.val();
+        }
+        if self.ovr_nx.val() {
+            self.hr_oh.d.next =
+                bit_cast::<5, 4>(1.into()) << bit_cast::<5, CONN_BITS>(self.cur_nx.val());
         }
 
         // ---- Input FIFO read side: the RAM reads the entry at `rp` after this edge; it is

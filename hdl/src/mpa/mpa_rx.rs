@@ -249,7 +249,9 @@ pub struct MpaRx {
     /// Raw CRC-32C register: initial value (0xFFFFFFFF) after each CRC field and at a restart;
     /// a marker right before a header is the first word of that FPDU's CRC span.
     crc: DFF<Bits<32>>,
-    /// Words from the header to the next word (FPDUPTR / 4 of a marker there).
+    /// Words from the header to the next word (FPDUPTR / 4 of a marker there). Built without
+    /// markers it is not counted (nothing reads it); its flip-flops only carry context words
+    /// through the swap.
     since_hdr: DFF<Bits<14>>,
     /// A marker referring to this FPDU disagreed.
     marker_bad: DFF<Bit>,
@@ -716,7 +718,9 @@ impl Logic for MpaRx {
                 self.too_long.d.next = self.length.val() > self.max_of.val();
                 self.in_fpdu.d.next = true;
                 self.crc.d.next = self.crc_upd.next_state.val();
-                self.since_hdr.d.next = 1.into();
+                if self.markers_built.val() {
+                    self.since_hdr.d.next = 1.into();
+                }
                 self.len_lo.d.next = self.length.val().get_bits::<2>(0);
                 self.zero_len.d.next = self.length.val() == 0;
                 self.ulen.d.next = self.length.val();
@@ -728,7 +732,9 @@ impl Logic for MpaRx {
             } else if !self.crc_next.q.val() {
                 // ULPDU (and PAD) word.
                 self.crc.d.next = self.crc_upd.next_state.val();
-                self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                if self.markers_built.val() {
+                    self.since_hdr.d.next = self.since_hdr.q.val() + 1;
+                }
                 self.words_left.d.next = self.words_left.q.val() - 1;
                 self.one_left.d.next = self.words_left.q.val() == 2;
                 if self.one_left.q.val() {
