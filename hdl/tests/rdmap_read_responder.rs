@@ -92,11 +92,12 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             );
         }
         if taken_shown {
-            // Read only at the take.
+            // Read only up to the take (the sink TO's low half is DdpTx's at the offer).
             if let Some(m) = shown.as_mut() {
                 let h = queued.front().unwrap().response();
                 m.addr = h.addr;
                 m.len = h.len;
+                m.to = (m.to & !0xFFFF_FFFF) | (h.to & 0xFFFF_FFFF);
             }
         }
         // The DdpTx model takes a job shown (msg_take) at once, or at its ready.
@@ -273,8 +274,9 @@ impl Logic for RrArb {
         self.arb.se_msg_len.next = self.se_msg_len.val();
         self.se_msg_ready.next = self.arb.se_msg_ready.val();
         self.se_msg_done.next = self.arb.se_msg_done.val();
-        // No take strobe nor hints here (`msg_take` 0: nothing is read ahead).
-        self.arb.msg_take.next = false;
+        // The take strobe with the handshake (the latest the contract allows: DdpTx reads
+        // nothing ahead here); no SendEngine hints.
+        self.arb.msg_take.next = self.arb.msg_valid.val() && self.msg_ready.val();
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
         self.arb.se_nxt_valid.next = false;
         self.arb.se_nxt_len.next = 0.into();

@@ -30,7 +30,9 @@
 //! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
 //! the last time in the cycle before the `msg_take` strobe (a register, `take_q`: `msg_len` of
 //! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
-//! early check meanwhile.
+//! early check meanwhile. `msg_to[31:0]` is read only in the cycle the message is taken up
+//! (`taking`, into `to_lo`): the ReadResponder drives it from its queue RAM, whose read port
+//! it uses for its hint after `msg_take`.
 //!
 //! # Read-ahead (issue 5)
 //!
@@ -353,7 +355,13 @@ pub struct DdpTx {
     p0: DFF<Bit>,
     rr_end: DFF<Bit>,
     // ---- Requester.
+    /// The next request's host address, bits 6..0 (the offset in its block) kept inverted
+    /// (`^ c_lo`): the room left in the block, `128 - offset`, is then `rq_addr[6:0] + 1`, a
+    /// carry chain without an inverter LUT per bit in front (the inversions of the port and of
+    /// `wptr` fold into the LUTs that read them).
     rq_addr: DFF<Bits<32>>,
+    /// The request's address (`rq_addr` with its offset bits inverted back).
+    rq_a: Signal<Local, Bits<32>>,
     /// Octets of the region not yet requested, inverted (`!rq_left`): a request adds its
     /// length (`!(l - n) = !l + n`) and "the rest fits the block" is the carry of
     /// `room + rq_left_n[7:0] + 1`, so that no carry chain has an inverter LUT per bit in
@@ -627,7 +635,8 @@ pub struct DdpTx {
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c_blk: Constant<Bits<8>>,
+    /// The octet offset in a block (bits 6..0), the bits of `rq_addr` kept inverted.
+    c_lo: Constant<Bits<32>>,
     c_blk32: Constant<Bits<32>>,
     c_ones: Constant<Bits<32>>,
     c_blkmask: Constant<Bits<32>>,
@@ -708,6 +717,7 @@ impl Default for DdpTx {
             p0: Default::default(),
             rr_end: Default::default(),
             rq_addr: Default::default(),
+            rq_a: Default::default(),
             rq_left_n: Default::default(),
             fit_rq: Default::default(),
             rq_cnt: Default::default(),
@@ -886,7 +896,7 @@ impl Default for DdpTx {
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
-            c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_lo: Constant::new((TX_BLK_OCTETS - 1).into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
             c_ones: Constant::new(0xFFFF_FFFFu64.into()),
             c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
@@ -1354,8 +1364,9 @@ impl Logic for DdpTx {
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
         // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
         // cycle after the previous request, offered from the next one.
-        self.room.next = self.c_blk.val()
-            - bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+        // (`128 - offset`, the offset kept inverted in `rq_addr`.)
+        self.room.next =
+            bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0)) + 1;
         // (A request is one block at most: 8 bits of length.)
         self.rq_len.next = self.room.val();
         self.rq_fin.d.next = false;
@@ -1379,7 +1390,8 @@ impl Logic for DdpTx {
         if self.rq_gap.q.val().any() {
             self.rq_gap.d.next = self.rq_gap.q.val() - 1;
         }
-        self.pay_rd_req_addr.next = self.rq_addr.q.val();
+        self.rq_a.next = self.rq_addr.q.val() ^ self.c_lo.val();
+        self.pay_rd_req_addr.next = self.rq_a.val();
         self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
         self.pay_rd_req_tag.next = self.rq_tag.q.val();
         // No request in a flush (it waits for the read-ahead's completions) nor for a
@@ -1416,7 +1428,10 @@ impl Logic for DdpTx {
             // Beats of the request (one DW-aligned beat per 4 octets, about) less the 2
             // cycles a request takes anyway.
             self.rq_gap.d.next = 0.into();
-            if self.rq_lenr.q.val().get_bits::<6>(2) > 2 {
+            // (`> 2` as zero tests: a compare is a carry chain with an inverter LUT per bit.)
+            if (self.rq_lenr.q.val().get_bits::<4>(4) != 0)
+                || (self.rq_lenr.q.val().get_bits::<2>(2) == 3)
+            {
                 self.rq_gap.d.next = self.rq_lenr.q.val().get_bits::<6>(2) - 2;
             }
             for i in 0..TX_BLOCKS {
@@ -1424,7 +1439,7 @@ impl Logic for DdpTx {
                     self.busy[i].d.next = true;
                     self.done[i].d.next = false;
                     self.lastblk[i].d.next = self.rq_fin.q.val();
-                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
+                    self.wptr[i].d.next = self.rq_a.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
         }
@@ -1795,6 +1810,8 @@ impl Logic for DdpTx {
         // ---- One load of `rq_addr` / `rq_left` (their sources chosen above, later ones
         // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
         // an AND-OR of the sources and an enable, not a chain of multiplexers per bit.
+        // (Bits 6..0 are 0 in `rq_inc`, the mask dropping the inverted offset; they are
+        // inverted with the AND-OR below.)
         self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
         self.rq_dec_n.next = self.rq_left_n.q.val() + bit_cast::<32, 8>(self.rq_lenr.q.val());
         self.a_m1.next = 0.into();
@@ -1810,9 +1827,10 @@ impl Logic for DdpTx {
             self.a_m3.next = self.c_ones.val();
         }
         if self.a_en.val() {
-            self.rq_addr.d.next = (self.rq_inc.val() & self.a_m1.val())
+            self.rq_addr.d.next = ((self.rq_inc.val() & self.a_m1.val())
                 | (self.nxt_addr.val() & self.a_m2.val())
-                | (self.msg_addr.val() & self.a_m3.val());
+                | (self.msg_addr.val() & self.a_m3.val()))
+                ^ self.c_lo.val();
         }
         self.l_m1.next = 0.into();
         self.l_m2.next = 0.into();

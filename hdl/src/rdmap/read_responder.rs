@@ -38,8 +38,9 @@
 //!   full no job is offered.
 //! - `idle`: no request queued, no response taken and not yet done.
 //! - **Read-ahead hint** (`rr_nxt_*`, `docs/core.md` "The message job"): once DdpTx took the
-//!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` are not read any more)
-//!   and a further request is queued, its size and source address are read from the queue
+//!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` / `rr_msg_to[31:0]` are
+//!   not read any more; `rd_ptr` moves to the next entry) and a further request is queued, its
+//!   size and source address are read from the queue
 //!   into `o_len` / `o_addr` (words 4 and 0, 3 cycles; the read port is free while a job is in
 //!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
@@ -66,9 +67,17 @@
 //!   "RxControl -> ReadResponder as words"). Read Requests come at most one per 14-beat FPDU,
 //!   so the cycles cost nothing.
 //! - **Read.** When the output register is empty and a request is queued, its words are read
-//!   one a cycle into the output register (162 flip-flops, one word each, loaded with
-//!   enables); `rr_msg_valid` rises the cycle after the last word arrived and the fields stay
-//!   stable while it is 1 (DdpTx reads them while the message is offered).
+//!   one a cycle (steps `rword` 0..=5: words 3, 2, 1, 0, 4, 5) into the output register (130
+//!   flip-flops, one word each, loaded with enables); `rr_msg_valid` rises the cycle after the
+//!   last word arrived and the fields stay stable while it is 1 (DdpTx reads them while the
+//!   message is offered), except `rr_msg_to[31:0]`, `rr_msg_addr`, `rr_msg_len`, which may
+//!   change from the cycle after `rr_msg_take` (`docs/core.md` "The message job"). The sink
+//!   TO's low half has no register: the read port rests on step 0, word 3 of the head entry
+//!   (`rd_ptr`, which moves on at `rr_msg_take`), so `rr_msg_to[31:0]` is the RAM's read
+//!   register; step 0's read of a job's words is that same word, not kept. DdpTx reads the
+//!   TO's low half only in the cycle it starts the message (into its `to_lo`), before the
+//!   take; from the take the port is the hint's and rests on the next entry. (32 flip-flops
+//!   less, each alone in a logic cell: D straight from the RAM.)
 //! - Latency: a request is offered 8 cycles after its last word (queue empty, output register
 //!   free); the next job 8 cycles after the previous one was taken. A Read Response is at
 //!   least one segment on the link, so this never limits the link.
@@ -179,7 +188,9 @@ pub struct ReadResponder {
     wen: Signal<Local, Bit>,
     /// The request's QP written (the cycle after its fifth word): it counts as queued.
     commit: Signal<Local, Bit>,
-    /// Entry being read into the output register, the word to read next.
+    /// The head entry (being read into the output register, or shown: it moves on at
+    /// `rr_msg_take`), the read step next (`rword` 0..=3 read words 3..=0, 4 and 5 words 4
+    /// and 5; the port rests on step 0, the sink TO's low half).
     rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     rword: DFF<Bits<WORD_BITS>>,
     /// Reading words (after the first).
@@ -188,11 +199,12 @@ pub struct ReadResponder {
     /// A word arrives from the RAM this cycle, and its number.
     lat: DFF<Bit>,
     lword: DFF<Bits<WORD_BITS>>,
+    /// The read step's word number, bits 1..0 (`rword` 0..=3 read words 3..=0).
+    r_lo: Signal<Local, Bits<2>>,
     /// The output register: the head request, whole.
     o_v: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
     o_stag: DFF<Bits<32>>,
-    o_to_lo: DFF<Bits<32>>,
     o_to_hi: DFF<Bits<32>>,
     o_len: DFF<Bits<32>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
@@ -263,10 +275,10 @@ impl Default for ReadResponder {
             go: Default::default(),
             lat: Default::default(),
             lword: Default::default(),
+            r_lo: Default::default(),
             o_v: Default::default(),
             o_conn: Default::default(),
             o_stag: Default::default(),
-            o_to_lo: Default::default(),
             o_to_hi: Default::default(),
             o_len: Default::default(),
             o_addr: Default::default(),
@@ -286,7 +298,7 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
+            o_stag, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
         );
         self.mem.clock.next = self.clock.val();
         self.rd_small.next = self.mem.read_data.val().get_bits::<16>(16) == 0;
@@ -327,33 +339,39 @@ impl Logic for ReadResponder {
                 && !self.lat.q.val()
                 && !self.h_busy.val()
                 && (self.qcnt.q.val() != 0));
+        // Read step `rword` 0..=3 reads word 3 - `rword` (sink TO low, TO high, STag, source
+        // address), 4 and 5 read words 4 and 5 (size, QP): step 0, where the port rests, is
+        // the sink TO's low half (`rr_msg_to[31:0]`, straight from the RAM's read register).
+        self.r_lo.next = self.rword.q.val().get_bits::<2>(0);
+        if !self.rword.q.val().get_bit(2) {
+            self.r_lo.next = !self.rword.q.val().get_bits::<2>(0);
+        }
         self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3)
-            | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
+            | (bit_cast::<MEM_BITS, 1>(self.rword.q.val().get_bit(2).into()) << 2)
+            | bit_cast::<MEM_BITS, 2>(self.r_lo.val());
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
         if self.go.val() {
             if self.rword.q.val() == 5 {
                 self.rword.d.next = 0.into();
                 self.fetch.d.next = false;
-                self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
             } else {
                 self.rword.d.next = self.rword.q.val() + 1;
                 self.fetch.d.next = true;
             }
         }
         if self.lat.q.val() {
-            if self.lword.q.val() == 0 {
+            // (Step 0's word, the sink TO's low half, is not kept: see `rr_msg_to`.)
+            if self.lword.q.val() == 3 {
                 self.o_addr.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 1 {
-                self.o_stag.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 2 {
+                self.o_stag.d.next = self.mem.read_data.val();
+            } else if self.lword.q.val() == 1 {
                 self.o_to_hi.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 3 {
-                self.o_to_lo.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 4 {
                 self.o_len.d.next = self.mem.read_data.val();
                 self.o_small.d.next = self.rd_small.val();
-            } else {
+            } else if self.lword.q.val() == 5 {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
             }
@@ -365,7 +383,7 @@ impl Logic for ReadResponder {
         self.rr_msg_opcode.next = self.op_rresp.val();
         self.rr_msg_stag.next = self.o_stag.q.val();
         self.rr_msg_to.next = (bit_cast::<64, 32>(self.o_to_hi.q.val()) << 32)
-            | bit_cast::<64, 32>(self.o_to_lo.q.val());
+            | bit_cast::<64, 32>(self.mem.read_data.val());
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
@@ -411,6 +429,9 @@ impl Logic for ReadResponder {
         // the entry at `rd_ptr`) into `o_len` / `o_addr` once the job shown was taken.
         if self.rr_msg_take.val() {
             self.tk.d.next = true;
+            // The head entry is read no more (its sink TO's low half was read at the offer):
+            // the port rests on the next one, whose words the hint reads.
+            self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
         }
         if self.take.val() {
             self.tk.d.next = false;
@@ -418,7 +439,7 @@ impl Logic for ReadResponder {
         if (self.h_st.q.val() == 0)
             && self.tk.q.val()
             && self.o_v.q.val()
-            && (self.qcnt.q.val() > 1)
+            && (self.qcnt.q.val().get_bits::<4>(1) != 0)
         {
             self.h_st.d.next = 1.into();
         }
