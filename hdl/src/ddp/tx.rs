@@ -30,9 +30,10 @@
 //! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
 //! the last time in the cycle before the `msg_take` strobe (a register, `take_q`: `msg_len` of
 //! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
-//! early check meanwhile. `msg_to[31:0]` is read only in the cycle the message is taken up
-//! (`taking`, into `to_lo`): the ReadResponder drives it from its queue RAM, whose read port
-//! it uses for its hint after `msg_take`.
+//! early check meanwhile. `msg_stag` / `msg_to` are read in three cycles only: `msg_to[31:0]`
+//! in the cycle the message is taken up (`taking`, T: the first cycle it is shown, into
+//! `to_lo`), `msg_stag` at T+1 (into `m_stag`), `msg_to[63:32]` at T+2 (into `hi0`): the
+//! ReadResponder drives the three from its queue RAM, one word a cycle.
 //!
 //! # Read-ahead (issue 5)
 //!
@@ -331,9 +332,9 @@ pub struct DdpTx {
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
-    /// `to_hi` = `msg_to[63:32]` plus the carry `to_c`, registered every cycle (no load mux;
-    /// `to_c` is sticky: the offset is below 2^32, so the lower half carries out once at
-    /// most; `msg_to` is held while offered). `c_nx`: the next segment's add will carry
+    /// `to_hi` = `msg_to[63:32]` (its copy `hi0`) plus the carry `to_c`, registered every
+    /// cycle (no load mux; `to_c` is sticky: the offset is below 2^32, so the lower half
+    /// carries out once at most). `c_nx`: the next segment's add will carry
     /// (from `to_sum`, which is `to_lo + maxpay` in every cycle), so that `to_c` is set at
     /// the segment's start and `to_hi` is right from its beat 1 on. Untagged messages carry
     /// no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
@@ -341,6 +342,16 @@ pub struct DdpTx {
     to_lo: DFF<Bits<32>>,
     to_hi: DFF<Bits<32>>,
     to_c: DFF<Bit>,
+    /// `msg_to[63:32]` and `msg_stag`, copied two and one cycles after the message is taken
+    /// up (`tk2`, `tk1`: `taking` delayed): the ReadResponder drives them from its queue RAM,
+    /// each in that cycle only (`docs/core.md` "The message job"). Each copy is the only
+    /// load of the arbiter's multiplexer LUT in front of it, so they pack; `to_hi` is
+    /// `hi0 + to_c` (ready from beat 1 of the first segment, T+4 at the soonest; `m_stag`
+    /// from T+2, beat 0 is at T+3 at the soonest).
+    hi0: DFF<Bits<32>>,
+    m_stag: DFF<Bits<32>>,
+    tk1: DFF<Bit>,
+    tk2: DFF<Bit>,
     c_nx: DFF<Bit>,
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
@@ -708,6 +719,10 @@ impl Default for DdpTx {
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
+            hi0: Default::default(),
+            m_stag: Default::default(),
+            tk1: Default::default(),
+            tk2: Default::default(),
             to_c: Default::default(),
             c_nx: Default::default(),
             to_sum: Default::default(),
@@ -912,11 +927,12 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big,
-            bl, nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0,
-            rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
-            rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
-            o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
+            bl, nw, pop_k, seg_last, to_lo, to_hi, hi0, m_stag, tk1, tk2, to_c, c_nx, ss_r, ss_e,
+            ulen, hb, inpay, p0, rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag,
+            rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv,
+            f0, v0, o_valid, o_data, o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra,
+            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2,
+            done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1057,8 +1073,13 @@ impl Logic for DdpTx {
         self.h9.next = self.hb.q.val().get_bit(9);
         self.h10.next = self.hb.q.val().get_bit(10);
         self.h11.next = self.hb.q.val().get_bit(11);
-        self.to_hi.d.next =
-            self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
+        if self.tk1.q.val() {
+            self.m_stag.d.next = self.msg_stag.val();
+        }
+        if self.tk2.q.val() {
+            self.hi0.d.next = self.msg_to.val().get_bits::<32>(32);
+        }
+        self.to_hi.d.next = self.hi0.q.val() + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
         self.h_qn.next = self.h_r.val() && self.h2.val();
         self.m_ctrl.next = 0.into();
@@ -1143,7 +1164,7 @@ impl Logic for DdpTx {
             self.m_win_lo.next = 0xFFFF.into();
         }
         self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
-            | (self.msg_stag.val().get_bits::<16>(0) & self.m_stag_lo.val())
+            | (self.m_stag.q.val().get_bits::<16>(0) & self.m_stag_lo.val())
             | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
             | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
             | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
@@ -1153,7 +1174,7 @@ impl Logic for DdpTx {
             | (self.msg_src_to.val().get_bits::<16>(0) & self.m_src_b.val())
             | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
             | bit_cast::<16, 1>(self.h_qn.val().into());
-        self.hdr_lo.next = (self.msg_stag.val().get_bits::<16>(16) & self.m_stag_hi.val())
+        self.hdr_lo.next = (self.m_stag.q.val().get_bits::<16>(16) & self.m_stag_hi.val())
             | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
             | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
             | (self.msg_inv_stag.val().get_bits::<16>(16) & self.m_inv_hi.val())
@@ -1616,6 +1637,8 @@ impl Logic for DdpTx {
             && (self.msg_len.val().get_bits::<16>(16) == 0)
             && (self.msg_len.val().get_bits::<16>(0) == self.nxt_len.val());
         self.taking.next = (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val();
+        self.tk1.d.next = self.taking.val();
+        self.tk2.d.next = self.tk1.q.val();
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
         // or the message's own, `rq_off` unchanged): the slot offset applies to the reader.
