@@ -4,7 +4,9 @@
 //! `rr_msg_ready`, a random number of messages taken ahead and random done delays.
 //!
 //! Checked every cycle: `rr_msg_*` is the Read Response of the oldest queued request (opcode
-//! 2, sink STag / TO, source address, size, other fields 0), never offered when the QP FIFO
+//! 2, sink STag / TO, source address, size, other fields 0; the TO's low half in the job's
+//! first cycle shown, `rr_msg_first`, the STag in its second, the TO's high half in its third,
+//! as DdpTx reads them; address and size up to the take), never offered when the QP FIFO
 //! is full; `irq_ready` is 1 exactly while no request is being written and the request queue
 //! has room (the receive path never waits for the transmit side); every
 //! request becomes exactly one response, in request order (`rfc5040-rdmap.md` §3, rule 20); `irq_done` strobes exactly at `rr_msg_done` with the QP of
@@ -38,6 +40,9 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let done_qp = sim.output("irq_done_qp").unwrap();
     let idle = sim.output("idle").unwrap();
     let take_in = sim.input("rr_msg_take").unwrap();
+    let first_in = sim.input("rr_msg_first").unwrap();
+    // Cycles the job has been shown (0: its first, `rr_msg_first`, DdpTx's `taking`).
+    let mut age = 0usize;
     let nxt_valid = sim.output("rr_nxt_valid").unwrap();
     // The hinted region starts at `rr_msg_addr` (no `rr_nxt_addr` port).
     let nxt_addr = sim.output("rr_msg_addr").unwrap();
@@ -73,11 +78,14 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if started {
             queue.pop_front();
         }
-        let ready = sink.ready(&mut rng);
-        sim.set(out.ready, u128::from(ready));
-        sim.set(out.done, 0);
         let full = sink.inflight.len() >= RR_INFLIGHT;
         let mut shown = out.read(sim);
+        // DdpTx takes a job (its handshake, at its end) two cycles after it took it up at the
+        // soonest: it reads the STag and the TO's high half then.
+        let ready = sink.ready(&mut rng) && (shown.is_none() || age >= 2);
+        sim.set(out.ready, u128::from(ready));
+        sim.set(out.done, 0);
+        sim.set(first_in, u128::from(shown.is_some() && age == 0));
         // The read-ahead hint is the next request's (after the one taken, if it was).
         if sim.get(nxt_valid) == 1 {
             hints += 1;
@@ -91,16 +99,29 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
                 "seed {seed} cycle {cycle}: the hint (rr_msg_addr, rr_nxt_len) of the next request"
             );
         }
-        if taken_shown {
-            // Read only at the take.
-            if let Some(m) = shown.as_mut() {
-                let h = queued.front().unwrap().response();
+        if let Some(m) = shown.as_mut() {
+            // Each field is checked where DdpTx reads it: the sink TO's low half when it
+            // takes the job up (age 0), the STag a cycle later, the TO's high half two
+            // cycles later, the address and size up to the take.
+            let h = queued.front().unwrap().response();
+            if taken_shown {
                 m.addr = h.addr;
                 m.len = h.len;
             }
+            if age != 0 {
+                m.to = (m.to & !0xFFFF_FFFF) | (h.to & 0xFFFF_FFFF);
+            }
+            if age != 1 {
+                m.stag = h.stag;
+            }
+            if age != 2 {
+                m.to = (m.to & 0xFFFF_FFFF) | (h.to & !0xFFFF_FFFF);
+            }
         }
-        // The DdpTx model takes a job shown (msg_take) at once, or at its ready.
-        let take_now = shown.is_some() && !taken_shown && (ready || rng.gen_bool(0.5));
+        // The DdpTx model takes a job shown (msg_take) a cycle after it took it up at the
+        // soonest, or at its ready.
+        let take_now =
+            shown.is_some() && !taken_shown && (ready || (age >= 1 && rng.gen_bool(0.5)));
         sim.set(take_in, u128::from(take_now));
         if let Some(m) = &shown {
             assert!(
@@ -126,8 +147,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if take_now {
             taken_shown = true;
         }
+        age = if shown.is_some() { age + 1 } else { 0 };
         if let (Some(m), true) = (shown, ready) {
             taken_shown = false;
+            age = 0;
             let r = queued.pop_front().unwrap();
             qcnt -= 1;
             got.push(m);
@@ -273,9 +296,11 @@ impl Logic for RrArb {
         self.arb.se_msg_len.next = self.se_msg_len.val();
         self.se_msg_ready.next = self.arb.se_msg_ready.val();
         self.se_msg_done.next = self.arb.se_msg_done.val();
-        // No take strobe nor hints here (`msg_take` 0: nothing is read ahead).
-        self.arb.msg_take.next = false;
+        // The take strobe with the handshake (the latest the contract allows: DdpTx reads
+        // nothing ahead here); no SendEngine hints.
+        self.arb.msg_take.next = self.arb.msg_valid.val() && self.msg_ready.val();
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
+        self.rr.rr_msg_first.next = self.arb.rr_msg_first.val();
         self.arb.se_nxt_valid.next = false;
         self.arb.se_nxt_len.next = 0.into();
         self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();
@@ -339,6 +364,10 @@ fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
     let (mut got_se, mut got_rr, mut done_qps, mut se_dones) = (vec![], vec![], vec![], 0);
     let mut cycle = 0;
     let mut queued: VecDeque<ReadReq> = VecDeque::new();
+    // Cycles the message has been shown (0: DdpTx takes it up), and a Read Response's
+    // fields as DdpTx reads them: the TO's low half at 0, the STag at 1, the high half at 2.
+    let mut age = 0usize;
+    let mut seen = MsgJob::default();
     while !(queue.is_empty()
         && !irq.busy()
         && queued.is_empty()
@@ -354,16 +383,30 @@ fn run_pair(sim: &mut dyn Backend, seed: u64, n: usize) {
         }
         let job = src.offer(&mut rng);
         se.drive(sim, job.as_ref());
-        let ready = sink.ready(&mut rng);
+        let shown = out.read(sim);
+        // DdpTx's handshake comes two cycles after it took the message up at the soonest.
+        let ready = sink.ready(&mut rng) && (shown.is_none() || age >= 2);
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
         if let Some(r) = finished {
             queued.push_back(r);
         }
-        if let Some(m) = out.read(sim) {
+        if let Some(m) = shown {
+            match age {
+                0 => seen.to = m.to & 0xFFFF_FFFF,
+                1 => seen.stag = m.stag,
+                2 => seen.to |= m.to & !0xFFFF_FFFF,
+                _ => {}
+            }
+            age += 1;
+        }
+        if let Some(mut m) = shown {
             if ready {
+                age = 0;
                 if m.opcode == 2 {
                     let r = queued.pop_front().unwrap();
+                    m.stag = seen.stag;
+                    m.to = seen.to;
                     assert_eq!(m.used(), r.response(), "seed {seed} cycle {cycle}");
                     got_rr.push(m.used());
                     sink.take(&mut rng, Some(r.qp));

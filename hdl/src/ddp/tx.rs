@@ -30,7 +30,10 @@
 //! while `msg_valid` (the ordinary valid / ready rule), except `msg_addr` / `msg_len`, read for
 //! the last time in the cycle before the `msg_take` strobe (a register, `take_q`: `msg_len` of
 //! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
-//! early check meanwhile.
+//! early check meanwhile. `msg_stag` / `msg_to` are read in three cycles only: `msg_to[31:0]`
+//! in the cycle the message is taken up (`taking`, T: the first cycle it is shown, into
+//! `to_lo`), `msg_stag` at T+1 (into `m_stag`), `msg_to[63:32]` at T+2 (into `hi0`): the
+//! ReadResponder drives the three from its queue RAM, one word a cycle.
 //!
 //! # Read-ahead (issue 5)
 //!
@@ -329,9 +332,9 @@ pub struct DdpTx {
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
-    /// `to_hi` = `msg_to[63:32]` plus the carry `to_c`, registered every cycle (no load mux;
-    /// `to_c` is sticky: the offset is below 2^32, so the lower half carries out once at
-    /// most; `msg_to` is held while offered). `c_nx`: the next segment's add will carry
+    /// `to_hi` = `msg_to[63:32]` (its copy `hi0`) plus the carry `to_c`, registered every
+    /// cycle (no load mux; `to_c` is sticky: the offset is below 2^32, so the lower half
+    /// carries out once at most). `c_nx`: the next segment's add will carry
     /// (from `to_sum`, which is `to_lo + maxpay` in every cycle), so that `to_c` is set at
     /// the segment's start and `to_hi` is right from its beat 1 on. Untagged messages carry
     /// no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
@@ -339,6 +342,16 @@ pub struct DdpTx {
     to_lo: DFF<Bits<32>>,
     to_hi: DFF<Bits<32>>,
     to_c: DFF<Bit>,
+    /// `msg_to[63:32]` and `msg_stag`, copied two and one cycles after the message is taken
+    /// up (`tk2`, `tk1`: `taking` delayed): the ReadResponder drives them from its queue RAM,
+    /// each in that cycle only (`docs/core.md` "The message job"). Each copy is the only
+    /// load of the arbiter's multiplexer LUT in front of it, so they pack; `to_hi` is
+    /// `hi0 + to_c` (ready from beat 1 of the first segment, T+4 at the soonest; `m_stag`
+    /// from T+2, beat 0 is at T+3 at the soonest).
+    hi0: DFF<Bits<32>>,
+    m_stag: DFF<Bits<32>>,
+    tk1: DFF<Bit>,
+    tk2: DFF<Bit>,
     c_nx: DFF<Bit>,
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
@@ -353,7 +366,13 @@ pub struct DdpTx {
     p0: DFF<Bit>,
     rr_end: DFF<Bit>,
     // ---- Requester.
+    /// The next request's host address, bits 6..0 (the offset in its block) kept inverted
+    /// (`^ c_lo`): the room left in the block, `128 - offset`, is then `rq_addr[6:0] + 1`, a
+    /// carry chain without an inverter LUT per bit in front (the inversions of the port and of
+    /// `wptr` fold into the LUTs that read them).
     rq_addr: DFF<Bits<32>>,
+    /// The request's address (`rq_addr` with its offset bits inverted back).
+    rq_a: Signal<Local, Bits<32>>,
     /// Octets of the region not yet requested, inverted (`!rq_left`): a request adds its
     /// length (`!(l - n) = !l + n`) and "the rest fits the block" is the carry of
     /// `room + rq_left_n[7:0] + 1`, so that no carry chain has an inverter LUT per bit in
@@ -627,7 +646,8 @@ pub struct DdpTx {
     c14: Constant<Bits<16>>,
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
-    c_blk: Constant<Bits<8>>,
+    /// The octet offset in a block (bits 6..0), the bits of `rq_addr` kept inverted.
+    c_lo: Constant<Bits<32>>,
     c_blk32: Constant<Bits<32>>,
     c_ones: Constant<Bits<32>>,
     c_blkmask: Constant<Bits<32>>,
@@ -699,6 +719,10 @@ impl Default for DdpTx {
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
+            hi0: Default::default(),
+            m_stag: Default::default(),
+            tk1: Default::default(),
+            tk2: Default::default(),
             to_c: Default::default(),
             c_nx: Default::default(),
             to_sum: Default::default(),
@@ -708,6 +732,7 @@ impl Default for DdpTx {
             p0: Default::default(),
             rr_end: Default::default(),
             rq_addr: Default::default(),
+            rq_a: Default::default(),
             rq_left_n: Default::default(),
             fit_rq: Default::default(),
             rq_cnt: Default::default(),
@@ -886,7 +911,7 @@ impl Default for DdpTx {
             c14: Constant::new(14.into()),
             c18: Constant::new(18.into()),
             c_ctrl: Constant::new(0x0140.into()),
-            c_blk: Constant::new(TX_BLK_OCTETS.into()),
+            c_lo: Constant::new((TX_BLK_OCTETS - 1).into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
             c_ones: Constant::new(0xFFFF_FFFFu64.into()),
             c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
@@ -902,11 +927,12 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big,
-            bl, nw, pop_k, seg_last, to_lo, to_hi, to_c, c_nx, ss_r, ss_e, ulen, hb, inpay, p0,
-            rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
-            rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
-            o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
+            bl, nw, pop_k, seg_last, to_lo, to_hi, hi0, m_stag, tk1, tk2, to_c, c_nx, ss_r, ss_e,
+            ulen, hb, inpay, p0, rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag,
+            rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv,
+            f0, v0, o_valid, o_data, o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra,
+            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2,
+            done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1047,8 +1073,13 @@ impl Logic for DdpTx {
         self.h9.next = self.hb.q.val().get_bit(9);
         self.h10.next = self.hb.q.val().get_bit(10);
         self.h11.next = self.hb.q.val().get_bit(11);
-        self.to_hi.d.next =
-            self.msg_to.val().get_bits::<32>(32) + bit_cast::<32, 1>(self.to_c.q.val().into());
+        if self.tk1.q.val() {
+            self.m_stag.d.next = self.msg_stag.val();
+        }
+        if self.tk2.q.val() {
+            self.hi0.d.next = self.msg_to.val().get_bits::<32>(32);
+        }
+        self.to_hi.d.next = self.hi0.q.val() + bit_cast::<32, 1>(self.to_c.q.val().into());
         // QN of a Read Request (1, untagged beat 2).
         self.h_qn.next = self.h_r.val() && self.h2.val();
         self.m_ctrl.next = 0.into();
@@ -1133,7 +1164,7 @@ impl Logic for DdpTx {
             self.m_win_lo.next = 0xFFFF.into();
         }
         self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
-            | (self.msg_stag.val().get_bits::<16>(0) & self.m_stag_lo.val())
+            | (self.m_stag.q.val().get_bits::<16>(0) & self.m_stag_lo.val())
             | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
             | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
             | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
@@ -1143,7 +1174,7 @@ impl Logic for DdpTx {
             | (self.msg_src_to.val().get_bits::<16>(0) & self.m_src_b.val())
             | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
             | bit_cast::<16, 1>(self.h_qn.val().into());
-        self.hdr_lo.next = (self.msg_stag.val().get_bits::<16>(16) & self.m_stag_hi.val())
+        self.hdr_lo.next = (self.m_stag.q.val().get_bits::<16>(16) & self.m_stag_hi.val())
             | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
             | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
             | (self.msg_inv_stag.val().get_bits::<16>(16) & self.m_inv_hi.val())
@@ -1354,8 +1385,9 @@ impl Logic for DdpTx {
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
         // The request length is registered (`rq_lenr`, valid when `rq_ok`): computed in the
         // cycle after the previous request, offered from the next one.
-        self.room.next = self.c_blk.val()
-            - bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0));
+        // (`128 - offset`, the offset kept inverted in `rq_addr`.)
+        self.room.next =
+            bit_cast::<8, TX_BLK_OCT_BITS>(self.rq_addr.q.val().get_bits::<TX_BLK_OCT_BITS>(0)) + 1;
         // (A request is one block at most: 8 bits of length.)
         self.rq_len.next = self.room.val();
         self.rq_fin.d.next = false;
@@ -1379,7 +1411,8 @@ impl Logic for DdpTx {
         if self.rq_gap.q.val().any() {
             self.rq_gap.d.next = self.rq_gap.q.val() - 1;
         }
-        self.pay_rd_req_addr.next = self.rq_addr.q.val();
+        self.rq_a.next = self.rq_addr.q.val() ^ self.c_lo.val();
+        self.pay_rd_req_addr.next = self.rq_a.val();
         self.pay_rd_req_len.next = bit_cast::<DMA_LEN_BITS, 8>(self.rq_lenr.q.val());
         self.pay_rd_req_tag.next = self.rq_tag.q.val();
         // No request in a flush (it waits for the read-ahead's completions) nor for a
@@ -1416,7 +1449,10 @@ impl Logic for DdpTx {
             // Beats of the request (one DW-aligned beat per 4 octets, about) less the 2
             // cycles a request takes anyway.
             self.rq_gap.d.next = 0.into();
-            if self.rq_lenr.q.val().get_bits::<6>(2) > 2 {
+            // (`> 2` as zero tests: a compare is a carry chain with an inverter LUT per bit.)
+            if (self.rq_lenr.q.val().get_bits::<4>(4) != 0)
+                || (self.rq_lenr.q.val().get_bits::<2>(2) == 3)
+            {
                 self.rq_gap.d.next = self.rq_lenr.q.val().get_bits::<6>(2) - 2;
             }
             for i in 0..TX_BLOCKS {
@@ -1424,7 +1460,7 @@ impl Logic for DdpTx {
                     self.busy[i].d.next = true;
                     self.done[i].d.next = false;
                     self.lastblk[i].d.next = self.rq_fin.q.val();
-                    self.wptr[i].d.next = self.rq_addr.q.val().get_bits::<TX_BLK_WORD_BITS>(2);
+                    self.wptr[i].d.next = self.rq_a.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
         }
@@ -1601,6 +1637,8 @@ impl Logic for DdpTx {
             && (self.msg_len.val().get_bits::<16>(16) == 0)
             && (self.msg_len.val().get_bits::<16>(0) == self.nxt_len.val());
         self.taking.next = (self.state.q.val() == DdpTxState::Idle) && self.msg_valid.val();
+        self.tk1.d.next = self.taking.val();
+        self.tk2.d.next = self.tk1.q.val();
         self.pay.next = !self.rreq.val() && (self.msg_len.val() != 0);
         // The message's blocks are in the slots of the region requested last (a read-ahead's,
         // or the message's own, `rq_off` unchanged): the slot offset applies to the reader.
@@ -1795,6 +1833,8 @@ impl Logic for DdpTx {
         // ---- One load of `rq_addr` / `rq_left` (their sources chosen above, later ones
         // first: the take, a flush's end, a cancel to 0, a read-ahead's start, a request):
         // an AND-OR of the sources and an enable, not a chain of multiplexers per bit.
+        // (Bits 6..0 are 0 in `rq_inc`, the mask dropping the inverted offset; they are
+        // inverted with the AND-OR below.)
         self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
         self.rq_dec_n.next = self.rq_left_n.q.val() + bit_cast::<32, 8>(self.rq_lenr.q.val());
         self.a_m1.next = 0.into();
@@ -1810,9 +1850,10 @@ impl Logic for DdpTx {
             self.a_m3.next = self.c_ones.val();
         }
         if self.a_en.val() {
-            self.rq_addr.d.next = (self.rq_inc.val() & self.a_m1.val())
+            self.rq_addr.d.next = ((self.rq_inc.val() & self.a_m1.val())
                 | (self.nxt_addr.val() & self.a_m2.val())
-                | (self.msg_addr.val() & self.a_m3.val());
+                | (self.msg_addr.val() & self.a_m3.val()))
+                ^ self.c_lo.val();
         }
         self.l_m1.next = 0.into();
         self.l_m2.next = 0.into();

@@ -38,8 +38,9 @@
 //!   full no job is offered.
 //! - `idle`: no request queued, no response taken and not yet done.
 //! - **Read-ahead hint** (`rr_nxt_*`, `docs/core.md` "The message job"): once DdpTx took the
-//!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` are not read any more)
-//!   and a further request is queued, its size and source address are read from the queue
+//!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` / `rr_msg_to[31:0]` are
+//!   not read any more; `rd_ptr` moves to the next entry) and a further request is queued, its
+//!   size and source address are read from the queue
 //!   into `o_len` / `o_addr` (words 4 and 0, 3 cycles; the read port is free while a job is in
 //!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
@@ -66,13 +67,25 @@
 //!   "RxControl -> ReadResponder as words"). Read Requests come at most one per 14-beat FPDU,
 //!   so the cycles cost nothing.
 //! - **Read.** When the output register is empty and a request is queued, its words are read
-//!   one a cycle into the output register (162 flip-flops, one word each, loaded with
-//!   enables); `rr_msg_valid` rises the cycle after the last word arrived and the fields stay
-//!   stable while it is 1 (DdpTx reads them while the message is offered).
+//!   one a cycle (steps `rword` 0..=5: words 3, 2, 1, 0, 4, 5); the source address, size and
+//!   QP go into the output register (66 flip-flops, loaded with enables); `rr_msg_valid` rises
+//!   the cycle after the last word arrived. The Data Sink STag and TO have no register (96
+//!   flip-flops less, each was alone in a logic cell: D straight from the RAM): they are the
+//!   RAM's read register, each in the cycle DdpTx reads it (`docs/core.md` "The message
+//!   job"). DdpTx takes a message up in the first cycle it is shown (T; the TxArbiter strobes
+//!   `rr_msg_first` then) and reads the TO's low half at T (into `to_lo`), the STag at T+1
+//!   and the TO's high half at T+2 (into its copies `m_stag`, `hi0`). So the read port rests
+//!   on step 0, word 3 of the head entry (`rd_ptr`, which moves on at `rr_msg_take`), reads
+//!   word 1 at T (`rr_msg_first`) and word 2 at T+1 (`f1`). `rr_msg_take` comes at T+1 at the
+//!   soonest, so the hint's reads (from the cycle after it, on the next entry) do not
+//!   collide. `rr_msg_addr` / `rr_msg_len` stay stable until `rr_msg_take`.
 //! - Latency: a request is offered 8 cycles after its last word (queue empty, output register
 //!   free); the next job 8 cycles after the previous one was taken. A Read Response is at
 //!   least one segment on the link, so this never limits the link.
-//! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 295
+//! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 183
+//!   logic cells (90 LUT4, 109 flip-flops, 14 carries), 2 block RAMs, 151.3 MHz
+//!   (247 cells, 91 / 172, 142.3 MHz with the STag and TO high half in the output register;
+//!   280 cells, 95 / 204, 149.0 MHz with the whole TO there); earlier 295
 //!   logic cells (104 LUT4, 208 flip-flops, 17 carries), 2 block RAMs, 136.8 MHz; 452 cells
 //!   (233 LUT4) when the request came 162 bits wide and a 6-to-1 multiplexer of 32-bit inputs
 //!   chose the word to write.
@@ -155,6 +168,9 @@ pub struct ReadResponder {
     pub rr_msg_done: Signal<In, Bit>,
     /// DdpTx read `rr_msg_addr` / `rr_msg_len` for the last time (through the TxArbiter).
     pub rr_msg_take: Signal<In, Bit>,
+    /// The job is shown for the first cycle: DdpTx takes it up now (`taking`, cycle T) and
+    /// reads `rr_msg_to[31:0]` now, `rr_msg_stag` at T+1, `rr_msg_to[63:32]` at T+2.
+    pub rr_msg_first: Signal<In, Bit>,
     /// Read-ahead hint: the next queued request's payload.
     pub rr_nxt_valid: Signal<Out, Bit>,
     pub rr_nxt_len: Signal<Out, Bits<16>>,
@@ -179,7 +195,9 @@ pub struct ReadResponder {
     wen: Signal<Local, Bit>,
     /// The request's QP written (the cycle after its fifth word): it counts as queued.
     commit: Signal<Local, Bit>,
-    /// Entry being read into the output register, the word to read next.
+    /// The head entry (being read into the output register, or shown: it moves on at
+    /// `rr_msg_take`), the read step next (`rword` 0..=3 read words 3..=0, 4 and 5 words 4
+    /// and 5; the port rests on step 0, the sink TO's low half).
     rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     rword: DFF<Bits<WORD_BITS>>,
     /// Reading words (after the first).
@@ -188,12 +206,13 @@ pub struct ReadResponder {
     /// A word arrives from the RAM this cycle, and its number.
     lat: DFF<Bit>,
     lword: DFF<Bits<WORD_BITS>>,
-    /// The output register: the head request, whole.
+    /// The read step's word number, bits 1..0 (`rword` 0..=3 read words 3..=0).
+    r_lo: Signal<Local, Bits<2>>,
+    /// The output register: the head request's source address, size and QP.
     o_v: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
-    o_stag: DFF<Bits<32>>,
-    o_to_lo: DFF<Bits<32>>,
-    o_to_hi: DFF<Bits<32>>,
+    /// `rr_msg_first` of the last cycle: the port reads the TO's high half.
+    f1: DFF<Bit>,
     o_len: DFF<Bits<32>>,
     o_addr: DFF<Bits<DMA_ADDR_BITS>>,
     /// QP FIFO: the QP of each response taken and not yet done.
@@ -239,6 +258,7 @@ impl Default for ReadResponder {
             rr_msg_len: Default::default(),
             rr_msg_done: Default::default(),
             rr_msg_take: Default::default(),
+            rr_msg_first: Default::default(),
             rr_nxt_valid: Default::default(),
             rr_nxt_len: Default::default(),
             tk: Default::default(),
@@ -263,11 +283,10 @@ impl Default for ReadResponder {
             go: Default::default(),
             lat: Default::default(),
             lword: Default::default(),
+            r_lo: Default::default(),
             o_v: Default::default(),
             o_conn: Default::default(),
-            o_stag: Default::default(),
-            o_to_lo: Default::default(),
-            o_to_hi: Default::default(),
+            f1: Default::default(),
             o_len: Default::default(),
             o_addr: Default::default(),
             qps: Default::default(),
@@ -286,7 +305,7 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            o_stag, o_to_lo, o_to_hi, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
+            f1, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
         );
         self.mem.clock.next = self.clock.val();
         self.rd_small.next = self.mem.read_data.val().get_bits::<16>(16) == 0;
@@ -327,33 +346,35 @@ impl Logic for ReadResponder {
                 && !self.lat.q.val()
                 && !self.h_busy.val()
                 && (self.qcnt.q.val() != 0));
+        // Read step `rword` 0..=3 reads word 3 - `rword` (sink TO low, TO high, STag, source
+        // address), 4 and 5 read words 4 and 5 (size, QP): step 0, where the port rests, is
+        // the sink TO's low half (`rr_msg_to[31:0]`, straight from the RAM's read register).
+        self.r_lo.next = self.rword.q.val().get_bits::<2>(0);
+        if !self.rword.q.val().get_bit(2) {
+            self.r_lo.next = !self.rword.q.val().get_bits::<2>(0);
+        }
         self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3)
-            | bit_cast::<MEM_BITS, WORD_BITS>(self.rword.q.val());
+            | (bit_cast::<MEM_BITS, 1>(self.rword.q.val().get_bit(2).into()) << 2)
+            | bit_cast::<MEM_BITS, 2>(self.r_lo.val());
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
         if self.go.val() {
             if self.rword.q.val() == 5 {
                 self.rword.d.next = 0.into();
                 self.fetch.d.next = false;
-                self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
             } else {
                 self.rword.d.next = self.rword.q.val() + 1;
                 self.fetch.d.next = true;
             }
         }
         if self.lat.q.val() {
-            if self.lword.q.val() == 0 {
+            // (Step 0's word, the sink TO's low half, is not kept: see `rr_msg_to`.)
+            if self.lword.q.val() == 3 {
                 self.o_addr.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 1 {
-                self.o_stag.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 2 {
-                self.o_to_hi.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 3 {
-                self.o_to_lo.d.next = self.mem.read_data.val();
             } else if self.lword.q.val() == 4 {
                 self.o_len.d.next = self.mem.read_data.val();
                 self.o_small.d.next = self.rd_small.val();
-            } else {
+            } else if self.lword.q.val() == 5 {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
             }
@@ -363,9 +384,23 @@ impl Logic for ReadResponder {
         self.rr_msg_valid.next = self.o_v.q.val() && !self.full.val();
         self.rr_msg_conn.next = self.o_conn.q.val();
         self.rr_msg_opcode.next = self.op_rresp.val();
-        self.rr_msg_stag.next = self.o_stag.q.val();
-        self.rr_msg_to.next = (bit_cast::<64, 32>(self.o_to_hi.q.val()) << 32)
-            | bit_cast::<64, 32>(self.o_to_lo.q.val());
+        // STag and TO straight from the RAM's read register, each valid in the cycle DdpTx
+        // reads it (see `rr_msg_first`).
+        self.rr_msg_stag.next = self.mem.read_data.val();
+        self.rr_msg_to.next = (bit_cast::<64, 32>(self.mem.read_data.val()) << 32)
+            | bit_cast::<64, 32>(self.mem.read_data.val());
+        // Taken up at T (the port rested on word 3, the TO's low half): word 1 (STag) for
+        // T+1, word 2 (TO high) for T+2. `rr_msg_take` comes at T+1 at the soonest, the hint's
+        // reads from T+2 on.
+        self.f1.d.next = self.rr_msg_first.val();
+        if self.rr_msg_first.val() {
+            self.mem.read_addr.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 1;
+        }
+        if self.f1.q.val() {
+            self.mem.read_addr.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 2;
+        }
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
@@ -411,6 +446,9 @@ impl Logic for ReadResponder {
         // the entry at `rd_ptr`) into `o_len` / `o_addr` once the job shown was taken.
         if self.rr_msg_take.val() {
             self.tk.d.next = true;
+            // The head entry is read no more (its sink TO's low half was read at the offer):
+            // the port rests on the next one, whose words the hint reads.
+            self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
         }
         if self.take.val() {
             self.tk.d.next = false;
@@ -418,7 +456,7 @@ impl Logic for ReadResponder {
         if (self.h_st.q.val() == 0)
             && self.tk.q.val()
             && self.o_v.q.val()
-            && (self.qcnt.q.val() > 1)
+            && (self.qcnt.q.val().get_bits::<4>(1) != 0)
         {
             self.h_st.d.next = 1.into();
         }
@@ -448,7 +486,7 @@ impl Logic for ReadResponder {
 }
 
 crate::sim_ports!(impl[] ReadResponder {
-    inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take;
+    inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take, rr_msg_first;
     outputs: irq_ready, rr_msg_valid, rr_msg_conn, rr_msg_opcode, rr_msg_stag, rr_msg_to,
         rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn, rr_msg_addr, rr_msg_len, irq_done,
         irq_done_qp, idle, rr_nxt_valid, rr_nxt_len;

@@ -23,6 +23,11 @@
 //!   full no job is offered (`msg_valid` = 0) until a done frees an entry. A `msg_done` in the
 //!   cycle of its own handshake (FIFO empty) is routed to the source being taken.
 //! - `idle`: no message taken and not yet done, and no job held on `msg_*`.
+//! - **First cycle shown.** `rr_msg_first`: a ReadResponder job is shown and was not in the
+//!   last cycle (`held`). A message is shown at the earliest the cycle after the previous
+//!   one's handshake, when DdpTx is back in Idle, so DdpTx takes it up in that cycle: the
+//!   ReadResponder reads the STag and the TO's high half from its queue RAM in the next two
+//!   cycles, when DdpTx copies them (`docs/core.md` "The message job").
 //! - **Take strobe.** DdpTx's `msg_take` (a register: it read `msg_addr` / `msg_len` for the
 //!   last time in the cycle before) goes to the source shown, as `se_msg_take` / `rr_msg_take`.
 //! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nsel` is the source expected
@@ -111,6 +116,10 @@ pub struct TxArbiter {
     // Take strobes and read-ahead hints of the sources.
     pub se_msg_take: Signal<Out, Bit>,
     pub rr_msg_take: Signal<Out, Bit>,
+    /// A ReadResponder job is shown for the first cycle (DdpTx takes a message up in the
+    /// first cycle it is shown: the ReadResponder reads its STag and TO high half from its
+    /// queue RAM in the next two cycles).
+    pub rr_msg_first: Signal<Out, Bit>,
     // A source's hint address is its `*_msg_addr` (both sources hint from the register that
     // drives it): no `*_nxt_addr` port.
     pub se_nxt_valid: Signal<In, Bit>,
@@ -217,6 +226,9 @@ impl Logic for TxArbiter {
         self.rr_msg_ready.next = self.msg_ready.val() && self.msg_valid.val() && self.pick_rr.val();
         self.take.next = self.msg_valid.val() && self.msg_ready.val();
         self.held.d.next = self.msg_valid.val() && !self.msg_ready.val();
+        // First cycle shown: not held from the last cycle (a job is shown at the earliest
+        // the cycle after the previous one's handshake, when DdpTx is back in Idle).
+        self.rr_msg_first.next = self.msg_valid.val() && !self.held.q.val() && self.pick_rr.val();
         // The next cycle's source: the shown one while its job waits, else round robin
         // between the sources waiting now (when both wait, the one not granted last, this
         // cycle's handshake counted; when one waits, it; when none, the SendEngine). A source
@@ -333,5 +345,5 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, nxt_valid, nxt_addr, nxt_len, nxt_shown;
+        idle, se_msg_take, rr_msg_take, rr_msg_first, nxt_valid, nxt_addr, nxt_len, nxt_shown;
 });
