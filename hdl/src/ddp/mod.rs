@@ -26,8 +26,8 @@
 //!   granularity; runs of one connection never do.
 //! - **Header slots**: [`DdpRxParse`](rx_parse::DdpRxParse) writes beat `i` (`i < 16`) of a
 //!   segment's ULPDU into word `i` of slot `s` of its connection, byte 0 in the MSB lane as on
-//!   the stream. Lanes outside `keep` are written 0. Words 16..31 of a slot (`HDR_WORDS_WRITTEN` = 16 of `HDR_WORDS` = 32)
-//!   are never written and read 0. A word after the segment's last beat is unspecified on both
+//!   the stream. Lanes outside `keep` are written 0. Words 16..31 of a slot
+//!   (`HDR_WORDS_WRITTEN` = 16 of `HDR_WORDS` = 32) are never written and read 0. A word after the segment's last beat is unspecified on both
 //!   ports (a word an earlier segment left): RxControl (port A, `hdr_a_*`) uses no field past
 //!   the segment's end unless the length rows (`f_short`, the Read Request's length) fail
 //!   first; TerminateTx (port B, `hdr_b_*`) addresses word `w + 16` (0) for a word `w` at or
