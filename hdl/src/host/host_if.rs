@@ -23,13 +23,16 @@
 //!
 //! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle
 //! after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a
-//! QP_SQ_PI write reaches the send engine in that order. `prog_write` is the STAG_COMMIT
-//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle
-//! and the next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the
-//! entry's second table word from them in the next cycle instead of keeping a 52-bit copy
-//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
-//! (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid in the commit's
-//! cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`, register map 2.0) are
+//! QP_SQ_PI write reaches the send engine in that order. Their fields (QP_CTRL `[19:0]` and the
+//! QP for `qpc_*`, QP_SQ_PI `[15:0]` and the QP for `sq_db_*`) are valid with the strobe only
+//! (`docs/core.md`): one register (`wd_q`, `wqp_q`) takes the write data and QP in every cycle
+//! and serves both (16 + 2 flip-flops fewer than a copy per strobe). `prog_write` is the
+//! STAG_COMMIT write's decode, in its own cycle: the staging registers are then unchanged in
+//! that cycle and the next (an MMIO write takes effect at the end of its cycle), and StagCheck
+//! writes the entry's second table word from them in the next cycle instead of keeping a
+//! 52-bit copy (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the
+//! table's word 1 (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid
+//! in the commit's cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`, register map 2.0) are
 //! staging flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT
 //! write's own data (`prog_host_addr` = `mmio_wdata`, valid in that cycle only: StagCheck
 //! writes word 1 then, and word 0's spare bits, which take it too, are never read). Those only
@@ -151,8 +154,9 @@
 //! # Size and timing
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
-//! profile): 884 logic cells for the block (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register
-//! map 2.0 (2026-11-29: the STag halves paired and the host address as the commit's data, the
+//! profile): 874 logic cells for the block (856 LUT4, 346 DFF, 97 carry), 106.6 MHz since the
+//! strobes' fields share one register (2026-11-29, fourteenth session). Before: 884 logic cells
+//! (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register map 2.0 (2026-11-29: the STag halves paired and the host address as the commit's data, the
 //! SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
 //! STag registers paired"). Before: 963 logic cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz
 //! (103.0 in the same session's baseline; seeds 2, 3: 99.5 / 98.4) since the profile has one CQ
@@ -451,12 +455,12 @@ pub struct HostIf {
     /// An FPDU arrived since the QP_CTRL write (QP_STATUS[1]).
     q_fpdu: [DFF<Bit>; QPS],
     qpc_q: DFF<Bit>,
-    qpc_qp_q: DFF<Bits<CONN_BITS>>,
-    /// QP_CTRL `[19:0]` of the commit's write.
-    qpc_ctrl_q: DFF<Bits<20>>,
     db_q: DFF<Bit>,
-    db_qp_q: DFF<Bits<CONN_BITS>>,
-    db_pi_q: DFF<Bits<RING_INDEX_BITS>>,
+    /// The previous cycle's MMIO write data `[19:0]` and QP (loaded in every cycle): the fields
+    /// of both strobes, which come in the cycle after their write (QP_CTRL `[19:0]` for
+    /// `qpc_*`, QP_SQ_PI `[15:0]` for `sq_db_pi`), so one register serves both.
+    wd_q: DFF<Bits<20>>,
+    wqp_q: DFF<Bits<CONN_BITS>>,
     qe_q: DFF<Bit>,
     /// RxPath's event was looked at in the previous cycle (free, no MMIO access): `ev_new`,
     /// its QP had none latched.
@@ -755,11 +759,9 @@ impl Default for HostIf {
             q_aev_v: Default::default(),
             q_fpdu: Default::default(),
             qpc_q: Default::default(),
-            qpc_qp_q: Default::default(),
-            qpc_ctrl_q: Default::default(),
             db_q: Default::default(),
-            db_qp_q: Default::default(),
-            db_pi_q: Default::default(),
+            wd_q: Default::default(),
+            wqp_q: Default::default(),
             qe_q: Default::default(),
             ev_go: Default::default(),
             ev_new: Default::default(),
@@ -903,11 +905,9 @@ impl Logic for HostIf {
             st_hi,
             st_to_hi_nz,
             qpc_q,
-            qpc_qp_q,
-            qpc_ctrl_q,
             db_q,
-            db_qp_q,
-            db_pi_q,
+            wd_q,
+            wqp_q,
             qe_q,
             ev_go,
             ev_new,
@@ -1008,6 +1008,9 @@ impl Logic for HostIf {
         self.a_goff.next = self.mmio_addr.val().get_bits::<8>(0);
         self.a_qoff.next = self.mmio_addr.val().get_bits::<6>(0);
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
+        // The strobes' fields: the write's data and QP, whatever the access (see `wd_q`).
+        self.wd_q.d.next = self.mmio_wdata.val().get_bits::<20>(0);
+        self.wqp_q.d.next = self.mmio_addr.val().get_bits::<CONN_BITS>(6);
         // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
         // decode (it drives the RAM's write enable, a path from the MMIO port): the constant
         // words 0x00 .. 0x1C but STATUS (0x0C: ID, VERSION, CAPS, FEATURES; the others read
@@ -1368,24 +1371,24 @@ impl Logic for HostIf {
 
         // ---- QP context commit and SQ doorbell.
         self.qpc_write.next = self.qpc_q.q.val();
-        self.qpc_qp.next = self.qpc_qp_q.q.val();
-        self.qpc_enable.next = self.qpc_ctrl_q.q.val().get_bit(0);
-        self.qpc_fpdu_mode.next = self.qpc_ctrl_q.q.val().get_bit(1);
-        self.qpc_rx_crc.next = self.qpc_ctrl_q.q.val().get_bit(2);
-        self.qpc_rx_markers.next = self.qpc_ctrl_q.q.val().get_bit(3);
-        self.qpc_tx_crc.next = self.qpc_ctrl_q.q.val().get_bit(4);
-        self.qpc_tx_markers.next = self.qpc_ctrl_q.q.val().get_bit(5);
-        self.qpc_pd.next = self.qpc_ctrl_q.q.val().get_bits::<PD_BITS>(8);
-        self.qpc_ird.next = self.qpc_ctrl_q.q.val().get_bits::<4>(12);
-        self.qpc_ord.next = self.qpc_ctrl_q.q.val().get_bits::<4>(16);
+        self.qpc_qp.next = self.wqp_q.q.val();
+        self.qpc_enable.next = self.wd_q.q.val().get_bit(0);
+        self.qpc_fpdu_mode.next = self.wd_q.q.val().get_bit(1);
+        self.qpc_rx_crc.next = self.wd_q.q.val().get_bit(2);
+        self.qpc_rx_markers.next = self.wd_q.q.val().get_bit(3);
+        self.qpc_tx_crc.next = self.wd_q.q.val().get_bit(4);
+        self.qpc_tx_markers.next = self.wd_q.q.val().get_bit(5);
+        self.qpc_pd.next = self.wd_q.q.val().get_bits::<PD_BITS>(8);
+        self.qpc_ird.next = self.wd_q.q.val().get_bits::<4>(12);
+        self.qpc_ord.next = self.wd_q.q.val().get_bits::<4>(16);
         self.qpc_rx_max_ulpdu.next = self.ulp.read_data.val().get_bits::<16>(0);
         self.qpc_tx_mulpdu.next = self.ulp.read_data.val().get_bits::<16>(16);
         // QP_SQ_BASE: the base `[31:5]`, the log2 `[3:0]` (register map 2.0).
         self.qpc_sq_base.next = (self.base.read_data.val() >> 5) << 5;
         self.qpc_sq_log2.next = self.base.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         self.sq_db_valid.next = self.db_q.q.val();
-        self.sq_db_qp.next = self.db_qp_q.q.val();
-        self.sq_db_pi.next = self.db_pi_q.q.val();
+        self.sq_db_qp.next = self.wqp_q.q.val();
+        self.sq_db_pi.next = self.wd_q.q.val().get_bits::<RING_INDEX_BITS>(0);
         self.qp_err_valid.next = self.qe_q.q.val();
         self.qp_err_qp.next = self.qe_qp_q.q.val();
 
@@ -1786,14 +1789,10 @@ impl Logic for HostIf {
                 }
                 if self.a_qoff.val() == 0x00 {
                     self.qpc_q.d.next = true;
-                    self.qpc_qp_q.d.next = self.a_q.val();
-                    self.qpc_ctrl_q.d.next = self.mmio_wdata.val().get_bits::<20>(0);
                     self.rq_hit.d.next = false;
                 }
                 if self.a_qoff.val() == 0x10 {
                     self.db_q.d.next = true;
-                    self.db_qp_q.d.next = self.a_q.val();
-                    self.db_pi_q.d.next = self.mmio_wdata.val().get_bits::<16>(0);
                 }
             }
             if self.a_cq.val() {
