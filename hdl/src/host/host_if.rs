@@ -32,8 +32,8 @@
 //! writes the entry's second table word from them in the next cycle instead of keeping a
 //! 52-bit copy (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the
 //! table's word 1 (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid
-//! in the commit's cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`, register map 2.0) are
-//! staging flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT
+//! in the commit's cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`,
+//! register map 2.0) are staging flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT
 //! write's own data (`prog_host_addr` = `mmio_wdata`, valid in that cycle only: StagCheck
 //! writes word 1 then, and word 0's spare bits, which take it too, are never read). Those only
 //! word 0 needs (key, PD, access, valid, bound, QP, remote invalidate: STAG_FLAGS; base TO and
@@ -156,8 +156,8 @@
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
 //! profile): 874 logic cells for the block (856 LUT4, 346 DFF, 97 carry), 106.6 MHz since the
 //! strobes' fields share one register (2026-11-29, fourteenth session). Before: 884 logic cells
-//! (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register map 2.0 (2026-11-29: the STag halves paired and the host address as the commit's data, the
-//! SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
+//! (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register map 2.0 (2026-11-29: the STag
+//! halves paired and the host address as the commit's data, the SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
 //! STag registers paired"). Before: 963 logic cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz
 //! (103.0 in the same session's baseline; seeds 2, 3: 99.5 / 98.4) since the profile has one CQ
 //! per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF, 105.0 MHz with 4 CQs). Before: 997
