@@ -21,34 +21,33 @@
 //! with `two-qps`: CAPS `[7:0]` and `[15:8]`), and QP_CTRL's SEND_CQ / RECV_CQ keep only the
 //! bits of a CQ number it has (a driver takes the CQ count from CAPS and never names another).
 //!
-//! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle
-//! after the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a
-//! QP_SQ_PI write reaches the send engine in that order. Their fields (QP_CTRL `[19:0]` and the
-//! QP for `qpc_*`, QP_SQ_PI `[15:0]` and the QP for `sq_db_*`) are valid with the strobe only
-//! (`docs/core.md`): one register (`wd_q`, `wqp_q`) takes the write data and QP in every cycle
-//! and serves both (16 + 2 flip-flops fewer than a copy per strobe). `prog_write` is the
-//! STAG_COMMIT write's decode, in its own cycle: the staging registers are then unchanged in
-//! that cycle and the next (an MMIO write takes effect at the end of its cycle), and StagCheck
-//! writes the entry's second table word from them in the next cycle instead of keeping a
-//! 52-bit copy (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the
-//! table's word 1 (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid
-//! in the commit's cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`,
-//! register map 2.0) are staging flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT
-//! write's own data (`prog_host_addr` = `mmio_wdata`, valid in that cycle only: StagCheck
-//! writes word 1 then, and word 0's spare bits, which take it too, are never read). Those only
-//! word 0 needs (key, PD, access, valid, bound, QP, remote invalidate: STAG_FLAGS; base TO and
-//! length `[15:0]`: STAG_TO_LEN_LO) are valid only in the cycle after the commit: the commit
-//! write reads STAG_FLAGS from the register RAM and STAG_TO_LEN_LO from the auxiliary RAM (word
-//! 12), whose read ports MMIO does not use in a write's cycle, and `prog_*` are those read
-//! ports (issue 5: ~37 flip-flops alone in their cells; StagCheck reads nothing else then,
-//! `hdl/src/ddp/stag_table.rs`; the paired halves and the address as the commit's data: 48
-//! more, `docs/decisions.md` "HostIf: the STag registers paired"). For `prog_base_to`'s
-//! upper half: the Cu STag table keeps base TO bits 31..0 and programs an entry invalid when
-//! `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one flip-flop keeps
-//! `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register reads back
-//! whole from the RAM). The `qpc_*` fields are QP_CTRL `[19:0]` registered from the write,
-//! QP_ULPDU the auxiliary RAM's read port and `qpc_sq_base` / `qpc_sq_log2` the register RAM's
-//! (QP_SQ_BASE `[31:5]` and `[3:0]`, register map 2.0), both of which the QP_CTRL write
+//! Strobes (`qpc_write`, `sq_db_valid`, `qp_err_valid`) are registers: they come in the cycle after
+//! the MMIO write, all with the same one-cycle delay, so a QP_CTRL write followed by a QP_SQ_PI
+//! write reaches the send engine in that order. Their fields (QP_CTRL `[19:0]` and the QP for
+//! `qpc_*`, QP_SQ_PI `[15:0]` and the QP for `sq_db_*`) are valid with the strobe only
+//! (`docs/core.md`): one register (`wd_q`, `wqp_q`) takes the write data and QP in every cycle and
+//! serves both (16 + 2 flip-flops fewer than a copy per strobe). `prog_write` is the STAG_COMMIT
+//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle and the
+//! next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the entry's
+//! second table word from them in the next cycle instead of keeping a 52-bit copy
+//! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
+//! (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid in the commit's
+//! cycle: the index and STAG_TO_LEN_HI (base TO and length `[31:16]`, register map 2.0) are staging
+//! flip-flops (valid in the next cycle too), and the host address is the STAG_COMMIT write's own
+//! data (`prog_host_addr` = `mmio_wdata`, valid in that cycle only: StagCheck writes word 1 then,
+//! and word 0's spare bits, which take it too, are never read). Those only word 0 needs (key, PD,
+//! access, valid, bound, QP, remote invalidate: STAG_FLAGS; base TO and length `[15:0]`:
+//! STAG_TO_LEN_LO) are valid only in the cycle after the commit: the commit write reads STAG_FLAGS
+//! from the register RAM and STAG_TO_LEN_LO from the auxiliary RAM (word 12), whose read ports MMIO
+//! does not use in a write's cycle, and `prog_*` are those read ports (issue 5: ~37 flip-flops
+//! alone in their cells; StagCheck reads nothing else then, `hdl/src/ddp/stag_table.rs`; the paired
+//! halves and the address as the commit's data: 48 more, `docs/decisions.md` "HostIf: the STag
+//! registers paired"). For `prog_base_to`'s upper half: the Cu STag table keeps base TO bits 31..0
+//! and programs an entry invalid when `prog_base_to[63:32] != 0` (`hdl/src/ddp/mod.rs`), so one
+//! flip-flop keeps `STAG_BASE_TO_HI != 0` as `prog_base_to[32]` (`[63:33]` are 0; the register
+//! reads back whole from the RAM). The `qpc_*` fields are QP_CTRL `[19:0]` registered from the
+//! write, QP_ULPDU the auxiliary RAM's read port and `qpc_sq_base` / `qpc_sq_log2` the register
+//! RAM's (QP_SQ_BASE `[31:5]` and `[3:0]`, register map 2.0), both of which the QP_CTRL write
 //! addressed (an MMIO write never needs the read port).
 //!
 //! # Area choices (iCE40-HX8K, nearly full)
@@ -156,22 +155,23 @@
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
 //! profile): 874 logic cells for the block (856 LUT4, 346 DFF, 97 carry), 106.6 MHz since the
 //! strobes' fields share one register (2026-11-29, fourteenth session). Before: 884 logic cells
-//! (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register map 2.0 (2026-11-29: the STag
-//! halves paired and the host address as the commit's data, the SQ log2 in QP_SQ_BASE, the RQ address in 16-octet units; `docs/decisions.md` "HostIf: the
-//! STag registers paired"). Before: 963 logic cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz
-//! (103.0 in the same session's baseline; seeds 2, 3: 99.5 / 98.4) since the profile has one CQ
-//! per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF, 105.0 MHz with 4 CQs). Before: 997
-//! logic cells for the block (870 LUT4, 432 DFF, 97 carry), 100.9 MHz (2026-11-28: the CQE address
-//! in 16-octet units with the beat in `[3:2]`, STag word 0's fields from the RAMs' read ports,
-//! zero reads from word 3, the `cw_w` flag). Before: 1071 cells (938 LUT4, 475 DFF, 99 carry),
-//! 104.5 MHz; 1149 logic cells (993 LUT4, 505 DFF, 99 carry), 102.9 MHz, since the receive CQE comes
-//! as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505 DFF, 99 carry), 107.1 MHz, since
-//! the RQ answer keeps the TO's bits 63..33 as their class. Before that: 1238 logic cells for the
-//! block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz (2026-11-25, after QP_AEV went
-//! into the register RAM and the CQE address adder moved behind a register, `docs/decisions.md`
-//! "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement moves it by several MHz from build to
-//! build: seeds 1..3 106.6 / 98.6 / 104.8). Before those: 1344 cells (1057 LUT4, 655 DFF, 125
-//! carry), 103.5 MHz. Before the auxiliary RAM and the other steps of `docs/decisions.md` "HostIf:
+//! (851 LUT4, 361 DFF, 97 carry), 103.3 MHz since register map 2.0 (2026-11-29: the STag halves
+//! paired and the host address as the commit's data, the SQ log2 in QP_SQ_BASE, the RQ address in
+//! 16-octet units; `docs/decisions.md` "HostIf: the STag registers paired"). Before: 963 logic
+//! cells (874 LUT4, 421 DFF, 97 carry), 107.7 MHz (103.0 in the same session's baseline; seeds 2,
+//! 3: 99.5 / 98.4) since the profile has one CQ per QP (2026-11-29; 1003 cells, 908 LUT4, 432 DFF,
+//! 105.0 MHz with 4 CQs). Before: 997 logic cells for the block (870 LUT4, 432 DFF, 97 carry),
+//! 100.9 MHz (2026-11-28: the CQE address in 16-octet units with the beat in `[3:2]`, STag word 0's
+//! fields from the RAMs' read ports, zero reads from word 3, the `cw_w` flag). Before: 1071 cells
+//! (938 LUT4, 475 DFF, 99 carry), 104.5 MHz; 1149 logic cells (993 LUT4, 505 DFF, 99 carry), 102.9
+//! MHz, since the receive CQE comes as beats (2026-11-25). Before: 1208 logic cells (1051 LUT4, 505
+//! DFF, 99 carry), 107.1 MHz, since the RQ answer keeps the TO's bits 63..33 as their class. Before
+//! that: 1238 logic cells for the block (1051 LUT4, 534 DFF, 99 carry) and 4 block RAMs; 105.3 MHz
+//! (2026-11-25, after QP_AEV went into the register RAM and the CQE address adder moved behind a
+//! register, `docs/decisions.md` "HostIf, CqeQueue, StagCheck: area"; nextpnr's placement moves it
+//! by several MHz from build to build: seeds 1..3 106.6 / 98.6 / 104.8). Before those: 1344 cells
+//! (1057 LUT4, 655 DFF, 125 carry), 103.5 MHz. Before the auxiliary RAM and the other steps of
+//! `docs/decisions.md` "HostIf:
 //! area (issue 5)": 1684 cells (1222 LUT4, 859 DFF, 125 carry), 2 block RAMs, 100.4 MHz. (1295 LUT4
 //! and 101.4 / 105.8 MHz before each QP's event word got one load, `ev_*`: its two loads, RxPath's
 //! event and the CQE writer's CqOverflow, made yosys build a feedback mux per bit instead of using
