@@ -185,7 +185,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     if p.reqs >= 100 && p.show > 0.5 {
         assert!(hints > 0, "seed {seed}: no read-ahead hint");
     }
-    // Jobs come IRQ_WORDS + 2 cycles apart at best: dones 40 cycles late fill the FIFO.
+    // Jobs come 6 cycles apart at best (4 load steps): dones 40 cycles late fill the FIFO.
     if p.capacity > RR_INFLIGHT && p.max_delay >= 40 {
         assert_eq!(max_inflight, RR_INFLIGHT, "seed {seed}: FIFO never full");
     }

@@ -67,7 +67,8 @@
 //!   "RxControl -> ReadResponder as words"). Read Requests come at most one per 14-beat FPDU,
 //!   so the cycles cost nothing.
 //! - **Read.** When the output register is empty and a request is queued, its words are read
-//!   one a cycle (steps `rword` 0..=5: words 3, 2, 1, 0, 4, 5); the source address, size and
+//!   one a cycle (steps `rword` 0..=3: words 3, 0, 4, 5; the STag and the TO's high half,
+//!   words 1 and 2, are read only while DdpTx takes the job up); the source address, size and
 //!   QP go into the output register (66 flip-flops, loaded with enables); `rr_msg_valid` rises
 //!   the cycle after the last word arrived. The Data Sink STag and TO have no register (96
 //!   flip-flops less, each was alone in a logic cell: D straight from the RAM): they are the
@@ -79,8 +80,8 @@
 //!   word 1 at T (`rr_msg_first`) and word 2 at T+1 (`f1`). `rr_msg_take` comes at T+1 at the
 //!   soonest, so the hint's reads (from the cycle after it, on the next entry) do not
 //!   collide. `rr_msg_addr` / `rr_msg_len` stay stable until `rr_msg_take`.
-//! - Latency: a request is offered 8 cycles after its last word (queue empty, output register
-//!   free); the next job 8 cycles after the previous one was taken. A Read Response is at
+//! - Latency: a request is offered 6 cycles after its last word (queue empty, output register
+//!   free); the next job 6 cycles after the previous one was taken. A Read Response is at
 //!   least one segment on the link, so this never limits the link.
 //! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 183
 //!   logic cells (90 LUT4, 109 flip-flops, 14 carries), 2 block RAMs, 151.3 MHz
@@ -116,10 +117,13 @@ pub const IRQ_DEPTH: usize = 1 << IRQ_ADDR_BITS;
 /// The largest IRD a QP may have ([`IRQ_DEPTH`] shared by every QP).
 pub const IRD_MAX: usize = IRQ_DEPTH / crate::config::QPS;
 /// 32-bit words of a queued request (source address, sink STag, sink TO high and low, size,
-/// QP): the cycles it takes to read a request out of the queue.
+/// QP). Four of them are read into the output register (`STEP_BITS`).
 pub const IRQ_WORDS: usize = 6;
 /// Bits of a word's number within an entry (entries are 8 words apart in the RAM).
 const WORD_BITS: usize = 3;
+/// Bits of a load step (`rword`: 4 steps read words 3, 0, 4, 5; the STag and the TO's high
+/// half, words 1 and 2, are read only while DdpTx takes the job up).
+const STEP_BITS: usize = 2;
 /// Bits of a queue RAM address: entry, word.
 const MEM_BITS: usize = IRQ_ADDR_BITS + WORD_BITS;
 /// Bits of the queue count (0..=IRQ_DEPTH).
@@ -196,18 +200,16 @@ pub struct ReadResponder {
     /// The request's QP written (the cycle after its fifth word): it counts as queued.
     commit: Signal<Local, Bit>,
     /// The head entry (being read into the output register, or shown: it moves on at
-    /// `rr_msg_take`), the read step next (`rword` 0..=3 read words 3..=0, 4 and 5 words 4
-    /// and 5; the port rests on step 0, the sink TO's low half).
+    /// `rr_msg_take`), the read step next (`rword` 0..=3 read words 3, 0, 4, 5; the port
+    /// rests on step 0, the sink TO's low half).
     rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
-    rword: DFF<Bits<WORD_BITS>>,
+    rword: DFF<Bits<STEP_BITS>>,
     /// Reading words (after the first).
     fetch: DFF<Bit>,
     go: Signal<Local, Bit>,
-    /// A word arrives from the RAM this cycle, and its number.
+    /// A word arrives from the RAM this cycle, and its read step.
     lat: DFF<Bit>,
-    lword: DFF<Bits<WORD_BITS>>,
-    /// The read step's word number, bits 1..0 (`rword` 0..=3 read words 3..=0).
-    r_lo: Signal<Local, Bits<2>>,
+    lword: DFF<Bits<STEP_BITS>>,
     /// The output register: the head request's source address, size and QP.
     o_v: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
@@ -283,7 +285,6 @@ impl Default for ReadResponder {
             go: Default::default(),
             lat: Default::default(),
             lword: Default::default(),
-            r_lo: Default::default(),
             o_v: Default::default(),
             o_conn: Default::default(),
             f1: Default::default(),
@@ -346,20 +347,20 @@ impl Logic for ReadResponder {
                 && !self.lat.q.val()
                 && !self.h_busy.val()
                 && (self.qcnt.q.val() != 0));
-        // Read step `rword` 0..=3 reads word 3 - `rword` (sink TO low, TO high, STag, source
-        // address), 4 and 5 read words 4 and 5 (size, QP): step 0, where the port rests, is
-        // the sink TO's low half (`rr_msg_to[31:0]`, straight from the RAM's read register).
-        self.r_lo.next = self.rword.q.val().get_bits::<2>(0);
-        if !self.rword.q.val().get_bit(2) {
-            self.r_lo.next = !self.rword.q.val().get_bits::<2>(0);
-        }
+        // Read step `rword` 0..=3 reads word 3, 0, 4, 5 (sink TO low, source address, size,
+        // QP): step 0, where the port rests, is the sink TO's low half (`rr_msg_to[31:0]`,
+        // straight from the RAM's read register). Word bits: 2 = step bit 1, 1 = step 0,
+        // 0 = steps 0 and 3.
         self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3)
-            | (bit_cast::<MEM_BITS, 1>(self.rword.q.val().get_bit(2).into()) << 2)
-            | bit_cast::<MEM_BITS, 2>(self.r_lo.val());
+            | (bit_cast::<MEM_BITS, 1>(self.rword.q.val().get_bit(1).into()) << 2)
+            | (bit_cast::<MEM_BITS, 1>((self.rword.q.val() == 0).into()) << 1)
+            | bit_cast::<MEM_BITS, 1>(
+                ((self.rword.q.val() == 0) || (self.rword.q.val() == 3)).into(),
+            );
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
         if self.go.val() {
-            if self.rword.q.val() == 5 {
+            if self.rword.q.val() == 3 {
                 self.rword.d.next = 0.into();
                 self.fetch.d.next = false;
             } else {
@@ -369,12 +370,12 @@ impl Logic for ReadResponder {
         }
         if self.lat.q.val() {
             // (Step 0's word, the sink TO's low half, is not kept: see `rr_msg_to`.)
-            if self.lword.q.val() == 3 {
+            if self.lword.q.val() == 1 {
                 self.o_addr.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 4 {
+            } else if self.lword.q.val() == 2 {
                 self.o_len.d.next = self.mem.read_data.val();
                 self.o_small.d.next = self.rd_small.val();
-            } else if self.lword.q.val() == 5 {
+            } else if self.lword.q.val() == 3 {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
             }
