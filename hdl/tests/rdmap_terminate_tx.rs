@@ -229,6 +229,15 @@ fn check_golden_vector(kind: BackendKind) {
             check_run(&run, &ram, &[req, other], "golden");
             for (i, u) in run.ulpdus.iter().enumerate() {
                 let beats = u.bytes.len().div_ceil(4) as u64;
+                // Split beats (two cycles each): from beat 6 on for R without D, beat 9 for D
+                // tagged with R (the slot's T flag).
+                let r = [req, other][i];
+                let tagged = ram.slot_bytes(r.conn, r.slot)[0] & 0x80 != 0;
+                let split = match (r.d, r.r) {
+                    (false, true) => beats - 6,
+                    (true, true) if tagged => 1,
+                    _ => 0,
+                };
                 assert_eq!(
                     u.first_cycle,
                     run.taken[i] + TERMINATE_FIRST_BEAT_LATENCY as u64,
@@ -236,8 +245,8 @@ fn check_golden_vector(kind: BackendKind) {
                 );
                 assert_eq!(
                     u.last_cycle - u.first_cycle + 1,
-                    beats,
-                    "one beat per cycle"
+                    beats + split,
+                    "one beat per cycle, two per split beat"
                 );
                 assert_eq!(run.done[i].2, u.last_cycle + 1, "term_done");
             }

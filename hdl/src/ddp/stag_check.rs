@@ -104,8 +104,8 @@
 //!   done at the end of `t + 2`, `t + 3` or `t + 4` (the table's write port, shared with
 //!   programming: [`StagTable`] "Writes"); every request issued in cycle `t + 1` or later sees
 //!   the STag invalid (`INVALID_STAG`; a request whose word 0 is read before the clear is
-//!   written, or at its edge, through forwarding compares: the clear of the cycle, registered
-//!   (`fw1`), and the waiting one, `pend_*`). This is `rfc5040-rdmap.md` row 21: "it takes
+//!   written, or at its edge, through forwarding compares in the request's cycle: the clear of
+//!   that cycle, and the waiting one, `pend_*`). This is `rfc5040-rdmap.md` row 21: "it takes
 //!   effect at the check". A `prog_write` of the same index in cycle `t + 1` or later comes
 //!   after the invalidation: the entry ends up as programmed (the clear is dropped, or, when it
 //!   waits, dropped by the write).
@@ -209,7 +209,7 @@ pub struct StagCheck {
     /// The 24-bit index is below the table size.
     s1_idx_ok: DFF<Bit>,
     /// Word 0 of this index written in the request's cycle (its read collided, or the entry is
-    /// half written).
+    /// half written), or its valid bit cleared then (by the invalidation in S2: see S0).
     s1_coll: DFF<Bit>,
 
     // S2: entry compares as flags, low 16-bit halves, the upper halves' operands.
@@ -229,11 +229,6 @@ pub struct StagCheck {
     /// `~(len_of_region[15:0] - len[15:0])` with the borrow in bit 16.
     s2_off_l: DFF<Bits<17>>,
     s2_q_l: DFF<Bits<17>>,
-    /// The invalidation whose valid-bit clear happened at the end of the previous cycle.
-    fw1_v: DFF<Bit>,
-    fw1_idx: DFF<Bits<STAG_INDEX_BITS>>,
-    /// An invalidation cleared this index after its valid bit was read (see S1).
-    s2_fw_hit: DFF<Bit>,
 
     // S3.
     s3_v: DFF<Bit>,
@@ -348,9 +343,6 @@ impl Default for StagCheck {
             s2_sum: Default::default(),
             s2_off_l: Default::default(),
             s2_q_l: Default::default(),
-            fw1_v: Default::default(),
-            fw1_idx: Default::default(),
-            s2_fw_hit: Default::default(),
             s3_v: Default::default(),
             s3_tag: Default::default(),
             s3_early: Default::default(),
@@ -398,9 +390,9 @@ impl Logic for StagCheck {
         dff_setup!(
             self, clock, s1_v, s1_tag, s1_to, s1_hi_ones, s1_to32, s1_hiz, s1_len, s1_pd, s1_qp,
             s1_access, s1_inv, s1_key, s1_idx, s1_idx_ok, s1_coll, s2_v, s2_ent_ok, s2_assoc,
-            s2_acc_ok, s2_rinv, s2_reprog, s2_sum, s2_off_l, s2_q_l, fw1_v, fw1_idx, s2_fw_hit,
-            s3_v, s3_tag, s3_early, s3_inv, s3_wrap, s3_off_h, s3_to32, s3_hiz, s3_q_h, s3_host_l,
-            s3_host_h, s4_v, s4_bounds, r_v, r_tag, r_status, r_host
+            s2_acc_ok, s2_rinv, s2_reprog, s2_sum, s2_off_l, s2_q_l, s3_v, s3_tag, s3_early,
+            s3_inv, s3_wrap, s3_off_h, s3_to32, s3_hiz, s3_q_h, s3_host_l, s3_host_h, s4_v,
+            s4_bounds, r_v, r_tag, r_status, r_host
         );
         self.stags.clock.next = self.clock.val();
 
@@ -452,12 +444,17 @@ impl Logic for StagCheck {
         }
         // Word 0 written in this cycle (a `prog_write` now or in the previous cycle: `prog_index`
         // is held in the cycle after a `prog_write`), or cleared but not written yet (a pending
-        // clear: written now or later, so this read is old or undefined).
+        // clear: written now or later, so this read is old or undefined), or cleared by the
+        // invalidation now in S2 (its valid-bit clear is due at this edge, after this read;
+        // `s1_idx` still holds its index, it loads this request's at the edge). The last was
+        // a registered copy of the cleared index (`fw1_idx`) compared in S1: 7 flip-flops.
         self.s1_coll.d.next = ((self.prog_write.val() || self.stags.w0_pending.val())
             && (self.prog_index.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
             || (self.stags.pend_v.val()
                 && (self.stags.pend_index.val()
-                    == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)));
+                    == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)))
+            || (self.stags.clear.val()
+                && (self.s1_idx.q.val() == self.chk_stag.val().get_bits::<STAG_INDEX_BITS>(8)));
 
         // ---- S1 (cycle t+1): word 0 and the valid bit are here. A new request now cancels
         // this one (it takes the read port: no word 1 for this one).
@@ -496,17 +493,10 @@ impl Logic for StagCheck {
         }
         // Word 1 of this request (unless a new request takes the port: see S0).
         self.stags.read_b_index.next = self.s1_idx.q.val();
-        // This request's index was cleared at the end of this cycle (by the invalidate now in
-        // S2) or of the previous one (`fw1`): later than its valid bit read. Compared here so
-        // that the status and the clear in S2 wait for no comparator.
-        // (An invalidate now in S2 clears only if no request came after it, so never this
-        // one's index.)
-        self.s2_fw_hit.d.next = self.fw1_v.q.val() && (self.fw1_idx.q.val() == self.s1_idx.q.val());
 
         // ---- S2 (cycle t+2): the entry checks' status, the invalidation; upper halves.
-        self.invalid.next = !self.s2_ent_ok.q.val()
-            || self.s2_fw_hit.q.val()
-            || (!self.s1_inv.q.val() && self.s2_reprog.q.val());
+        self.invalid.next =
+            !self.s2_ent_ok.q.val() || (!self.s1_inv.q.val() && self.s2_reprog.q.val());
         self.early.next = 0.into();
         if self.invalid.val() {
             self.early.next = self.st_invalid.val();
@@ -519,18 +509,15 @@ impl Logic for StagCheck {
         } else if !self.s2_acc_ok.q.val() {
             self.early.next = self.st_access.val();
         }
-        // (`!invalid` written out for an invalidate: `s2_ent_ok && !s2_fw_hit`, so that the
-        // clear is two LUT levels from the S2 registers, not behind `invalid`'s decode.)
+        // (`!invalid` written out for an invalidate: `s2_ent_ok`, so that the clear is two LUT
+        // levels from the S2 registers, not behind `invalid`'s decode.)
         self.stags.clear.next = self.s2_v.q.val()
             && self.s1_inv.q.val()
             && self.s2_ent_ok.q.val()
-            && !self.s2_fw_hit.q.val()
             && self.s2_assoc.q.val()
             && self.s2_rinv.q.val()
             && !self.s2_reprog.q.val();
         self.stags.clear_index.next = self.s1_idx.q.val();
-        self.fw1_v.d.next = self.stags.clear.val();
-        self.fw1_idx.d.next = self.s1_idx.q.val();
         self.off_h.next = bit_cast::<17, 16>(self.s1_to.q.val().get_bits::<16>(16))
             + bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(0))
             + bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));

@@ -28,9 +28,11 @@
 //! (`tx_conn`, the control word, the slot address, `term_done_conn` / `term_done_slot` are
 //! `term_*`), so it keeps no copy of them (issue 5, area: 39 flip-flops). With `tx_ready`
 //! always high, a request taken in cycle `t` gives its first beat (`tx_valid`) in `t + 4` and
-//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n`; `term_done` pulses in the cycle after the
-//! last beat moved, and the next request is taken in the cycle after that, so back-to-back
-//! requests take `n + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
+//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n + s`, where `s` is the number of split beats
+//! (see "How the slot is copied": 7 for R without D, 1 for D tagged with R, else 0), each
+//! one cycle later than the beat before; `term_done` pulses in the cycle after the last beat
+//! moved, and the next request is taken in the cycle after that, so back-to-back requests
+//! take `n + s + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
 //! output but those read from `term_*` is driven from registers.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
@@ -42,18 +44,23 @@
 //! The header slot is read through `hdr_b_addr` / `hdr_b_data` (registered read: the word of the
 //! address presented in cycle `c` is on `hdr_b_data` in `c + 1`), one word per beat, at
 //! consecutive word addresses. Beats 0 to 5 are built from the request; from beat 6 on, each
-//! beat is the word read for it, the word read for the previous beat (`prev`), or a mix of the
-//! two, by case:
+//! beat is the word read for it or, for a *split* beat, halves of two words read in two
+//! cycles: the upper half goes into the output register (not offered) in the first, the lower
+//! half in the second, with the beat offered then. By case:
 //!
 //! - D (either T) without R, and D untagged with R: beat `b` is slot word `b - 6` (the copy at
 //!   octet 24 is lane-aligned with the slot, and an untagged header plus the Read Request
 //!   header are slot octets 0..46 contiguous).
 //! - D tagged with R: slot octets 0..14 then 18..46 go to 24..38 and 38..66: beat `b` is word
-//!   `b - 6` for b = 6..8, word 3's upper half and word 4's lower half for b = 9 (octets 12, 13,
-//!   18, 19), and word `b - 5` from 10 on. Words are read one ahead (`b - 5`) so that the two
-//!   words of beat 9 are the current and the previous read.
-//! - R without D: slot octets 18..46 go to 24..52, two lanes over: beat `b` is the lower half of
-//!   word `b - 2` and the upper half of word `b - 1`.
+//!   `b - 6` for b = 6..8, word `b - 5` from 10 on, and beat 9 is split: word 3's upper half,
+//!   then word 4's lower half (octets 12, 13, 18, 19).
+//! - R without D: slot octets 18..46 go to 24..52, two lanes over: every beat `b` from 6 on is
+//!   split, the lower half of word `b - 2` (into the upper lanes), then the upper half of word
+//!   `b - 1` (into the lower lanes); the next beat reads word `b - 1` again.
+//!
+//! (Before, the word read for the previous beat was kept (`prev`: 32 flip-flops, 30 alone in
+//! their logic cells, fed by the RAM) so that every beat took one cycle; split beats cost
+//! cycles only on these two Terminate layouts, which are error reports.)
 //!
 //! The generator hands beats to one output register (`o_*`); while it holds a beat that
 //! `tx_ready` does not take, the generator stalls (it presents the same slot word again, so
@@ -132,8 +139,9 @@ pub struct TerminateTx {
     beat: DFF<Bits<5>>,
     /// Slot word read for `beat` (its address was presented in the previous cycle).
     word: DFF<Bits<HDR_WORD_BITS>>,
-    /// The slot word read for the previous beat.
-    prev: DFF<Bits<32>>,
+    /// A split beat's second cycle: its upper half is in `o_data` (see "How the slot is
+    /// copied").
+    ph: DFF<Bit>,
     done_q: DFF<Bit>,
     /// The output register: a beat, its keep and last flag.
     o_v: DFF<Bit>,
@@ -142,6 +150,11 @@ pub struct TerminateTx {
     o_last: DFF<Bit>,
 
     offer: Signal<Local, Bit>,
+    /// The output register has room (empty, or its beat is taken in this cycle).
+    room: Signal<Local, Bit>,
+    /// The beat at hand takes two cycles, a half each (R without D from beat 6 on; beat 9 of D
+    /// tagged with R).
+    split: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
     any_hdr: Signal<Local, Bit>,
     // (Not `tagged`: a SystemVerilog reserved word, which Verilator refuses in the generated Verilog.)
@@ -198,13 +211,15 @@ impl Default for TerminateTx {
             copy: Default::default(),
             beat: Default::default(),
             word: Default::default(),
-            prev: Default::default(),
+            ph: Default::default(),
             done_q: Default::default(),
             o_v: Default::default(),
             o_data: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
             offer: Default::default(),
+            room: Default::default(),
+            split: Default::default(),
             is_last: Default::default(),
             any_hdr: Default::default(),
             hdr_tagged: Default::default(),
@@ -231,7 +246,7 @@ impl Logic for TerminateTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, len_q, last_b, last_half, copy, beat, word, prev, done_q, o_v,
+            self, clock, state, len_q, last_b, last_half, copy, beat, word, ph, done_q, o_v,
             o_data, o_keep, o_last
         );
         // Not in the cycle of `term_done`: the source clears `term_valid` only at its end.
@@ -256,7 +271,7 @@ impl Logic for TerminateTx {
         if self.state.q.val() == 2 {
             self.state.d.next = 3.into();
             self.beat.d.next = 0.into();
-            // Word of beat 0 = (0 - 6), (0 - 5) or (0 - 1) mod 32: see the module docs.
+            // Word of beat 0 = (0 - 6) or (0 - 2) mod 32: see the module docs.
             self.word.d.next = 26.into();
             self.copy.d.next = 0.into();
             self.last_half.d.next = true;
@@ -272,12 +287,11 @@ impl Logic for TerminateTx {
                 self.last_b.d.next = 12.into();
                 self.last_half.d.next = false;
                 self.copy.d.next = 2.into();
-                self.word.d.next = 31.into();
+                self.word.d.next = 30.into();
             } else if self.term_r.val() && self.hdr_tagged.val() {
                 self.len_q.d.next = 66.into();
                 self.last_b.d.next = 16.into();
                 self.copy.d.next = 1.into();
-                self.word.d.next = 27.into();
             } else if self.term_r.val() {
                 self.len_q.d.next = 70.into();
                 self.last_b.d.next = 17.into();
@@ -290,8 +304,13 @@ impl Logic for TerminateTx {
             }
         }
 
-        // ---- Sending: one beat to the output register whenever it is empty or taken.
-        self.offer.next = (self.state.q.val() == 3) && (!self.o_v.q.val() || self.tx_ready.val());
+        // ---- Sending: one beat to the output register whenever it is empty or taken; a split
+        // beat's upper half in one such cycle (not offered), its lower half in the next.
+        self.room.next = !self.o_v.q.val() || self.tx_ready.val();
+        self.split.next = (self.beat.q.val() >= 6)
+            && ((self.copy.q.val() == 2) || ((self.copy.q.val() == 1) && (self.beat.q.val() == 9)));
+        self.offer.next =
+            (self.state.q.val() == 3) && self.room.val() && (self.ph.q.val() || !self.split.val());
         self.is_last.next = self.beat.q.val() == self.last_b.q.val();
         self.ob_data.next = self.hdr_b_data.val();
         if self.beat.q.val() == 0 {
@@ -311,15 +330,10 @@ impl Logic for TerminateTx {
                 | (bit_cast::<32, 1>(self.term_d.val().into()) << 30)
                 | (bit_cast::<32, 1>(self.term_r.val().into()) << 29)
                 | bit_cast::<32, 16>(self.seglen_v.val());
-        } else if self.copy.q.val() == 1 {
-            if self.beat.q.val() < 9 {
-                self.ob_data.next = self.prev.q.val();
-            } else if self.beat.q.val() == 9 {
-                self.ob_data.next = (self.prev.q.val() & self.hi_mask.val())
-                    | (self.hdr_b_data.val() & self.lo_mask.val());
-            }
         } else if self.copy.q.val() == 2 {
-            self.ob_data.next = (self.prev.q.val() << 16) | (self.hdr_b_data.val() >> 16);
+            // Upper lanes: the lower half of word b - 2 (first cycle), lower lanes: the upper
+            // half of word b - 1 (second cycle).
+            self.ob_data.next = (self.hdr_b_data.val() << 16) | (self.hdr_b_data.val() >> 16);
         }
         self.ob_keep.next = 15.into();
         if self.is_last.val() && self.last_half.q.val() {
@@ -338,12 +352,22 @@ impl Logic for TerminateTx {
                 >= self.term_seglen.val().get_bits::<6>(0));
         self.rd_word.next = self.word.q.val();
         self.rd_pe.next = self.pe0.val();
-        if self.offer.val() {
-            self.beat.d.next = self.beat.q.val() + 1;
+        if (self.state.q.val() == 3) && self.room.val() && self.split.val() && !self.ph.q.val() {
+            // A split beat's first cycle: its second half is in the next word.
+            self.ph.d.next = true;
             self.word.d.next = self.w1.val();
             self.rd_word.next = self.w1.val();
             self.rd_pe.next = self.pe1.val();
-            self.prev.d.next = self.hdr_b_data.val();
+        }
+        if self.offer.val() {
+            self.ph.d.next = false;
+            self.beat.d.next = self.beat.q.val() + 1;
+            // R without D: the next beat's first half is in this word again.
+            if !(self.split.val() && (self.copy.q.val() == 2)) {
+                self.word.d.next = self.w1.val();
+                self.rd_word.next = self.w1.val();
+                self.rd_pe.next = self.pe1.val();
+            }
             if self.is_last.val() {
                 self.state.d.next = 4.into();
             }
@@ -372,8 +396,13 @@ impl Logic for TerminateTx {
         // ---- Outputs.
         // The register loads whenever it has room, offered or not, so that the state reaches
         // only `o_v`.
-        if !self.o_v.q.val() || self.tx_ready.val() {
+        if self.room.val() {
             self.o_data.d.next = self.ob_data.val();
+            if self.ph.q.val() {
+                // A split beat's second cycle: its upper half stays.
+                self.o_data.d.next = (self.o_data.q.val() & self.hi_mask.val())
+                    | (self.ob_data.val() & self.lo_mask.val());
+            }
             self.o_keep.d.next = self.ob_keep.val();
             self.o_last.d.next = self.is_last.val();
             self.o_v.d.next = self.offer.val();
