@@ -41,6 +41,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
     let idle = sim.output("idle").unwrap();
     let take_in = sim.input("rr_msg_take").unwrap();
     let first_in = sim.input("rr_msg_first").unwrap();
+    let pick_in = sim.input("rr_msg_pick").unwrap();
+    // The job offered was picked (`rr_msg_pick`, as the TxArbiter does in the cycle before it
+    // shows it): it is shown to the DdpTx model until its handshake.
+    let mut picked = false;
     // Cycles the job has been shown (0: its first, `rr_msg_first`, DdpTx's `taking`).
     let mut age = 0usize;
     let nxt_valid = sim.output("rr_nxt_valid").unwrap();
@@ -79,10 +83,29 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             queue.pop_front();
         }
         let full = sink.inflight.len() >= RR_INFLIGHT;
-        let mut shown = out.read(sim);
+        let offered = out.read(sim);
+        if picked {
+            assert!(
+                offered.is_some(),
+                "seed {seed} cycle {cycle}: a picked job withdrawn"
+            );
+        }
+        let mut shown = if picked { offered } else { None };
+        // The arbiter picks a job offered (not full) at random; `rr_msg_addr` is the job's
+        // source address in that cycle (the arbiter copies it then).
+        let pick = !picked && offered.is_some() && rng.gen_bool(0.7);
+        sim.set(pick_in, u128::from(pick));
+        if pick {
+            let r = queued.front().unwrap();
+            assert_eq!(
+                sim.get(nxt_addr) as u32,
+                r.src_addr,
+                "seed {seed} cycle {cycle}: rr_msg_addr at the pick"
+            );
+        }
         // DdpTx takes a job (its handshake, at its end) two cycles after it took it up at the
         // soonest: it reads the STag and the TO's high half then.
-        let ready = sink.ready(&mut rng) && (shown.is_none() || age >= 2);
+        let ready = sink.ready(&mut rng) && (offered.is_none() || (picked && age >= 2));
         sim.set(out.ready, u128::from(ready));
         sim.set(out.done, 0);
         sim.set(first_in, u128::from(shown.is_some() && age == 0));
@@ -93,8 +116,15 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             let r = queued.get(k).unwrap_or_else(|| {
                 panic!("seed {seed} cycle {cycle}: a hint with no request queued")
             });
+            // While the hinted job is shown and not taken, the port reads its other words
+            // (the arbiter holds the hint's address it copied before).
+            let addr = if shown.is_some() && !taken_shown {
+                r.src_addr
+            } else {
+                sim.get(nxt_addr) as u32
+            };
             assert_eq!(
-                (sim.get(nxt_addr) as u32, sim.get(nxt_len) as u32),
+                (addr, sim.get(nxt_len) as u32),
                 (r.src_addr, r.size),
                 "seed {seed} cycle {cycle}: the hint (rr_msg_addr, rr_nxt_len) of the next request"
             );
@@ -102,10 +132,10 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if let Some(m) = shown.as_mut() {
             // Each field is checked where DdpTx reads it: the sink TO's low half when it
             // takes the job up (age 0), the STag a cycle later, the TO's high half two
-            // cycles later, the address and size up to the take.
+            // cycles later, the size up to the take, the address at the pick (above).
             let h = queued.front().unwrap().response();
+            m.addr = h.addr;
             if taken_shown {
-                m.addr = h.addr;
                 m.len = h.len;
             }
             if age != 0 {
@@ -123,11 +153,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         let take_now =
             shown.is_some() && !taken_shown && (ready || (age >= 1 && rng.gen_bool(0.5)));
         sim.set(take_in, u128::from(take_now));
-        if let Some(m) = &shown {
+        if offered.is_some() {
             assert!(
                 !full,
                 "seed {seed} cycle {cycle}: offered with {RR_INFLIGHT} in flight"
             );
+        }
+        if let Some(m) = &shown {
             let head = queued.front().copied();
             assert_eq!(
                 Some(*m),
@@ -147,9 +179,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
         if take_now {
             taken_shown = true;
         }
+        if pick {
+            picked = true;
+        }
         age = if shown.is_some() { age + 1 } else { 0 };
         if let (Some(m), true) = (shown, ready) {
             taken_shown = false;
+            picked = false;
             age = 0;
             let r = queued.pop_front().unwrap();
             qcnt -= 1;
@@ -301,6 +337,7 @@ impl Logic for RrArb {
         self.arb.msg_take.next = self.arb.msg_valid.val() && self.msg_ready.val();
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();
         self.rr.rr_msg_first.next = self.arb.rr_msg_first.val();
+        self.rr.rr_msg_pick.next = self.arb.rr_msg_pick.val();
         self.arb.se_nxt_valid.next = false;
         self.arb.se_nxt_len.next = 0.into();
         self.arb.rr_nxt_valid.next = self.rr.rr_nxt_valid.val();

@@ -13,8 +13,9 @@
 //! `msg_take` routed to the source shown; the read-ahead hint `nxt_*` is, a cycle late, the hint
 //! (`nxt_valid` / `nxt_len` and the `*_msg_addr` it drove then) of the source expected next (the
 //! model's `nsel`), with `nxt_valid` 0 in the cycle after that choice changes; `nxt_shown` when
-//! the hint's source is the one shown. A source's hint address is its `*_msg_addr` (driven at
-//! random while it shows no job).
+//! the hint's source is the one shown (held, only a fall passing, while a ReadResponder job is
+//! shown and not taken with the ReadResponder's hint forwarded). A source's hint address is its
+//! `*_msg_addr` (driven at random while it shows no job).
 
 // Per-source arrays (ports, offers, sources) are indexed together by the source number.
 #![allow(clippy::needless_range_loop)]
@@ -188,7 +189,13 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             nsel_prev == pick,
             "seed {seed} cycle {cycle}: nxt_shown"
         );
-        h_reg = if nsel == nsel_prev {
+        // While a ReadResponder job is shown and not taken with its hint forwarded, its
+        // `rr_msg_addr` is its queue RAM's read port reading the job's words: the hint is
+        // held, only a fall passes.
+        let frz = nsel == 1 && pick == 1 && is_shown && !took;
+        h_reg = if frz {
+            h_reg.filter(|_| hint[1].is_some())
+        } else if nsel == nsel_prev {
             hint[nsel].map(|l| (drv_addr[nsel], l))
         } else {
             None

@@ -40,15 +40,18 @@
 //! - **Read-ahead hint** (`rr_nxt_*`, `docs/core.md` "The message job"): once DdpTx took the
 //!   response being sent (`rr_msg_take`: `rr_msg_addr` / `rr_msg_len` / `rr_msg_to[31:0]` are
 //!   not read any more; `rd_ptr` moves to the next entry) and a further request is queued, its
-//!   size and source address are read from the queue
-//!   into `o_len` / `o_addr` (words 4 and 0, 3 cycles; the read port is free while a job is in
-//!   the output register) and are the hint (`h_st` = 4), up until that request's job is taken
+//!   size and QP are read from the queue into `o_len` / `h_conn` (words 4 and 5, 3 cycles;
+//!   the read port is free while a job is in the output register), and the port rests on its
+//!   source address (word 0): the hint (`h_st` = 4), up until that request's job is taken
 //!   (Read Responses go in request order: it is always the next job). DdpTx reads its payload
 //!   meanwhile, so the next response does not wait for a DMA latency. Only a size below
-//!   64 KiB is hinted (`rr_nxt_len` is 16 bits).
-//!   The hinted region starts at `rr_msg_addr` (`o_addr`, which holds the next request's
-//!   address while the hint is up): the TxArbiter takes the hint's address from there (one
-//!   multiplexer for both), so there is no `rr_nxt_addr`.
+//!   64 KiB is hinted (`rr_nxt_len` is 16 bits). At the handshake of the job shown the hinted
+//!   request is offered in the next cycle (its size and QP are read: no load steps).
+//!   The hinted region starts at `rr_msg_addr` (the RAM's read register, on the next
+//!   request's word 0 while the hint is up, except from the cycle that job is shown to the
+//!   cycle after its take, when the port reads its other words and the TxArbiter holds the
+//!   hint it copied): the TxArbiter takes the hint's address from there, so there is no
+//!   `rr_nxt_addr`.
 //!
 //! # Timing
 //!
@@ -66,23 +69,24 @@
 //!   block has no multiplexer of six 32-bit inputs before its RAM (`docs/decisions.md`,
 //!   "RxControl -> ReadResponder as words"). Read Requests come at most one per 14-beat FPDU,
 //!   so the cycles cost nothing.
-//! - **Read.** When the output register is empty and a request is queued, its words are read
-//!   one a cycle (steps `rword` 0..=3: words 3, 0, 4, 5; the STag and the TO's high half,
-//!   words 1 and 2, are read only while DdpTx takes the job up); the source address, size and
-//!   QP go into the output register (66 flip-flops, loaded with enables); `rr_msg_valid` rises
-//!   the cycle after the last word arrived. The Data Sink STag and TO have no register (96
-//!   flip-flops less, each was alone in a logic cell: D straight from the RAM): they are the
-//!   RAM's read register, each in the cycle DdpTx reads it (`docs/core.md` "The message
-//!   job"). DdpTx takes a message up in the first cycle it is shown (T; the TxArbiter strobes
-//!   `rr_msg_first` then) and reads the TO's low half at T (into `to_lo`), the STag at T+1
-//!   and the TO's high half at T+2 (into its copies `m_stag`, `hi0`). So the read port rests
-//!   on step 0, word 3 of the head entry (`rd_ptr`, which moves on at `rr_msg_take`), reads
-//!   word 1 at T (`rr_msg_first`) and word 2 at T+1 (`f1`). `rr_msg_take` comes at T+1 at the
-//!   soonest, so the hint's reads (from the cycle after it, on the next entry) do not
-//!   collide. `rr_msg_addr` / `rr_msg_len` stay stable until `rr_msg_take`.
-//! - Latency: a request is offered 6 cycles after its last word (queue empty, output register
-//!   free); the next job 6 cycles after the previous one was taken. A Read Response is at
-//!   least one segment on the link, so this never limits the link.
+//! - **Read.** When the output register is empty and a request is queued, its size and QP
+//!   are read (steps `rword` 0, 1: words 4, 5) into the output register (34 flip-flops, loaded
+//!   with enables); `rr_msg_valid` rises the cycle after the last word arrived. The source
+//!   address and the Data Sink STag and TO have no register (160 flip-flops less, each was
+//!   alone in a logic cell: D straight from the RAM): they are the RAM's read register, each
+//!   in the cycle it is read (`docs/core.md` "The message job"). The TxArbiter copies the
+//!   address in the cycle it chooses the job (`rr_msg_pick`, T-1, into its `msg_addr`
+//!   register); DdpTx takes a message up in the first cycle it is shown (T; the TxArbiter
+//!   strobes `rr_msg_first` then) and reads the TO's low half at T (into `to_lo`), the STag at
+//!   T+1 and the TO's high half at T+2 (into its copies `m_stag`, `hi0`). So the read port
+//!   rests on word 0 of the head entry (`rd_ptr`, which moves on at `rr_msg_take`), reads word
+//!   3 at T-1 (`rr_msg_pick`), word 1 at T (`rr_msg_first`) and word 2 at T+1 (`f1`).
+//!   `rr_msg_take` comes at T+1 at the soonest, so the hint's reads (from the cycle after it,
+//!   on the next entry) do not collide. `rr_msg_len` stays stable until `rr_msg_take`.
+//! - Latency: a request is offered 4 cycles after its last word (queue empty, output register
+//!   free); the next job 4 cycles after the previous one was taken, or in the cycle after its
+//!   handshake when it was hinted. A Read Response is at least one segment on the link, so
+//!   this never limits the link.
 //! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 183
 //!   logic cells (90 LUT4, 109 flip-flops, 14 carries), 2 block RAMs, 151.3 MHz
 //!   (247 cells, 91 / 172, 142.3 MHz with the STag and TO high half in the output register;
@@ -117,13 +121,14 @@ pub const IRQ_DEPTH: usize = 1 << IRQ_ADDR_BITS;
 /// The largest IRD a QP may have ([`IRQ_DEPTH`] shared by every QP).
 pub const IRD_MAX: usize = IRQ_DEPTH / crate::config::QPS;
 /// 32-bit words of a queued request (source address, sink STag, sink TO high and low, size,
-/// QP). Four of them are read into the output register (`STEP_BITS`).
+/// QP). Two of them are read into the output register (`STEP_BITS`).
 pub const IRQ_WORDS: usize = 6;
 /// Bits of a word's number within an entry (entries are 8 words apart in the RAM).
 const WORD_BITS: usize = 3;
-/// Bits of a load step (`rword`: 4 steps read words 3, 0, 4, 5; the STag and the TO's high
-/// half, words 1 and 2, are read only while DdpTx takes the job up).
-const STEP_BITS: usize = 2;
+/// Bits of a load step (`rword`: 2 steps read words 4, 5; the port rests on word 0, the
+/// source address; the sink TO, STag, words 3, 1, 2, are read only while the job is picked
+/// and taken up).
+const STEP_BITS: usize = 1;
 /// Bits of a queue RAM address: entry, word.
 const MEM_BITS: usize = IRQ_ADDR_BITS + WORD_BITS;
 /// Bits of the queue count (0..=IRQ_DEPTH).
@@ -175,6 +180,9 @@ pub struct ReadResponder {
     /// The job is shown for the first cycle: DdpTx takes it up now (`taking`, cycle T) and
     /// reads `rr_msg_to[31:0]` now, `rr_msg_stag` at T+1, `rr_msg_to[63:32]` at T+2.
     pub rr_msg_first: Signal<In, Bit>,
+    /// The TxArbiter shows this block's job from the next cycle on (its `rr_msg_addr` is
+    /// read now): the port reads the TO's low half for the first cycle shown.
+    pub rr_msg_pick: Signal<In, Bit>,
     /// Read-ahead hint: the next queued request's payload.
     pub rr_nxt_valid: Signal<Out, Bit>,
     pub rr_nxt_len: Signal<Out, Bits<16>>,
@@ -200,8 +208,8 @@ pub struct ReadResponder {
     /// The request's QP written (the cycle after its fifth word): it counts as queued.
     commit: Signal<Local, Bit>,
     /// The head entry (being read into the output register, or shown: it moves on at
-    /// `rr_msg_take`), the read step next (`rword` 0..=3 read words 3, 0, 4, 5; the port
-    /// rests on step 0, the sink TO's low half).
+    /// `rr_msg_take`), the read step next (`rword` 0, 1 read words 4, 5; the port rests on
+    /// word 0, the source address).
     rd_ptr: DFF<Bits<IRQ_ADDR_BITS>>,
     rword: DFF<Bits<STEP_BITS>>,
     /// Reading words (after the first).
@@ -210,13 +218,14 @@ pub struct ReadResponder {
     /// A word arrives from the RAM this cycle, and its read step.
     lat: DFF<Bit>,
     lword: DFF<Bits<STEP_BITS>>,
-    /// The output register: the head request's source address, size and QP.
+    /// The output register: the head request's size and QP.
     o_v: DFF<Bit>,
     o_conn: DFF<Bits<CONN_BITS>>,
     /// `rr_msg_first` of the last cycle: the port reads the TO's high half.
     f1: DFF<Bit>,
     o_len: DFF<Bits<32>>,
-    o_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    /// The hinted request's QP (word 5, read by the hint): the next job's `o_conn`.
+    h_conn: DFF<Bits<CONN_BITS>>,
     /// QP FIFO: the QP of each response taken and not yet done.
     qps: [DFF<Bits<CONN_BITS>>; RR_INFLIGHT],
     q_wr: DFF<Bits<PTR_BITS>>,
@@ -225,9 +234,9 @@ pub struct ReadResponder {
     full: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     op_rresp: Constant<Bits<4>>,
-    /// DdpTx took the job in the output register: its `o_len` / `o_addr` are free.
+    /// DdpTx took the job in the output register: its `o_len` is free.
     tk: DFF<Bit>,
-    /// Hint: 0 none, 1..=3 reading the next request's words 3 and 4, 4 up.
+    /// Hint: 0 none, 1..=3 reading the next request's words 4 and 5, 4 up.
     h_st: DFF<Bits<3>>,
     /// `rr_nxt_valid`, a register: `h_st` = 4 and a size below 64 KiB (`o_small`), as they
     /// are in the next cycle (the TxArbiter's hint choice starts at flip-flops).
@@ -235,7 +244,6 @@ pub struct ReadResponder {
     /// `o_len` is below 64 KiB, loaded with it (`rd_small`: the queue RAM's word).
     o_small: DFF<Bit>,
     rd_small: Signal<Local, Bit>,
-    h_busy: Signal<Local, Bit>,
 }
 
 impl Default for ReadResponder {
@@ -261,6 +269,7 @@ impl Default for ReadResponder {
             rr_msg_done: Default::default(),
             rr_msg_take: Default::default(),
             rr_msg_first: Default::default(),
+            rr_msg_pick: Default::default(),
             rr_nxt_valid: Default::default(),
             rr_nxt_len: Default::default(),
             tk: Default::default(),
@@ -268,7 +277,6 @@ impl Default for ReadResponder {
             nv: Default::default(),
             o_small: Default::default(),
             rd_small: Default::default(),
-            h_busy: Default::default(),
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
             idle: Default::default(),
@@ -289,7 +297,7 @@ impl Default for ReadResponder {
             o_conn: Default::default(),
             f1: Default::default(),
             o_len: Default::default(),
-            o_addr: Default::default(),
+            h_conn: Default::default(),
             qps: Default::default(),
             q_wr: Default::default(),
             q_rd: Default::default(),
@@ -306,7 +314,7 @@ impl Logic for ReadResponder {
     fn update(&mut self) {
         dff_setup!(
             self, clock, wr_ptr, wword, w_qp, qcnt, rd_ptr, rword, fetch, lat, lword, o_v, o_conn,
-            f1, o_len, o_addr, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
+            f1, o_len, h_conn, q_wr, q_rd, q_cnt, tk, h_st, nv, o_small
         );
         self.mem.clock.next = self.clock.val();
         self.rd_small.next = self.mem.read_data.val().get_bits::<16>(16) == 0;
@@ -341,41 +349,37 @@ impl Logic for ReadResponder {
             self.w_qp.d.next = self.irq_qp.val();
         }
         // The head request out of the queue into the output register, one word a cycle.
-        self.h_busy.next = (self.h_st.q.val() != 0) && (self.h_st.q.val() != 4);
         self.go.next = self.fetch.q.val()
             || (!self.o_v.q.val()
                 && !self.lat.q.val()
-                && !self.h_busy.val()
+                && (self.h_st.q.val() == 0)
                 && (self.qcnt.q.val() != 0));
-        // Read step `rword` 0..=3 reads word 3, 0, 4, 5 (sink TO low, source address, size,
-        // QP): step 0, where the port rests, is the sink TO's low half (`rr_msg_to[31:0]`,
-        // straight from the RAM's read register). Word bits: 2 = step bit 1, 1 = step 0,
-        // 0 = steps 0 and 3.
-        self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3)
-            | (bit_cast::<MEM_BITS, 1>(self.rword.q.val().get_bit(1).into()) << 2)
-            | (bit_cast::<MEM_BITS, 1>((self.rword.q.val() == 0).into()) << 1)
-            | bit_cast::<MEM_BITS, 1>(
-                ((self.rword.q.val() == 0) || (self.rword.q.val() == 3)).into(),
-            );
+        // The port rests on word 0 of the head entry, the source address (`rr_msg_addr`,
+        // straight from the RAM's read register); read steps `rword` 0, 1 read words 4, 5
+        // (size, QP).
+        self.mem.read_addr.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
+        if self.go.val() {
+            self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
+                << 3)
+                | 4
+                | bit_cast::<MEM_BITS, STEP_BITS>(self.rword.q.val());
+        }
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
         if self.go.val() {
-            if self.rword.q.val() == 3 {
+            if self.rword.q.val() == 1 {
                 self.rword.d.next = 0.into();
                 self.fetch.d.next = false;
             } else {
-                self.rword.d.next = self.rword.q.val() + 1;
+                self.rword.d.next = 1.into();
                 self.fetch.d.next = true;
             }
         }
         if self.lat.q.val() {
-            // (Step 0's word, the sink TO's low half, is not kept: see `rr_msg_to`.)
-            if self.lword.q.val() == 1 {
-                self.o_addr.d.next = self.mem.read_data.val();
-            } else if self.lword.q.val() == 2 {
+            if self.lword.q.val() == 0 {
                 self.o_len.d.next = self.mem.read_data.val();
                 self.o_small.d.next = self.rd_small.val();
-            } else if self.lword.q.val() == 3 {
+            } else {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
                 self.o_v.d.next = true;
             }
@@ -390,10 +394,14 @@ impl Logic for ReadResponder {
         self.rr_msg_stag.next = self.mem.read_data.val();
         self.rr_msg_to.next = (bit_cast::<64, 32>(self.mem.read_data.val()) << 32)
             | bit_cast::<64, 32>(self.mem.read_data.val());
-        // Taken up at T (the port rested on word 3, the TO's low half): word 1 (STag) for
-        // T+1, word 2 (TO high) for T+2. `rr_msg_take` comes at T+1 at the soonest, the hint's
-        // reads from T+2 on.
+        // Picked at T-1 (the port rested on word 0, the address the arbiter copies): word 3
+        // (TO low) for T; taken up at T: word 1 (STag) for T+1, word 2 (TO high) for T+2.
+        // `rr_msg_take` comes at T+1 at the soonest, the hint's reads from T+2 on.
         self.f1.d.next = self.rr_msg_first.val();
+        if self.rr_msg_pick.val() {
+            self.mem.read_addr.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 3;
+        }
         if self.rr_msg_first.val() {
             self.mem.read_addr.next =
                 (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 1;
@@ -405,11 +413,23 @@ impl Logic for ReadResponder {
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
-        self.rr_msg_addr.next = self.o_addr.q.val();
+        self.rr_msg_addr.next = self.mem.read_data.val();
         self.rr_msg_len.next = self.o_len.q.val();
         self.take.next = self.rr_msg_valid.val() && self.rr_msg_ready.val();
         if self.take.val() {
             self.o_v.d.next = false;
+            // The next request's size and QP were read by the hint (its address is on the
+            // port): it is offered in the next cycle, without the load steps.
+            if self.tk.q.val() && (self.h_st.q.val() == 4) {
+                self.o_v.d.next = true;
+                self.o_conn.d.next = self.h_conn.q.val();
+            }
+        }
+        // (The same when the hint's reads end after the handshake: the port stays on the
+        // address while the hint is up, no load steps.)
+        if !self.o_v.q.val() && (self.h_st.q.val() == 4) {
+            self.o_v.d.next = true;
+            self.o_conn.d.next = self.h_conn.q.val();
         }
         self.commit.next = self.wword.q.val() == 5;
         if self.commit.val() && !self.take.val() {
@@ -443,8 +463,9 @@ impl Logic for ReadResponder {
         self.idle.next =
             (self.q_cnt.q.val() == 0) && (self.qcnt.q.val() == 0) && (self.wword.q.val() == 0);
 
-        // ---- Read-ahead hint: the next queued request's size and address (words 3, 4 of
-        // the entry at `rd_ptr`) into `o_len` / `o_addr` once the job shown was taken.
+        // ---- Read-ahead hint: the next queued request's size and QP (words 4, 5 of the entry
+        // at `rd_ptr`) into `o_len` / `h_conn` once the job shown was taken; its address is on
+        // the port (word 0) from then on.
         if self.rr_msg_take.val() {
             self.tk.d.next = true;
             // The head entry is read no more (its sink TO's low half was read at the offer):
@@ -467,13 +488,14 @@ impl Logic for ReadResponder {
             self.h_st.d.next = 2.into();
         }
         if self.h_st.q.val() == 2 {
-            self.mem.read_addr.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
+            self.mem.read_addr.next =
+                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 5;
             self.o_len.d.next = self.mem.read_data.val();
             self.o_small.d.next = self.rd_small.val();
             self.h_st.d.next = 3.into();
         }
         if self.h_st.q.val() == 3 {
-            self.o_addr.d.next = self.mem.read_data.val();
+            self.h_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
             self.h_st.d.next = 4.into();
         }
         if self.rr_msg_take.val() {
@@ -487,7 +509,8 @@ impl Logic for ReadResponder {
 }
 
 crate::sim_ports!(impl[] ReadResponder {
-    inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take, rr_msg_first;
+    inputs: irq_valid, irq_qp, irq_word, rr_msg_ready, rr_msg_done, rr_msg_take, rr_msg_first,
+        rr_msg_pick;
     outputs: irq_ready, rr_msg_valid, rr_msg_conn, rr_msg_opcode, rr_msg_stag, rr_msg_to,
         rr_msg_inv_stag, rr_msg_src_to, rr_msg_msn, rr_msg_addr, rr_msg_len, irq_done,
         irq_done_qp, idle, rr_nxt_valid, rr_nxt_len;

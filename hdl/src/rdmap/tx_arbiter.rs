@@ -120,6 +120,9 @@ pub struct TxArbiter {
     /// first cycle it is shown: the ReadResponder reads its STag and TO high half from its
     /// queue RAM in the next two cycles).
     pub rr_msg_first: Signal<Out, Bit>,
+    /// The ReadResponder's job is chosen: shown from the next cycle on (its `rr_msg_addr` is
+    /// copied now).
+    pub rr_msg_pick: Signal<Out, Bit>,
     // A source's hint address is its `*_msg_addr` (both sources hint from the register that
     // drives it): no `*_nxt_addr` port.
     pub se_nxt_valid: Signal<In, Bit>,
@@ -187,6 +190,13 @@ pub struct TxArbiter {
     h_valid: DFF<Bit>,
     h_addr: DFF<Bits<DMA_ADDR_BITS>>,
     h_len: DFF<Bits<16>>,
+    /// `msg_addr`: the chosen source's address, copied in the cycle before its job is shown
+    /// (`pick_d`, while no job is held) and kept until the next choice.
+    m_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    /// The ReadResponder's hint is forwarded and its job is shown, not taken yet: its
+    /// `rr_msg_addr` is its queue RAM's read port, which reads the job's other words
+    /// meanwhile; the forwarded hint is held (only a fall passes).
+    frz: Signal<Local, Bit>,
 }
 
 impl Logic for TxArbiter {
@@ -194,7 +204,7 @@ impl Logic for TxArbiter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, held, pick_q, mv_q, last_rr, own_wr, own_rd, own_cnt, nsel_q, took,
-            h_valid, h_addr, h_len
+            h_valid, h_addr, h_len, m_addr
         );
         for i in 0..TXA_INFLIGHT {
             self.own[i].clock.next = self.clock.val();
@@ -284,6 +294,20 @@ impl Logic for TxArbiter {
             self.mv_q.d.next = self.se_vn.val() && !self.cnt_d.val().get_bit(2);
         }
         self.idle.next = (self.own_cnt.q.val() == 0) && !self.held.q.val();
+        // The address of the job shown next, read in the cycle it is chosen (the ReadResponder
+        // shows its address on `rr_msg_addr` then, from its queue RAM's read port, and reads
+        // the TO's low half for the first cycle shown: `rr_msg_pick`).
+        if !(self.msg_valid.val() && !self.msg_ready.val()) {
+            if self.pick_d.val() {
+                self.m_addr.d.next = self.rr_msg_addr.val();
+            } else {
+                self.m_addr.d.next = self.se_msg_addr.val();
+            }
+        }
+        self.rr_msg_pick.next = !(self.msg_valid.val() && !self.msg_ready.val())
+            && self.pick_d.val()
+            && self.mv_q.d.val();
+        self.msg_addr.next = self.m_addr.q.val();
 
         // Take strobe and the read-ahead hint of the source expected next.
         self.se_msg_take.next = self.msg_take.val() && !self.pick_rr.val();
@@ -323,6 +347,13 @@ impl Logic for TxArbiter {
             self.h_len.d.next = self.se_nxt_len.val();
             self.h_addr.d.next = self.se_msg_addr.val();
         }
+        self.frz.next =
+            self.nsel.val() && self.pick_rr.val() && self.msg_valid.val() && !self.took.q.val();
+        if self.frz.val() {
+            self.h_valid.d.next = self.h_valid.q.val() && self.rr_nxt_valid.val();
+            self.h_len.d.next = self.h_len.q.val();
+            self.h_addr.d.next = self.h_addr.q.val();
+        }
         if self.nsel.val() != self.nsel_q.q.val() {
             self.h_valid.d.next = false;
         }
@@ -330,11 +361,6 @@ impl Logic for TxArbiter {
         self.nxt_len.next = self.h_len.q.val();
         self.nxt_addr.next = self.h_addr.q.val();
         self.nxt_shown.next = self.nsel_q.q.val() == self.pick_rr.val();
-        if self.pick_rr.val() {
-            self.msg_addr.next = self.rr_msg_addr.val();
-        } else {
-            self.msg_addr.next = self.se_msg_addr.val();
-        }
     }
 }
 
@@ -345,5 +371,5 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, rr_msg_first, nxt_valid, nxt_addr, nxt_len, nxt_shown;
+        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, nxt_valid, nxt_addr, nxt_len, nxt_shown;
 });

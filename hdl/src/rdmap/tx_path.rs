@@ -251,6 +251,7 @@ impl Logic for TxPath {
         self.arb.rr_msg_stag.next = self.rr.rr_msg_stag.val();
         self.arb.rr_msg_to.next = self.rr.rr_msg_to.val();
         self.rr.rr_msg_first.next = self.arb.rr_msg_first.val();
+        self.rr.rr_msg_pick.next = self.arb.rr_msg_pick.val();
         self.arb.rr_msg_addr.next = self.rr.rr_msg_addr.val();
         self.arb.rr_msg_len.next = self.rr.rr_msg_len.val();
         self.rr.rr_msg_ready.next = self.arb.rr_msg_ready.val();
