@@ -28,6 +28,12 @@
 //!   one's handshake, when DdpTx is back in Idle, so DdpTx takes it up in that cycle: the
 //!   ReadResponder reads the STag and the TO's high half from its queue RAM in the next two
 //!   cycles, when DdpTx copies them (`docs/core.md` "The message job").
+//! - **`msg_addr` is a register** (`m_addr`): the chosen source's `*_msg_addr`, copied in the
+//!   cycle the job is chosen (the cycle before it is shown, while no job is held) and held
+//!   while it is shown. `rr_msg_pick` strobes then when the ReadResponder is chosen: its
+//!   address is its queue RAM's read register in that cycle, and its port reads the TO's low
+//!   half for the first cycle shown (the ReadResponder keeps no address register: 32 lone
+//!   flip-flops less, and the arbiter's address multiplexer packs with `m_addr`).
 //! - **Take strobe.** DdpTx's `msg_take` (a register: it read `msg_addr` / `msg_len` for the
 //!   last time in the cycle before) goes to the source shown, as `se_msg_take` / `rr_msg_take`.
 //! - **Read-ahead hint** (`docs/core.md` "DdpTx", "Read-ahead"): `nsel` is the source expected
@@ -42,15 +48,18 @@
 //!   (its `nxt_valid` / `nxt_len`, and its `*_msg_addr`: a source hints from the register
 //!   that drives it), or 0 in the cycle `nsel` changes: it never goes from one source's hint
 //!   to the other's without falling, and DdpTx sees a source's hint, and its fall, a cycle
-//!   late. `nxt_shown` (`nsel_q` = the source shown) restricts DdpTx's compare at a take to the
+//!   late. While a ReadResponder job is shown and not taken with the ReadResponder's hint
+//!   forwarded (`frz`), the forwarded hint is held and only a fall passes: its `rr_msg_addr`
+//!   is then the RAM port reading the job's other words (its hint is the shown job's and
+//!   stays up until the take). `nxt_shown` (`nsel_q` = the source shown) restricts DdpTx's compare at a take to the
 //!   hint of the shown message's own source: a message of the other source with the same
 //!   region is read again (a flush, never data read for another source's hint). `nxt_len` is
 //!   16 bits (the sources hint no message of 64 KiB or more).
 //!
 //! # Timing
 //!
-//! Every output DdpTx decodes starts at flip-flops: the field multiplexer's select is
-//! `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source waits and is not being
+//! Every output DdpTx decodes starts at flip-flops: `msg_addr` is one, the field
+//! multiplexer's select is `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source waits and is not being
 //! taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
 //! so it still waits when shown), the hint is registered. A source's next job after its
 //! handshake is shown a cycle later than before (one cycle per message). (Before, the choice
