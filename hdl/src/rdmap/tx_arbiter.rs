@@ -306,14 +306,14 @@ impl Logic for TxArbiter {
         // The address of the job shown next, read in the cycle it is chosen (the ReadResponder
         // shows its address on `rr_msg_addr` then, from its queue RAM's read port, and reads
         // the TO's low half for the first cycle shown: `rr_msg_pick`).
-        if !(self.msg_valid.val() && !self.msg_ready.val()) {
+        if !self.msg_valid.val() || self.msg_ready.val() {
             if self.pick_d.val() {
                 self.m_addr.d.next = self.rr_msg_addr.val();
             } else {
                 self.m_addr.d.next = self.se_msg_addr.val();
             }
         }
-        self.rr_msg_pick.next = !(self.msg_valid.val() && !self.msg_ready.val())
+        self.rr_msg_pick.next = (!self.msg_valid.val() || self.msg_ready.val())
             && self.pick_d.val()
             && self.mv_q.d.val();
         self.msg_addr.next = self.m_addr.q.val();
