@@ -87,9 +87,10 @@
 //!   free); the next job 4 cycles after the previous one was taken, or in the cycle after its
 //!   handshake when it was hinted. A Read Response is at least one segment on the link, so
 //!   this never limits the link.
-//! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 183
-//!   logic cells (90 LUT4, 109 flip-flops, 14 carries), 2 block RAMs, 151.3 MHz
-//!   (247 cells, 91 / 172, 142.3 MHz with the STag and TO high half in the output register;
+//! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 149
+//!   logic cells (93 LUT4, 73 flip-flops, 13 carries), 2 block RAMs, 155.7 MHz (180 cells,
+//!   89 / 107, 144.4 MHz with the source address in the output register and 4 load steps;
+//!   183 cells, 90 / 109, 151.3 MHz with 6 load steps; 247 cells, 91 / 172, 142.3 MHz with the STag and TO high half in the output register;
 //!   280 cells, 95 / 204, 149.0 MHz with the whole TO there); earlier 295
 //!   logic cells (104 LUT4, 208 flip-flops, 17 carries), 2 block RAMs, 136.8 MHz; 452 cells
 //!   (233 LUT4) when the request came 162 bits wide and a 6-to-1 multiplexer of 32-bit inputs
