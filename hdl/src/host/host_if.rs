@@ -1010,7 +1010,7 @@ impl Logic for HostIf {
         self.a_coff.next = self.mmio_addr.val().get_bits::<5>(0);
         // The strobes' fields: the write's data and QP, whatever the access (see `wd_q`).
         self.wd_q.d.next = self.mmio_wdata.val().get_bits::<20>(0);
-        self.wqp_q.d.next = self.mmio_addr.val().get_bits::<CONN_BITS>(6);
+        self.wqp_q.d.next = self.a_q.val();
         // Registers in the RAM (every one only MMIO writes), with their implemented bits: a flat
         // decode (it drives the RAM's write enable, a path from the MMIO port): the constant
         // words 0x00 .. 0x1C but STATUS (0x0C: ID, VERSION, CAPS, FEATURES; the others read

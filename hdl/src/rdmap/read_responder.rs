@@ -90,8 +90,8 @@
 //! - Standalone on the HX8K (`rnic synth --board alchitry-cu --block read_responder`): 149
 //!   logic cells (93 LUT4, 73 flip-flops, 13 carries), 2 block RAMs, 155.7 MHz (180 cells,
 //!   89 / 107, 144.4 MHz with the source address in the output register and 4 load steps;
-//!   183 cells, 90 / 109, 151.3 MHz with 6 load steps; 247 cells, 91 / 172, 142.3 MHz with the STag and TO high half in the output register;
-//!   280 cells, 95 / 204, 149.0 MHz with the whole TO there); earlier 295
+//!   183 cells, 90 / 109, 151.3 MHz with 6 load steps; 247 cells, 91 / 172, 142.3 MHz with
+//!   the STag and TO high half in the output register; 280 cells, 95 / 204, 149.0 MHz with the whole TO there); earlier 295
 //!   logic cells (104 LUT4, 208 flip-flops, 17 carries), 2 block RAMs, 136.8 MHz; 452 cells
 //!   (233 LUT4) when the request came 162 bits wide and a 6-to-1 multiplexer of 32-bit inputs
 //!   chose the word to write.
@@ -245,6 +245,8 @@ pub struct ReadResponder {
     /// `o_len` is below 64 KiB, loaded with it (`rd_small`: the queue RAM's word).
     o_small: DFF<Bit>,
     rd_small: Signal<Local, Bit>,
+    /// The RAM address of the head entry's word 0 (`rd_ptr`'s entry; its words are `head | w`).
+    head: Signal<Local, Bits<MEM_BITS>>,
 }
 
 impl Default for ReadResponder {
@@ -278,6 +280,7 @@ impl Default for ReadResponder {
             nv: Default::default(),
             o_small: Default::default(),
             rd_small: Default::default(),
+            head: Default::default(),
             irq_done: Default::default(),
             irq_done_qp: Default::default(),
             idle: Default::default(),
@@ -358,12 +361,11 @@ impl Logic for ReadResponder {
         // The port rests on word 0 of the head entry, the source address (`rr_msg_addr`,
         // straight from the RAM's read register); read steps `rword` 0, 1 read words 4, 5
         // (size, QP).
-        self.mem.read_addr.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
+        self.head.next = bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3;
+        self.mem.read_addr.next = self.head.val();
         if self.go.val() {
-            self.mem.read_addr.next = (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val())
-                << 3)
-                | 4
-                | bit_cast::<MEM_BITS, STEP_BITS>(self.rword.q.val());
+            self.mem.read_addr.next =
+                self.head.val() | 4 | bit_cast::<MEM_BITS, STEP_BITS>(self.rword.q.val());
         }
         self.lat.d.next = self.go.val();
         self.lword.d.next = self.rword.q.val();
@@ -400,16 +402,13 @@ impl Logic for ReadResponder {
         // `rr_msg_take` comes at T+1 at the soonest, the hint's reads from T+2 on.
         self.f1.d.next = self.rr_msg_first.val();
         if self.rr_msg_pick.val() {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 3;
+            self.mem.read_addr.next = self.head.val() | 3;
         }
         if self.rr_msg_first.val() {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 1;
+            self.mem.read_addr.next = self.head.val() | 1;
         }
         if self.f1.q.val() {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 2;
+            self.mem.read_addr.next = self.head.val() | 2;
         }
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
@@ -484,13 +483,11 @@ impl Logic for ReadResponder {
             self.h_st.d.next = 1.into();
         }
         if self.h_st.q.val() == 1 {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 4;
+            self.mem.read_addr.next = self.head.val() | 4;
             self.h_st.d.next = 2.into();
         }
         if self.h_st.q.val() == 2 {
-            self.mem.read_addr.next =
-                (bit_cast::<MEM_BITS, IRQ_ADDR_BITS>(self.rd_ptr.q.val()) << 3) | 5;
+            self.mem.read_addr.next = self.head.val() | 5;
             self.o_len.d.next = self.mem.read_data.val();
             self.o_small.d.next = self.rd_small.val();
             self.h_st.d.next = 3.into();

@@ -51,16 +51,16 @@
 //!   late. While a ReadResponder job is shown and not taken with the ReadResponder's hint
 //!   forwarded (`frz`), the forwarded hint is held and only a fall passes: its `rr_msg_addr`
 //!   is then the RAM port reading the job's other words (its hint is the shown job's and
-//!   stays up until the take). `nxt_shown` (`nsel_q` = the source shown) restricts DdpTx's compare at a take to the
-//!   hint of the shown message's own source: a message of the other source with the same
-//!   region is read again (a flush, never data read for another source's hint). `nxt_len` is
+//!   stays up until the take). `nxt_shown` (`nsel_q` = the source shown) restricts DdpTx's
+//!   compare at a take to the hint of the shown message's own source: a message of the other
+//!   source with the same region is read again (a flush, never data read for another source's hint). `nxt_len` is
 //!   16 bits (the sources hint no message of 64 KiB or more).
 //!
 //! # Timing
 //!
 //! Every output DdpTx decodes starts at flip-flops: `msg_addr` is one, the field
-//! multiplexer's select is `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source waits and is not being
-//! taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
+//! multiplexer's select is `pick_q`, `msg_valid` is a register (`mv_q`: the chosen source
+//! waits and is not being taken, and the owner FIFO has room next cycle; a source holds its job until its handshake,
 //! so it still waits when shown), the hint is registered. A source's next job after its
 //! handshake is shown a cycle later than before (one cycle per message). (Before, the choice
 //! and the hint select were decoded from the sources' `valid`s and opcode in the same cycle,
@@ -380,5 +380,6 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, nxt_valid, nxt_addr, nxt_len, nxt_shown;
+        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, nxt_valid, nxt_addr, nxt_len,
+        nxt_shown;
 });
