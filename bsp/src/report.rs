@@ -242,11 +242,11 @@ fn strip_info(line: &str) -> &str {
 ///
 /// Logic cells: `logic_cells_used` is nextpnr's count for the whole placed design, which
 /// includes the synthesis harness (see [`crate::harness`]). `harness_logic_cells` is what the
-/// harness occupies: its flip-flop count from yosys (each harness LUT drives a harness
-/// flip-flop, so one cell per flip-flop), or the planned count when yosys's statistics are
+/// harness occupies: its flip-flops plus its LUTs from yosys (no harness LUT drives a harness
+/// flip-flop: the fold's XORs drive pins), or the planned count when yosys's statistics are
 /// unavailable. `dut_logic_cells` = `logic_cells_used − harness_logic_cells` is the block's
 /// own figure; it is low by the number of harness output registers nextpnr packed into the
-/// block's LUT cells, if any (at most one per output bit). `dut_cells` is the block's exact
+/// block's LUT cells, if any (at most one per combinational output bit). `dut_cells` is the block's exact
 /// yosys cell count (before packing). Fmax is that of the board clock; every path it covers
 /// starts and ends at a flip-flop, at the block's boundary at the latest.
 #[derive(Clone, Debug, Serialize)]
@@ -297,7 +297,7 @@ impl SynthReport {
             yosys_stat.and_then(|s| s.iter().find(|(n, _)| n == name).map(|(_, c)| *c))
         };
         let harness_logic_cells = match module(HARNESS_TOP) {
-            Some(c) => c.flip_flops.max(c.luts),
+            Some(c) => c.flip_flops + c.luts,
             None => u32::try_from(harness.logic_cells()).unwrap_or(u32::MAX),
         };
         Ok(SynthReport {
@@ -330,6 +330,27 @@ impl SynthReport {
     }
 }
 
+/// `name[lo:hi]` runs of port bits, e.g. `a[0], b[7:4]`.
+fn bit_ranges(bits: &[(String, usize)]) -> String {
+    let mut runs: Vec<(String, usize, usize)> = Vec::new();
+    for (name, b) in bits {
+        match runs.last_mut() {
+            Some((n, _, hi)) if n == name && *hi + 1 == *b => *hi = *b,
+            _ => runs.push((name.clone(), *b, *b)),
+        }
+    }
+    runs.iter()
+        .map(|(n, lo, hi)| {
+            if lo == hi {
+                format!("{n}[{lo}]")
+            } else {
+                format!("{n}[{hi}:{lo}]")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn pct(used: u32, total: u32) -> String {
     format!("{:5.1}%", Utilisation { used, total }.percent())
 }
@@ -354,7 +375,7 @@ impl fmt::Display for SynthReport {
         )?;
         row(
             f,
-            "  harness (clk/sin/sout wrapper)",
+            "  harness (pins wrapper)",
             &self.harness_logic_cells.to_string(),
             "",
         )?;
@@ -380,7 +401,7 @@ impl fmt::Display for SynthReport {
         )?;
         row(
             f,
-            "I/O pins (harness: clk sin sout)",
+            "I/O pins (harness)",
             &format!("{} / {}", self.io_used, self.io_total),
             "",
         )?;
@@ -406,19 +427,28 @@ impl fmt::Display for SynthReport {
         writeln!(f, "{rule}")?;
         writeln!(
             f,
-            "Harness: {}-bit input shift register, {} output registers, {} XOR-fold registers \
-             ({} block input bits, {} block output bits{}).",
-            h.shift_register_bits,
-            h.output_register_bits,
-            h.fold_registers,
+            "Harness: {} block input bits ({} from pins, {} from the shift register), {} block \
+             output bits ({} combinational, registered) XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
+            h.input_pins,
+            h.input_bits - h.input_pins,
             h.output_bits,
+            h.output_register_bits,
+            h.fold_luts,
+            h.output_pins,
             if h.has_clock {
                 "; `clock` on the board clock"
             } else {
                 "; no `clock` input"
             }
         )?;
+        if !h.registered_outputs.is_empty() {
+            writeln!(
+                f,
+                "Combinational block outputs (registered by the harness): {}.",
+                bit_ranges(&h.registered_outputs)
+            )?;
+        }
         if !self.yosys_warnings.is_empty() {
             writeln!(f, "yosys warnings ({}):", self.yosys_warnings.len())?;
             for w in self.yosys_warnings.iter().take(10) {
@@ -552,22 +582,26 @@ Info: Program finished normally.
             "module top(clock, a, y); input clock; input [7:0] a; output reg [7:0] y; endmodule",
         )
         .unwrap();
-        // Without yosys statistics: the planned harness, 8 shift + 9 output + 3 + 1 fold
-        // registers.
+        // Without yosys statistics: the planned (conservative) harness, 8 shift + 8 output
+        // registers + 3 fold LUTs (9 bits into `sout`).
         let r = SynthReport::new(Board::AlchitryCu, &f, harness.clone(), None, "clk").unwrap();
-        assert_eq!(r.harness_logic_cells, 21);
-        assert_eq!(r.dut_logic_cells, 19);
+        assert_eq!(r.harness_logic_cells, 19);
+        assert_eq!(r.dut_logic_cells, 21);
         assert_eq!(r.dut_cells, None);
-        // With them: the harness module's flip-flops.
+        // With them: the harness module's flip-flops and LUTs.
         let stat = parse_yosys_stat(STAT).unwrap();
         let r = SynthReport::new(Board::AlchitryCu, &f, harness, Some(&stat), "clk").unwrap();
         assert!(!r.timing_met);
-        assert_eq!(r.harness_logic_cells, 30);
-        assert_eq!(r.dut_logic_cells, 10);
+        assert_eq!(r.harness_logic_cells, 34);
+        assert_eq!(r.dut_logic_cells, 6);
         assert_eq!(r.dut_cells.unwrap().luts, 9);
         let table = r.to_string();
         assert!(table.contains("40 / 7680"), "{table}");
         assert!(table.contains("87.50 MHz"), "{table}");
+        assert!(
+            table.contains("Combinational block outputs (registered by the harness): y[7:0]."),
+            "{table}"
+        );
         assert!(table.contains("FAILED"), "{table}");
         let json: Value = serde_json::from_str(&r.to_json()).unwrap();
         assert_eq!(json["board"], "alchitry-cu");
