@@ -9,7 +9,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::board::Board;
 use crate::harness::{
-    analyse_dut, analysis_script, harness_pcf, plan_harness_with, render_harness, HARNESS_TOP,
+    analyse_dut, analysis_script, harness_pcf, packed_output_registers, plan_harness_with,
+    render_harness, HARNESS_TOP,
 };
 use crate::report::{parse_nextpnr_log, parse_nextpnr_report, parse_yosys_stat, SynthReport};
 
@@ -197,7 +198,14 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
     let stat = fs::read_to_string(work_dir.join("stat.json"))
         .ok()
         .and_then(|s| parse_yosys_stat(&s).ok());
+    let packed = fs::read_to_string(work_dir.join("out.json"))
+        .ok()
+        .and_then(|s| packed_output_registers(&harness, &s).ok())
+        .unwrap_or(0);
     let mut report = SynthReport::new(board, &figures, harness, stat.as_deref(), "clk")?;
+    if stat.is_some() {
+        report.credit_packed_registers(packed);
+    }
     report.figures_source = source.to_string();
     report.yosys_warnings = yosys_warnings(&fs::read_to_string(&yosys_log)?);
     report.work_dir = work_dir.to_path_buf();

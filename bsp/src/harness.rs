@@ -148,6 +148,58 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
     Ok(a)
 }
 
+/// How many of the harness's output registers nextpnr packs into the logic cell of the DUT
+/// LUT that drives them: those whose output bit, in yosys's final netlist `netlist_json`
+/// (module `top` kept apart), is driven by an `SB_LUT4` that drives nothing else (nextpnr packs
+/// a flip-flop with its LUT when the flip-flop is the LUT's only load). These registers occupy
+/// no logic cell of their own.
+pub fn packed_output_registers(h: &Harness, netlist_json: &str) -> Result<usize> {
+    let v: Value = serde_json::from_str(netlist_json).context("yosys JSON netlist")?;
+    let top = &v["modules"]["top"];
+    let ports = top["ports"]
+        .as_object()
+        .context("no module `top` with ports in the netlist")?;
+    let mut lut_driven = BTreeSet::new();
+    let mut loads: BTreeMap<u64, usize> = BTreeMap::new();
+    for cell in top["cells"]
+        .as_object()
+        .into_iter()
+        .flat_map(|c| c.values())
+    {
+        let lut = cell["type"] == "SB_LUT4";
+        for (port, conn) in cell["connections"].as_object().into_iter().flatten() {
+            let output = cell["port_directions"][port] == "output";
+            for b in conn
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+            {
+                if output && lut {
+                    lut_driven.insert(b);
+                } else if !output {
+                    *loads.entry(b).or_default() += 1;
+                }
+            }
+        }
+    }
+    for p in ports.values().filter(|p| p["direction"] == "output") {
+        for b in p["bits"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_u64)
+        {
+            *loads.entry(b).or_default() += 1;
+        }
+    }
+    Ok(h.registered_outputs
+        .iter()
+        .filter_map(|(name, bit)| ports.get(name)?["bits"].get(*bit)?.as_u64())
+        .filter(|b| lut_driven.contains(b) && loads.get(b) == Some(&1))
+        .count())
+}
+
 /// Where one DUT input bit comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum InputSource {
@@ -654,6 +706,34 @@ endmodule
         assert_eq!(a.direct_inputs, bits(&[("a", 0)]));
         assert_eq!(a.combinational_outputs, bits(&[("z", 0)]));
         assert!(analyse_dut("{}").is_err());
+    }
+
+    #[test]
+    fn counts_output_registers_packed_with_their_lut() {
+        let mut a = DutAnalysis::default();
+        for b in 0..4 {
+            a.combinational_outputs.insert(("q".into(), b));
+        }
+        let h = plan_harness_with(DUT, &a, 2).unwrap();
+        // q[0]: LUT only to the port (packed); q[1]: LUT also inside (not); q[2]: flip-flop
+        // (not); q[3]: the same net as q[0] on two port bits (not).
+        let json = r#"{"modules": {"top": {
+            "ports": {
+                "q": {"direction": "output", "bits": [10, 11, 12, 10, 13, 14, 15, 16]},
+                "wide": {"direction": "output", "bits": []}
+            },
+            "cells": {
+                "l0": {"type": "SB_LUT4", "port_directions": {"I0": "input", "O": "output"},
+                       "connections": {"I0": [20], "O": [10]}},
+                "l1": {"type": "SB_LUT4", "port_directions": {"I0": "input", "O": "output"},
+                       "connections": {"I0": [11], "O": [11]}},
+                "f": {"type": "SB_DFF", "port_directions": {"D": "input", "Q": "output"},
+                      "connections": {"D": [20], "Q": [12]}}
+            }
+        }}}"#;
+        assert_eq!(packed_output_registers(&h, json).unwrap(), 0);
+        let json = json.replace("[10, 11, 12, 10,", "[10, 11, 12, 17,");
+        assert_eq!(packed_output_registers(&h, &json).unwrap(), 1);
     }
 
     #[test]

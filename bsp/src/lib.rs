@@ -26,8 +26,9 @@ pub use flow::{
     LINT_SUPPRESSED,
 };
 pub use harness::{
-    analyse_dut, analysis_script, harness_pcf, harness_verilog, plan_harness, plan_harness_with,
-    render_harness, DutAnalysis, Harness, InputSource, HARNESS_TOP,
+    analyse_dut, analysis_script, harness_pcf, harness_verilog, packed_output_registers,
+    plan_harness, plan_harness_with, render_harness, DutAnalysis, Harness, InputSource,
+    HARNESS_TOP,
 };
 pub use ports::{parse_module_ports, parse_ports, verilog_identifier, Direction, Port};
 pub use report::{

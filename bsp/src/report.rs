@@ -244,9 +244,9 @@ fn strip_info(line: &str) -> &str {
 /// includes the synthesis harness (see [`crate::harness`]). `harness_logic_cells` is what the
 /// harness occupies: its flip-flops plus its LUTs from yosys (no harness LUT drives a harness
 /// flip-flop: the fold's XORs drive pins), or the planned count when yosys's statistics are
-/// unavailable. `dut_logic_cells` = `logic_cells_used − harness_logic_cells` is the block's
-/// own figure; it is low by the number of harness output registers nextpnr packed into the
-/// block's LUT cells, if any (at most one per combinational output bit). `dut_cells` is the block's exact
+/// unavailable, less the harness output registers nextpnr packs into the cells of the block's
+/// LUTs ([`SynthReport::credit_packed_registers`]). `dut_logic_cells` =
+/// `logic_cells_used − harness_logic_cells` is the block's own figure. `dut_cells` is the block's exact
 /// yosys cell count (before packing). Fmax is that of the board clock; every path it covers
 /// starts and ends at a flip-flop, at the block's boundary at the latest.
 #[derive(Clone, Debug, Serialize)]
@@ -269,6 +269,9 @@ pub struct SynthReport {
     pub clock_net: String,
     pub harness: Harness,
     pub harness_logic_cells: u32,
+    /// Harness output registers packed into the cells of the block's LUTs (not counted in
+    /// `harness_logic_cells`).
+    pub harness_packed_registers: u32,
     pub dut_logic_cells: u32,
     /// The block's cells from yosys (module `top` and everything inside it).
     pub dut_cells: Option<CellCounts>,
@@ -315,6 +318,7 @@ impl SynthReport {
             clock_net: clock.net.clone(),
             harness,
             harness_logic_cells,
+            harness_packed_registers: 0,
             dut_logic_cells: figures.logic_cells.used.saturating_sub(harness_logic_cells),
             dut_cells: module("top"),
             yosys_warnings: Vec::new(),
@@ -322,6 +326,20 @@ impl SynthReport {
             work_dir: PathBuf::new(),
             bitstream: PathBuf::new(),
         })
+    }
+
+    /// Moves `packed` harness output registers, which nextpnr packed into the logic cells of
+    /// the block's LUTs that drive them ([`crate::harness::packed_output_registers`]), from the
+    /// harness's logic cells to the block's.
+    pub fn credit_packed_registers(&mut self, packed: usize) {
+        let packed = u32::try_from(packed)
+            .unwrap_or(u32::MAX)
+            .min(self.harness_logic_cells);
+        self.harness_logic_cells -= packed;
+        self.harness_packed_registers += packed;
+        self.dut_logic_cells = self
+            .logic_cells_used
+            .saturating_sub(self.harness_logic_cells);
     }
 
     /// The report as pretty-printed JSON.
@@ -445,7 +463,9 @@ impl fmt::Display for SynthReport {
         if !h.registered_outputs.is_empty() {
             writeln!(
                 f,
-                "Combinational block outputs (registered by the harness): {}.",
+                "Combinational block outputs (registered by the harness; {} of these registers \
+                 packed with the block's LUTs): {}.",
+                self.harness_packed_registers,
                 bit_ranges(&h.registered_outputs)
             )?;
         }
@@ -599,7 +619,7 @@ Info: Program finished normally.
         assert!(table.contains("40 / 7680"), "{table}");
         assert!(table.contains("87.50 MHz"), "{table}");
         assert!(
-            table.contains("Combinational block outputs (registered by the harness): y[7:0]."),
+            table.contains("packed with the block's LUTs): y[7:0]."),
             "{table}"
         );
         assert!(table.contains("FAILED"), "{table}");
