@@ -27,7 +27,8 @@
 //! the XOR tree, so nothing of the DUT is optimised away and the harness cost is fixed.
 //!
 //! Harness cost ([`Harness::logic_cells`]): one logic cell per shift-register bit, per output
-//! register and per fold LUT. Pins are given first to direct inputs (a pin saves a
+//! register and per fold LUT, less the output registers that nextpnr packs into the cell of the
+//! DUT LUT that drives them ([`packed_output_registers`]). Pins are given first to direct inputs (a pin saves a
 //! shift-register flip-flop, a logic cell), then to the fold (a pin saves at most a third of a
 //! LUT). Without an analysis ([`plan_harness`]) the harness is conservative: every input bit
 //! from the shift register, every output bit registered.
