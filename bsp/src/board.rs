@@ -79,6 +79,26 @@ impl Board {
             Board::AlchitryCu => include_str!("../../constraints/alchitry-cu.pcf"),
         }
     }
+
+    /// The package's other user I/O pins, besides the clock pin and the harness's `sin` and
+    /// `sout` (which [`Board::pcf`] places): the synthesis harness's further pins (see
+    /// [`crate::harness`]). For the cb132 package of the HX8K, the 95 I/O pins of icestorm's
+    /// pin database (`icebox.pinloc_db["8k-cb132"]`) less P7 (clock), M1 (`sin`) and L1
+    /// (`sout`).
+    pub fn harness_spare_pins(self) -> &'static [&'static str] {
+        match self {
+            Board::AlchitryCu => &[
+                "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A10", "A11", "A12", "B1", "B14", "C1",
+                "C3", "C4", "C5", "C6", "C7", "C9", "C10", "C11", "C12", "C14", "D1", "D3", "D4",
+                "D5", "D6", "D7", "D9", "D10", "D11", "D12", "D14", "E1", "E4", "E11", "E12",
+                "E14", "F3", "F4", "F11", "F12", "F14", "G1", "G3", "G4", "G11", "G12", "G14",
+                "H1", "H3", "H4", "H11", "H12", "J1", "J3", "J11", "J12", "K3", "K4", "K11", "K12",
+                "K14", "L4", "L5", "L6", "L8", "L9", "L12", "L14", "M3", "M4", "M6", "M7", "M9",
+                "M11", "M12", "N1", "N14", "P1", "P2", "P3", "P4", "P5", "P8", "P9", "P10", "P11",
+                "P12", "P13", "P14",
+            ],
+        }
+    }
 }
 
 impl fmt::Display for Board {
@@ -132,6 +152,11 @@ mod tests {
         assert!(pcf.contains("set_io clk P7"));
         assert!(pcf.contains("set_io sin "));
         assert!(pcf.contains("set_io sout "));
+        let spare = Board::AlchitryCu.harness_spare_pins();
+        assert_eq!(spare.len(), 95 - 3);
+        for used in ["P7", "M1", "L1"] {
+            assert!(!spare.contains(&used), "{used}");
+        }
         assert_eq!(Board::AlchitryCu.clock_pin(), "P7");
         assert_eq!(Board::AlchitryCu.clock_mhz(), 100.0);
     }

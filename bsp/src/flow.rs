@@ -8,7 +8,10 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use crate::board::Board;
-use crate::harness::{plan_harness, render_harness, HARNESS_TOP};
+use crate::harness::{
+    analyse_dut, analysis_script, harness_pcf, packed_output_registers, plan_harness_with,
+    render_harness, HARNESS_TOP,
+};
 use crate::report::{parse_nextpnr_log, parse_nextpnr_report, parse_yosys_stat, SynthReport};
 
 /// The external tools the flow needs (all from Debian packages).
@@ -109,7 +112,9 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
 /// Synthesizes `dut_verilog` (rust-hdl output whose top module is `top`, clock input `clock`)
 /// inside the synthesis harness (see [`crate::harness`]) for `board`, in `work_dir`:
 ///
-/// 1. writes `dut.v`, `harness.v` and the board's pin constraints;
+/// 1. writes `dut.v`; analyses it with yosys ([`crate::harness::analysis_script`], log
+///    `yosys_analysis.log`) and writes `harness.v` ([`plan_harness_with`] on the board's pins)
+///    and the board's pin constraints with the harness's further pins;
 /// 2. `yosys -p "read_verilog dut.v harness.v; setattr -mod -set keep_hierarchy 1 top;
 ///    synth_ice40 -top rnic_synth_top -json out.json; tee -q -o stat.json stat -json"`
 ///    (see [`yosys_script`]);
@@ -123,9 +128,15 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
 pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<SynthReport> {
     fs::create_dir_all(work_dir)
         .with_context(|| format!("cannot create work directory {}", work_dir.display()))?;
-    let harness = plan_harness(dut_verilog).context("cannot build the synthesis harness")?;
     // Remove outputs of an earlier run so that a stale file is never read.
-    for stale in ["out.json", "out.asc", "out.bin", "report.json", "stat.json"] {
+    for stale in [
+        "dut_analysis.json",
+        "out.json",
+        "out.asc",
+        "out.bin",
+        "report.json",
+        "stat.json",
+    ] {
         let p = work_dir.join(stale);
         if p.exists() {
             fs::remove_file(&p).with_context(|| format!("cannot remove {}", p.display()))?;
@@ -136,8 +147,25 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
         fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
     };
     write("dut.v", dut_verilog)?;
+    // Pre-pass: which inputs feed only flip-flops, which outputs are combinational.
+    run_tool(
+        "yosys",
+        &["-p", &analysis_script("dut.v", "dut_analysis.json")],
+        work_dir,
+        "yosys_analysis.log",
+    )?;
+    let analysis_path = work_dir.join("dut_analysis.json");
+    let analysis = analyse_dut(
+        &fs::read_to_string(&analysis_path)
+            .with_context(|| format!("yosys wrote no {}", analysis_path.display()))?,
+    )
+    .with_context(|| format!("in {}", analysis_path.display()))?;
+    let spare = board.harness_spare_pins();
+    let harness = plan_harness_with(dut_verilog, &analysis, 2 + spare.len())
+        .context("cannot build the synthesis harness")?;
     write("harness.v", &render_harness(&harness))?;
-    write(board.pcf_file_name(), board.pcf())?;
+    let pcf = format!("{}{}", board.pcf(), harness_pcf(&harness, spare)?);
+    write(board.pcf_file_name(), &pcf)?;
 
     let yosys_log = run_tool("yosys", &["-p", &yosys_script()], work_dir, "yosys.log")?;
 
@@ -170,7 +198,14 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
     let stat = fs::read_to_string(work_dir.join("stat.json"))
         .ok()
         .and_then(|s| parse_yosys_stat(&s).ok());
+    let packed = fs::read_to_string(work_dir.join("out.json"))
+        .ok()
+        .and_then(|s| packed_output_registers(&harness, &s).ok())
+        .unwrap_or(0);
     let mut report = SynthReport::new(board, &figures, harness, stat.as_deref(), "clk")?;
+    if stat.is_some() {
+        report.credit_packed_registers(packed);
+    }
     report.figures_source = source.to_string();
     report.yosys_warnings = yosys_warnings(&fs::read_to_string(&yosys_log)?);
     report.work_dir = work_dir.to_path_buf();
@@ -253,11 +288,21 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
         .map(|(what, u)| format!("{what} {}/{} ({:.0} %)", u.used, u.total, u.percent()))
         .collect::<Vec<_>>()
         .join(", ");
-    let dut = fs::read_to_string(work_dir.join("stat.json"))
+    let stat = fs::read_to_string(work_dir.join("stat.json"))
         .ok()
         .and_then(|s| parse_yosys_stat(&s).ok())
-        .and_then(|m| m.into_iter().find(|(n, _)| n == "top"))
-        .map(|(_, c)| {
+        .unwrap_or_default();
+    let module = |name: &str| stat.iter().find(|(n, _)| n == name).map(|(_, c)| *c);
+    let harness = module(HARNESS_TOP)
+        .map(|c| {
+            format!(
+                " (the harness: {} LUT4, {} flip-flops)",
+                c.luts, c.flip_flops
+            )
+        })
+        .unwrap_or_default();
+    let dut = module("top")
+        .map(|c| {
             format!(
                 "; the block alone (yosys): {} LUT4, {} flip-flops, {} carries, {} block RAMs",
                 c.luts, c.flip_flops, c.carries, c.brams
@@ -271,7 +316,7 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
         .unwrap_or("")
         .to_string();
     Some(anyhow::anyhow!(
-        "the design does not fit the {} ({}): nextpnr needs {used}, harness included{dut}; \
+        "the design does not fit the {} ({}): nextpnr needs {used}, harness included{harness}{dut}; \
          nextpnr: {error} (log: {})",
         board.name(),
         board.description(),

@@ -242,11 +242,11 @@ fn strip_info(line: &str) -> &str {
 ///
 /// Logic cells: `logic_cells_used` is nextpnr's count for the whole placed design, which
 /// includes the synthesis harness (see [`crate::harness`]). `harness_logic_cells` is what the
-/// harness occupies: its flip-flop count from yosys (each harness LUT drives a harness
-/// flip-flop, so one cell per flip-flop), or the planned count when yosys's statistics are
-/// unavailable. `dut_logic_cells` = `logic_cells_used − harness_logic_cells` is the block's
-/// own figure; it is low by the number of harness output registers nextpnr packed into the
-/// block's LUT cells, if any (at most one per output bit). `dut_cells` is the block's exact
+/// harness occupies: its flip-flops plus its LUTs from yosys (no harness LUT drives a harness
+/// flip-flop: the fold's XORs drive pins), or the planned count when yosys's statistics are
+/// unavailable, less the harness output registers nextpnr packs into the cells of the block's
+/// LUTs ([`SynthReport::credit_packed_registers`]). `dut_logic_cells` =
+/// `logic_cells_used − harness_logic_cells` is the block's own figure. `dut_cells` is the block's exact
 /// yosys cell count (before packing). Fmax is that of the board clock; every path it covers
 /// starts and ends at a flip-flop, at the block's boundary at the latest.
 #[derive(Clone, Debug, Serialize)]
@@ -269,6 +269,9 @@ pub struct SynthReport {
     pub clock_net: String,
     pub harness: Harness,
     pub harness_logic_cells: u32,
+    /// Harness output registers packed into the cells of the block's LUTs (not counted in
+    /// `harness_logic_cells`).
+    pub harness_packed_registers: u32,
     pub dut_logic_cells: u32,
     /// The block's cells from yosys (module `top` and everything inside it).
     pub dut_cells: Option<CellCounts>,
@@ -297,7 +300,7 @@ impl SynthReport {
             yosys_stat.and_then(|s| s.iter().find(|(n, _)| n == name).map(|(_, c)| *c))
         };
         let harness_logic_cells = match module(HARNESS_TOP) {
-            Some(c) => c.flip_flops.max(c.luts),
+            Some(c) => c.flip_flops + c.luts,
             None => u32::try_from(harness.logic_cells()).unwrap_or(u32::MAX),
         };
         Ok(SynthReport {
@@ -315,6 +318,7 @@ impl SynthReport {
             clock_net: clock.net.clone(),
             harness,
             harness_logic_cells,
+            harness_packed_registers: 0,
             dut_logic_cells: figures.logic_cells.used.saturating_sub(harness_logic_cells),
             dut_cells: module("top"),
             yosys_warnings: Vec::new(),
@@ -324,10 +328,45 @@ impl SynthReport {
         })
     }
 
+    /// Moves `packed` harness output registers, which nextpnr packed into the logic cells of
+    /// the block's LUTs that drive them ([`crate::harness::packed_output_registers`]), from the
+    /// harness's logic cells to the block's.
+    pub fn credit_packed_registers(&mut self, packed: usize) {
+        let packed = u32::try_from(packed)
+            .unwrap_or(u32::MAX)
+            .min(self.harness_logic_cells);
+        self.harness_logic_cells -= packed;
+        self.harness_packed_registers += packed;
+        self.dut_logic_cells = self
+            .logic_cells_used
+            .saturating_sub(self.harness_logic_cells);
+    }
+
     /// The report as pretty-printed JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("SynthReport serializes")
     }
+}
+
+/// `name[lo:hi]` runs of port bits, e.g. `a[0], b[7:4]`.
+fn bit_ranges(bits: &[(String, usize)]) -> String {
+    let mut runs: Vec<(String, usize, usize)> = Vec::new();
+    for (name, b) in bits {
+        match runs.last_mut() {
+            Some((n, _, hi)) if n == name && *hi + 1 == *b => *hi = *b,
+            _ => runs.push((name.clone(), *b, *b)),
+        }
+    }
+    runs.iter()
+        .map(|(n, lo, hi)| {
+            if lo == hi {
+                format!("{n}[{lo}]")
+            } else {
+                format!("{n}[{hi}:{lo}]")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn pct(used: u32, total: u32) -> String {
@@ -354,7 +393,7 @@ impl fmt::Display for SynthReport {
         )?;
         row(
             f,
-            "  harness (clk/sin/sout wrapper)",
+            "  harness (pins wrapper)",
             &self.harness_logic_cells.to_string(),
             "",
         )?;
@@ -380,7 +419,7 @@ impl fmt::Display for SynthReport {
         )?;
         row(
             f,
-            "I/O pins (harness: clk sin sout)",
+            "I/O pins (harness)",
             &format!("{} / {}", self.io_used, self.io_total),
             "",
         )?;
@@ -406,19 +445,30 @@ impl fmt::Display for SynthReport {
         writeln!(f, "{rule}")?;
         writeln!(
             f,
-            "Harness: {}-bit input shift register, {} output registers, {} XOR-fold registers \
-             ({} block input bits, {} block output bits{}).",
-            h.shift_register_bits,
-            h.output_register_bits,
-            h.fold_registers,
+            "Harness: {} block input bits ({} from pins, {} from the shift register), {} block \
+             output bits ({} combinational, registered) XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
+            h.input_pins,
+            h.input_bits - h.input_pins,
             h.output_bits,
+            h.output_register_bits,
+            h.fold_luts,
+            h.output_pins,
             if h.has_clock {
                 "; `clock` on the board clock"
             } else {
                 "; no `clock` input"
             }
         )?;
+        if !h.registered_outputs.is_empty() {
+            writeln!(
+                f,
+                "Combinational block outputs (registered by the harness; {} of these registers \
+                 packed with the block's LUTs): {}.",
+                self.harness_packed_registers,
+                bit_ranges(&h.registered_outputs)
+            )?;
+        }
         if !self.yosys_warnings.is_empty() {
             writeln!(f, "yosys warnings ({}):", self.yosys_warnings.len())?;
             for w in self.yosys_warnings.iter().take(10) {
@@ -552,22 +602,26 @@ Info: Program finished normally.
             "module top(clock, a, y); input clock; input [7:0] a; output reg [7:0] y; endmodule",
         )
         .unwrap();
-        // Without yosys statistics: the planned harness, 8 shift + 9 output + 3 + 1 fold
-        // registers.
+        // Without yosys statistics: the planned (conservative) harness, 8 shift + 8 output
+        // registers + 3 fold LUTs (9 bits into `sout`).
         let r = SynthReport::new(Board::AlchitryCu, &f, harness.clone(), None, "clk").unwrap();
-        assert_eq!(r.harness_logic_cells, 21);
-        assert_eq!(r.dut_logic_cells, 19);
+        assert_eq!(r.harness_logic_cells, 19);
+        assert_eq!(r.dut_logic_cells, 21);
         assert_eq!(r.dut_cells, None);
-        // With them: the harness module's flip-flops.
+        // With them: the harness module's flip-flops and LUTs.
         let stat = parse_yosys_stat(STAT).unwrap();
         let r = SynthReport::new(Board::AlchitryCu, &f, harness, Some(&stat), "clk").unwrap();
         assert!(!r.timing_met);
-        assert_eq!(r.harness_logic_cells, 30);
-        assert_eq!(r.dut_logic_cells, 10);
+        assert_eq!(r.harness_logic_cells, 34);
+        assert_eq!(r.dut_logic_cells, 6);
         assert_eq!(r.dut_cells.unwrap().luts, 9);
         let table = r.to_string();
         assert!(table.contains("40 / 7680"), "{table}");
         assert!(table.contains("87.50 MHz"), "{table}");
+        assert!(
+            table.contains("packed with the block's LUTs): y[7:0]."),
+            "{table}"
+        );
         assert!(table.contains("FAILED"), "{table}");
         let json: Value = serde_json::from_str(&r.to_json()).unwrap();
         assert_eq!(json["board"], "alchitry-cu");

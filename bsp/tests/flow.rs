@@ -7,8 +7,8 @@ use common::require_tools;
 use std::path::PathBuf;
 
 use rnic_bsp::{
-    harness_verilog, lint_verilog, lint_verilog_top, parse_ports, replace_with_seeds, synthesize,
-    Board, Direction, HARNESS_TOP,
+    harness_verilog, lint_verilog, lint_verilog_top, parse_ports, plan_harness_with,
+    render_harness, replace_with_seeds, synthesize, Board, Direction, DutAnalysis, HARNESS_TOP,
 };
 
 /// An 8-bit registered adder, written like rust-hdl output (non-ANSI header, `$` in a name).
@@ -66,11 +66,16 @@ fn adder_synthesizes_on_alchitry_cu() {
     assert!(report.logic_cells_used < 7680, "{report}");
     assert_eq!(report.logic_cells_total, 7680);
     assert_eq!(report.bram_total, 32);
-    assert_eq!(report.io_used, 3, "clk, sin, sout");
-    // 16 shift-register bits, 10 output registers, fold 10 -> 3 -> 1.
-    assert_eq!(report.harness.flip_flops(), 16 + 10 + 3 + 1);
+    // The adder's inputs go through logic: all 16 from the shift register. Its outputs are
+    // flip-flops: not registered again; with the last shift bit, 10 bits on 10 pins, no XOR.
+    assert_eq!(report.harness.input_pins, 0);
+    assert_eq!(report.harness.shift_register_bits, 16);
+    assert_eq!(report.harness.output_register_bits, 0);
+    assert_eq!(report.harness.output_pins, 10);
+    assert_eq!(report.harness.fold_luts, 0);
+    assert_eq!(report.io_used, 12, "clk, sin, sout and 9 hout");
     // yosys kept harness and block apart: the harness occupies one cell per flip-flop.
-    assert_eq!(report.harness_logic_cells, 30, "{report}");
+    assert_eq!(report.harness_logic_cells, 16, "{report}");
     assert_eq!(
         report.dut_logic_cells + report.harness_logic_cells,
         report.logic_cells_used
@@ -123,7 +128,8 @@ fn broken_verilog_fails_naming_yosys() {
     let err = synthesize(&broken, Board::AlchitryCu, &dir).unwrap_err();
     let msg = format!("{err:#}");
     assert!(msg.starts_with("yosys failed (exit status: "), "{msg}");
-    assert!(msg.contains("yosys.log"), "{msg}");
+    // The analysis pre-pass is the first yosys run to read the DUT.
+    assert!(msg.contains("yosys_analysis.log"), "{msg}");
     assert!(msg.contains("ERROR"), "the log tail is in the error: {msg}");
 }
 
@@ -154,6 +160,7 @@ fn a_design_too_big_says_it_does_not_fit() {
         "{msg}"
     );
     assert!(msg.contains("block RAMs 34/32 (106 %)"), "{msg}");
+    assert!(msg.contains("harness included (the harness: "), "{msg}");
     assert!(msg.contains("the block alone (yosys):"), "{msg}");
     assert!(msg.contains(" 34 block RAMs"), "{msg}");
     assert!(
@@ -169,6 +176,22 @@ fn adder_and_harness_pass_lint() {
     // The harness itself is clean under the same policy.
     let both = format!("{ADDER}\n{}", harness_verilog(ADDER).unwrap());
     lint_verilog_top(&both, HARNESS_TOP, &work_dir("lint-harness"))
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    // So is one with input pins, output registers and output pins.
+    let mut analysis = DutAnalysis::default();
+    for b in 0..8 {
+        analysis.direct_inputs.insert(("a$x".into(), b));
+    }
+    analysis.combinational_outputs.insert(("sum".into(), 8));
+    let h = plan_harness_with(ADDER, &analysis, 10).unwrap();
+    assert_eq!((h.input_pins, h.output_pins, h.fold_luts), (8, 1, 3));
+    let both = format!("{ADDER}\n{}", render_harness(&h));
+    lint_verilog_top(&both, HARNESS_TOP, &work_dir("lint-harness-pins"))
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    let h = plan_harness_with(ADDER, &analysis, 40).unwrap();
+    assert_eq!((h.input_pins, h.output_pins, h.fold_luts), (8, 10, 0));
+    let both = format!("{ADDER}\n{}", render_harness(&h));
+    lint_verilog_top(&both, HARNESS_TOP, &work_dir("lint-harness-pins2"))
         .unwrap_or_else(|e| panic!("{e:#}"));
 }
 

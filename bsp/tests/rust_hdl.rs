@@ -119,8 +119,10 @@ fn rust_hdl_block_synthesizes() {
     println!("{report}");
     assert_eq!(report.harness.input_bits, 17);
     assert_eq!(report.harness.output_bits, 104);
+    // yosys maps the fold into as many LUTs as planned; the output registers nextpnr packs
+    // with the block's LUTs are the block's cells.
     assert_eq!(
-        report.harness_logic_cells as usize,
+        (report.harness_logic_cells + report.harness_packed_registers) as usize,
         report.harness.logic_cells(),
         "{report}"
     );
