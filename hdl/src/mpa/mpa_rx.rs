@@ -82,11 +82,9 @@
 //!   `since_hdr`, word 2 `crc`, word 3 the flags, `len_lo` and `ulen`. The swap takes four
 //!   cycles (`sph`: words already swapped) and rotates the words through the working
 //!   registers: each cycle writes word 0's register (`obuf`) to the old connection's entry,
-//!   shifts words 1-3's registers down by one word, and loads word 3's from the store, so the
-//!   store's write data needs no multiplexer. The bits of a word in transit beyond word 1's
-//!   and word 3's registers (3 + 7, and `since_hdr`'s 14 without markers) ride in registers
-//!   that are idle in a swap: the skid's overflow entry (`sk_ovf`, empty in a swap) and the raw
-//!   register's keep and last (no raw beat is pending in a swap). In the last cycle (`switch_b`) the new connection's four words are
+//!   shifts words 1-3's registers down by one word, and loads word 3's from the store (3 + 7
+//!   pad bits carry the words wider than words 1 and 3 in transit), so the store's write data
+//!   needs no multiplexer. In the last cycle (`switch_b`) the new connection's four words are
 //!   in place; `cur` and the connection's settings change, and a pending restart of the new
 //!   connection resets its flags and `crc`. An error is taken only in the swap's first cycle
 //!   (its compares come from the last word processed before it) and goes into the flags as
@@ -221,6 +219,10 @@ pub struct MpaRx {
     /// Second cycle of a context swap (word 1), or waiting for it while a configuration
     /// restart takes its cycle.
     sph: DFF<Bits<2>>,
+    /// Bits of a context word in transit through word 1's and word 3's registers in a swap
+    /// (beyond their fields).
+    pad1: DFF<Bits<3>>,
+    pad3: DFF<Bits<7>>,
     /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
     s1_go: DFF<Bit>,
     /// The outputs can take a beat and no configuration restart is due: the advance, but for
@@ -248,8 +250,8 @@ pub struct MpaRx {
     /// a marker right before a header is the first word of that FPDU's CRC span.
     crc: DFF<Bits<32>>,
     /// Words from the header to the next word (FPDUPTR / 4 of a marker there). Built without
-    /// markers it is neither counted nor stored (nothing reads it): its place in context word 1
-    /// is pad, carried by `sk_ovf` in a swap.
+    /// markers it is not counted (nothing reads it); its flip-flops only carry context words
+    /// through the swap.
     since_hdr: DFF<Bits<14>>,
     /// A marker referring to this FPDU disagreed.
     marker_bad: DFF<Bit>,
@@ -309,10 +311,6 @@ pub struct MpaRx {
     crc_of: Signal<Local, Bit>,
     restart_of: Signal<Local, Bit>,
     ctx_wr1: Signal<Local, Bits<CTX_WORD_BITS>>,
-    /// Word 1's bits 31..15 (`since_hdr` and pad, or pad alone without markers).
-    w1_hi: Signal<Local, Bits<17>>,
-    /// Word 3's pad bits 31..25.
-    pad3: Signal<Local, Bits<7>>,
     ctx_wr3: Signal<Local, Bits<CTX_WORD_BITS>>,
     ctx_rd_word: Signal<Local, Bits<2>>,
     length: Signal<Local, Bits<16>>,
@@ -401,6 +399,8 @@ impl Default for MpaRx {
             s1_mark: Default::default(),
             s1_switch: Default::default(),
             sph: Default::default(),
+            pad1: Default::default(),
+            pad3: Default::default(),
             s1_go: Default::default(),
             adv_q: Default::default(),
             cur: Default::default(),
@@ -448,8 +448,6 @@ impl Default for MpaRx {
             crc_of: Default::default(),
             restart_of: Default::default(),
             ctx_wr1: Default::default(),
-            w1_hi: Default::default(),
-            pad3: Default::default(),
             ctx_wr3: Default::default(),
             ctx_rd_word: Default::default(),
             length: Default::default(),
@@ -490,7 +488,7 @@ impl Logic for MpaRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
-            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
+            pad1, pad3, adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
             zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok,
             v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q, sk_main_v,
             sk_main, sk_ovf_v, sk_ovf
@@ -773,22 +771,9 @@ impl Logic for MpaRx {
         // ---- Context swap (never in the same cycle as `proc`): the working registers to the
         // store, the S1 word's connection from the store (or restarted, after a configuration
         // write while it was not `cur`).
-        // Word 1's and word 3's registers are narrower than a word: the rest of a word in
-        // transit rides in registers that are free in a swap (`sk_ovf`: the swap waits for the
-        // overflow entry to be empty; the raw register's keep and last: no raw beat is pending
-        // in a swap). Those load a multiplexer there, so they share their logic cells with it;
-        // dedicated pad registers (and, without markers, `since_hdr`) loaded only in the swap
-        // took a logic cell per bit. Built without markers, `since_hdr` is not stored at all.
-        self.w1_hi.next = bit_cast::<17, 14>(self.since_hdr.q.val())
-            | (bit_cast::<17, 3>(self.sk_ovf.q.val().get_bits::<3>(14)) << 14);
-        if !self.markers_built.val() {
-            self.w1_hi.next = self.sk_ovf.q.val().get_bits::<17>(0);
-        }
         self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val())
-            | (bit_cast::<CTX_WORD_BITS, 17>(self.w1_hi.val()) << 15);
-        self.pad3.next = bit_cast::<7, 2>(self.sk_ovf.q.val().get_bits::<2>(17))
-            | (bit_cast::<7, 4>(self.raw_keep_q.q.val()) << 2)
-            | (bit_cast::<7, 1>(self.raw_last_q.q.val().into()) << 6);
+            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15)
+            | (bit_cast::<CTX_WORD_BITS, 3>(self.pad1.q.val()) << 29);
         self.ctx_wr3.next = bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into())
             | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 1)
             | (bit_cast::<CTX_WORD_BITS, 1>(
@@ -800,7 +785,7 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 6)
             | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 7)
             | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 9)
-            | (bit_cast::<CTX_WORD_BITS, 7>(self.pad3.val()) << 25);
+            | (bit_cast::<CTX_WORD_BITS, 7>(self.pad3.q.val()) << 25);
         // The swap rotates the four words through the working registers, word 0 (`obuf`)
         // first: each swap cycle writes `obuf` to the store, shifts word k + 1's registers into
         // word k's, and loads word 3's registers (the flags, with the pad bits that carry the
@@ -813,14 +798,8 @@ impl Logic for MpaRx {
         if self.switch.val() {
             self.obuf.d.next = self.ctx_wr1.val();
             self.words_left.d.next = self.crc.q.val().get_bits::<15>(0);
-            if self.markers_built.val() {
-                self.since_hdr.d.next = self.crc.q.val().get_bits::<14>(15);
-            }
-            // The pad bits (see `w1_hi`, `pad3`).
-            self.sk_ovf.d.next = bit_cast::<OVF_BITS, 17>(self.crc.q.val().get_bits::<17>(15))
-                | (bit_cast::<OVF_BITS, 2>(self.ctx.read_data.val().get_bits::<2>(25)) << 17);
-            self.raw_keep_q.d.next = self.ctx.read_data.val().get_bits::<4>(27);
-            self.raw_last_q.d.next = self.ctx.read_data.val().get_bit(31);
+            self.since_hdr.d.next = self.crc.q.val().get_bits::<14>(15);
+            self.pad1.d.next = self.crc.q.val().get_bits::<3>(29);
             self.crc.d.next = self.ctx_wr3.val();
             self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(0);
             self.crc_next.d.next = self.ctx.read_data.val().get_bit(1);
@@ -831,6 +810,7 @@ impl Logic for MpaRx {
             self.first.d.next = self.ctx.read_data.val().get_bit(6);
             self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(7);
             self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(9);
+            self.pad3.d.next = self.ctx.read_data.val().get_bits::<7>(25);
         }
         // The last swap cycle: the connection's settings, and its pending restart.
         if self.switch_b.val() {
@@ -910,14 +890,8 @@ impl Logic for MpaRx {
             self.sk_main.d.next = self.ob_all.val();
             self.sk_main_v.d.next = self.ob_v.val();
         } else {
-            // Not while the S1 word waits for a swap (no beat is offered then): `sk_ovf`
-            // carries context bits through the swap, also across a configuration restart's
-            // pause.
-            if !self.s1_switch.q.val() {
-                self.sk_ovf.d.next =
-                    bit_cast::<OVF_BITS, 16>(self.ob_all.val().get_bits::<16>(16))
-                        | (bit_cast::<OVF_BITS, 4>(self.ob_all.val().get_bits::<4>(36)) << 16);
-            }
+            self.sk_ovf.d.next = bit_cast::<OVF_BITS, 16>(self.ob_all.val().get_bits::<16>(16))
+                | (bit_cast::<OVF_BITS, 4>(self.ob_all.val().get_bits::<4>(36)) << 16);
             self.sk_ovf_v.d.next = self.ob_v.val();
         }
         self.adv_q.d.next =
