@@ -69,7 +69,7 @@ fn shared_pairs(
         // the most frequent pair, the lowest one on a tie (BTreeMap order)
         let mut best: Option<((usize, usize), usize)> = None;
         for (&pair, &c) in &count {
-            if c >= 2 && best.map_or(true, |(_, bc)| c > bc) {
+            if c >= 2 && best.is_none_or(|(_, bc)| c > bc) {
                 best = Some((pair, c));
             }
         }
