@@ -44,6 +44,49 @@ fn tap_selected(keep: u128, lanes: usize, k: usize) -> bool {
     (k == 0 || kept(k - 1)) && !kept(k)
 }
 
+/// Shares XOR pairs among the rows (Paar's greedy heuristic): while some pair of terms occurs in
+/// two rows or more, the most frequent one (the lowest pair on a tie) becomes a new term `next`,
+/// `next + 1`, ... in every row that has both. Returns the pairs, in order, and the rows over the
+/// remaining terms. The 32-bit full-beat matrix (534 terms over `x`) goes from 502 two-input
+/// XORs to 74 shared ones plus 150 in the rows; yosys / abc does not find that sharing itself
+/// (`docs/decisions.md`, "CRC-32C: shared XOR pairs").
+fn shared_pairs(
+    mut rows: Vec<Vec<usize>>,
+    mut next: usize,
+) -> (Vec<(usize, usize)>, Vec<Vec<usize>>) {
+    let mut pairs = Vec::new();
+    loop {
+        let mut count: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
+        for row in &rows {
+            let mut r = row.clone();
+            r.sort_unstable();
+            for i in 0..r.len() {
+                for j in i + 1..r.len() {
+                    *count.entry((r[i], r[j])).or_default() += 1;
+                }
+            }
+        }
+        // the most frequent pair, the lowest one on a tie (BTreeMap order)
+        let mut best: Option<((usize, usize), usize)> = None;
+        for (&pair, &c) in &count {
+            if c >= 2 && best.is_none_or(|(_, bc)| c > bc) {
+                best = Some((pair, c));
+            }
+        }
+        let Some(((a, b), _)) = best else {
+            return (pairs, rows);
+        };
+        for row in rows.iter_mut() {
+            if row.contains(&a) && row.contains(&b) {
+                row.retain(|&t| t != a && t != b);
+                row.push(next);
+            }
+        }
+        pairs.push((a, b));
+        next += 1;
+    }
+}
+
 impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
     fn update(&mut self) {
         let keep = self.keep.val().to_u128();
@@ -78,20 +121,30 @@ impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
                 let _ = writeln!(v, "assign x{k}[{s}] = state[{s}]{pair};");
             }
             let _ = writeln!(v, "wire [31:0] tap{k};");
-            for (i, (xm, dm)) in m.folded(D).into_iter().enumerate() {
-                // Masked reduction XORs: the same logic for synthesis, and word-wide
-                // AND + parity for Verilator instead of one bit select per term.
-                let mut terms = Vec::new();
-                if xm != 0 {
-                    terms.push(format!("(^(x{k} & 32'h{xm:08x}))"));
-                }
-                if dm != 0 {
-                    terms.push(format!("(^(data & {D}'h{dm:0w$x}))", w = D / 4));
-                }
-                let expr = if terms.is_empty() {
+            // Terms: x bit s is 0..32, data bit p is 32 + p, shared pairs 32 + D + n.
+            let rows: Vec<Vec<usize>> = m
+                .folded(D)
+                .iter()
+                .map(|&(xm, dm)| {
+                    let xs = (0..32).filter(move |&s| xm >> s & 1 == 1);
+                    let ds = (0..D).filter(move |&p| dm >> p & 1 == 1).map(|p| 32 + p);
+                    xs.chain(ds).collect()
+                })
+                .collect();
+            let (pairs, rows) = shared_pairs(rows, 32 + D);
+            let name = |t: usize| match t {
+                t if t < 32 => format!("x{k}[{t}]"),
+                t if t < 32 + D => format!("data[{}]", t - 32),
+                t => format!("c{k}_{}", t - 32 - D),
+            };
+            for (n, &(a, b)) in pairs.iter().enumerate() {
+                let _ = writeln!(v, "wire c{k}_{n} = {} ^ {};", name(a), name(b));
+            }
+            for (i, row) in rows.iter().enumerate() {
+                let expr = if row.is_empty() {
                     "1'b0".to_string()
                 } else {
-                    terms.join(" ^ ")
+                    row.iter().map(|&t| name(t)).collect::<Vec<_>>().join(" ^ ")
                 };
                 let _ = writeln!(v, "assign tap{k}[{i}] = {expr};");
             }
@@ -116,5 +169,49 @@ impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
             mux.join(" | ")
         );
         Verilog::Custom(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shared pairs and the rows over them compute the folded matrix's rows, for every
+    /// byte count of the 32-bit beat (evaluated on random `x` and data).
+    #[test]
+    fn shared_pairs_keep_every_row() {
+        let mut seed = 0x1234_5678_9abc_def0_u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for k in 0..=4 {
+            let m = UpdateMatrix::new(32, k);
+            let folded = m.folded(32);
+            let rows: Vec<Vec<usize>> = folded
+                .iter()
+                .map(|&(xm, dm)| {
+                    let xs = (0..32).filter(move |&s| xm >> s & 1 == 1);
+                    let ds = (0..32).filter(move |&p| dm >> p & 1 == 1).map(|p| 32 + p);
+                    xs.chain(ds).collect()
+                })
+                .collect();
+            let (pairs, shared) = shared_pairs(rows, 64);
+            for _ in 0..64 {
+                let (x, data) = (rnd() as u32, u128::from(rnd() as u32));
+                let mut val: Vec<bool> = (0..32).map(|s| x >> s & 1 == 1).collect();
+                val.extend((0..32).map(|p| data >> p & 1 == 1));
+                for &(a, b) in &pairs {
+                    val.push(val[a] ^ val[b]);
+                }
+                for (i, &(xm, dm)) in folded.iter().enumerate() {
+                    let want = ((x & xm).count_ones() + (data & dm).count_ones()) & 1 == 1;
+                    let got = shared[i].iter().fold(false, |acc, &t| acc ^ val[t]);
+                    assert_eq!(got, want, "k {k} row {i}");
+                }
+            }
+        }
     }
 }
