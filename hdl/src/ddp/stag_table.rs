@@ -108,8 +108,9 @@ pub const W1_HOST: usize = 32;
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () =
-    assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS);
+const _: () = assert!(
+    W0_BITS == 53 && W_BITS >= W0_BITS && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS
+);
 
 /// The STag table: the two-word RAM and its write-port arbitration (see the module
 /// documentation).
