@@ -259,7 +259,8 @@ fn wrong_lkey_hardware_path_completes_loc_prot_err_then_flushes() {
     f.dev.dereg_mr(f.mr[0]).unwrap();
 }
 
-/// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA);
+/// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA,
+/// 24-bit in the Cu profile);
 /// the STag check fails (the tagged offset is outside the region) and the work request
 /// completes with a local protection error. With the checks on, the driver refuses it.
 #[test]

@@ -29,8 +29,9 @@
 //! the RAM's one write port with programming (see "Writes").
 //!
 //! **base_TO is 32 bits** on the Cu build (bits 63..32 are 0): the driver registers a region
-//! at its host (DMA) address as base TO, and refuses one that ends above 2^32 (the 32-bit DMA
-//! address, `docs/decisions.md`), so no registered region has a larger base. 32 bits saved per
+//! at its host (DMA) address as base TO, and refuses one that ends above 2^DMA_ADDR_BITS (2^32,
+//! or 2^24 in the Alchitry Cu profile, `docs/decisions.md`), so no registered region has a
+//! larger base. 32 bits saved per
 //! entry are one block RAM (5 before). [`StagCheck`](super::stag_check::StagCheck) makes an
 //! entry programmed with base_TO\[63:32\] != 0 invalid.
 //!

@@ -20,7 +20,8 @@
 //! own protection path.
 //!
 //! Limits of this version of the core (`docs/decisions.md`, "The whole core"): one scatter /
-//! gather element per work request, 32-bit DMA addresses, QP n is LLP connection n.
+//! gather element per work request, 32-bit DMA addresses (24-bit in the Alchitry Cu profile:
+//! `Caps::dma_addr_bits`), QP n is LLP connection n.
 
 mod error;
 mod hw;
