@@ -52,9 +52,11 @@ pub const STAG_BASE_TO_BITS: usize = 32;
 /// Bits of a protection-domain number in the hardware (16 PDs on the Cu).
 pub const PD_BITS: usize = 4;
 
-/// Width of a DMA (host) address on the Cu build. The driver refuses to register memory the
-/// core cannot address (`docs/decisions.md`, "Receive path").
-pub const DMA_ADDR_BITS: usize = 32;
+/// Width of a DMA (host) address: 24 (a 16 MiB host window) in the Alchitry Cu profile (the
+/// `two-qps` feature), 32 otherwise. The core reports it in FEATURES and the driver refuses a
+/// ring, a CQ, a registration or a WQE address the core cannot reach (`docs/decisions.md`,
+/// "Receive path" and "Host addresses of 24 bits in the Alchitry Cu profile").
+pub const DMA_ADDR_BITS: usize = if cfg!(feature = "two-qps") { 24 } else { 32 };
 
 /// 32-bit words of a header slot's address space (128 octets). The receive path writes the
 /// first [`HDR_WORDS_WRITTEN`] of them per segment; the other half reads 0.

@@ -8,8 +8,9 @@
 //! the completions (run order, connection, good flag, only after the run's data).
 
 use rand::SeedableRng;
-use rnic_hdl::config::CONNECTIONS;
+use rnic_hdl::config::{CONNECTIONS, DMA_ADDR_BITS};
 use rnic_hdl::ddp::rx_place::RxPlace;
+use rnic_sim::host_mem::in_window;
 use rnic_sim::tb::ddp_rx_place::{
     measure_beats_per_cycle, random_runs, PlaceTraffic, Run, RxPlaceTb,
 };
@@ -107,7 +108,7 @@ fn rust_hdl_random_runs_four_connections() {
 #[test]
 fn both_back_ends_alignments_and_short_runs() {
     let mut runs = Vec::new();
-    let mut addr = 0x4000_0000u32;
+    let mut addr = in_window(0x4000_0000);
     for lo in 0..4u32 {
         for len in 0..10usize {
             for conn in [CONNECTIONS / 2 - 1, CONNECTIONS - 1] {
@@ -144,9 +145,19 @@ fn both_back_ends_alignments_and_short_runs() {
 fn both_back_ends_address_carries() {
     let mut runs = Vec::new();
     // One run per 4 MiB step from each base, so the runs never overlap; the third base
-    // reaches the 1 GiB boundary.
-    let bases = [0x0040_0000u32, 0x1000_1000, 0x3F80_0000, 0xC000_0000];
-    for (i, &b) in bases.iter().enumerate() {
+    // reaches the 1 GiB boundary. In a 16 MiB host window (the Cu profile's 24 address bits)
+    // the steps are 512 and 256 KiB from 4 and 12 MiB: the 4, 8 and 12 MiB boundaries.
+    let bases: &[(u32, u32)] = if DMA_ADDR_BITS < 32 {
+        &[(0x0040_0000, 0x0008_0000), (0x00C0_0000, 0x0004_0000)]
+    } else {
+        &[
+            (0x0040_0000, 0x0040_0000),
+            (0x1000_1000, 0x0040_0000),
+            (0x3F80_0000, 0x0040_0000),
+            (0xC000_0000, 0x0040_0000),
+        ]
+    };
+    for (i, &(b, step)) in bases.iter().enumerate() {
         let mut k = 0u32;
         for lo in 0..4u32 {
             for len in [3usize, 9, 40, 4120] {
@@ -158,7 +169,7 @@ fn both_back_ends_address_carries() {
                     payload: (0..len).map(|j| (j * 13 + len + i) as u8).collect(),
                     good: true,
                     place: true,
-                    addr: b + k * 0x0040_0000 - before + lo,
+                    addr: b + k * step - before + lo,
                 });
                 k += 1;
             }

@@ -20,6 +20,7 @@ use rnic_hdl::config::{CONNECTIONS, CONN_BITS, STAG_ENTRIES};
 use rnic_hdl::ddp::check_status;
 use rnic_hdl::ddp::stag_check::StagCheck;
 use rnic_proto::verbs::access;
+use rnic_sim::host_mem::{in_window, DMA_ADDR_MASK};
 use rnic_sim::tb::stag_check::{Entry, Prog, Request, Response, StagCheckTb, STAG_CHECK_LATENCY};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
@@ -82,7 +83,8 @@ impl Model {
         }
         rsp(
             check_status::OK,
-            e.host_addr.wrapping_add((r.to - e.base_to) as u32),
+            // (At the core's address width: 24 bits in the Cu profile.)
+            e.host_addr.wrapping_add((r.to - e.base_to) as u32) & DMA_ADDR_MASK,
         )
     }
 }
@@ -195,7 +197,7 @@ fn random_entry(rng: &mut StdRng) -> Entry {
         remote_inv: rng.gen_bool(0.6),
         base_to,
         len,
-        host_addr: rng.gen(),
+        host_addr: rng.gen::<u32>() & DMA_ADDR_MASK,
     }
 }
 
@@ -385,7 +387,7 @@ fn check_timing_rules(kind: BackendKind) {
         remote_inv: true,
         base_to: 0x1000,
         len: 0x1000,
-        host_addr: 0x8000_0000,
+        host_addr: in_window(0x8000_0000),
     };
     let index = 9usize;
     let check = |tag: u8, key: u8| Request {
@@ -403,7 +405,7 @@ fn check_timing_rules(kind: BackendKind) {
         ..check(tag, 0x5a)
     };
     let rekeyed = Entry { key: 0xa5, ..entry };
-    let ok = |tag| Some((tag, check_status::OK, 0x8000_0800));
+    let ok = |tag| Some((tag, check_status::OK, in_window(0x8000_0000) + 0x800));
     let invalid = |tag| Some((tag, check_status::INVALID_STAG, 0));
     // (write, request, expected response to the request)
     type Step = (Option<Entry>, Option<Request>, Option<(u8, u8, u32)>);
@@ -542,7 +544,7 @@ fn check_collision_rules(kind: BackendKind) {
         remote_inv: true,
         base_to: 0x1000,
         len: 0x1000,
-        host_addr: 0x8000_0000,
+        host_addr: in_window(0x8000_0000),
     };
     let check = |tag: u8, index: usize| Request {
         tag,
@@ -564,7 +566,7 @@ fn check_collision_rules(kind: BackendKind) {
             entry: entry(0x5a),
         })
     };
-    let ok = |tag| Some((tag, check_status::OK, 0x8000_0800));
+    let ok = |tag| Some((tag, check_status::OK, in_window(0x8000_0000) + 0x800));
     let ok_inv = |tag| Some((tag, check_status::OK, 0));
     let invalid = |tag| Some((tag, check_status::INVALID_STAG, 0));
     type Step = (Option<Prog>, Option<Request>, Option<(u8, u8, u32)>);

@@ -11,6 +11,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::ddp::tx::DdpTx;
+use rnic_sim::host_mem::in_window;
 use rnic_sim::tb::ddp_tx::{
     measure_beats_per_cycle, memory_for, random_hints, random_messages, DdpTxTb, TxHint, TxMsg,
     TxTraffic,
@@ -67,7 +68,7 @@ fn run(sim: &mut dyn Backend, seed: u64, count: usize, max_len: u32, big: bool, 
 /// A fixed set of short messages: every opcode, lengths 0..=9, both alignments, MULPDU 64.
 fn short(sim: &mut dyn Backend) {
     let mut msgs = Vec::new();
-    let mut addr = 0x4000_0ffc_u32;
+    let mut addr = in_window(0x4000_0000) + 0xffc;
     for (i, len) in [0u32, 1, 2, 3, 4, 5, 9, 47, 60, 130]
         .into_iter()
         .enumerate()
@@ -162,7 +163,13 @@ fn write(i: usize, addr: u32, len: u32) -> TxMsg {
 /// payload.
 fn hint_matches(sim: &mut dyn Backend, shown: bool) {
     let msgs: Vec<TxMsg> = (0..6)
-        .map(|i| write(i, 0x3000_0000 + 0x1800 * i as u32 + (i as u32 % 4), 1024))
+        .map(|i| {
+            write(
+                i,
+                in_window(0x3000_0000) + 0x1800 * i as u32 + (i as u32 % 4),
+                1024,
+            )
+        })
         .collect();
     let hints: Vec<TxHint> = (0..6)
         .map(|i| {
@@ -242,7 +249,7 @@ fn hint_of_the_other_source_not_matched_both_back_ends() {
 /// and its message (read-ahead kept), a hint of a region no message reads, and a hint
 /// withdrawn after which the message's memory changes (the new octets must be sent).
 fn hint_mismatch(sim: &mut dyn Backend, traffic: &TxTraffic) {
-    let base = 0x5000_0000u32;
+    let base = in_window(0x5000_0000);
     let mut msgs = vec![
         write(0, base, 700),
         write(1, base + 0x1000 + 1, 300), // not the hinted one: cancels

@@ -19,7 +19,7 @@ use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
 use rnic_sim::dma_port::{DmaConfig, DmaPort};
-use rnic_sim::host_mem::HostMemory;
+use rnic_sim::host_mem::{HostMemory, DMA_ADDR_MASK};
 use rnic_sim::tb::host_if::{beat_bytes, DmaSide, Mmio};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 use std::collections::{HashMap, VecDeque};
@@ -88,13 +88,18 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::read(sim, regs::CAPS),
         0x0406_0000 | (CQS as u32) << 8 | QPS as u32
     );
-    // FEATURES: the build's capabilities (markers unless `no-markers`), read only; the other
+    // FEATURES: the build's capabilities (markers unless `no-markers`, the host address bits:
+    // 24 in the Cu profile, 32 otherwise), read only; the other
     // constant words of the global block read 0.
     let features = if rnic_hdl::config::MARKERS {
         regs::FEATURES_MARKERS
     } else {
         0
-    };
+    } | (rnic_hdl::config::DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT;
+    assert_eq!(
+        regs::features_dma_addr_bits(features),
+        rnic_hdl::config::DMA_ADDR_BITS as u32
+    );
     assert_eq!(Mmio::read(sim, regs::FEATURES), features);
     Mmio::write(sim, regs::FEATURES, !features);
     assert_eq!(Mmio::read(sim, regs::FEATURES), features);
@@ -148,7 +153,8 @@ fn registers(sim: &mut dyn Backend) {
         // STAG_BASE_TO_HI != 0 as bit 32 (the Cu table programs such an entry invalid).
         ("prog_base_to", 0x1_1122_3344),
         ("prog_len", 0x0001_0203),
-        ("prog_host_addr", 0x8000_1000),
+        // The host address at the core's width (24 bits in the Cu profile).
+        ("prog_host_addr", u128::from(0x8000_1000 & DMA_ADDR_MASK)),
     ];
     for (n, v) in want {
         match n {

@@ -15,7 +15,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::CONN_BITS;
+use rnic_hdl::config::{CONN_BITS, DMA_ADDR_BITS};
 use rnic_hdl::rdmap::read_responder::{ReadResponder, IRQ_DEPTH, RR_INFLIGHT};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
 use rnic_sim::tb::read_responder::{IrqIn, ReadReq};
@@ -292,7 +292,7 @@ struct RrArb {
     se_msg_inv_stag: Signal<In, Bits<32>>,
     se_msg_src_to: Signal<In, Bits<64>>,
     se_msg_msn: Signal<In, Bits<32>>,
-    se_msg_addr: Signal<In, Bits<32>>,
+    se_msg_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     se_msg_len: Signal<In, Bits<32>>,
     se_msg_done: Signal<Out, Bit>,
     msg_valid: Signal<Out, Bit>,
@@ -304,7 +304,7 @@ struct RrArb {
     msg_inv_stag: Signal<Out, Bits<32>>,
     msg_src_to: Signal<Out, Bits<64>>,
     msg_msn: Signal<Out, Bits<32>>,
-    msg_addr: Signal<Out, Bits<32>>,
+    msg_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     msg_len: Signal<Out, Bits<32>>,
     msg_done: Signal<In, Bit>,
     idle: Signal<Out, Bit>,

@@ -19,6 +19,7 @@ use rnic_proto::rdmap::terminate::{
 };
 use rnic_proto::rdmap::Opcode;
 use rnic_proto::verbs::{access, make_stag, AsyncEventKind, WcOpcode, WcStatus};
+use rnic_sim::host_mem::DMA_ADDR_MASK;
 use rnic_sim::tb::rx_control::{
     model, Aev, Cqe, Env, Irq, Outcome, QpConfig, RxControlTb, Segment, StagEntry, Term, Timing,
     Verdict, Wqe,
@@ -1042,7 +1043,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
             remote_inv,
             base_to,
             len: 0x10000,
-            host_addr: rng.gen(),
+            host_addr: rng.gen::<u32>() & DMA_ADDR_MASK,
         });
         (stag, base_to)
     }

@@ -23,6 +23,7 @@
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rnic_hdl::rdmap::tx_arbiter::{TxArbiter, TXA_INFLIGHT};
+use rnic_sim::host_mem::DMA_ADDR_MASK;
 use rnic_sim::tb::tx_arbiter::{DdpTxSink, MsgIn, MsgJob, MsgOut, MsgSource};
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 use std::collections::VecDeque;
@@ -100,7 +101,7 @@ fn run(sim: &mut dyn Backend, seed: u64, p: &Params) {
             match offer[s] {
                 Some(job) => drv_addr[s] = job.addr,
                 None if rng.gen_bool(0.2) => {
-                    drv_addr[s] = rng.gen();
+                    drv_addr[s] = rng.gen::<u32>() & DMA_ADDR_MASK;
                     sim.set(ports[s].fields[7].unwrap(), u128::from(drv_addr[s]));
                 }
                 None => {}

@@ -259,7 +259,8 @@ fn wrong_lkey_hardware_path_completes_loc_prot_err_then_flushes() {
     f.dev.dereg_mr(f.mr[0]).unwrap();
 }
 
-/// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA);
+/// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA,
+/// 24-bit in the Cu profile);
 /// the STag check fails (the tagged offset is outside the region) and the work request
 /// completes with a local protection error. With the checks on, the driver refuses it.
 #[test]
@@ -299,7 +300,8 @@ fn sge_above_4_gib() {
         e,
         VerbsError::AddressNotDmaable {
             addr: 1 << 32,
-            len: 4096
+            len: 4096,
+            bits: f.dev.caps().dma_addr_bits
         }
     );
     let e = f
@@ -313,6 +315,86 @@ fn sge_above_4_gib() {
     assert!(matches!(e, VerbsError::AddressNotDmaable { .. }), "{e}");
     let e = f.dev.alloc_buf_at_offset(u64::MAX, 64, 8).unwrap_err();
     assert!(matches!(e, VerbsError::AddressNotDmaable { .. }), "{e}");
+}
+
+/// The host window the core reports (FEATURES `[15:8]`): 24 address bits (16 MiB) in the
+/// Alchitry Cu profile, 32 otherwise. A registration, a buffer or a ring (here a CQ's) that
+/// does not lie below `1 << bits` is refused with a one-line error.
+#[test]
+fn host_window_of_the_profile() {
+    let cfg = DeviceConfig {
+        backend: BackendKind::RustHdl,
+        seed: 5,
+        ..DeviceConfig::default()
+    };
+    let llp = LlpLoopback::new(LoopbackConfig::full_speed(5));
+    let mut dev = Device::open(cfg, Box::new(llp)).expect("open the rust-hdl device");
+    let bits = dev.caps().dma_addr_bits;
+    assert_eq!(
+        bits,
+        if cfg!(feature = "alchitry-cu") {
+            24
+        } else {
+            32
+        }
+    );
+    let end = 1u64 << bits;
+    let pd = dev.alloc_pd().unwrap();
+    // A region crossing the window's end, and one above it.
+    let e = dev
+        .reg_mr(pd, end - 4096, 8192, access::LOCAL_READ, false)
+        .unwrap_err();
+    assert_eq!(
+        e,
+        VerbsError::AddressNotDmaable {
+            addr: end - 4096,
+            len: 8192,
+            bits
+        }
+    );
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "{text}");
+    if bits == 24 {
+        assert_eq!(
+            text,
+            "8192 bytes at 0xfff000 are not addressable by the core (24-bit DMA: host memory \
+             below 0x1000000)"
+        );
+    }
+    let e = dev
+        .reg_mr(pd, end, 4096, access::LOCAL_READ, false)
+        .unwrap_err();
+    assert!(
+        matches!(e, VerbsError::AddressNotDmaable { bits: b, .. } if b == bits),
+        "{e}"
+    );
+    // A buffer larger than the window.
+    let e = dev.alloc_buf(end, 64).unwrap_err();
+    assert!(matches!(e, VerbsError::AddressNotDmaable { .. }), "{e}");
+    if bits == 24 {
+        // Fill the window to 1 KiB below its end: a CQ of 64 entries (1 KiB ring) still fits
+        // there, the next one's ring does not.
+        let top = dev.alloc_buf(64, 64).unwrap();
+        let fill = end - 1024 - (top.addr + top.len);
+        let buf = dev.alloc_buf(fill, 64).unwrap();
+        assert_eq!(buf.addr + buf.len, end - 1024);
+        let big = dev.alloc_buf(1024, 64).unwrap();
+        assert_eq!(big.addr + big.len, end);
+        dev.free_buf(big).unwrap();
+        // (The heap does not reuse freed space: the next ring starts at the window's end.)
+        let e = dev.create_cq(4).unwrap_err();
+        assert_eq!(
+            e,
+            VerbsError::AddressNotDmaable {
+                addr: end,
+                len: 16 << 4,
+                bits
+            }
+        );
+        // A region inside the window is registered.
+        dev.reg_mr(pd, buf.addr, 4096, access::LOCAL_READ, false)
+            .unwrap();
+    }
 }
 
 /// A Send larger than the receive buffer: the responder completes the receive work request

@@ -49,6 +49,21 @@ pub mod regs {
     /// firmware negotiates markers off: it never sends M = 1 and refuses a peer that sends it
     /// (`docs/decisions.md` "Markers as a build-time capability (no-markers)").
     pub const FEATURES_MARKERS: u32 = 1 << 0;
+    /// `[15:8]`: the bits of a host (DMA) address the core drives: 32, or 24 in the Alchitry
+    /// Cu build (a 16 MiB host window, `docs/decisions.md` "Host addresses of 24 bits in the
+    /// Alchitry Cu profile"). Rings, CQs and registered regions must lie below
+    /// `1 << bits`: the driver refuses the others. 0 (a core before this field) means 32.
+    pub const FEATURES_DMA_ADDR_SHIFT: u32 = 8;
+    /// The field's mask (after the shift).
+    pub const FEATURES_DMA_ADDR_MASK: u32 = 0xFF;
+
+    /// The host address bits a FEATURES value reports (`FEATURES_DMA_ADDR_*`; 0 reads as 32).
+    pub fn features_dma_addr_bits(features: u32) -> u32 {
+        match features >> FEATURES_DMA_ADDR_SHIFT & FEATURES_DMA_ADDR_MASK {
+            0 => 32,
+            b => b,
+        }
+    }
 
     // STag table programming: stage the fields, then write STAG_COMMIT with the host address.
     // The base TO's and the length's low and high halves are paired ([`stag_to_len_lo`],

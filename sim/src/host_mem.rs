@@ -1,7 +1,9 @@
 //! Host memory, the DMA write sink of the receive path, and the memory-protection monitor.
 //!
-//! [`HostMemory`] is byte-addressed, sparse, 32-bit addressed (DMA_ADDR_BITS = 32 on the Cu);
-//! bytes never written read as 0. The hardware's posted writes arrive as beats
+//! [`HostMemory`] is byte-addressed, sparse, 32-bit addressed; bytes never written read as 0.
+//! The core drives [`DMA_ADDR_BITS`] of a host address (24 in the Alchitry Cu profile, the
+//! `two-qps` feature: a 16 MiB window; 32 otherwise), so the testbenches draw host addresses
+//! inside [`DMA_ADDR_MASK`]. The hardware's posted writes arrive as beats
 //! ([`HostMemory::dma_write_beat`], the `dma_wr_*` port of `hdl/src/ddp/mod.rs`): `addr` is the
 //! host address of lane 0 (a multiple of 4), byte 0 of `data` in the most significant lane,
 //! `keep` one bit per lane with the MSB for lane 0, `last` ending one posted write request.
@@ -19,6 +21,17 @@
 use rnic_proto::verbs::access;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+
+pub use rnic_hdl::config::DMA_ADDR_BITS;
+
+/// The host addresses the core reaches: `(1 << DMA_ADDR_BITS) - 1`.
+pub const DMA_ADDR_MASK: u32 = ((1u64 << DMA_ADDR_BITS) - 1) as u32;
+
+/// A testbench's host address scaled into the core's window: `a >> (32 - DMA_ADDR_BITS)`
+/// (`0x1000_0000` is `0x0010_0000` at 24 bits), `a` itself at 32 bits.
+pub const fn in_window(a: u32) -> u32 {
+    a >> (32 - DMA_ADDR_BITS)
+}
 
 /// Bytes per page of the sparse store.
 const PAGE: u32 = 4096;

@@ -51,7 +51,8 @@
 //! - **DMA write** (`dma_wr_*`): every beat carries its own address: `dma_wr_addr` is the host
 //!   address of lane 0 (a multiple of 4), `dma_wr_keep` the lanes written (contiguous), and
 //!   `dma_wr_last` ends one posted write request (the host model answers one write-done per
-//!   `last`). [`DMA_ADDR_BITS`](crate::config::DMA_ADDR_BITS) = 32 on the Cu.
+//!   `last`). [`DMA_ADDR_BITS`](crate::config::DMA_ADDR_BITS): 24 in the Alchitry Cu profile,
+//!   32 otherwise.
 //! - **Verdicts** (`vd_*`, RxControl to RxPlace): RxPlace takes the offered verdict in the cycle
 //!   its run's first beat is placed (`vd_valid` high then) and acknowledges it with `vd_ready`
 //!   in the **next** cycle, from a register; in that cycle it ignores `vd_valid`. A source holds

@@ -94,16 +94,29 @@ use crate::mpa::mpa_rx::RxOutReg;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
 
-// Written for 4 byte lanes and 32-bit host addresses; `hr_oh` has a bit for each of at most 4
-// connections (bits 0-3) and the verdict port (bit 4).
-const _: () = assert!(DATA_WIDTH == 32 && DMA_ADDR_BITS == 32 && CONNECTIONS <= 4);
+// Written for 4 byte lanes and host addresses of 23 to 32 bits (the word address's top part,
+// above its two 10-bit parts, is 1 to 10 bits); `hr_oh` has a bit for each of at most 4
+// connections (bits 0-3) and the verdict port (bit 4); the output register's fields below the
+// address end at bit 42 (at most 2 connection bits).
+const _: () = assert!(
+    DATA_WIDTH == 32
+        && DMA_ADDR_BITS > 22
+        && DMA_ADDR_BITS <= 32
+        && CONNECTIONS <= 4
+        && CONN_BITS <= 2
+);
+/// Bits of a host word (4-octet) address.
+const WA_BITS: usize = DMA_ADDR_BITS - 2;
+/// Bits of the word address above its two 10-bit parts.
+const WH_BITS: usize = WA_BITS - 20;
 
 /// Input FIFO entry: data 32, keep 4, first, last, good, connection.
 const FIFO_BITS: usize = 39 + CONN_BITS;
 /// Input FIFO depth: 2^FIFO_ABITS beats.
 const FIFO_ABITS: usize = 6;
-/// Output register entry: data 32, keep 4, word address 30, last, write, done, good, connection.
-const OUT_BITS: usize = 70 + CONN_BITS;
+/// Output register entry: data 32, keep 4, last, write, done, good, connection (bits 40..41),
+/// word address (from bit 42).
+const OUT_BITS: usize = 42 + WA_BITS;
 
 /// The DDP receive placement block. Ports: see [`crate::ddp`].
 #[derive(LogicBlock)]
@@ -129,7 +142,7 @@ pub struct RxPlace {
     pub vd_a10: Signal<In, Bit>,
     pub vd_a20: Signal<In, Bit>,
     // Posted DMA writes.
-    pub dma_wr_addr: Signal<Out, Bits<32>>,
+    pub dma_wr_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub dma_wr_data: Signal<Out, Bits<32>>,
     pub dma_wr_keep: Signal<Out, Bits<4>>,
     pub dma_wr_last: Signal<Out, Bit>,
@@ -168,7 +181,7 @@ pub struct RxPlace {
     /// carry's address is `word` (no copy of it), and `proc` starts at a flip-flop.
     ovr: DFF<Bit>,
     // Per connection: host address of the next payload octet, run placed (else dropped).
-    na: [DFF<Bits<32>>; CONNECTIONS],
+    na: [DFF<Bits<DMA_ADDR_BITS>>; CONNECTIONS],
     pl: [DFF<Bit>; CONNECTIONS],
     /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..0 all ones (the
     /// carry-select flags of its increment).
@@ -190,7 +203,7 @@ pub struct RxPlace {
     hold_end: DFF<Bit>,
     hold_good: DFF<Bit>,
     hold_conn: DFF<Bits<CONN_BITS>>,
-    hold_addr: DFF<Bits<30>>,
+    hold_addr: DFF<Bits<WA_BITS>>,
     hold_data: DFF<Bits<32>>,
     hold_keep: DFF<Bits<4>>,
     /// The output register (named `skid` after the buffer it replaced; the name is kept:
@@ -225,10 +238,10 @@ pub struct RxPlace {
     h_last: Signal<Local, Bit>,
     h_good: Signal<Local, Bit>,
     h_conn: Signal<Local, Bits<CONN_BITS>>,
-    m: [Signal<Local, Bits<32>>; CONNECTIONS],
-    mv: Signal<Local, Bits<32>>,
-    ones: Constant<Bits<32>>,
-    addr: Signal<Local, Bits<32>>,
+    m: [Signal<Local, Bits<DMA_ADDR_BITS>>; CONNECTIONS],
+    mv: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    ones: Constant<Bits<DMA_ADDR_BITS>>,
+    addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
     place: Signal<Local, Bit>,
     carry_on: Signal<Local, Bit>,
     flush: Signal<Local, Bit>,
@@ -246,18 +259,18 @@ pub struct RxPlace {
     n: Signal<Local, Bits<3>>,
     e: Signal<Local, Bits<3>>,
     full: Signal<Local, Bit>,
-    word: Signal<Local, Bits<30>>,
+    word: Signal<Local, Bits<WA_BITS>>,
     sa10: Signal<Local, Bit>,
     sa20: Signal<Local, Bit>,
     new_a10: Signal<Local, Bit>,
     new_a20: Signal<Local, Bit>,
-    na_next: Signal<Local, Bits<32>>,
+    na_next: Signal<Local, Bits<DMA_ADDR_BITS>>,
     w_lo: Signal<Local, Bits<10>>,
     w_mid: Signal<Local, Bits<10>>,
-    w_hi: Signal<Local, Bits<10>>,
+    w_hi: Signal<Local, Bits<WH_BITS>>,
     w_lo1: Signal<Local, Bits<10>>,
     w_mid1: Signal<Local, Bits<10>>,
-    w_hi1: Signal<Local, Bits<10>>,
+    w_hi1: Signal<Local, Bits<WH_BITS>>,
     /// A run's first beat is placed: its verdict is taken (`vd_ready`).
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -270,7 +283,7 @@ pub struct RxPlace {
     em_end: Signal<Local, Bit>,
     em_good: Signal<Local, Bit>,
     em_conn: Signal<Local, Bits<CONN_BITS>>,
-    em_addr: Signal<Local, Bits<30>>,
+    em_addr: Signal<Local, Bits<WA_BITS>>,
     em_data: Signal<Local, Bits<32>>,
     em_keep: Signal<Local, Bits<4>>,
     push: Signal<Local, Bit>,
@@ -369,7 +382,7 @@ impl Default for RxPlace {
             h_conn: Default::default(),
             m: Default::default(),
             mv: Default::default(),
-            ones: Constant::new(0xFFFF_FFFF_u64.into()),
+            ones: Constant::new(((1u64 << DMA_ADDR_BITS) - 1).into()),
             addr: Default::default(),
             place: Default::default(),
             carry_on: Default::default(),
@@ -584,7 +597,7 @@ impl Logic for RxPlace {
             | (bit_cast::<3, 1>(self.e1.val().into()) << 1)
             | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
-        self.word.next = self.addr.val().get_bits::<30>(2);
+        self.word.next = self.addr.val().get_bits::<WA_BITS>(2);
         // The connection's next octet: in the next host word after a full one. word + 1 as
         // three 10-bit incrementers side by side (carry select), the selects from flags kept
         // with each address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit
@@ -600,7 +613,7 @@ impl Logic for RxPlace {
         }
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
-        self.w_hi.next = self.word.val().get_bits::<10>(20);
+        self.w_hi.next = self.word.val().get_bits::<WH_BITS>(20);
         self.w_lo1.next = self.w_lo.val();
         self.w_mid1.next = self.w_mid.val();
         self.w_hi1.next = self.w_hi.val();
@@ -617,10 +630,10 @@ impl Logic for RxPlace {
         if self.full.val() && self.sa20.val() {
             self.w_hi1.next = self.w_hi.val() + 1;
         }
-        self.na_next.next = bit_cast::<32, 2>(self.e.val().get_bits::<2>(0))
-            | (bit_cast::<32, 10>(self.w_lo1.val()) << 2)
-            | (bit_cast::<32, 10>(self.w_mid1.val()) << 12)
-            | (bit_cast::<32, 10>(self.w_hi1.val()) << 22);
+        self.na_next.next = bit_cast::<DMA_ADDR_BITS, 2>(self.e.val().get_bits::<2>(0))
+            | (bit_cast::<DMA_ADDR_BITS, 10>(self.w_lo1.val()) << 2)
+            | (bit_cast::<DMA_ADDR_BITS, 10>(self.w_mid1.val()) << 12)
+            | (bit_cast::<DMA_ADDR_BITS, WH_BITS>(self.w_hi1.val()) << 22);
         // The beat's lanes in this host word: alo..min(e, 4) - 1. A full word: the carry's lanes
         // and lanes alo..3; the rest (lanes 0..e-4) is the new carry. Otherwise the carry grows
         // by lanes alo..e-1 (and a run's tail leaves with the same lanes).
@@ -823,17 +836,17 @@ impl Logic for RxPlace {
         self.skid.in_valid.next = self.push.val();
         self.skid.in_data.next = bit_cast::<OUT_BITS, 32>(self.hold_data.q.val())
             | (bit_cast::<OUT_BITS, 4>(self.hold_keep.q.val()) << 32)
-            | (bit_cast::<OUT_BITS, 30>(self.hold_addr.q.val()) << 36)
-            | (bit_cast::<OUT_BITS, 1>(self.push_last.val().into()) << 66)
-            | (bit_cast::<OUT_BITS, 1>(self.hold_wr.q.val().into()) << 67)
-            | (bit_cast::<OUT_BITS, 1>(self.hold_dn.q.val().into()) << 68)
-            | (bit_cast::<OUT_BITS, 1>(self.hold_good.q.val().into()) << 69)
-            | (bit_cast::<OUT_BITS, CONN_BITS>(self.hold_conn.q.val()) << 70);
+            | (bit_cast::<OUT_BITS, 1>(self.push_last.val().into()) << 36)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_wr.q.val().into()) << 37)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_dn.q.val().into()) << 38)
+            | (bit_cast::<OUT_BITS, 1>(self.hold_good.q.val().into()) << 39)
+            | (bit_cast::<OUT_BITS, CONN_BITS>(self.hold_conn.q.val()) << 40)
+            | (bit_cast::<OUT_BITS, WA_BITS>(self.hold_addr.q.val()) << 42);
 
         // ---- Outputs: a beat carrying a completion waits while `done_*` is occupied; the
         // completion moves there once the beat was accepted (a token: at once).
-        self.o_wr.next = self.skid.out_data.val().get_bit(67);
-        self.o_dn.next = self.skid.out_data.val().get_bit(68);
+        self.o_wr.next = self.skid.out_data.val().get_bit(37);
+        self.o_dn.next = self.skid.out_data.val().get_bit(38);
         self.gate.next = !self.o_dn.val() || !self.done_v.q.val();
         self.dma_wr_valid.next = self.skid.out_valid.val() && self.o_wr.val() && self.gate.val();
         self.skid.out_ready.next = self.gate.val() && (!self.o_wr.val() || self.dma_wr_ready.val());
@@ -841,14 +854,15 @@ impl Logic for RxPlace {
         self.dma_wr_data.next = self.skid.out_data.val().get_bits::<32>(0);
         self.dma_wr_keep.next = self.skid.out_data.val().get_bits::<4>(32);
         self.dma_wr_addr.next =
-            bit_cast::<32, 30>(self.skid.out_data.val().get_bits::<30>(36)) << 2;
-        self.dma_wr_last.next = self.skid.out_data.val().get_bit(66);
+            bit_cast::<DMA_ADDR_BITS, WA_BITS>(self.skid.out_data.val().get_bits::<WA_BITS>(42))
+                << 2;
+        self.dma_wr_last.next = self.skid.out_data.val().get_bit(36);
         if self.done_v.q.val() {
             self.done_v.d.next = !self.done_ready.val();
         } else if self.o_pop.val() && self.o_dn.val() {
             self.done_v.d.next = true;
-            self.done_good_q.d.next = self.skid.out_data.val().get_bit(69);
-            self.done_conn_q.d.next = self.skid.out_data.val().get_bits::<CONN_BITS>(70);
+            self.done_good_q.d.next = self.skid.out_data.val().get_bit(39);
+            self.done_conn_q.d.next = self.skid.out_data.val().get_bits::<CONN_BITS>(40);
         }
         self.done_valid.next = self.done_v.q.val();
         self.done_conn.next = self.done_conn_q.q.val();

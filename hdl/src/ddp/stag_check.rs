@@ -131,13 +131,18 @@ use rust_hdl::prelude::*;
 /// cycle `t + STAG_CHECK_LATENCY`).
 pub const STAG_CHECK_LATENCY: usize = 5;
 
+/// Bits of the host address above its low half (word 1 keeps the address from bit 48 on).
+const HOST_H_BITS: usize = DMA_ADDR_BITS - 16;
+
 // The literal bit offsets in `update` (hdl_gen takes literals) follow the Cu configuration and
 // the word packing of `stag_table`.
 const _: () = assert!(
     STAG_INDEX_BITS == 6
         && PD_BITS == 4
         && CONN_BITS <= super::stag_table::W0_QP_FIELD_BITS
-        && DMA_ADDR_BITS == 32
+        && DMA_ADDR_BITS > 16
+        && DMA_ADDR_BITS <= 32
+        && super::stag_table::W1_HOST == 32
         && STAG_BASE_TO_BITS == 32
         && super::stag_table::W0_BASE_0 == 0
         && super::stag_table::W0_LEN_L == 16
@@ -151,7 +156,7 @@ const _: () = assert!(
         && super::stag_table::W1_BASE_1 == 0
         && super::stag_table::W1_LEN_H == 16
         && super::stag_table::W1_HOST == 32
-        && W_BITS == 64
+        && W_BITS == 32 + DMA_ADDR_BITS
 );
 
 /// The STag check pipeline with its table. Ports: [`crate::ddp`] ("StagCheck").
@@ -249,7 +254,7 @@ pub struct StagCheck {
     s3_q_h: DFF<Bits<17>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
     s3_host_l: DFF<Bits<17>>,
-    s3_host_h: DFF<Bits<16>>,
+    s3_host_h: DFF<Bits<HOST_H_BITS>>,
 
     // S4.
     s4_v: DFF<Bit>,
@@ -418,7 +423,7 @@ impl Logic for StagCheck {
             | (bit_cast::<W0_VALID, 1>(self.prog_remote_inv.val().into()) << 51);
         self.stags.write_w1.next = bit_cast::<W_BITS, 16>(self.p_nbase.val().get_bits::<16>(16))
             | (bit_cast::<W_BITS, 16>(self.p_nlen.val().get_bits::<16>(16)) << 16)
-            | (bit_cast::<W_BITS, 32>(self.prog_host_addr.val()) << 32);
+            | (bit_cast::<W_BITS, DMA_ADDR_BITS>(self.prog_host_addr.val()) << 32);
 
         // ---- S0 (cycle t): read word 0 and the valid bit; register the request. A request
         // takes the read port from the previous request's word 1 (which is then cancelled).
@@ -541,7 +546,7 @@ impl Logic for StagCheck {
                 && (self.s2_sum.q.val().get_bits::<32>(0) != 0);
             self.s3_off_h.d.next = self.off_h.val();
             self.s3_host_l.d.next = self.host_l.val();
-            self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<16>(48);
+            self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<HOST_H_BITS>(48);
         }
 
         // ---- S3 (cycle t+3): bounds; the host address's upper half.
@@ -572,12 +577,12 @@ impl Logic for StagCheck {
         self.r_tag.d.next = self.s3_tag.q.val();
         self.r_status.d.next = self.status.val();
         // The host address's upper half (the S3 registers still hold this request).
-        self.host.next = (bit_cast::<32, 16>(
+        self.host.next = (bit_cast::<DMA_ADDR_BITS, HOST_H_BITS>(
             self.s3_host_h.q.val()
-                + self.s3_off_h.q.val().get_bits::<16>(0)
-                + bit_cast::<16, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
+                + self.s3_off_h.q.val().get_bits::<HOST_H_BITS>(0)
+                + bit_cast::<HOST_H_BITS, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
         ) << 16)
-            | bit_cast::<32, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
+            | bit_cast::<DMA_ADDR_BITS, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
         self.r_host.d.next = 0.into();
         if (self.status.val() == 0) && !self.s3_inv.q.val() {
             self.r_host.d.next = self.host.val();

@@ -29,8 +29,9 @@
 //! the RAM's one write port with programming (see "Writes").
 //!
 //! **base_TO is 32 bits** on the Cu build (bits 63..32 are 0): the driver registers a region
-//! at its host (DMA) address as base TO, and refuses one that ends above 2^32 (the 32-bit DMA
-//! address, `docs/decisions.md`), so no registered region has a larger base. 32 bits saved per
+//! at its host (DMA) address as base TO, and refuses one that ends above 2^DMA_ADDR_BITS (2^32,
+//! or 2^24 in the Alchitry Cu profile, `docs/decisions.md`), so no registered region has a
+//! larger base. 32 bits saved per
 //! entry are one block RAM (5 before). [`StagCheck`](super::stag_check::StagCheck) makes an
 //! entry programmed with base_TO\[63:32\] != 0 invalid.
 //!
@@ -108,8 +109,9 @@ pub const W1_HOST: usize = 32;
 pub const W_BITS: usize = W1_HOST + DMA_ADDR_BITS;
 
 // The packing and the RAM sizes assume the Cu configuration's field widths.
-const _: () =
-    assert!(W0_BITS == 53 && W_BITS == 64 && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS);
+const _: () = assert!(
+    W0_BITS == 53 && W_BITS >= W0_BITS && STAG_ENTRIES == 64 && CONN_BITS <= W0_QP_FIELD_BITS
+);
 
 /// The STag table: the two-word RAM and its write-port arbitration (see the module
 /// documentation).

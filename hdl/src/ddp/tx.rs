@@ -370,9 +370,9 @@ pub struct DdpTx {
     /// (`^ c_lo`): the room left in the block, `128 - offset`, is then `rq_addr[6:0] + 1`, a
     /// carry chain without an inverter LUT per bit in front (the inversions of the port and of
     /// `wptr` fold into the LUTs that read them).
-    rq_addr: DFF<Bits<32>>,
+    rq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     /// The request's address (`rq_addr` with its offset bits inverted back).
-    rq_a: Signal<Local, Bits<32>>,
+    rq_a: Signal<Local, Bits<DMA_ADDR_BITS>>,
     /// Octets of the region not yet requested, inverted (`!rq_left`): a request adds its
     /// length (`!(l - n) = !l + n`) and "the rest fits the block" is the carry of
     /// `room + rq_left_n[7:0] + 1`, so that no carry chain has an inverter LUT per bit in
@@ -399,12 +399,12 @@ pub struct DdpTx {
     /// the sources' priority chain: the load enables' depth).
     a_en: Signal<Local, Bit>,
     l_en: Signal<Local, Bit>,
-    rq_inc: Signal<Local, Bits<32>>,
+    rq_inc: Signal<Local, Bits<DMA_ADDR_BITS>>,
     /// `rq_left_n` after the request: `!(rq_left - rq_lenr)`.
     rq_dec_n: Signal<Local, Bits<32>>,
-    a_m1: Signal<Local, Bits<32>>,
-    a_m2: Signal<Local, Bits<32>>,
-    a_m3: Signal<Local, Bits<32>>,
+    a_m1: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    a_m2: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    a_m3: Signal<Local, Bits<DMA_ADDR_BITS>>,
     l_m1: Signal<Local, Bits<32>>,
     l_m2: Signal<Local, Bits<32>>,
     l_m3: Signal<Local, Bits<32>>,
@@ -647,10 +647,12 @@ pub struct DdpTx {
     c18: Constant<Bits<16>>,
     c_ctrl: Constant<Bits<16>>,
     /// The octet offset in a block (bits 6..0), the bits of `rq_addr` kept inverted.
-    c_lo: Constant<Bits<32>>,
-    c_blk32: Constant<Bits<32>>,
+    c_lo: Constant<Bits<DMA_ADDR_BITS>>,
+    c_blk32: Constant<Bits<DMA_ADDR_BITS>>,
     c_ones: Constant<Bits<32>>,
-    c_blkmask: Constant<Bits<32>>,
+    /// All ones at the address width (the address sources' masks).
+    c_aones: Constant<Bits<DMA_ADDR_BITS>>,
+    c_blkmask: Constant<Bits<DMA_ADDR_BITS>>,
     c_shift: Constant<Bits<4>>,
     rptr_blk: Signal<Local, Bits<TX_BUF_BITS>>,
     c_last: Constant<Bits<TX_BLK_WORD_BITS>>,
@@ -914,7 +916,8 @@ impl Default for DdpTx {
             c_lo: Constant::new((TX_BLK_OCTETS - 1).into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
             c_ones: Constant::new(0xFFFF_FFFFu64.into()),
-            c_blkmask: Constant::new((0xFFFF_FFFFu64 & !(TX_BLK_OCTETS - 1)).into()),
+            c_aones: Constant::new(((1u64 << DMA_ADDR_BITS) - 1).into()),
+            c_blkmask: Constant::new((((1u64 << DMA_ADDR_BITS) - 1) & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
             rptr_blk: Default::default(),
             c_last: Constant::new(((1u64 << TX_BLK_WORD_BITS) - 1).into()),
@@ -1841,13 +1844,13 @@ impl Logic for DdpTx {
         self.a_m2.next = 0.into();
         self.a_m3.next = 0.into();
         if self.a_src.val() == 1 {
-            self.a_m1.next = self.c_ones.val();
+            self.a_m1.next = self.c_aones.val();
         }
         if self.a_src.val() == 2 {
-            self.a_m2.next = self.c_ones.val();
+            self.a_m2.next = self.c_aones.val();
         }
         if self.a_src.val() == 3 {
-            self.a_m3.next = self.c_ones.val();
+            self.a_m3.next = self.c_aones.val();
         }
         if self.a_en.val() {
             self.rq_addr.d.next = ((self.rq_inc.val() & self.a_m1.val())

@@ -201,6 +201,9 @@ use crate::ram::BlockRam;
 use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
+/// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
+const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
+
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
 /// (never written), so that their reads need no multiplexer.
 fn reg_ram_contents() -> Vec<Bits<32>> {
@@ -209,7 +212,8 @@ fn reg_ram_contents() -> Vec<Bits<32>> {
         | ((CQS as u64) << 8)
         | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
         | (4u64 << 24);
-    let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 };
+    let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 }
+        | (DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT;
     let mut mem = vec![Bits::default(); 256];
     mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
     mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
@@ -479,7 +483,7 @@ pub struct HostIf {
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
     /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
-    rq_addr: DFF<Bits<28>>,
+    rq_addr: DFF<Bits<RING_ADDR_BITS>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -508,7 +512,7 @@ pub struct HostIf {
     cw_cq: DFF<Bits<CQ_BITS>>,
     /// The CQE's address bits 31..4 (CQ_BASE is 16-octet aligned): `base + (pi mod size)`, the
     /// beat's `[3:2]` are `cw_beat`.
-    cw_addr: DFF<Bits<28>>,
+    cw_addr: DFF<Bits<RING_ADDR_BITS>>,
     cw_beat: DFF<Bits<2>>,
     /// The CQE writer is in state Write (a flag, not the state's decode: the beat handshake
     /// to the state's enable is the block's longest path).
@@ -1367,7 +1371,7 @@ impl Logic for HostIf {
             | bit_cast::<64, 16>(self.ulp.read_data.val().get_bits::<16>(0));
         self.prog_len.next = (bit_cast::<32, 16>(self.st_hi.q.val().get_bits::<16>(16)) << 16)
             | bit_cast::<32, 16>(self.ulp.read_data.val().get_bits::<16>(16));
-        self.prog_host_addr.next = self.mmio_wdata.val();
+        self.prog_host_addr.next = self.mmio_wdata.val().get_bits::<DMA_ADDR_BITS>(0);
 
         // ---- QP context commit and SQ doorbell.
         self.qpc_write.next = self.qpc_q.q.val();
@@ -1488,8 +1492,8 @@ impl Logic for HostIf {
             }
             RqState::Addr => {
                 // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
-                self.rq_addr.d.next = self.base.read_data.val().get_bits::<28>(4)
-                    + bit_cast::<28, RING_INDEX_BITS>(self.rq_off.q.val());
+                self.rq_addr.d.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
+                    + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.rq_off.q.val());
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1630,8 +1634,8 @@ impl Logic for HostIf {
             CwState::Addr => {
                 // The ring base from the RAM plus the ring offset, in 16-octet units (the
                 // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
-                self.cw_addr.d.next = self.base.read_data.val().get_bits::<28>(4)
-                    + bit_cast::<28, RING_INDEX_BITS>(self.cw_off.q.val());
+                self.cw_addr.d.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
+                    + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.cw_off.q.val());
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
                 self.cw_w.d.next = true;
@@ -1687,7 +1691,8 @@ impl Logic for HostIf {
         self.pay_rd_req_ready.next = false;
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
-            self.dma_rd_req_addr.next = bit_cast::<32, 28>(self.rq_addr.q.val()) << 4;
+            self.dma_rd_req_addr.next =
+                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.rq_addr.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
@@ -1726,8 +1731,9 @@ impl Logic for HostIf {
         }
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
-            self.dma_wr_addr.next = (bit_cast::<32, 28>(self.cw_addr.q.val()) << 4)
-                | (bit_cast::<32, 2>(self.cw_beat.q.val()) << 2);
+            self.dma_wr_addr.next =
+                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.cw_addr.q.val()) << 4)
+                    | (bit_cast::<DMA_ADDR_BITS, 2>(self.cw_beat.q.val()) << 2);
             self.dma_wr_data.next = self.cw_wdata.val();
             self.dma_wr_keep.next = 0xF.into();
             self.dma_wr_last.next = self.cw_beat.q.val() == 3;

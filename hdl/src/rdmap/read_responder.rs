@@ -143,7 +143,7 @@ const _: () = assert!(
         && WORD_BITS == 3
         && QCNT_BITS == 5
         && CONN_BITS <= 32
-        && DMA_ADDR_BITS == 32
+        && DMA_ADDR_BITS <= 32
 );
 /// Bits of a QP FIFO pointer.
 const PTR_BITS: usize = 2;
@@ -413,7 +413,7 @@ impl Logic for ReadResponder {
         self.rr_msg_inv_stag.next = 0.into();
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
-        self.rr_msg_addr.next = self.mem.read_data.val();
+        self.rr_msg_addr.next = self.mem.read_data.val().get_bits::<DMA_ADDR_BITS>(0);
         self.rr_msg_len.next = self.o_len.q.val();
         self.take.next = self.rr_msg_valid.val() && self.rr_msg_ready.val();
         if self.take.val() {

@@ -584,7 +584,7 @@ pub struct RxControl {
     o_place: DFF<Bit>,
     pf_v: DFF<Bit>,
     pf_code: DFF<Bits<4>>,
-    o_addr: DFF<Bits<DMA_ADDR_BITS>>,
+    o_addr: DFF<Bits<32>>,
     // The check queue: Writes, Read Responses and Read Requests whose StagCheck is in flight,
     // in job order (see the module documentation).
     cq_busy: [DFF<Bit>; CQ_DEPTH],
@@ -732,6 +732,8 @@ pub struct RxControl {
     h_lf: Signal<Local, Bit>,
     h_st: Signal<Local, Bits<3>>,
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    /// `h_addr` zero-extended to a record value.
+    h_addr32: Signal<Local, Bits<32>>,
     /// `cq_addr`'s carry-select flags (see `vd_a10`), loaded with it into the verdict register.
     cq_a10: Signal<Local, Bit>,
     cq_a20: Signal<Local, Bit>,
@@ -1256,6 +1258,7 @@ impl Default for RxControl {
             h_lf: Default::default(),
             h_st: Default::default(),
             h_addr: Default::default(),
+            h_addr32: Default::default(),
             cq_a10: Default::default(),
             cq_a20: Default::default(),
             h_dead: Default::default(),
@@ -2856,6 +2859,7 @@ impl Logic for RxControl {
         self.h_lf.next = self.cq_l[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
         self.h_addr.next = self.cq_addr.q.val();
+        self.h_addr32.next = bit_cast::<32, DMA_ADDR_BITS>(self.h_addr.val());
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
                 self.h_busy.next = self.cq_busy[i].q.val();
@@ -2921,7 +2925,7 @@ impl Logic for RxControl {
             self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.h_conn.val()) << 1)
                 | bit_cast::<3, 1>(self.h_slot.val().into());
             self.w_kind_n.next = self.h_kind.val();
-            self.w_val_n.next = self.h_addr.val();
+            self.w_val_n.next = self.h_addr32.val();
             self.w_mdr_n.next = 6.into();
             self.w_cqesel_n.next = 0.into();
             self.w_stsel_n.next = 0.into();
@@ -2970,7 +2974,7 @@ impl Logic for RxControl {
                 }
                 // The error record's value: the triple (the segment length, `term_seglen`, is in
                 // `qctx`, written in Eval: bit 44 says so; the high half is don't-care).
-                self.w_val_n.next = (bit_cast::<32, 16>(self.h_addr.val().get_bits::<16>(16))
+                self.w_val_n.next = (bit_cast::<32, 16>(self.h_addr32.val().get_bits::<16>(16))
                     << 16)
                     | bit_cast::<32, 16>(self.w_triple_n.val());
             }

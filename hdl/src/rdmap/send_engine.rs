@@ -161,7 +161,9 @@
 //! way. Outstanding Reads alone do not
 //! count: they wait for the receive side.
 
-use crate::config::{CONN_BITS, DMA_SUB_TAG_BITS, PD_BITS, QPS, RING_INDEX_BITS, RING_LOG2_BITS};
+use crate::config::{
+    CONN_BITS, DMA_ADDR_BITS, DMA_SUB_TAG_BITS, PD_BITS, QPS, RING_INDEX_BITS, RING_LOG2_BITS,
+};
 use crate::mpa::mpa_rx::RxContextRam;
 use crate::ram::BlockRam;
 use rust_hdl::prelude::*;
@@ -236,7 +238,7 @@ pub struct SendEngine {
     pub qp_err_qp: Signal<In, Bits<CONN_BITS>>,
     // WQE fetch.
     pub sq_rd_req_valid: Signal<Out, Bit>,
-    pub sq_rd_req_addr: Signal<Out, Bits<32>>,
+    pub sq_rd_req_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub sq_rd_req_len: Signal<Out, Bits<16>>,
     pub sq_rd_req_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
     pub sq_rd_req_ready: Signal<In, Bit>,
@@ -256,7 +258,7 @@ pub struct SendEngine {
     pub lchk_ready: Signal<In, Bit>,
     pub lrsp_valid: Signal<In, Bit>,
     pub lrsp_status: Signal<In, Bits<3>>,
-    pub lrsp_host_addr: Signal<In, Bits<32>>,
+    pub lrsp_host_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     // Message job.
     pub msg_valid: Signal<Out, Bit>,
     pub msg_ready: Signal<In, Bit>,
@@ -267,7 +269,7 @@ pub struct SendEngine {
     pub msg_inv_stag: Signal<Out, Bits<32>>,
     pub msg_src_to: Signal<Out, Bits<64>>,
     pub msg_msn: Signal<Out, Bits<32>>,
-    pub msg_addr: Signal<Out, Bits<32>>,
+    pub msg_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub msg_len: Signal<Out, Bits<32>>,
     pub msg_done: Signal<In, Bit>,
     /// DdpTx read `msg_addr` / `msg_len` for the last time (through the TxArbiter).
@@ -351,7 +353,7 @@ pub struct SendEngine {
     w_addr_lo: DFF<Bits<32>>,
     w_raddr_hi: DFF<Bits<32>>,
     w_raddr_lo: DFF<Bits<32>>,
-    host_addr: DFF<Bits<32>>,
+    host_addr: DFF<Bits<DMA_ADDR_BITS>>,
     done_seen: DFF<Bit>,
     /// Read completions (`rdc_*`) waiting for the engine: {status, QP} at `rq_wp` (issue 5:
     /// a `BlockRam` with its own pointers instead of rust-hdl's `SynchronousFIFO`, whose
@@ -486,7 +488,7 @@ pub struct SendEngine {
     l_log2: DFF<Bits<RING_LOG2_BITS>>,
     f_mask: Signal<Local, Bits<16>>,
     foff_n: Signal<Local, Bits<21>>,
-    faddr: DFF<Bits<32>>,
+    faddr: DFF<Bits<DMA_ADDR_BITS>>,
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
@@ -736,8 +738,8 @@ impl Logic for SendEngine {
         if self.pf_st.q.val() == 1 {
             // sq_base: the context RAM's word `{cur, 0}`, read at every edge outside `Idle`
             // and `Fetch` (no copy in flip-flops).
-            self.faddr.d.next =
-                ((self.ctx.read_data.val() >> 5) << 5) + bit_cast::<32, 21>(self.foff.q.val());
+            self.faddr.d.next = ((self.ctx.read_data.val().get_bits::<DMA_ADDR_BITS>(0) >> 5) << 5)
+                + bit_cast::<DMA_ADDR_BITS, 21>(self.foff.q.val());
             self.pf_st.d.next = 2.into();
         }
         if (self.pf_st.q.val() == 2) && self.sq_rd_req_ready.val() {
@@ -974,8 +976,8 @@ impl Logic for SendEngine {
         }
         if self.s.val().get_bit(4) {
             // Addr (sq_base on the context RAM's output: `{cur, 0}` read at the last edge)
-            self.faddr.d.next =
-                ((self.ctx.read_data.val() >> 5) << 5) + bit_cast::<32, 21>(self.foff.q.val());
+            self.faddr.d.next = ((self.ctx.read_data.val().get_bits::<DMA_ADDR_BITS>(0) >> 5) << 5)
+                + bit_cast::<DMA_ADDR_BITS, 21>(self.foff.q.val());
             self.nx.next = self.nx.val() | 32; // FetchReq
             self.lv.next = self.lv.val() | 16;
         }

@@ -66,7 +66,7 @@ pub struct TxPath {
     pub scqe_ready: Signal<In, Bit>,
     // DMA reads: the SendEngine's WQEs, DdpTx's payload (HostIf's arbiter ports).
     pub sq_rd_req_valid: Signal<Out, Bit>,
-    pub sq_rd_req_addr: Signal<Out, Bits<32>>,
+    pub sq_rd_req_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     pub sq_rd_req_len: Signal<Out, Bits<16>>,
     pub sq_rd_req_tag: Signal<Out, Bits<DMA_SUB_TAG_BITS>>,
     pub sq_rd_req_ready: Signal<In, Bit>,
@@ -96,7 +96,7 @@ pub struct TxPath {
     pub lchk_ready: Signal<In, Bit>,
     pub lrsp_valid: Signal<In, Bit>,
     pub lrsp_status: Signal<In, Bits<3>>,
-    pub lrsp_host_addr: Signal<In, Bits<32>>,
+    pub lrsp_host_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
     pub orq_push: Signal<Out, Bit>,
     pub orq_push_qp: Signal<Out, Bits<CONN_BITS>>,
     // Queued Read Requests from RxPath (the ReadResponder's irq_*).

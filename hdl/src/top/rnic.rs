@@ -15,7 +15,7 @@
 //! The top only wires: every block owns its registers. One QP per LLP connection (QP n is
 //! connection n, `docs/decisions.md`). `tx_idle` (HostIf's STATUS bit) is TxPath's.
 
-use crate::config::{CONN_BITS, DMA_LEN_BITS, DMA_TAG_BITS};
+use crate::config::{CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_TAG_BITS};
 use crate::host::host_if::HostIf;
 use crate::rdmap::rx_path::RxPath;
 use crate::rdmap::tx_path::TxPath;
@@ -233,11 +233,11 @@ impl Logic for Rnic {
         self.host.place_wr_last.next = self.rx.dma_wr_last.val();
         self.rx.dma_wr_ready.next = self.host.place_wr_ready.val();
         self.dma_rd_req_valid.next = self.host.dma_rd_req_valid.val();
-        self.dma_rd_req_addr.next = self.host.dma_rd_req_addr.val();
+        self.dma_rd_req_addr.next = bit_cast::<32, DMA_ADDR_BITS>(self.host.dma_rd_req_addr.val());
         self.dma_rd_req_len.next = self.host.dma_rd_req_len.val();
         self.dma_rd_req_tag.next = self.host.dma_rd_req_tag.val();
         self.dma_wr_valid.next = self.host.dma_wr_valid.val();
-        self.dma_wr_addr.next = self.host.dma_wr_addr.val();
+        self.dma_wr_addr.next = bit_cast::<32, DMA_ADDR_BITS>(self.host.dma_wr_addr.val());
         self.dma_wr_data.next = self.host.dma_wr_data.val();
         self.dma_wr_keep.next = self.host.dma_wr_keep.val();
         self.dma_wr_last.next = self.host.dma_wr_last.val();

@@ -1,7 +1,7 @@
 //! The `key=value,...` specifications of `rnic inject`: memory regions, the QP, receive WQEs.
 //! Every malformed specification is one line of error naming the field.
 
-use rnic_hdl::config::{PD_BITS, QPS, STAG_BASE_TO_BITS, STAG_ENTRIES};
+use rnic_hdl::config::{DMA_ADDR_BITS, PD_BITS, QPS, STAG_BASE_TO_BITS, STAG_ENTRIES};
 use rnic_proto::verbs::{access, stag_index};
 
 /// A memory region: `--mr stag=..,addr=..,len=..,access=..,pd=..[,to=..][,qp=..][,inv]`.
@@ -130,9 +130,9 @@ pub fn parse_mr(spec: &str) -> Result<MrSpec, String> {
     }
     let addr = require(W, "addr", addr)?;
     let len = require(W, "len", len)?;
-    if addr as u64 + len as u64 > 1 << 32 {
+    if addr as u64 + len as u64 > 1 << DMA_ADDR_BITS {
         return Err(format!(
-            "--mr: region {addr:#x}+{len:#x} runs past the 32-bit DMA address space"
+            "--mr: region {addr:#x}+{len:#x} runs past the {DMA_ADDR_BITS}-bit DMA address space"
         ));
     }
     let base_to = base_to.unwrap_or(addr as u64);
@@ -219,7 +219,10 @@ mod tests {
                 "stag=1,addr=0,len=1,access=rw,pd=99",
                 "'pd' must be at most",
             ),
-            ("stag=1,addr=0xffffffff,len=2,access=rw,pd=0", "32-bit DMA"),
+            (
+                "stag=1,addr=0xffffffff,len=2,access=rw,pd=0",
+                "-bit DMA address space",
+            ),
             (
                 "stag=1,addr=0,len=1,access=rw,pd=0,to=0x100000000",
                 "not below 2^32",

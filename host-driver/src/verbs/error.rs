@@ -20,8 +20,9 @@ pub enum VerbsError {
         addr: u64,
         length: u32,
     },
-    /// Host memory above what the core can address (32-bit DMA on the Cu build).
-    AddressNotDmaable { addr: u64, len: u64 },
+    /// Host memory above what the core can address: below `1 << bits`, the host address bits
+    /// the core reports in FEATURES (24 in the Alchitry Cu profile, 32 otherwise).
+    AddressNotDmaable { addr: u64, len: u64, bits: u32 },
     /// The work queue is full (`depth` entries outstanding).
     QueueFull {
         qp: usize,
@@ -58,9 +59,11 @@ impl fmt::Display for VerbsError {
                 f,
                 "QP {qp}: {length} bytes at {addr:#x} are not inside a registered region of lkey {lkey:#010x}"
             ),
-            VerbsError::AddressNotDmaable { addr, len } => write!(
+            VerbsError::AddressNotDmaable { addr, len, bits } => write!(
                 f,
-                "{len} bytes at {addr:#x} are not addressable by the core (32-bit DMA)"
+                "{len} bytes at {addr:#x} are not addressable by the core ({bits}-bit DMA: \
+                 host memory below {:#x})",
+                1u64 << bits
             ),
             VerbsError::QueueFull { qp, queue, depth } => {
                 write!(

@@ -158,7 +158,7 @@ impl HostDevice for NullDevice {
             regs::VERSION => regs::VERSION_VALUE,
             regs::CAPS => NULL_QPS as u32 | (NULL_CQS as u32) << 8 | NULL_STAG_LOG2 << 16 | 4 << 24,
             regs::STATUS => regs::STATUS_RX_IDLE | regs::STATUS_TX_IDLE,
-            regs::FEATURES => regs::FEATURES_MARKERS,
+            regs::FEATURES => regs::FEATURES_MARKERS | 32 << regs::FEATURES_DMA_ADDR_SHIFT,
             a if (regs::CQ_REGS..regs::CQ_REGS + NULL_CQS as u16 * regs::CQ_STRIDE)
                 .contains(&a) =>
             {

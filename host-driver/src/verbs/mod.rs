@@ -20,7 +20,8 @@
 //! own protection path.
 //!
 //! Limits of this version of the core (`docs/decisions.md`, "The whole core"): one scatter /
-//! gather element per work request, 32-bit DMA addresses, QP n is LLP connection n.
+//! gather element per work request, 32-bit DMA addresses (24-bit in the Alchitry Cu profile:
+//! `Caps::dma_addr_bits`), QP n is LLP connection n.
 
 mod error;
 mod hw;
@@ -42,8 +43,6 @@ pub const MAX_PDS: usize = 16;
 /// Where the driver's DMA-able host memory starts (the first page stays unmapped, so a zero
 /// address in a descriptor is never a buffer).
 const HEAP_BASE: u64 = 0x0001_0000;
-/// The end of what the core addresses (32-bit DMA).
-const HEAP_END: u64 = 1 << 32;
 
 /// A buffer of DMA-able host memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,6 +93,9 @@ pub struct Caps {
     /// The core implements MPA markers (`FEATURES_MARKERS`; not in a `no-markers` build, the
     /// Alchitry Cu profile): a connection with markers in either direction is refused.
     pub markers: bool,
+    /// Bits of a host (DMA) address (FEATURES `[15:8]`: 24 in the Alchitry Cu profile, 32
+    /// otherwise): rings, CQs, buffers and registered regions lie below `1 << dma_addr_bits`.
+    pub dma_addr_bits: u32,
 }
 
 /// An asynchronous event of a QP (QP_AEV): why it went to error.
@@ -187,6 +189,7 @@ impl<D: HostDevice> Device<D> {
             stags: 1 << (c >> 16 & 0xFF),
             width_octets: (c >> 24) as usize,
             markers: features & regs::FEATURES_MARKERS != 0,
+            dma_addr_bits: regs::features_dma_addr_bits(features).min(32),
         };
         Ok(Device {
             dev,
@@ -244,13 +247,25 @@ impl<D: HostDevice> Device<D> {
             )));
         }
         let addr = self.heap_top.div_ceil(align).saturating_mul(align);
-        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
-            return Err(VerbsError::AddressNotDmaable { addr, len });
-        }
+        self.check_dmaable(addr, len)?;
         self.heap_top = addr + len;
         self.bufs.insert(addr, len);
         self.dev.mem_write(addr, &vec![0; len as usize]);
         Ok(Buf { addr, len })
+    }
+
+    /// Refuses `len` bytes at `addr` unless they lie below `1 << dma_addr_bits` (FEATURES):
+    /// the core drives no higher host address (a 16 MiB window in the Alchitry Cu profile).
+    fn check_dmaable(&self, addr: u64, len: u64) -> Result<()> {
+        let end = 1u64 << self.caps.dma_addr_bits;
+        if addr.checked_add(len).is_none_or(|e| e > end) {
+            return Err(VerbsError::AddressNotDmaable {
+                addr,
+                len,
+                bits: self.caps.dma_addr_bits,
+            });
+        }
+        Ok(())
     }
 
     /// Allocates a buffer at `offset` bytes past an `align`-aligned address: a buffer at a
@@ -258,7 +273,11 @@ impl<D: HostDevice> Device<D> {
     pub fn alloc_buf_at_offset(&mut self, len: u64, align: u64, offset: u64) -> Result<Buf> {
         let total = len
             .checked_add(offset)
-            .ok_or(VerbsError::AddressNotDmaable { addr: offset, len })?;
+            .ok_or(VerbsError::AddressNotDmaable {
+                addr: offset,
+                len,
+                bits: self.caps.dma_addr_bits,
+            })?;
         let b = self.alloc_buf(total, align)?;
         self.bufs.remove(&b.addr);
         let buf = Buf {
@@ -380,9 +399,7 @@ impl<D: HostDevice> Device<D> {
                 "region length {len}: must be 1..=2^32-1"
             )));
         }
-        if addr.checked_add(len).is_none_or(|end| end > HEAP_END) {
-            return Err(VerbsError::AddressNotDmaable { addr, len });
-        }
+        self.check_dmaable(addr, len)?;
         let inside = self
             .bufs
             .range(..=addr)

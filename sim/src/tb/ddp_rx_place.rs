@@ -17,6 +17,7 @@
 //! good flag, and only once every octet of the run has been written. Completions come in the
 //! order the runs *end* (their last beats), verdicts in the order they begin.
 
+use crate::host_mem::{in_window, DMA_ADDR_MASK};
 use crate::stream::Beat;
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::Result;
@@ -307,7 +308,7 @@ impl RxPlaceTb {
                     sim.set(self.vd_valid, 0);
                     sim.set(self.vd_conn, rng.gen_range(0..CONNECTIONS) as u128);
                     sim.set(self.vd_place, rng.gen_range(0..2));
-                    sim.set(self.vd_addr, u128::from(rng.gen::<u32>()));
+                    sim.set(self.vd_addr, u128::from(rng.gen::<u32>() & DMA_ADDR_MASK));
                     sim.set(self.vd_a10, rng.gen_range(0..2));
                     sim.set(self.vd_a20, rng.gen_range(0..2));
                 }
@@ -486,7 +487,7 @@ fn mask32(keep: u8) -> u128 {
 /// connections, good flags, place/drop (mostly place) and host addresses of every alignment in
 /// disjoint regions (a few near a 4 KiB page end).
 pub fn random_runs(rng: &mut impl Rng, count: usize, max_len: usize) -> Vec<Run> {
-    let mut next = 0x1000_0000u32 + rng.gen_range(0..4096);
+    let mut next = in_window(0x1000_0000) + rng.gen_range(0..4096);
     (0..count)
         .map(|_| {
             let len = if rng.gen_bool(0.3) {
@@ -533,7 +534,7 @@ pub fn measure_beats_per_cycle(
             payload: (0..len).map(|j| (i * 5 + j) as u8).collect(),
             good: true,
             place: true,
-            addr: 0x2000_0000 + i as u32 * stride + addr_lo,
+            addr: in_window(0x2000_0000) + i as u32 * stride + addr_lo,
         })
         .collect();
     let traffic = PlaceTraffic {

@@ -29,7 +29,7 @@
 //! built when a message is offered, from host memory as it is then.
 
 use crate::dma_port::{DmaConfig, DmaPort};
-use crate::host_mem::HostMemory;
+use crate::host_mem::{in_window, HostMemory};
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{bail, ensure, Result};
 use rand::rngs::StdRng;
@@ -231,7 +231,7 @@ pub fn random_hints(rng: &mut impl Rng, msgs: &[TxMsg]) -> Vec<TxHint> {
                     hold: rng.gen_range(1..300),
                 },
                 (7, _) => TxHint::Other {
-                    addr: 0x7000_0000 + rng.gen_range(0..1 << 20),
+                    addr: in_window(0x7000_0000) + rng.gen_range(0..1 << 20),
                     len: rng.gen_range(1..3000),
                     delay,
                 },
@@ -788,7 +788,7 @@ impl DdpTxTb {
 /// Random messages: every opcode (0-6), lengths 0..=several KiB with 1, 3, 4, 5 and a few of
 /// 64 Ki and more when `big`, random host alignment, each message's payload in its own range.
 pub fn random_messages(rng: &mut impl Rng, count: usize, max_len: u32, big: bool) -> Vec<TxMsg> {
-    let mut addr = 0x1000_0000u32 + rng.gen_range(0..4096);
+    let mut addr = in_window(0x1000_0000) + rng.gen_range(0..4096);
     (0..count)
         .map(|_| {
             let len = match rng.gen_range(0..10) {
@@ -853,7 +853,7 @@ pub fn measure_beats_per_cycle(
             inv_stag: 0,
             src_to: 0,
             msn: 1,
-            addr: 0x2000_0000 + i as u32 * ((len + 8192) & !4095) + align,
+            addr: in_window(0x2000_0000) + i as u32 * ((len + 8192) & !4095) + align,
             len,
         })
         .collect();

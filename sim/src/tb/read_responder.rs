@@ -4,6 +4,7 @@
 //! DdpTx side is [`super::tx_arbiter::DdpTxSink`] on `rr_msg_*` ([`super::tx_arbiter::MsgOut`]).
 
 use super::tx_arbiter::MsgJob;
+use crate::host_mem::DMA_ADDR_MASK;
 use crate::testbench::{Backend, InputId, OutputId};
 use rand::Rng;
 use rnic_proto::rdmap::Opcode;
@@ -34,7 +35,7 @@ impl ReadReq {
                 1..=3 => rng.gen_range(1..1 << 16),
                 _ => rng.gen(),
             },
-            src_addr: rng.gen(),
+            src_addr: rng.gen::<u32>() & DMA_ADDR_MASK,
         }
     }
 

@@ -15,6 +15,7 @@
 //! table of `rnic_hdl::rdmap`, `rfc5040-rdmap.md` §5.4), for runs where every segment ends
 //! good and no LLP error occurs.
 
+use crate::host_mem::DMA_ADDR_MASK;
 use crate::testbench::{Backend, InputId, OutputId};
 use anyhow::Result;
 use rand::Rng;
@@ -533,7 +534,11 @@ impl RxControlTb {
                     self.set(sim, "rsp_valid", 0);
                     self.set(sim, "rsp_tag", rng.gen_range(0..16));
                     self.set(sim, "rsp_status", rng.gen_range(0..8));
-                    self.set(sim, "rsp_host_addr", rng.gen::<u32>().into());
+                    self.set(
+                        sim,
+                        "rsp_host_addr",
+                        (rng.gen::<u32>() & DMA_ADDR_MASK).into(),
+                    );
                 }
             }
             // ---- RQ responses.

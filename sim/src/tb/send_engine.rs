@@ -14,7 +14,7 @@
 //! FENCE or non-Read message while a Read is outstanding, `orq_push` with every Read Request.
 
 use crate::dma_port::{DmaConfig, DmaPort};
-use crate::host_mem::HostMemory;
+use crate::host_mem::{in_window, HostMemory};
 use crate::testbench::Backend;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -315,7 +315,7 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             // a local TO's upper half is 0).
             to: 0x1000_0000 * u64::from(n) + 0x1000,
             len: 0x4000,
-            host: 0x4000_0000 + n * 0x10_0000,
+            host: in_window(0x4000_0000) + n * 0x10_0000,
         };
         let stag = (n + 1) << 8 | 0x42;
         keys.insert(stag, k);
@@ -332,7 +332,7 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             })
             .collect();
         let log2 = rng.gen_range(1..=3u8);
-        let base = 0x1000_0000 + u32::from(q) * 0x1000;
+        let base = in_window(0x1000_0000) + u32::from(q) * 0x1000;
         mem.allow_device(base, 32 << log2, true, false);
         let mut wqes: Vec<Wqe> = (0..cfg.wqes_per_qp)
             .map(|_| rand_wqe(&mut rng, &klist, &good, 0.3))

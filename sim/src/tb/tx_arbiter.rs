@@ -11,6 +11,7 @@
 //!   taken message, in message order, after a random delay (zero: in the cycle of the
 //!   handshake itself).
 
+use crate::host_mem::DMA_ADDR_MASK;
 use crate::testbench::{Backend, InputId, OutputId};
 use rand::Rng;
 use std::collections::VecDeque;
@@ -45,7 +46,7 @@ impl MsgJob {
             inv_stag: rng.gen(),
             src_to: rng.gen(),
             msn: rng.gen(),
-            addr: rng.gen(),
+            addr: rng.gen::<u32>() & DMA_ADDR_MASK,
             len: rng.gen(),
         }
     }
