@@ -44,6 +44,21 @@ fn tap_selected(keep: u128, lanes: usize, k: usize) -> bool {
     (k == 0 || kept(k - 1)) && !kept(k)
 }
 
+/// The folded matrix's rows as lists of terms: `x` bit `s` is term `s` (0..32), data bit `p`
+/// is term `32 + p`.
+fn term_rows(folded: &[(u32, u128)], data_bits: usize) -> Vec<Vec<usize>> {
+    folded
+        .iter()
+        .map(|&(xm, dm)| {
+            let xs = (0..32).filter(move |&s| xm >> s & 1 == 1);
+            let ds = (0..data_bits)
+                .filter(move |&p| dm >> p & 1 == 1)
+                .map(|p| 32 + p);
+            xs.chain(ds).collect()
+        })
+        .collect()
+}
+
 /// Shares XOR pairs among the rows (Paar's greedy heuristic): while some pair of terms occurs in
 /// two rows or more, the most frequent one (the lowest pair on a tie) becomes a new term `next`,
 /// `next + 1`, ... in every row that has both. Returns the pairs, in order, and the rows over the
@@ -122,16 +137,7 @@ impl<const D: usize, const K: usize> Logic for Crc32cUpdate<D, K> {
             }
             let _ = writeln!(v, "wire [31:0] tap{k};");
             // Terms: x bit s is 0..32, data bit p is 32 + p, shared pairs 32 + D + n.
-            let rows: Vec<Vec<usize>> = m
-                .folded(D)
-                .iter()
-                .map(|&(xm, dm)| {
-                    let xs = (0..32).filter(move |&s| xm >> s & 1 == 1);
-                    let ds = (0..D).filter(move |&p| dm >> p & 1 == 1).map(|p| 32 + p);
-                    xs.chain(ds).collect()
-                })
-                .collect();
-            let (pairs, rows) = shared_pairs(rows, 32 + D);
+            let (pairs, rows) = shared_pairs(term_rows(&m.folded(D), D), 32 + D);
             let name = |t: usize| match t {
                 t if t < 32 => format!("x{k}[{t}]"),
                 t if t < 32 + D => format!("data[{}]", t - 32),
@@ -190,15 +196,7 @@ mod tests {
         for k in 0..=4 {
             let m = UpdateMatrix::new(32, k);
             let folded = m.folded(32);
-            let rows: Vec<Vec<usize>> = folded
-                .iter()
-                .map(|&(xm, dm)| {
-                    let xs = (0..32).filter(move |&s| xm >> s & 1 == 1);
-                    let ds = (0..32).filter(move |&p| dm >> p & 1 == 1).map(|p| 32 + p);
-                    xs.chain(ds).collect()
-                })
-                .collect();
-            let (pairs, shared) = shared_pairs(rows, 64);
+            let (pairs, shared) = shared_pairs(term_rows(&folded, 32), 64);
             for _ in 0..64 {
                 let (x, data) = (rnd() as u32, u128::from(rnd() as u32));
                 let mut val: Vec<bool> = (0..32).map(|s| x >> s & 1 == 1).collect();
