@@ -229,26 +229,35 @@ pub struct Harness {
     pub shift_register_bits: usize,
     /// Output bits captured in a harness output register (the combinational outputs).
     pub registered_outputs: Vec<PortBit>,
-    /// Output-register bits (`registered_outputs.len()`).
-    pub output_register_bits: usize,
-    /// Bits XOR-folded into the output pins (every output bit and the last shift bit).
-    pub fold_bits: usize,
     /// Output pins: `sout` and `hout[0 .. output_pins - 1]`.
     pub output_pins: usize,
-    /// 4-input XORs (one LUT each) of the fold.
-    pub fold_luts: usize,
 }
 
 impl Harness {
+    /// Output-register bits (one per registered output).
+    pub fn output_register_bits(&self) -> usize {
+        self.registered_outputs.len()
+    }
+
+    /// Bits XOR-folded into the output pins (every output bit and the last shift bit).
+    pub fn fold_bits(&self) -> usize {
+        self.output_bits + 1
+    }
+
+    /// 4-input XORs (one LUT each) of the fold.
+    pub fn fold_luts(&self) -> usize {
+        fold_luts(self.fold_bits(), self.output_pins)
+    }
+
     /// All flip-flops the harness adds.
     pub fn flip_flops(&self) -> usize {
-        self.shift_register_bits + self.output_register_bits
+        self.shift_register_bits + self.output_register_bits()
     }
 
     /// Logic cells the harness occupies: one per flip-flop and one per fold LUT (no fold LUT
     /// drives a flip-flop). See the module documentation.
     pub fn logic_cells(&self) -> usize {
-        self.flip_flops() + self.fold_luts
+        self.flip_flops() + self.fold_luts()
     }
 
     /// Pins the harness uses besides `clk`: `sin`, the `hin` and the output pins.
@@ -326,8 +335,8 @@ pub fn plan_harness_with(
         }
     }
     let shift_register_bits = shift.max(1);
-    let fold_bits = output_bits + 1;
-    let output_pins = (pins_left + 1).min(fold_bits);
+    // `sout` and the pins left, at most one per folded bit (output bits and the last shift bit).
+    let output_pins = (pins_left + 1).min(output_bits + 1);
     Ok(Harness {
         ports,
         has_clock,
@@ -336,11 +345,8 @@ pub fn plan_harness_with(
         input_sources,
         input_pins,
         shift_register_bits,
-        output_register_bits: registered_outputs.len(),
         registered_outputs,
-        fold_bits,
         output_pins,
-        fold_luts: fold_luts(fold_bits, output_pins),
     })
 }
 
@@ -404,7 +410,11 @@ pub fn render_harness(h: &Harness) -> String {
     line(format!(
         "// DUT `top`: {} input bits ({} from pins, the others from a shift register fed by \
          `sin`), {} output bits ({} registered) XOR-folded into {} pins.",
-        h.input_bits, h.input_pins, h.output_bits, h.output_register_bits, h.output_pins
+        h.input_bits,
+        h.input_pins,
+        h.output_bits,
+        h.output_register_bits(),
+        h.output_pins
     ));
     line("`default_nettype none".into());
     let mut header = vec!["clk", "sin", "sout"];
@@ -563,11 +573,11 @@ endmodule
         assert_eq!(h.output_bits, 104);
         assert_eq!(h.input_pins, 0);
         assert_eq!(h.shift_register_bits, 9);
-        assert_eq!(h.output_register_bits, 104);
-        assert_eq!(h.fold_bits, 105);
+        assert_eq!(h.output_register_bits(), 104);
+        assert_eq!(h.fold_bits(), 105);
         assert_eq!(h.output_pins, 1);
         // 105 bits into one pin: 35 XORs of 4 (104 / 3 rounded up).
-        assert_eq!(h.fold_luts, 35);
+        assert_eq!(h.fold_luts(), 35);
         assert_eq!(h.flip_flops(), 9 + 104);
         assert_eq!(h.logic_cells(), 9 + 104 + 35);
         assert_eq!(h.pins(), 2);
@@ -636,9 +646,9 @@ endmodule
         let h = plan_harness_with(DUT, &a, 5).unwrap();
         assert_eq!(h.input_pins, 3);
         assert_eq!(h.shift_register_bits, 6);
-        assert_eq!(h.output_register_bits, 2);
+        assert_eq!(h.output_register_bits(), 2);
         assert_eq!(h.output_pins, 1);
-        assert_eq!(h.fold_luts, 35);
+        assert_eq!(h.fold_luts(), 35);
         assert_eq!(
             h.input_sources["s$data"],
             vec![
@@ -669,7 +679,7 @@ endmodule
         assert!(v.contains("harness_oreg[1] ^ harness_o4[1]"), "{v}");
         // Many pins: the 4 direct inputs, then 104 + 1 bits on 100 output pins, 2 XORs.
         let h = plan_harness_with(DUT, &a, 106).unwrap();
-        assert_eq!((h.input_pins, h.output_pins, h.fold_luts), (4, 101, 2));
+        assert_eq!((h.input_pins, h.output_pins, h.fold_luts()), (4, 101, 2));
         let pcf = harness_pcf(&h, &vec!["X"; 104]).unwrap();
         assert!(pcf.contains("set_io hin[3] X"), "{pcf}");
         assert!(pcf.contains("set_io hout[99] X"), "{pcf}");

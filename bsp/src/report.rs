@@ -451,8 +451,8 @@ impl fmt::Display for SynthReport {
             h.input_pins,
             h.input_bits - h.input_pins,
             h.output_bits,
-            h.output_register_bits,
-            h.fold_luts,
+            h.output_register_bits(),
+            h.fold_luts(),
             h.output_pins,
             if h.has_clock {
                 "; `clock` on the board clock"

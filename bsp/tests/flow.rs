@@ -70,9 +70,9 @@ fn adder_synthesizes_on_alchitry_cu() {
     // flip-flops: not registered again; with the last shift bit, 10 bits on 10 pins, no XOR.
     assert_eq!(report.harness.input_pins, 0);
     assert_eq!(report.harness.shift_register_bits, 16);
-    assert_eq!(report.harness.output_register_bits, 0);
+    assert_eq!(report.harness.output_register_bits(), 0);
     assert_eq!(report.harness.output_pins, 10);
-    assert_eq!(report.harness.fold_luts, 0);
+    assert_eq!(report.harness.fold_luts(), 0);
     assert_eq!(report.io_used, 12, "clk, sin, sout and 9 hout");
     // yosys kept harness and block apart: the harness occupies one cell per flip-flop.
     assert_eq!(report.harness_logic_cells, 16, "{report}");
@@ -184,12 +184,12 @@ fn adder_and_harness_pass_lint() {
     }
     analysis.combinational_outputs.insert(("sum".into(), 8));
     let h = plan_harness_with(ADDER, &analysis, 10).unwrap();
-    assert_eq!((h.input_pins, h.output_pins, h.fold_luts), (8, 1, 3));
+    assert_eq!((h.input_pins, h.output_pins, h.fold_luts()), (8, 1, 3));
     let both = format!("{ADDER}\n{}", render_harness(&h));
     lint_verilog_top(&both, HARNESS_TOP, &work_dir("lint-harness-pins"))
         .unwrap_or_else(|e| panic!("{e:#}"));
     let h = plan_harness_with(ADDER, &analysis, 40).unwrap();
-    assert_eq!((h.input_pins, h.output_pins, h.fold_luts), (8, 10, 0));
+    assert_eq!((h.input_pins, h.output_pins, h.fold_luts()), (8, 10, 0));
     let both = format!("{ADDER}\n{}", render_harness(&h));
     lint_verilog_top(&both, HARNESS_TOP, &work_dir("lint-harness-pins2"))
         .unwrap_or_else(|e| panic!("{e:#}"));
