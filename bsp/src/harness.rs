@@ -5,18 +5,20 @@
 //! source or a sink while adding as few logic cells as it can, and keeps every timed path of
 //! the DUT starting and ending at a flip-flop:
 //!
-//! * **Inputs.** A DUT input bit that feeds nothing but the `D` input of DUT flip-flops (no
-//!   logic between the port and the flip-flop; found by [`analyse_dut`]) is driven straight
-//!   from a pin `hin[k]`: its only path is a wire to a flip-flop, which the real core has from
-//!   a register of the TOE / PCIe side and which is not a logic path. Every other input bit
-//!   (and a direct one when the pins run out) comes from one long shift register fed by pin
-//!   `sin`, so that its paths through DUT logic start at a flip-flop.
+//! * **Inputs.** The package's spare pins are bidirectional (`hio[k]`, output enable pin
+//!   `hoe`): each one's input is registered in its iCE40 I/O tile (`SB_IO` `PIN_TYPE[1:0]` =
+//!   00, `D_IN_0` on the board clock), a flip-flop that takes no logic cell. DUT input bits
+//!   take these registers first: those that feed nothing but the `D` input of DUT flip-flops
+//!   (found by [`analyse_dut`]) before the others. Every other input bit comes from one long
+//!   shift register fed by pin `sin` (one logic cell a bit). Either way, an input's paths
+//!   through DUT logic start at a flip-flop, as they would from a register of the TOE / PCIe
+//!   side of a real board.
 //! * **Outputs.** A DUT output bit driven straight from a DUT flip-flop's `Q` is not
 //!   registered again. An output bit that is not (a combinational output, listed by
 //!   [`analyse_dut`]) is captured in a harness output register, so that its path ends at a
 //!   flip-flop. These bits (and the last shift-register bit, so that `sin` matters even to a
-//!   DUT without inputs) are XOR-folded, without registers, into the remaining pins `sout`
-//!   and `hout[k]`: a pin takes one bit, or a 4-input XOR (one LUT) of bits or of other XORs.
+//!   DUT without inputs) are XOR-folded, without registers, into `sout` and the outputs of
+//!   the `hio` pins: a pin takes one bit, or a 4-input XOR (one LUT) of bits or of other XORs.
 //!   Paths that end at a pin are not part of nextpnr's Fmax of the board clock (they are
 //!   reported as `posedge clk -> <async>`).
 //! * `clock` is the board clock pin `clk`.
@@ -28,10 +30,17 @@
 //!
 //! Harness cost ([`Harness::logic_cells`]): one logic cell per shift-register bit, per output
 //! register and per fold LUT, less the output registers that nextpnr packs into the cell of the
-//! DUT LUT that drives them ([`packed_output_registers`]). Pins are given first to direct inputs (a pin saves a
-//! shift-register flip-flop, a logic cell), then to the fold (a pin saves at most a third of a
-//! LUT). Without an analysis ([`plan_harness`]) the harness is conservative: every input bit
-//! from the shift register, every output bit registered.
+//! DUT LUT that drives them ([`packed_output_registers`]). The I/O-tile input registers cost
+//! none: each bidirectional pin saves a shift-register bit, and serves the fold as well. On the
+//! cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's shift register is 81 bits instead
+//! of 166 (`docs/decisions.md`, "Sixteenth session"). Without an analysis ([`plan_harness`])
+//! the harness is conservative: only `sin` and `sout`, every input bit from the shift
+//! register, every output bit registered.
+//!
+//! The price: the I/O tiles are on the die's edge, so logic fed by a pin's input register is
+//! pulled towards it (measured: the composed receive path 4 256 -> 4 168 cells, Fmax at
+//! nextpnr seeds default / 2 / 3 90.7 / 98.2 / 92.5 -> 86.2 / 86.5 / 87.1 MHz). A board's
+//! real inputs (a MAC's, a PCIe core's) come from the edge too.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -206,7 +215,7 @@ pub fn packed_output_registers(h: &Harness, netlist_json: &str) -> Result<usize>
 pub enum InputSource {
     /// Bit `k` of the shift register.
     Shift(usize),
-    /// Pin `hin[k]`.
+    /// The input register of bidirectional pin `hio[k]`.
     Pin(usize),
 }
 
@@ -223,13 +232,17 @@ pub struct Harness {
     pub output_bits: usize,
     /// Source of every input bit, by port name (index = bit).
     pub input_sources: BTreeMap<String, Vec<InputSource>>,
-    /// DUT input bits driven straight from a pin `hin[k]`.
+    /// DUT input bits driven from a pin's input register (`hio[k]`, an iCE40 I/O-tile
+    /// flip-flop: no logic cell).
     pub input_pins: usize,
+    /// Bidirectional pins `hio` (0, or at least 2; with them the pin `hoe`, their output
+    /// enable).
+    pub bidir_pins: usize,
     /// Length of the input shift register (at least 1).
     pub shift_register_bits: usize,
     /// Output bits captured in a harness output register (the combinational outputs).
     pub registered_outputs: Vec<PortBit>,
-    /// Output pins: `sout` and `hout[0 .. output_pins - 1]`.
+    /// Output pins: `sout` and the outputs of `hio[0 .. output_pins - 1]`.
     pub output_pins: usize,
 }
 
@@ -260,9 +273,13 @@ impl Harness {
         self.flip_flops() + self.fold_luts()
     }
 
-    /// Pins the harness uses besides `clk`: `sin`, the `hin` and the output pins.
+    /// Pins the harness uses besides `clk`: `sin`, `sout`, and `hoe` with the `hio` pins.
     pub fn pins(&self) -> usize {
-        1 + self.input_pins + self.output_pins
+        2 + if self.bidir_pins > 0 {
+            1 + self.bidir_pins
+        } else {
+            0
+        }
     }
 }
 
@@ -300,10 +317,33 @@ pub fn plan_harness_with(
             ),
         }
     }
-    // Direct inputs take pins first, leaving `sin` and `sout`.
-    let mut pins_left = pins - 2;
+    // Beyond `sin` and `sout`: one pin `hoe` (the bidirectional pins' output enable) and the
+    // bidirectional pins `hio`, when there are at least two.
+    let bidir_pins = if pins >= 5 { pins - 3 } else { 0 };
+    // Registered pin inputs go to the direct inputs first, then to the others in port order.
+    let mut direct_first: Vec<PortBit> = Vec::new();
+    let mut others: Vec<PortBit> = Vec::new();
+    for p in &ports {
+        if p.direction == Direction::Input && !(p.name == DUT_CLOCK && p.width == 1) {
+            for b in 0..p.width {
+                let pb = (p.name.clone(), b);
+                if analysis.direct_inputs.contains(&pb) {
+                    direct_first.push(pb);
+                } else {
+                    others.push(pb);
+                }
+            }
+        }
+    }
+    direct_first.extend(others);
+    let from_pin: BTreeMap<PortBit, usize> = direct_first
+        .into_iter()
+        .take(bidir_pins)
+        .enumerate()
+        .map(|(k, pb)| (pb, k))
+        .collect();
     let mut input_sources = BTreeMap::new();
-    let (mut input_pins, mut shift) = (0, 0);
+    let mut shift = 0;
     let mut registered_outputs = Vec::new();
     for p in &ports {
         match p.direction {
@@ -311,13 +351,12 @@ pub fn plan_harness_with(
             Direction::Input => {
                 let mut v = Vec::with_capacity(p.width);
                 for b in 0..p.width {
-                    if pins_left > 0 && analysis.direct_inputs.contains(&(p.name.clone(), b)) {
-                        pins_left -= 1;
-                        v.push(InputSource::Pin(input_pins));
-                        input_pins += 1;
-                    } else {
-                        v.push(InputSource::Shift(shift));
-                        shift += 1;
+                    match from_pin.get(&(p.name.clone(), b)) {
+                        Some(&k) => v.push(InputSource::Pin(k)),
+                        None => {
+                            v.push(InputSource::Shift(shift));
+                            shift += 1;
+                        }
                     }
                 }
                 input_sources.insert(p.name.clone(), v);
@@ -335,15 +374,17 @@ pub fn plan_harness_with(
         }
     }
     let shift_register_bits = shift.max(1);
-    // `sout` and the pins left, at most one per folded bit (output bits and the last shift bit).
-    let output_pins = (pins_left + 1).min(output_bits + 1);
+    // `sout` and the bidirectional pins, at most one per folded bit (output bits and the last
+    // shift bit).
+    let output_pins = (bidir_pins + 1).min(output_bits + 1);
     Ok(Harness {
         ports,
         has_clock,
         input_bits,
         output_bits,
         input_sources,
-        input_pins,
+        input_pins: from_pin.len(),
+        bidir_pins,
         shift_register_bits,
         registered_outputs,
         output_pins,
@@ -362,28 +403,23 @@ pub fn harness_verilog(dut_verilog: &str) -> Result<String> {
     Ok(render_harness(&h))
 }
 
-/// Name of output pin `k` of the harness (`sout`, then `hout[k - 1]`).
-fn output_pin(h: &Harness, k: usize) -> String {
+/// The signal that drives output pin `k` of the harness (`sout`, then the output of
+/// `hio[k - 1]`).
+fn output_pin(k: usize) -> String {
     match k {
         0 => "sout".into(),
-        _ if h.output_pins == 2 => "hout".into(),
-        _ => format!("hout[{}]", k - 1),
+        _ => format!("harness_pin_out[{}]", k - 1),
     }
 }
 
 /// Pin constraints of the harness's pins besides `clk`, `sin` and `sout` (which the board's
-/// constraint file places), on `spare` pins of the package in order.
+/// constraint file places), on `spare` pins of the package in order: `hoe`, then `hio[k]`.
 pub fn harness_pcf(h: &Harness, spare: &[&str]) -> Result<String> {
-    let mut names: Vec<String> = (0..h.input_pins)
-        .map(|k| {
-            if h.input_pins == 1 {
-                "hin".into()
-            } else {
-                format!("hin[{k}]")
-            }
-        })
-        .collect();
-    names.extend((1..h.output_pins).map(|k| output_pin(h, k)));
+    let mut names: Vec<String> = Vec::new();
+    if h.bidir_pins > 0 {
+        names.push("hoe".into());
+        names.extend((0..h.bidir_pins).map(|k| format!("hio[{k}]")));
+    }
     if names.len() > spare.len() {
         bail!(
             "the harness needs {} spare pins, the board offers {}",
@@ -408,8 +444,8 @@ pub fn render_harness(h: &Harness) -> String {
     };
     line("// Synthesis harness generated by rnic-bsp: do not edit.".into());
     line(format!(
-        "// DUT `top`: {} input bits ({} from pins, the others from a shift register fed by \
-         `sin`), {} output bits ({} registered) XOR-folded into {} pins.",
+        "// DUT `top`: {} input bits ({} from pin input registers, the others from a shift \
+         register fed by `sin`), {} output bits ({} registered) XOR-folded into {} pins.",
         h.input_bits,
         h.input_pins,
         h.output_bits,
@@ -418,25 +454,17 @@ pub fn render_harness(h: &Harness) -> String {
     ));
     line("`default_nettype none".into());
     let mut header = vec!["clk", "sin", "sout"];
-    if h.input_pins > 0 {
-        header.push("hin");
-    }
-    if h.output_pins > 1 {
-        header.push("hout");
+    if h.bidir_pins > 0 {
+        header.extend(["hoe", "hio"]);
     }
     line(format!("module {HARNESS_TOP}({});", header.join(", ")));
     line("    input wire clk;".into());
     line("    input wire sin;".into());
     line("    output wire sout;".into());
-    match h.input_pins {
-        0 => {}
-        1 => line("    input wire hin;".into()),
-        n => line(format!("    input wire [{}:0] hin;", n - 1)),
-    }
-    match h.output_pins {
-        0 | 1 => {}
-        2 => line("    output wire hout;".into()),
-        n => line(format!("    output wire [{}:0] hout;", n - 2)),
+    let n = h.bidir_pins;
+    if n > 0 {
+        line("    input wire hoe;".into());
+        line(format!("    inout wire [{}:0] hio;", n - 1));
     }
     line(String::new());
     line(format!("    reg [{}:0] harness_sr;", sr - 1));
@@ -447,6 +475,25 @@ pub fn render_harness(h: &Harness) -> String {
             "    always @(posedge clk) harness_sr <= {{harness_sr[{}:0], sin}};",
             sr - 2
         ));
+    }
+    if n > 0 {
+        // Input registered in the I/O tile (PIN_TYPE[1:0] = 00, D_IN_0), output tristate
+        // without a register (PIN_TYPE[5:2] = 1010), enabled by `hoe`.
+        line(String::new());
+        line(format!("    wire [{}:0] harness_pin_in;", n - 1));
+        line(format!("    wire [{}:0] harness_pin_out;", n - 1));
+        line("    genvar harness_k;".into());
+        line(format!(
+            "    generate for (harness_k = 0; harness_k < {n}; harness_k = harness_k + 1) \
+             begin : harness_io"
+        ));
+        line(
+            "        SB_IO #(.PIN_TYPE(6'b1010_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+             .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .INPUT_CLK(clk), \
+             .D_IN_0(harness_pin_in[harness_k]));"
+                .into(),
+        );
+        line("    end endgenerate".into());
     }
     line(String::new());
     // DUT output wires, one per output port.
@@ -464,13 +511,6 @@ pub fn render_harness(h: &Harness) -> String {
         ));
     }
     // Instance with named connections.
-    let hin = |k: usize| {
-        if h.input_pins == 1 {
-            "hin".to_string()
-        } else {
-            format!("hin[{k}]")
-        }
-    };
     let mut conns = Vec::new();
     for (i, p) in h.ports.iter().enumerate() {
         let id = verilog_identifier(&p.name);
@@ -482,7 +522,7 @@ pub fn render_harness(h: &Harness) -> String {
                     .rev()
                     .map(|s| match *s {
                         InputSource::Shift(k) => format!("harness_sr[{k}]"),
-                        InputSource::Pin(k) => hin(k),
+                        InputSource::Pin(k) => format!("harness_pin_in[{k}]"),
                     })
                     .collect();
                 if bits.len() == 1 {
@@ -545,7 +585,11 @@ pub fn render_harness(h: &Harness) -> String {
         n += 1;
     }
     for (k, s) in fold.iter().enumerate() {
-        line(format!("    assign {} = {s};", output_pin(h, k)));
+        line(format!("    assign {} = {s};", output_pin(k)));
+    }
+    // Bidirectional pins beyond the fold (a DUT with few outputs) drive 0.
+    for k in h.output_pins.max(1)..=h.bidir_pins {
+        line(format!("    assign {} = 1'b0;", output_pin(k)));
     }
     line("endmodule".into());
     line("`default_nettype wire".into());
@@ -642,34 +686,47 @@ endmodule
         }
         a.combinational_outputs.insert(("q".into(), 7));
         a.combinational_outputs.insert(("wide".into(), 0));
-        // sin, sout, 3 more: three direct inputs get pins, one pin left for the fold.
+        // sin, sout, hoe and two bidirectional pins: two direct inputs from the pins' input
+        // registers; the fold on `sout` and the two pins.
         let h = plan_harness_with(DUT, &a, 5).unwrap();
-        assert_eq!(h.input_pins, 3);
-        assert_eq!(h.shift_register_bits, 6);
+        assert_eq!((h.bidir_pins, h.input_pins, h.pins()), (2, 2, 5));
+        assert_eq!(h.shift_register_bits, 7);
         assert_eq!(h.output_register_bits(), 2);
-        assert_eq!(h.output_pins, 1);
-        assert_eq!(h.fold_luts(), 35);
+        assert_eq!(h.output_pins, 3);
+        assert_eq!(h.fold_luts(), 34);
         assert_eq!(
             h.input_sources["s$data"],
             vec![
                 InputSource::Pin(0),
                 InputSource::Pin(1),
-                InputSource::Pin(2),
                 InputSource::Shift(0),
                 InputSource::Shift(1),
                 InputSource::Shift(2),
                 InputSource::Shift(3),
                 InputSource::Shift(4),
+                InputSource::Shift(5),
             ]
         );
         let v = render_harness(&h);
         assert!(
-            v.contains("module rnic_synth_top(clk, sin, sout, hin);"),
+            v.contains("module rnic_synth_top(clk, sin, sout, hoe, hio);"),
             "{v}"
         );
-        assert!(v.contains("input wire [2:0] hin;"), "{v}");
-        assert!(v.contains("harness_sr[0], hin[2], hin[1], hin[0]})"), "{v}");
-        assert!(v.contains(".s$valid(harness_sr[5])"), "{v}");
+        assert!(v.contains("input wire hoe;"), "{v}");
+        assert!(v.contains("inout wire [1:0] hio;"), "{v}");
+        assert!(
+            v.contains(
+                "SB_IO #(.PIN_TYPE(6'b1010_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .INPUT_CLK(clk), \
+                 .D_IN_0(harness_pin_in[harness_k]));"
+            ),
+            "{v}"
+        );
+        assert!(
+            v.contains("harness_sr[0], harness_pin_in[1], harness_pin_in[0]})"),
+            "{v}"
+        );
+        assert!(v.contains(".s$valid(harness_sr[6])"), "{v}");
         assert!(
             v.contains("harness_oreg <= {harness_o4[0], harness_o3[7]};"),
             "{v}"
@@ -677,16 +734,26 @@ endmodule
         assert!(v.contains("harness_o3[0] ^ harness_o3[1]"), "{v}");
         assert!(v.contains("harness_o3[6] ^ harness_oreg[0];"), "{v}");
         assert!(v.contains("harness_oreg[1] ^ harness_o4[1]"), "{v}");
-        // Many pins: the 4 direct inputs, then 104 + 1 bits on 100 output pins, 2 XORs.
+        assert!(v.contains("assign harness_pin_out[1] = "), "{v}");
+        let pcf = harness_pcf(&h, &["A", "B", "C"]).unwrap();
+        assert!(
+            pcf.contains("set_io hoe A\nset_io hio[0] B\nset_io hio[1] C\n"),
+            "{pcf}"
+        );
+        // Many pins: all 9 inputs from pins (direct ones first), 104 + 1 bits on 104 output
+        // pins, 1 XOR; the pins beyond the fold drive 0.
         let h = plan_harness_with(DUT, &a, 106).unwrap();
-        assert_eq!((h.input_pins, h.output_pins, h.fold_luts()), (4, 101, 2));
-        let pcf = harness_pcf(&h, &vec!["X"; 104]).unwrap();
-        assert!(pcf.contains("set_io hin[3] X"), "{pcf}");
-        assert!(pcf.contains("set_io hout[99] X"), "{pcf}");
+        assert_eq!((h.bidir_pins, h.input_pins, h.output_pins), (103, 9, 104));
+        assert_eq!((h.shift_register_bits, h.fold_luts()), (1, 1));
+        assert_eq!(h.input_sources["s$valid"], vec![InputSource::Pin(8)]);
+        assert_eq!(h.input_sources["s$data"][4], InputSource::Pin(4));
         assert!(harness_pcf(&h, &["X"; 10]).is_err());
         let v = render_harness(&h);
-        assert!(v.contains("output wire [99:0] hout;"), "{v}");
-        assert!(v.contains("assign hout[99] = "), "{v}");
+        assert!(v.contains("inout wire [102:0] hio;"), "{v}");
+        assert!(v.contains("assign harness_pin_out[102] = "), "{v}");
+        assert!(!v.contains("assign harness_pin_out[103]"), "{v}");
+        // Three or four pins: no bidirectional pins (`hoe` and one pin would gain nothing).
+        assert_eq!(plan_harness_with(DUT, &a, 4).unwrap().bidir_pins, 0);
         assert!(plan_harness_with(DUT, &a, 1).is_err());
     }
 

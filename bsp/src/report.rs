@@ -445,7 +445,7 @@ impl fmt::Display for SynthReport {
         writeln!(f, "{rule}")?;
         writeln!(
             f,
-            "Harness: {} block input bits ({} from pins, {} from the shift register), {} block \
+            "Harness: {} block input bits ({} from pin input registers, {} from the shift register), {} block \
              output bits ({} combinational, registered) XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
             h.input_pins,
