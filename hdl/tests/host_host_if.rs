@@ -278,7 +278,9 @@ fn registers(sim: &mut dyn Backend) {
 
     // QP `qa`: 2 (1 with 2 QPs).
     let qa = QPS / 2;
-    // SQ doorbell: one cycle, then a QP_CTRL write right after it keeps the order.
+    // SQ doorbell: one cycle, then a QP_CTRL write right after it keeps the order. The index
+    // has the ring index width (12 bits in the Cu profile): the bits above are ignored.
+    let ring_mask = (1u32 << rnic_hdl::config::RING_INDEX_BITS) - 1;
     Mmio::write(sim, regs::qp_reg(qa, regs::QP_SQ_PI), 0x1_ABCD);
     assert_eq!(
         (
@@ -286,7 +288,7 @@ fn registers(sim: &mut dyn Backend) {
             get(sim, "sq_db_qp"),
             get(sim, "sq_db_pi")
         ),
-        (1, qa as u128, 0xABCD)
+        (1, qa as u128, u128::from(0xABCD & ring_mask))
     );
     assert_eq!(get(sim, "qpc_write"), 0);
     Mmio::write(sim, regs::qp_reg(1, regs::QP_CTRL), 0);
@@ -375,7 +377,6 @@ fn registers(sim: &mut dyn Backend) {
     // Only the implemented bits are kept (masked at the write into the register RAM: the RQ PI
     // and the CQ CI at the ring index width, 12 bits in the Cu profile); QP_RQ_CI and CQ_PI (in
     // the RAM too, written by the engines) ignore MMIO writes.
-    let ring_mask = (1u32 << rnic_hdl::config::RING_INDEX_BITS) - 1;
     for (addr, want) in [
         (regs::STAG_INDEX, 0x3F),
         (

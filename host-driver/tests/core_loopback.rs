@@ -277,7 +277,7 @@ fn smoke_each_operation_once() {
 /// end the core's RQ CI and CQ PI registers read the counts modulo 2^bits.
 #[test]
 fn ring_indexes_wrap() {
-    use rnic_driver::verbs::{HostDevice, QpCaps};
+    use rnic_driver::verbs::QpCaps;
     use rnic_proto::host::regs;
     use rnic_proto::verbs::{WcOpcode, WcStatus};
 
