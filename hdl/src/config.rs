@@ -94,7 +94,13 @@ pub const DMA_LEN_BITS: usize = 16;
 pub const CQ_BITS: usize = CONN_BITS;
 /// Completion queues of the core.
 pub const CQS: usize = 1 << CQ_BITS;
-/// Bits of a free-running ring index (SQ, RQ, CQ producer / consumer).
-pub const RING_INDEX_BITS: usize = 16;
+/// Bits of a free-running ring index (SQ, RQ, CQ producer / consumer): 12 in the Alchitry Cu
+/// profile (the `two-qps` feature), 16 otherwise. A ring then has at most `2^(RING_INDEX_BITS-1)`
+/// entries (full must differ from empty). The core reports it in FEATURES \[23:16\] and the
+/// driver refuses a larger ring; the register map's index fields and the CQE's `wqe_index` stay
+/// 16 bits wide, the upper bits ignored on write and 0 on read (`docs/decisions.md`, "Ring
+/// indexes of 12 bits in the Alchitry Cu profile").
+pub const RING_INDEX_BITS: usize = if cfg!(feature = "two-qps") { 12 } else { 16 };
+const _: () = assert!(RING_INDEX_BITS <= 16);
 /// Bits of a ring's log2 size register.
 pub const RING_LOG2_BITS: usize = 4;

@@ -89,16 +89,21 @@ fn registers(sim: &mut dyn Backend) {
         0x0406_0000 | (CQS as u32) << 8 | QPS as u32
     );
     // FEATURES: the build's capabilities (markers unless `no-markers`, the host address bits:
-    // 24 in the Cu profile, 32 otherwise), read only; the other
-    // constant words of the global block read 0.
+    // 24 in the Cu profile, 32 otherwise; the ring index bits: 12 in the Cu profile, 16
+    // otherwise), read only; the other constant words of the global block read 0.
     let features = if rnic_hdl::config::MARKERS {
         regs::FEATURES_MARKERS
     } else {
         0
-    } | (rnic_hdl::config::DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT;
+    } | (rnic_hdl::config::DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT
+        | (rnic_hdl::config::RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT;
     assert_eq!(
         regs::features_dma_addr_bits(features),
         rnic_hdl::config::DMA_ADDR_BITS as u32
+    );
+    assert_eq!(
+        regs::features_ring_index_bits(features),
+        if cfg!(feature = "two-qps") { 12 } else { 16 }
     );
     assert_eq!(Mmio::read(sim, regs::FEATURES), features);
     Mmio::write(sim, regs::FEATURES, !features);
@@ -273,7 +278,9 @@ fn registers(sim: &mut dyn Backend) {
 
     // QP `qa`: 2 (1 with 2 QPs).
     let qa = QPS / 2;
-    // SQ doorbell: one cycle, then a QP_CTRL write right after it keeps the order.
+    // SQ doorbell: one cycle, then a QP_CTRL write right after it keeps the order. The index
+    // has the ring index width (12 bits in the Cu profile): the bits above are ignored.
+    let ring_mask = (1u32 << rnic_hdl::config::RING_INDEX_BITS) - 1;
     Mmio::write(sim, regs::qp_reg(qa, regs::QP_SQ_PI), 0x1_ABCD);
     assert_eq!(
         (
@@ -281,7 +288,7 @@ fn registers(sim: &mut dyn Backend) {
             get(sim, "sq_db_qp"),
             get(sim, "sq_db_pi")
         ),
-        (1, qa as u128, 0xABCD)
+        (1, qa as u128, u128::from(0xABCD & ring_mask))
     );
     assert_eq!(get(sim, "qpc_write"), 0);
     Mmio::write(sim, regs::qp_reg(1, regs::QP_CTRL), 0);
@@ -367,8 +374,9 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::read(sim, regs::qp_reg(QPS - 1, regs::QP_SQ_BASE)),
         0x4000_0000 + (QPS as u32 - 1) * 0x1000 + 2 + QPS as u32
     );
-    // Only the implemented bits are kept (masked at the write into the register RAM); QP_RQ_CI
-    // and CQ_PI (in the RAM too, written by the engines) ignore MMIO writes.
+    // Only the implemented bits are kept (masked at the write into the register RAM: the RQ PI
+    // and the CQ CI at the ring index width, 12 bits in the Cu profile); QP_RQ_CI and CQ_PI (in
+    // the RAM too, written by the engines) ignore MMIO writes.
     for (addr, want) in [
         (regs::STAG_INDEX, 0x3F),
         (
@@ -378,11 +386,11 @@ fn registers(sim: &mut dyn Backend) {
         (regs::qp_reg(1, regs::QP_CTRL), 0x00FF_FFFF),
         (regs::qp_reg(1, regs::QP_RQ_LOG2), 0xF),
         (regs::qp_reg(1, 0x0C), 0),
-        (regs::qp_reg(1, regs::QP_RQ_PI), 0xFFFF),
+        (regs::qp_reg(1, regs::QP_RQ_PI), ring_mask),
         (regs::qp_reg(1, regs::QP_RQ_CI), 0),
         (regs::qp_reg(1, regs::QP_SQ_PI), 0),
         (regs::cq_reg(CQS - 2, regs::CQ_PI), 0),
-        (regs::cq_reg(CQS - 2, regs::CQ_CI), 0xFFFF),
+        (regs::cq_reg(CQS - 2, regs::CQ_CI), ring_mask),
         (regs::cq_reg(CQS - 1, regs::CQ_LOG2), 0xF),
         (0x054, 0),
         (regs::STAG_COMMIT, 0),

@@ -205,7 +205,10 @@ impl Session {
         let mut out = Vec::new();
         let region = slots as u64 * slot_bytes;
         for _ in 0..pairs {
-            let cq = [dev.create_cq(12)?, dev.create_cq(12)?];
+            // 2^12 entries, or the most the core's ring indexes allow (2^11 in the Alchitry Cu
+            // profile): either is far more than two rings of 2^8 can have outstanding.
+            let cq_log2 = dev.caps().max_ring_log2().min(12);
+            let cq = [dev.create_cq(cq_log2)?, dev.create_cq(cq_log2)?];
             let caps = QpCaps {
                 sq_log2: 8,
                 rq_log2: 8,

@@ -266,3 +266,147 @@ fn smoke_each_operation_once() {
         assert_eq!(sum.ops, 1);
     }
 }
+
+/// Ring indexes wrap past the core's index width (`docs/decisions.md` "Ring indexes of 12
+/// bits in the Alchitry Cu profile"): 4 200 small Sends from QP 0 to QP 1 through an SQ and an
+/// RQ of 8 entries and CQs of 16, so that the SQ, RQ and CQ indexes all pass 2^12 (the Cu
+/// profile's width; in the 16-bit build they wrap their rings, not their indexes). Every
+/// fifth Send is unsignaled (the next CQE completes it silently: the driver matches the CQE's
+/// `wqe_index` across the wrap). Each completion is checked in order (wr_id, opcode, status,
+/// length), each received buffer byte for byte (and the bytes after it untouched), and at the
+/// end the core's RQ CI and CQ PI registers read the counts modulo 2^bits.
+#[test]
+fn ring_indexes_wrap() {
+    use rnic_driver::verbs::QpCaps;
+    use rnic_proto::host::regs;
+    use rnic_proto::verbs::{WcOpcode, WcStatus};
+
+    const N: u64 = 4_200;
+    const DEPTH: u64 = 8;
+    const SLOT: u64 = 16;
+    let mut dev = open(12, DmaConfig::default(), LoopbackConfig::full_speed(12));
+    let bits = dev.caps().ring_index_bits;
+    assert_eq!(
+        bits,
+        if cfg!(feature = "alchitry-cu") {
+            12
+        } else {
+            16
+        }
+    );
+    let mask = (1u64 << bits) - 1;
+    let pd = dev.alloc_pd().unwrap();
+    let cq = [dev.create_cq(4).unwrap(), dev.create_cq(4).unwrap()];
+    let caps = QpCaps {
+        sq_log2: 3,
+        rq_log2: 3,
+    };
+    let qp = [
+        dev.create_qp(pd, cq[0], cq[0], caps).unwrap(),
+        dev.create_qp(pd, cq[1], cq[1], caps).unwrap(),
+    ];
+    let all = access::LOCAL_READ | access::LOCAL_WRITE;
+    let mut mr = Vec::new();
+    for _ in 0..2 {
+        let b = dev.alloc_buf(DEPTH * SLOT, 64).unwrap();
+        mr.push(dev.reg_mr(pd, b.addr, b.len, all, false).unwrap());
+    }
+    let (src, dst) = (mr[0], mr[1]);
+    dev.connect(qp[0], ConnParams::default()).unwrap();
+    dev.connect(qp[1], ConnParams::default()).unwrap();
+
+    let len = |i: u64| 1 + (i % 8) as u32;
+    let data = |i: u64| -> Vec<u8> { (0..len(i)).map(|k| (i * 7 + u64::from(k)) as u8).collect() };
+    let signaled = |i: u64| i % 5 != 3 || i == N - 1;
+    let (mut posted_recv, mut posted_send, mut send_done, mut recv_done) = (0u64, 0u64, 0u64, 0u64);
+    let start = dev.sim().cycles();
+    while send_done < N || recv_done < N {
+        let mut progress = false;
+        while posted_recv < N && posted_recv - recv_done < DEPTH {
+            let off = posted_recv % DEPTH * SLOT;
+            dev.write_mem(dst.addr + off, &[0xEE; SLOT as usize]);
+            let wr = RecvWr {
+                wr_id: posted_recv,
+                sg_list: sge(dst, off, SLOT as u32),
+            };
+            dev.post_recv(qp[1], &wr).unwrap();
+            posted_recv += 1;
+            progress = true;
+        }
+        while posted_send < posted_recv && posted_send - send_done < DEPTH {
+            let i = posted_send;
+            let off = i % DEPTH * SLOT;
+            dev.write_mem(src.addr + off, &data(i));
+            let wr = SendWr {
+                wr_id: i,
+                op: SendOp::Send,
+                sg_list: sge(src, off, len(i)),
+                signaled: signaled(i),
+                fence: false,
+            };
+            dev.post_send(qp[0], &wr).unwrap();
+            posted_send += 1;
+            progress = true;
+        }
+        for wc in dev.poll_cq(cq[0], 16).unwrap() {
+            // The unsignaled Sends before it completed silently.
+            while !signaled(send_done) {
+                send_done += 1;
+            }
+            assert_eq!(
+                (wc.wr_id, wc.qp, wc.opcode, wc.status, wc.byte_len),
+                (
+                    send_done,
+                    0,
+                    WcOpcode::Send,
+                    WcStatus::Success,
+                    len(send_done)
+                ),
+                "send completion {send_done}"
+            );
+            send_done += 1;
+            progress = true;
+        }
+        for wc in dev.poll_cq(cq[1], 16).unwrap() {
+            let i = recv_done;
+            assert_eq!(
+                (wc.wr_id, wc.qp, wc.opcode, wc.status, wc.byte_len),
+                (i, 1, WcOpcode::Recv, WcStatus::Success, len(i)),
+                "receive completion {i}"
+            );
+            let mut want = data(i);
+            want.resize(SLOT as usize, 0xEE);
+            assert_eq!(
+                dev.read_mem(dst.addr + i % DEPTH * SLOT, SLOT as usize),
+                want,
+                "receive buffer of Send {i}"
+            );
+            recv_done += 1;
+            progress = true;
+        }
+        if !progress {
+            assert!(
+                dev.sim().cycles() - start < 40_000_000,
+                "stalled: {posted_send} / {send_done} sent, {posted_recv} / {recv_done} received"
+            );
+            dev.run(64);
+        }
+    }
+    for q in qp {
+        assert_eq!(dev.qp_state(q).unwrap(), QpState::Rts);
+        assert_eq!(dev.query_async_event(q).unwrap(), None);
+    }
+    for c in cq {
+        assert!(!dev.cq_overflowed(c).unwrap());
+    }
+    // The core's own indexes, modulo 2^bits: the RQ CI of QP 1, the CQ PIs (QP 0's CQ has
+    // one CQE per signaled Send).
+    let signaled_sends = (0..N).filter(|&i| signaled(i)).count() as u64;
+    let d = dev.device_mut();
+    let rq_ci = d.mmio_read(regs::qp_reg(qp[1].0, regs::QP_RQ_CI)).unwrap();
+    assert_eq!(u64::from(rq_ci), N & mask);
+    let pi0 = d.mmio_read(regs::cq_reg(cq[0].0, regs::CQ_PI)).unwrap();
+    assert_eq!(u64::from(pi0), signaled_sends & mask);
+    let pi1 = d.mmio_read(regs::cq_reg(cq[1].0, regs::CQ_PI)).unwrap();
+    assert_eq!(u64::from(pi1), N & mask);
+}

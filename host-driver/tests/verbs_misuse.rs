@@ -397,6 +397,69 @@ fn host_window_of_the_profile() {
     }
 }
 
+/// The ring index width the core reports (FEATURES `[23:16]`): 12 bits in the Alchitry Cu
+/// profile, 16 otherwise. A ring (CQ, SQ, RQ) of more than `2^(bits-1)` entries cannot tell
+/// full from empty, so the driver refuses it at create time with a one-line error; the largest
+/// one is accepted.
+#[test]
+fn ring_size_of_the_profile() {
+    let cfg = DeviceConfig {
+        backend: BackendKind::RustHdl,
+        seed: 6,
+        ..DeviceConfig::default()
+    };
+    let llp = LlpLoopback::new(LoopbackConfig::full_speed(6));
+    let mut dev = Device::open(cfg, Box::new(llp)).expect("open the rust-hdl device");
+    let cu = cfg!(feature = "alchitry-cu");
+    let bits = dev.caps().ring_index_bits;
+    assert_eq!(bits, if cu { 12 } else { 16 });
+    let max = dev.caps().max_ring_log2();
+    assert_eq!(max, bits - 1);
+    assert_eq!(u32::from(dev.caps().ring_index_mask()), (1 << bits) - 1);
+    let text = |what: &str, l: u32| {
+        format!(
+            "invalid argument: {what} of 2^{l} entries: log2 must be 1..={max} (this core's ring \
+             indexes have {bits} bits)"
+        )
+    };
+    let e = dev.create_cq(max + 1).unwrap_err();
+    assert_eq!(e.to_string(), text("CQ", max + 1));
+    if cu {
+        assert_eq!(
+            e.to_string(),
+            "invalid argument: CQ of 2^12 entries: log2 must be 1..=11 (this core's ring \
+             indexes have 12 bits)"
+        );
+        for l in 12..=15 {
+            assert!(matches!(
+                dev.create_cq(l),
+                Err(VerbsError::InvalidArgument(_))
+            ));
+        }
+    }
+    assert!(matches!(
+        dev.create_cq(0),
+        Err(VerbsError::InvalidArgument(_))
+    ));
+    let cq = dev.create_cq(max).unwrap();
+    let pd = dev.alloc_pd().unwrap();
+    for (sq, rq, what) in [(max + 1, 3, "SQ"), (3, max + 1, "RQ")] {
+        let caps = QpCaps {
+            sq_log2: sq,
+            rq_log2: rq,
+        };
+        let e = dev.create_qp(pd, cq, cq, caps).unwrap_err();
+        assert_eq!(e.to_string(), text(what, max + 1));
+        assert!(!e.to_string().contains('\n'));
+    }
+    // Nothing was taken by the refused QPs: the largest rings fit in QP 0.
+    let caps = QpCaps {
+        sq_log2: max,
+        rq_log2: max,
+    };
+    assert_eq!(dev.create_qp(pd, cq, cq, caps).unwrap(), Qp(0));
+}
+
 /// A Send larger than the receive buffer: the responder completes the receive work request
 /// with a local length error and sends the Terminate of `rdmap::mod` row 16 (DDP untagged
 /// buffer error, 1/2/0x05, RFC 5041 §7.2); the requester's QP receives it. Both QPs are in

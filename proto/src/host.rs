@@ -8,9 +8,11 @@
 //! - **Descriptors are big-endian** (like mlx5's WQEs and CQEs): a DMA beat carries byte 0 in
 //!   its most significant lane (DESIGN.md "Interface conventions"), so every 32-bit field of a
 //!   descriptor is one beat as it comes from the bus, with no byte swap in hardware.
-//! - **Rings** have `2^log2` entries; producer and consumer indexes are free-running 16-bit
-//!   counters (entry = index mod size). A ring is empty when the indexes are equal and full when
-//!   they differ by the size. The SQ and RQ producer indexes are doorbells (MMIO writes); the CQ
+//! - **Rings** have `2^log2` entries; producer and consumer indexes are free-running counters
+//!   of the core's ring index width (entry = index mod size): 16 bits, or 12 in the Alchitry Cu
+//!   build (`regs::FEATURES_RING_INDEX_SHIFT`), carried in `[15:0]` fields with the upper bits
+//!   ignored / read 0. A ring is empty when the indexes are equal and full when they differ by
+//!   the size, so it has at most half the index space (`2^(bits-1)` entries). The SQ and RQ producer indexes are doorbells (MMIO writes); the CQ
 //!   producer index is readable, and each CQE carries an owner (phase) bit so that the driver
 //!   can poll host memory instead.
 //! - **One SGE per work request** in this version (`length`, `lkey`, `addr`); scatter/gather
@@ -61,6 +63,23 @@ pub mod regs {
     pub fn features_dma_addr_bits(features: u32) -> u32 {
         match features >> FEATURES_DMA_ADDR_SHIFT & FEATURES_DMA_ADDR_MASK {
             0 => 32,
+            b => b,
+        }
+    }
+    /// `[23:16]`: the bits of a ring index the core keeps: 16, or 12 in the Alchitry Cu build
+    /// (`docs/decisions.md` "Ring indexes of 12 bits in the Alchitry Cu profile"). A ring (SQ,
+    /// RQ, CQ) has at most `1 << (bits - 1)` entries (full must differ from empty): the driver
+    /// refuses larger ones. The index fields below stay `[15:0]`: the core ignores the bits
+    /// above `bits` on write and reads them as 0, as it writes a CQE's `wqe_index`. 0 (a core
+    /// before this field) means 16.
+    pub const FEATURES_RING_INDEX_SHIFT: u32 = 16;
+    /// The field's mask (after the shift).
+    pub const FEATURES_RING_INDEX_MASK: u32 = 0xFF;
+
+    /// The ring index bits a FEATURES value reports (`FEATURES_RING_INDEX_*`; 0 reads as 16).
+    pub fn features_ring_index_bits(features: u32) -> u32 {
+        match features >> FEATURES_RING_INDEX_SHIFT & FEATURES_RING_INDEX_MASK {
+            0 => 16,
             b => b,
         }
     }
@@ -153,19 +172,24 @@ pub mod regs {
     /// sent (the peer's MULPDU: DDP segments are cut to it).
     pub const QP_ULPDU: u16 = 0x04;
     /// `[31:5]` SQ ring host address (32-octet aligned), `[3:0]` log2 of the SQ entries (at
-    /// most 15), `[4]` 0: [`qp_sq_base`]. (Map 1.0 had the log2 in its own register at 0x0C,
+    /// most the ring index bits - 1: 15, or 11 in the Alchitry Cu build), `[4]` 0:
+    /// [`qp_sq_base`]. (Map 1.0 had the log2 in its own register at 0x0C,
     /// now unmapped: the QP_CTRL commit reads both from the one register-RAM word, no
     /// flip-flops, `docs/decisions.md` "HostIf: the SQ log2 in QP_SQ_BASE".)
     pub const QP_SQ_BASE: u16 = 0x08;
-    /// Write: SQ doorbell, the new producer index `[15:0]`.
+    /// Write: SQ doorbell, the new producer index `[15:0]` (bits at and above the ring index
+    /// width, FEATURES `[23:16]`, ignored).
     pub const QP_SQ_PI: u16 = 0x10;
     /// RQ ring host address (16-octet aligned: `[3:0]` are ignored).
     pub const QP_RQ_BASE: u16 = 0x14;
-    /// `[3:0]` log2 of the RQ entries (at most 15).
+    /// `[3:0]` log2 of the RQ entries (at most the ring index bits - 1: 15, or 11 in the
+    /// Alchitry Cu build).
     pub const QP_RQ_LOG2: u16 = 0x18;
-    /// Write: RQ doorbell, the new producer index `[15:0]`.
+    /// Write: RQ doorbell, the new producer index `[15:0]` (bits at and above the ring index
+    /// width ignored: they read back 0).
     pub const QP_RQ_PI: u16 = 0x1C;
-    /// Read: the RQ consumer index `[15:0]` (receive WQEs consumed).
+    /// Read: the RQ consumer index `[15:0]` (receive WQEs consumed, modulo `2^bits` of the ring
+    /// index width; the bits above read 0).
     pub const QP_RQ_CI: u16 = 0x20;
     /// Read: the first asynchronous event of the QP since its QP_CTRL write: `[31]` valid,
     /// `[23:16]` kind ([`crate::verbs::AsyncEventKind`]), `[15:12]` layer, `[11:8]` error
@@ -188,12 +212,15 @@ pub mod regs {
     pub const CQ_STRIDE: u16 = 0x20;
     /// CQ ring host address (16-octet aligned).
     pub const CQ_BASE: u16 = 0x00;
-    /// Write `[3:0]` log2 of the CQ entries (at most 15): commits the CQ (producer and consumer
-    /// index 0, phase 1, overflow cleared).
+    /// Write `[3:0]` log2 of the CQ entries (at most the ring index bits - 1: 15, or 11 in the
+    /// Alchitry Cu build): commits the CQ (producer and consumer index 0, phase 1, overflow
+    /// cleared).
     pub const CQ_LOG2: u16 = 0x04;
-    /// Read: the producer index `[15:0]` (CQEs written).
+    /// Read: the producer index `[15:0]` (CQEs written, modulo `2^bits` of the ring index
+    /// width; the bits above read 0).
     pub const CQ_PI: u16 = 0x08;
-    /// Write: the consumer index `[15:0]` (CQEs the driver has taken).
+    /// Write: the consumer index `[15:0]` (CQEs the driver has taken; bits at and above the
+    /// ring index width ignored: they read back 0).
     pub const CQ_CI: u16 = 0x0C;
     /// Read: `[0]` overflowed (RFC 5040 §8.1 item 10): a CQE found the ring full; the CQ drops
     /// every later CQE until it is committed again.
@@ -399,7 +426,7 @@ impl RqWqe {
 ///
 /// | octets | field |
 /// |---|---|
-/// | 0..2 | wqe_index: ring index of the SQ or RQ WQE |
+/// | 0..2 | wqe_index: ring index of the SQ or RQ WQE (modulo `2^bits` of the ring index width) |
 /// | 2 | opcode ([`crate::verbs::WcOpcode`]) |
 /// | 3 | status ([`crate::verbs::WcStatus`]) |
 /// | 4..8 | byte_len (received octets of a Recv; the WQE's length for a send-side success) |
@@ -529,6 +556,20 @@ mod tests {
         assert_eq!(regs::stag_to_len_lo(to, len), 0x0203_3344);
         assert_eq!(regs::stag_to_len_hi(to, len), 0x0001_1122);
         assert_eq!(regs::qp_sq_base(0x4000_1030, 9), 0x4000_1029);
+    }
+
+    #[test]
+    fn features_fields() {
+        // A core before the fields reads 0: 32 address bits, 16 ring index bits.
+        assert_eq!(regs::features_dma_addr_bits(0), 32);
+        assert_eq!(regs::features_ring_index_bits(0), 16);
+        // The Alchitry Cu build: markers off, 24 address bits, 12 ring index bits; the field
+        // at [31:24] does not leak into [23:16].
+        let cu = 24 << regs::FEATURES_DMA_ADDR_SHIFT | 12 << regs::FEATURES_RING_INDEX_SHIFT;
+        assert_eq!(regs::features_dma_addr_bits(cu), 24);
+        assert_eq!(regs::features_ring_index_bits(cu), 12);
+        assert_eq!(regs::features_ring_index_bits(cu | 0xFF00_0000), 12);
+        assert_eq!(regs::features_ring_index_bits(16 << 16 | 1), 16);
     }
 
     #[test]

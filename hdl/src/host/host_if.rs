@@ -213,7 +213,8 @@ fn reg_ram_contents() -> Vec<Bits<32>> {
         | ((STAG_ENTRIES.trailing_zeros() as u64) << 16)
         | (4u64 << 24);
     let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 }
-        | (DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT;
+        | (DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT
+        | (RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT;
     let mut mem = vec![Bits::default(); 256];
     mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
     mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
@@ -319,7 +320,7 @@ pub struct HostIf {
     /// with them), so that RxControl's length compare is a bare carry chain (`docs/core.md`).
     pub rq_rsp_len_n: Signal<Out, Bits<32>>,
     pub rq_rsp_lkey: Signal<Out, Bits<32>>,
-    pub rq_rsp_index: Signal<Out, Bits<RING_INDEX_BITS>>,
+    pub rq_rsp_index: Signal<Out, Bits<16>>,
     // Receive CQEs.
     pub cqe_valid: Signal<In, Bit>,
     pub cqe_ready: Signal<Out, Bit>,
@@ -406,10 +407,10 @@ pub struct HostIf {
     pub idle: Signal<Out, Bit>,
 
     // ---- Constants.
-    c_ones: Constant<Bits<16>>,
+    c_ones: Constant<Bits<RING_INDEX_BITS>>,
     /// TO bits 63..34 (the rebuilt TO's high bits when `rsp_to_hb`).
     c_to_hb: Constant<Bits<64>>,
-    c_one: Constant<Bits<16>>,
+    c_one: Constant<Bits<RING_INDEX_BITS>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
     /// QP_AEV's valid bit.
@@ -418,7 +419,8 @@ pub struct HostIf {
     c_m_index: Constant<Bits<32>>,
     c_m_flags: Constant<Bits<32>>,
     c_m_ctrl: Constant<Bits<32>>,
-    c_m_16: Constant<Bits<32>>,
+    /// The RQ PI / CQ CI write mask: a ring index (`RING_INDEX_BITS`, the upper bits read 0).
+    c_m_ring: Constant<Bits<32>>,
     c_m_log2: Constant<Bits<32>>,
 
     // ---- The register RAM, word `mmio_addr[9:2]`: every register only MMIO writes (its
@@ -728,7 +730,7 @@ impl Default for HostIf {
             dma_wr_ready: Default::default(),
             dma_wr_done: Default::default(),
             idle: Default::default(),
-            c_ones: Constant::new(0xFFFFu64.into()),
+            c_ones: Constant::new(((1u64 << RING_INDEX_BITS) - 1).into()),
             c_to_hb: Constant::new(0xFFFF_FFFC_0000_0000u64.into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
@@ -747,7 +749,7 @@ impl Default for HostIf {
                     .into(),
             ),
             c_m_ctrl: Constant::new(0x00FF_FFFFu64.into()),
-            c_m_16: Constant::new(0xFFFFu64.into()),
+            c_m_ring: Constant::new(((1u64 << RING_INDEX_BITS) - 1).into()),
             c_m_log2: Constant::new(((1u64 << RING_LOG2_BITS) - 1).into()),
             base: BlockRam::with_contents(&reg_ram_contents()),
             ulp: Default::default(),
@@ -1072,7 +1074,7 @@ impl Logic for HostIf {
                 self.a_mask.next = self.c_m_log2.val();
             }
             if self.a_qoff.val() == 0x1C {
-                self.a_mask.next = self.c_m_16.val();
+                self.a_mask.next = self.c_m_ring.val();
             }
         }
         if self.a_cq.val() {
@@ -1080,7 +1082,7 @@ impl Logic for HostIf {
                 self.a_mask.next = self.c_m_log2.val();
             }
             if self.a_coff.val() == 0x0C {
-                self.a_mask.next = self.c_m_16.val();
+                self.a_mask.next = self.c_m_ring.val();
             }
         }
 
@@ -1306,13 +1308,13 @@ impl Logic for HostIf {
                 self.base.write_enable.next = true;
                 self.base.write_addr.next =
                     (bit_cast::<8, CONN_BITS>(self.rq_qp.q.val()) << 4) | 0x48;
-                self.base.write_data.next = bit_cast::<32, 16>(self.rsp_index.q.val());
+                self.base.write_data.next = bit_cast::<32, RING_INDEX_BITS>(self.rsp_index.q.val());
             } else if self.cw_state.q.val() == CwState::Pw {
                 self.cw_wgnt.next = true;
                 self.base.write_enable.next = true;
                 self.base.write_addr.next =
                     (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x82;
-                self.base.write_data.next = bit_cast::<32, 16>(self.cw_pi.q.val());
+                self.base.write_data.next = bit_cast::<32, RING_INDEX_BITS>(self.cw_pi.q.val());
             } else if self.ev_ld.val() {
                 // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not
                 // write, `aev_ready`).
@@ -1400,7 +1402,7 @@ impl Logic for HostIf {
         self.rq_req_ready.next = self.rq_state.q.val() == RqState::Idle;
         self.rq_rsp_valid.next = self.rsp_v.q.val();
         self.rq_rsp_present.next = self.rsp_present.q.val();
-        self.rq_rsp_index.next = self.rsp_index.q.val();
+        self.rq_rsp_index.next = bit_cast::<16, RING_INDEX_BITS>(self.rsp_index.q.val());
         self.rq_rsp_len_n.next = self.rsp_len_n.q.val();
         self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").

@@ -94,7 +94,8 @@
 //!
 //! # State
 //!
-//! Registers per QP: enable, error, blocked, the latched local error, ci, pi (16 bits each), PD,
+//! Registers per QP: enable, error, blocked, the latched local error, ci, pi
+//! ([`RING_INDEX_BITS`] each: 16, or 12 in the Alchitry Cu profile), PD,
 //! ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two
 //! *fresh* flags (MSN of QN 0 / QN 1 is 1 whatever the RAM holds) and the signaled bit of each
 //! outstanding Read (16). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
@@ -176,6 +177,8 @@ const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
 const CTX_W: usize = 32;
+/// Bits of the CQE index sum `c_isum`: a ring index shifted up one bit.
+const ISUM_BITS: usize = RING_INDEX_BITS + 1;
 
 /// Engine states, in the order of their bit in the one-hot state register (`st`: bit k is
 /// state k, bit 0 stored inverted; `#[hdl_gen]` cannot name constants, so the update
@@ -311,8 +314,8 @@ pub struct SendEngine {
     q_lst: [DFF<Bits<3>>; QPS],
     /// WcOpcode of that WQE.
     q_lop: [DFF<Bits<2>>; QPS],
-    q_ci: [DFF<Bits<16>>; QPS],
-    q_pi: [DFF<Bits<16>>; QPS],
+    q_ci: [DFF<Bits<RING_INDEX_BITS>>; QPS],
+    q_pi: [DFF<Bits<RING_INDEX_BITS>>; QPS],
     q_pd: [DFF<Bits<PD_BITS>>; QPS],
     /// ORD capped at [`ORQ_DEPTH`] (0..=4).
     q_ord: [DFF<Bits<3>>; QPS],
@@ -385,7 +388,7 @@ pub struct SendEngine {
     h_op: DFF<Bits<2>>,
     h_st: DFF<Bits<8>>,
     h_len: DFF<Bits<32>>,
-    h_idx: DFF<Bits<16>>,
+    h_idx: DFF<Bits<RING_INDEX_BITS>>,
     /// Per QP 3 words (`CTX_W`) at `{qp, word}`.
     ctx: RxContextRam<CTX_W, 4>,
     /// The outstanding Reads at `{0, qp, slot}`; the prefetched WQE's 8 words at `{1, 0, beat}`.
@@ -418,7 +421,7 @@ pub struct SendEngine {
     pf_take: Signal<Local, Bit>,
     pf_start: Signal<Local, Bit>,
     pf_wr: Signal<Local, Bit>,
-    k_pi: Signal<Local, Bits<16>>,
+    k_pi: Signal<Local, Bits<RING_INDEX_BITS>>,
     f_valid: Signal<Local, Bit>,
     f_data: Signal<Local, Bits<32>>,
     f_last: Signal<Local, Bit>,
@@ -454,7 +457,7 @@ pub struct SendEngine {
     k_err: Signal<Local, Bit>,
     k_lst: Signal<Local, Bits<3>>,
     k_lop: Signal<Local, Bits<2>>,
-    k_ci: Signal<Local, Bits<16>>,
+    k_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     k_en: Signal<Local, Bit>,
     k_blk: Signal<Local, Bit>,
     k_pd: Signal<Local, Bits<PD_BITS>>,
@@ -483,10 +486,10 @@ pub struct SendEngine {
     pick_q: DFF<Bits<CONN_BITS>>,
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
-    f_ci: Signal<Local, Bits<16>>,
+    f_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
     /// `k_log2`, one cycle old (right in `Load2` and while a Write / Send is offered).
     l_log2: DFF<Bits<RING_LOG2_BITS>>,
-    f_mask: Signal<Local, Bits<16>>,
+    f_mask: Signal<Local, Bits<RING_INDEX_BITS>>,
     foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<DMA_ADDR_BITS>>,
     is_read: Signal<Local, Bit>,
@@ -503,8 +506,8 @@ pub struct SendEngine {
     orq_wa_q: DFF<Bits<4>>,
     orq_slot: Signal<Local, Bits<2>>,
     /// The CQE's ring index at `Cqe`, shifted up one bit: `{ci, 1} + {!count, cin}`
-    /// (`h_idx` is bits 16..1).
-    c_isum: Signal<Local, Bits<17>>,
+    /// (`h_idx` is bits `RING_INDEX_BITS`..1).
+    c_isum: Signal<Local, Bits<ISUM_BITS>>,
     orq_raddr: Signal<Local, Bits<4>>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
@@ -721,12 +724,13 @@ impl Logic for SendEngine {
             self.l_log2.d.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         }
         self.f_mask.next = 0.into();
-        for j in 0..16 {
+        for j in 0..RING_INDEX_BITS {
             if self.l_log2.q.val().index() > j {
                 self.f_mask.next = self.f_mask.val().replace_bit(j, true);
             }
         }
-        self.foff_n.next = bit_cast::<21, 16>(self.f_ci.val() & self.f_mask.val()) << 5;
+        self.foff_n.next =
+            bit_cast::<21, RING_INDEX_BITS>(self.f_ci.val() & self.f_mask.val()) << 5;
         self.pf_wr.next = (self.pf_st.q.val() == 3) && self.sq_rd_cpl_valid.val();
         self.pf_take.next = self.s.val().get_bit(2) && self.l_pf.q.val();
         if self.pf_start.val() {
@@ -807,7 +811,7 @@ impl Logic for SendEngine {
         self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
         self.scqe_status.next = self.h_st.q.val();
         self.scqe_byte_len.next = self.h_len.q.val();
-        self.scqe_index.next = self.h_idx.q.val();
+        self.scqe_index.next = bit_cast::<16, RING_INDEX_BITS>(self.h_idx.q.val());
         if self.h_valid.q.val() && self.scqe_ready.val() {
             self.h_valid.d.next = false;
         }
@@ -844,9 +848,11 @@ impl Logic for SendEngine {
         // pending in `Cqe`'s first cycle, so it enters as the carry in: ci + !count + cin, one
         // carry chain (`{ci, 1} + {!count, cin}`, the low bit only makes the carry; issue 5,
         // no wait for the strobe: an ORD-bound Read stream would lose a cycle per Read).
-        self.c_isum.next = ((bit_cast::<17, 16>(self.k_ci.val()) << 1) | 1)
-            + ((bit_cast::<17, 16>(!bit_cast::<16, 3>(self.k_oc.val())) << 1)
-                | bit_cast::<17, 1>((self.r_ci_inc.q.val() || self.r_pop.q.val()).into()));
+        self.c_isum.next = ((bit_cast::<ISUM_BITS, RING_INDEX_BITS>(self.k_ci.val()) << 1) | 1)
+            + ((bit_cast::<ISUM_BITS, RING_INDEX_BITS>(!bit_cast::<RING_INDEX_BITS, 3>(
+                self.k_oc.val(),
+            )) << 1)
+                | bit_cast::<ISUM_BITS, 1>((self.r_ci_inc.q.val() || self.r_pop.q.val()).into()));
 
         self.pop.next = false;
         self.push.next = false;
@@ -1125,7 +1131,7 @@ impl Logic for SendEngine {
                 if self.c_st.q.val().any() {
                     self.h_len.d.next = 0.into();
                 }
-                self.h_idx.d.next = self.c_isum.val().get_bits::<16>(1);
+                self.h_idx.d.next = self.c_isum.val().get_bits::<RING_INDEX_BITS>(1);
                 self.nx.next = self.nx.val() | 1; // Idle
                 self.lv.next = self.lv.val() | 16384;
             }

@@ -76,6 +76,11 @@ impl HostDevice for SimDevice {
 const NULL_QPS: usize = rnic_hdl::config::QPS;
 const NULL_CQS: usize = 4;
 const NULL_STAG_LOG2: u32 = 8;
+/// The ring index bits of the null device: the build's, as the core (12 in the Alchitry Cu
+/// profile): its indexes wrap there, and it reports them in FEATURES.
+const NULL_RING_INDEX_BITS: u32 = rnic_hdl::config::RING_INDEX_BITS as u32;
+/// Its ring index mask.
+const NULL_RING_MASK: u16 = ((1u32 << NULL_RING_INDEX_BITS) - 1) as u16;
 
 #[derive(Clone, Copy, Default)]
 struct NullQp {
@@ -119,7 +124,7 @@ impl NullDevice {
                 u64::from(q.sq_base) + (u64::from(ci) % (1u64 << q.sq_log2)) * SQ_WQE_LEN as u64;
             let mut raw = [0u8; SQ_WQE_LEN];
             self.mem_read(at, &mut raw);
-            self.qps[qp].sq_ci = ci.wrapping_add(1);
+            self.qps[qp].sq_ci = ci.wrapping_add(1) & NULL_RING_MASK;
             let Ok(wqe) = SqWqe::parse(&raw) else {
                 continue;
             };
@@ -145,7 +150,7 @@ impl NullDevice {
             };
             let at = u64::from(cq.base) + (u64::from(cq.pi) % (1u64 << cq.log2)) * CQE_LEN as u64;
             self.mem_write(at, &cqe.emit());
-            self.cqs[cq_n].pi = cq.pi.wrapping_add(1);
+            self.cqs[cq_n].pi = cq.pi.wrapping_add(1) & NULL_RING_MASK;
         }
     }
 }
@@ -158,7 +163,11 @@ impl HostDevice for NullDevice {
             regs::VERSION => regs::VERSION_VALUE,
             regs::CAPS => NULL_QPS as u32 | (NULL_CQS as u32) << 8 | NULL_STAG_LOG2 << 16 | 4 << 24,
             regs::STATUS => regs::STATUS_RX_IDLE | regs::STATUS_TX_IDLE,
-            regs::FEATURES => regs::FEATURES_MARKERS | 32 << regs::FEATURES_DMA_ADDR_SHIFT,
+            regs::FEATURES => {
+                regs::FEATURES_MARKERS
+                    | 32 << regs::FEATURES_DMA_ADDR_SHIFT
+                    | NULL_RING_INDEX_BITS << regs::FEATURES_RING_INDEX_SHIFT
+            }
             a if (regs::CQ_REGS..regs::CQ_REGS + NULL_CQS as u16 * regs::CQ_STRIDE)
                 .contains(&a) =>
             {
@@ -186,7 +195,7 @@ impl HostDevice for NullDevice {
                     q.sq_base = value & !0x1F;
                     q.sq_log2 = value & 0xF;
                 }
-                regs::QP_SQ_PI => self.doorbell(n, value as u16),
+                regs::QP_SQ_PI => self.doorbell(n, value as u16 & NULL_RING_MASK),
                 _ => {}
             }
         } else if (regs::CQ_REGS..regs::CQ_REGS + NULL_CQS as u16 * regs::CQ_STRIDE).contains(&addr)

@@ -96,6 +96,38 @@ pub struct Caps {
     /// Bits of a host (DMA) address (FEATURES `[15:8]`: 24 in the Alchitry Cu profile, 32
     /// otherwise): rings, CQs, buffers and registered regions lie below `1 << dma_addr_bits`.
     pub dma_addr_bits: u32,
+    /// Bits of a ring index (FEATURES `[23:16]`: 12 in the Alchitry Cu profile, 16 otherwise):
+    /// a ring (SQ, RQ, CQ) has at most `2^(ring_index_bits - 1)` entries, and the driver keeps
+    /// its indexes modulo `2^ring_index_bits`, as the core does.
+    pub ring_index_bits: u32,
+}
+
+impl Caps {
+    /// The largest log2 of a ring's entries: full must differ from empty in
+    /// `ring_index_bits` bits.
+    pub fn max_ring_log2(&self) -> u32 {
+        self.ring_index_bits - 1
+    }
+
+    /// The ring index mask, `2^ring_index_bits - 1`: every index the driver keeps is reduced
+    /// by it, so that it compares exactly with the indexes the core reports (a CQE's
+    /// `wqe_index`).
+    pub fn ring_index_mask(&self) -> u16 {
+        ((1u32 << self.ring_index_bits) - 1) as u16
+    }
+
+    /// Refuses a ring of `2^log2` entries the core cannot index (`what`: "SQ", "RQ", "CQ").
+    pub(crate) fn check_ring_log2(&self, what: &str, log2: u32) -> Result<()> {
+        let max = self.max_ring_log2();
+        if (1..=max).contains(&log2) {
+            return Ok(());
+        }
+        Err(VerbsError::InvalidArgument(format!(
+            "{what} of 2^{log2} entries: log2 must be 1..={max} (this core's ring indexes have \
+             {} bits)",
+            self.ring_index_bits
+        )))
+    }
 }
 
 /// An asynchronous event of a QP (QP_AEV): why it went to error.
@@ -190,6 +222,7 @@ impl<D: HostDevice> Device<D> {
             width_octets: (c >> 24) as usize,
             markers: features & regs::FEATURES_MARKERS != 0,
             dma_addr_bits: regs::features_dma_addr_bits(features).min(32),
+            ring_index_bits: regs::features_ring_index_bits(features).clamp(2, 16),
         };
         Ok(Device {
             dev,
@@ -510,13 +543,10 @@ impl<D: HostDevice> Device<D> {
 
     // ---------------------------------------------------------------- CQ
 
-    /// Creates a completion queue of `2^log2` entries (1..=15).
+    /// Creates a completion queue of `2^log2` entries (1..=15, 1..=11 in the Alchitry Cu
+    /// profile: [`Caps::max_ring_log2`]).
     pub fn create_cq(&mut self, log2: u32) -> Result<Cq> {
-        if !(1..=15).contains(&log2) {
-            return Err(VerbsError::InvalidArgument(format!(
-                "CQ of 2^{log2} entries: log2 must be 1..=15"
-            )));
-        }
+        self.caps.check_ring_log2("CQ", log2)?;
         let i = self
             .cqs
             .iter()
@@ -575,6 +605,7 @@ impl<D: HostDevice> Device<D> {
             let s = self.cq_state(cq)?;
             (s.base, s.log2, s.ci)
         };
+        let mask = self.caps.ring_index_mask();
         let mut out = Vec::new();
         while out.len() < max {
             let at = base + (u64::from(ci) % (1 << log2)) * CQE_LEN as u64;
@@ -585,7 +616,7 @@ impl<D: HostDevice> Device<D> {
                 break;
             }
             out.push(self.complete(cqe)?);
-            ci = ci.wrapping_add(1);
+            ci = ci.wrapping_add(1) & mask;
         }
         if !out.is_empty() {
             self.cq_state(cq)?.ci = ci;

@@ -95,9 +95,10 @@ pub struct Wc {
 /// Ring sizes of a QP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QpCaps {
-    /// log2 of the send queue entries (1..=15).
+    /// log2 of the send queue entries (1..=15, 1..=11 in the Alchitry Cu profile:
+    /// [`super::Caps::max_ring_log2`]).
     pub sq_log2: u32,
-    /// log2 of the receive queue entries (1..=15).
+    /// log2 of the receive queue entries (as `sq_log2`).
     pub rq_log2: u32,
 }
 
@@ -191,7 +192,8 @@ pub(super) struct QpEntry {
     pub caps: QpCaps,
     pub sq_base: u64,
     pub rq_base: u64,
-    /// Producer indexes and the outstanding work requests from the consumer on.
+    /// Producer indexes and the outstanding work requests from the consumer on, modulo
+    /// `2^ring_index_bits` (`super::Caps::ring_index_mask`), as the CQEs' `wqe_index`.
     pub sq_pi: u16,
     pub rq_pi: u16,
     pub sq: VecDeque<(u16, Posted)>,
@@ -225,11 +227,7 @@ impl<D: HostDevice> Device<D> {
         self.cq_state(send_cq)?;
         self.cq_state(recv_cq)?;
         for (name, l) in [("SQ", caps.sq_log2), ("RQ", caps.rq_log2)] {
-            if !(1..=15).contains(&l) {
-                return Err(VerbsError::InvalidArgument(format!(
-                    "{name} of 2^{l} entries: log2 must be 1..=15"
-                )));
-            }
+            self.caps.check_ring_log2(name, l)?;
         }
         let n = self
             .qps
@@ -494,6 +492,7 @@ impl<D: HostDevice> Device<D> {
             remote_addr,
         };
         let (base, pi) = (q.sq_base, q.sq_pi);
+        let mask = self.caps.ring_index_mask();
         let at = base + (u64::from(pi) % depth as u64) * SQ_WQE_LEN as u64;
         self.dev.mem_write(at, &wqe.emit());
         let stag = (s.length > 0).then_some(s.lkey);
@@ -509,7 +508,7 @@ impl<D: HostDevice> Device<D> {
                 stag,
             },
         ));
-        q.sq_pi = pi.wrapping_add(1);
+        q.sq_pi = pi.wrapping_add(1) & mask;
         let new_pi = q.sq_pi;
         self.dev
             .mmio_write(regs::qp_reg(qp.0, regs::QP_SQ_PI), u32::from(new_pi));
@@ -543,6 +542,7 @@ impl<D: HostDevice> Device<D> {
             addr: s.addr,
         };
         let (base, pi) = (q.rq_base, q.rq_pi);
+        let mask = self.caps.ring_index_mask();
         let at = base + (u64::from(pi) % depth as u64) * RQ_WQE_LEN as u64;
         self.dev.mem_write(at, &wqe.emit());
         self.hold_stag(s.lkey);
@@ -555,7 +555,7 @@ impl<D: HostDevice> Device<D> {
                 stag: Some(s.lkey),
             },
         ));
-        q.rq_pi = pi.wrapping_add(1);
+        q.rq_pi = pi.wrapping_add(1) & mask;
         let new_pi = q.rq_pi;
         self.dev
             .mmio_write(regs::qp_reg(qp.0, regs::QP_RQ_PI), u32::from(new_pi));
