@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks a synthesis run's harness against yosys's final netlist (bsp/src/harness.rs):
 
-- every DUT output bit the harness folds without a register is driven by a flip-flop's Q
-  (`SB_DFF*`) or a block RAM's RDATA (`SB_RAM40_4K`, clocked) in module `top`;
+- every DUT output bit the harness folds without a register (neither in a harness flip-flop
+  nor in an I/O tile's output register) is driven by a flip-flop's Q (`SB_DFF*`) or a block
+  RAM's RDATA (`SB_RAM40_4K`, clocked) in module `top`;
 - every DUT input bit the harness drives from a pin comes from the input register of an
   iCE40 I/O tile (`SB_IO` with PIN_TYPE[1:0] = 00, `D_IN_0`, clocked by the board clock), so
   that its paths through DUT logic start at a flip-flop.
@@ -33,6 +34,13 @@ oregs = set()
 m = re.search(r'harness_oreg <= \{(.*)\};', h)
 if m:
     oregs = set(x.strip() for x in m.group(1).split(','))
+# Outputs registered in an I/O tile (SB_IO PIN_TYPE[5:2] = 1001): `assign harness_pin_out[k] =
+# harness_oN[b];` with k below the `harness_ior` generate's bound.
+m = re.search(r'harness_k < (\d+); harness_k = harness_k \+ 1\) begin : harness_ior', h)
+n_ior = int(m.group(1)) if m else 0
+for k, src in re.findall(r'assign harness_pin_out\[(\d+)\] = (harness_o\d+\[\d+\]);', h):
+    if int(k) < n_ior:
+        oregs.add(src)
 # output port index map as in harness: harness_o{i} comment // name
 onames = dict((name, i) for i, name in re.findall(r'wire \[\d+:0\] harness_o(\d+); // (\S+)', h))
 bad_out = []; n_out = 0
@@ -60,4 +68,16 @@ for cn, c in hm['cells'].items():
     if pt & 3 != 0 or ck not in clk:
         bad_in.append((cn, bin(pt), ck))
 print('pin inputs', n_in, 'not from a registered SB_IO on clk:', bad_in)
+# I/O-registered outputs: their SB_IO registers D_OUT_0 on the board clock.
+pin_out = hm['netnames'].get('harness_pin_out', {'bits': []})['bits'][:n_ior]
+n_or = 0; bad_or = []
+for cn, c in hm['cells'].items():
+    if c['type'] != 'SB_IO' or c['connections'].get('D_OUT_0', [None])[0] not in pin_out: continue
+    n_or += 1
+    pt = c['parameters'].get('PIN_TYPE', '')
+    pt = int(pt, 2) if set(pt) <= set('01') else int(pt)
+    if pt >> 2 != 0b1001 or c['connections'].get('OUTPUT_CLK', [None])[0] not in clk:
+        bad_or.append((cn, bin(pt)))
+print('I/O-registered outputs', n_or, 'of', n_ior, 'not registered on clk:', bad_or)
+bad_in += bad_or + ([('I/O-registered outputs missing', n_ior - n_or)] if n_or != n_ior else [])
 sys.exit(1 if bad_out or bad_in else 0)

@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 
 use crate::board::Board;
 use crate::harness::{
-    analyse_dut, analysis_script, harness_pcf, packed_output_registers, plan_harness_with,
-    render_harness, HARNESS_TOP,
+    analyse_dut, analysis_script, harness_pcf, packed_output_registers, plan_harness_io,
+    plan_harness_with, render_harness, unpacked_output_registers, HARNESS_TOP,
 };
 use crate::report::{parse_nextpnr_log, parse_nextpnr_report, parse_yosys_stat, SynthReport};
 
@@ -117,7 +117,9 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
 ///    and the board's pin constraints with the harness's further pins;
 /// 2. `yosys -p "read_verilog dut.v harness.v; setattr -mod -set keep_hierarchy 1 top;
 ///    synth_ice40 -top rnic_synth_top -json out.json; tee -q -o stat.json stat -json"`
-///    (see [`yosys_script`]);
+///    (see [`yosys_script`]); when the netlist shows harness output registers that cannot pack
+///    with a DUT LUT ([`crate::harness::unpacked_output_registers`]), the harness is planned
+///    again with those in I/O-tile registers ([`plan_harness_io`]) and yosys runs again;
 /// 3. `nextpnr-ice40 <device> --freq <board MHz> --timing-allow-fail --pcf <board>.pcf
 ///    --json out.json --asc out.asc --report report.json`;
 /// 4. `icepack out.asc out.bin`.
@@ -161,13 +163,30 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
     )
     .with_context(|| format!("in {}", analysis_path.display()))?;
     let spare = board.harness_spare_pins();
-    let harness = plan_harness_with(dut_verilog, &analysis, 2 + spare.len())
+    let mut harness = plan_harness_with(dut_verilog, &analysis, 2 + spare.len())
         .context("cannot build the synthesis harness")?;
-    write("harness.v", &render_harness(&harness))?;
-    let pcf = format!("{}{}", board.pcf(), harness_pcf(&harness, spare)?);
-    write(board.pcf_file_name(), &pcf)?;
-
-    let yosys_log = run_tool("yosys", &["-p", &yosys_script()], work_dir, "yosys.log")?;
+    let mut yosys_log = PathBuf::new();
+    // Pass 1 finds the output registers that cannot pack with a DUT LUT; pass 2 (only if there
+    // are any and pins for them) registers those in I/O tiles instead. `top` is synthesized
+    // apart from the harness (`keep_hierarchy`), so its netlist is the same in both passes.
+    for pass in 1..=2 {
+        write("harness.v", &render_harness(&harness))?;
+        let pcf = format!("{}{}", board.pcf(), harness_pcf(&harness, spare)?);
+        write(board.pcf_file_name(), &pcf)?;
+        yosys_log = run_tool("yosys", &["-p", &yosys_script()], work_dir, "yosys.log")?;
+        if pass == 2 || harness.bidir_pins < 2 {
+            break;
+        }
+        let unpacked = fs::read_to_string(work_dir.join("out.json"))
+            .ok()
+            .and_then(|s| unpacked_output_registers(&harness, &s).ok())
+            .unwrap_or_default();
+        if unpacked.is_empty() {
+            break;
+        }
+        harness = plan_harness_io(dut_verilog, &analysis, 2 + spare.len(), &unpacked)
+            .context("cannot build the synthesis harness")?;
+    }
 
     let args = nextpnr_args(board, "out.asc", "report.json");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -16,11 +16,15 @@
 //! * **Outputs.** A DUT output bit driven straight from a DUT flip-flop's `Q` is not
 //!   registered again. An output bit that is not (a combinational output, listed by
 //!   [`analyse_dut`]) is captured in a harness output register, so that its path ends at a
-//!   flip-flop. These bits (and the last shift-register bit, so that `sin` matters even to a
-//!   DUT without inputs) are XOR-folded, without registers, into `sout` and the outputs of
-//!   the `hio` pins: a pin takes one bit, or a 4-input XOR (one LUT) of bits or of other XORs.
-//!   Paths that end at a pin are not part of nextpnr's Fmax of the board clock (they are
-//!   reported as `posedge clk -> <async>`).
+//!   flip-flop. nextpnr packs such a register into the logic cell of the DUT LUT driving it
+//!   when that LUT drives nothing else; the flow's second yosys pass moves the others (found
+//!   by [`unpacked_output_registers`] in the first pass's netlist) into the output registers
+//!   of the first bidirectional pins' I/O tiles (`PIN_TYPE[5:2]` = 1001), which take no
+//!   logic cell ([`plan_harness_io`]). The remaining bits (and the last shift-register bit,
+//!   so that `sin` matters even to a DUT without inputs) are XOR-folded, without registers,
+//!   into `sout` and the other pins' outputs: a pin takes one bit, or a 4-input XOR (one
+//!   LUT) of bits or of other XORs. Paths that end at a pin are not part of nextpnr's Fmax
+//!   of the board clock (they are reported as `posedge clk -> <async>`).
 //! * `clock` is the board clock pin `clk`.
 //!
 //! Every DUT input and output therefore matters to some pin. The flow ([`crate::synthesize`])
@@ -29,18 +33,21 @@
 //! the XOR tree, so nothing of the DUT is optimised away and the harness cost is fixed.
 //!
 //! Harness cost ([`Harness::logic_cells`]): one logic cell per shift-register bit, per output
-//! register and per fold LUT, less the output registers that nextpnr packs into the cell of the
-//! DUT LUT that drives them ([`packed_output_registers`]). The I/O-tile input registers cost
-//! none: each bidirectional pin saves a shift-register bit, and serves the fold as well. On the
-//! cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's shift register is 81 bits instead
-//! of 166 (`docs/decisions.md`, "Sixteenth session"). Without an analysis ([`plan_harness`])
-//! the harness is conservative: only `sin` and `sout`, every input bit from the shift
-//! register, every output bit registered.
+//! register and per fold LUT, less the output registers that nextpnr packs into the cell of
+//! the DUT LUT that drives them ([`packed_output_registers`]). The I/O-tile registers cost
+//! none: each bidirectional pin saves a shift-register bit, and an unpackable output register
+//! or a share of the fold. On the cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's
+//! shift register is 81 bits instead of 166, and its 61 output registers that could not pack
+//! are I/O registers: the harness went from about 262 logic cells to about 130
+//! (`docs/decisions.md`, "Sixteenth session"). Without an analysis ([`plan_harness`]) the
+//! harness is conservative: only `sin` and `sout`, every input bit from the shift register,
+//! every output bit registered.
 //!
-//! The price: the I/O tiles are on the die's edge, so logic fed by a pin's input register is
-//! pulled towards it (measured: the composed receive path 4 256 -> 4 168 cells, Fmax at
-//! nextpnr seeds default / 2 / 3 90.7 / 98.2 / 92.5 -> 86.2 / 86.5 / 87.1 MHz). A board's
-//! real inputs (a MAC's, a PCIe core's) come from the edge too.
+//! The price: the I/O tiles are on the die's edge, so the logic a pin's register feeds or is
+//! fed by is pulled towards it (measured with the input registers alone: the composed receive
+//! path 4 256 -> 4 168 cells, Fmax at nextpnr seeds default / 2 / 3 90.7 / 98.2 / 92.5 ->
+//! 86.2 / 86.5 / 87.1 MHz). A board's real inputs and outputs (a MAC's, a PCIe core's) are at
+//! the edge too.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -164,6 +171,13 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
 /// a flip-flop with its LUT when the flip-flop is the LUT's only load). These registers occupy
 /// no logic cell of their own.
 pub fn packed_output_registers(h: &Harness, netlist_json: &str) -> Result<usize> {
+    Ok(h.registered_outputs.len() - unpacked_output_registers(h, netlist_json)?.len())
+}
+
+/// The harness's output registers that nextpnr cannot pack with a DUT LUT (the others of
+/// [`packed_output_registers`]): each takes a logic cell of its own. The flow moves them into
+/// I/O-tile output registers ([`plan_harness_io`]).
+pub fn unpacked_output_registers(h: &Harness, netlist_json: &str) -> Result<Vec<PortBit>> {
     let v: Value = serde_json::from_str(netlist_json).context("yosys JSON netlist")?;
     let top = &v["modules"]["top"];
     let ports = top["ports"]
@@ -205,9 +219,15 @@ pub fn packed_output_registers(h: &Harness, netlist_json: &str) -> Result<usize>
     }
     Ok(h.registered_outputs
         .iter()
-        .filter_map(|(name, bit)| ports.get(name)?["bits"].get(*bit)?.as_u64())
-        .filter(|b| lut_driven.contains(b) && loads.get(b) == Some(&1))
-        .count())
+        .filter(|(name, bit)| {
+            let b = ports
+                .get(name)
+                .and_then(|p| p["bits"].get(*bit))
+                .and_then(Value::as_u64);
+            !b.is_some_and(|b| lut_driven.contains(&b) && loads.get(&b) == Some(&1))
+        })
+        .cloned()
+        .collect())
 }
 
 /// Where one DUT input bit comes from.
@@ -242,7 +262,10 @@ pub struct Harness {
     pub shift_register_bits: usize,
     /// Output bits captured in a harness output register (the combinational outputs).
     pub registered_outputs: Vec<PortBit>,
-    /// Output pins: `sout` and the outputs of `hio[0 .. output_pins - 1]`.
+    /// Combinational output bits registered in the I/O tile of a bidirectional pin
+    /// (`hio[k]` for the k-th, `PIN_TYPE[5:2]` = 1001), not in a logic cell.
+    pub io_registered_outputs: Vec<PortBit>,
+    /// Pins of the XOR fold: `sout` and the outputs of the pins after the I/O-registered ones.
     pub output_pins: usize,
 }
 
@@ -252,9 +275,10 @@ impl Harness {
         self.registered_outputs.len()
     }
 
-    /// Bits XOR-folded into the output pins (every output bit and the last shift bit).
+    /// Bits XOR-folded into the output pins (every output bit not registered in an I/O tile,
+    /// and the last shift bit).
     pub fn fold_bits(&self) -> usize {
-        self.output_bits + 1
+        self.output_bits - self.io_registered_outputs.len() + 1
     }
 
     /// 4-input XORs (one LUT each) of the fold.
@@ -298,6 +322,19 @@ pub fn plan_harness_with(
     analysis: &DutAnalysis,
     pins: usize,
 ) -> Result<Harness> {
+    plan_harness_io(dut_verilog, analysis, pins, &[])
+}
+
+/// [`plan_harness_with`], with the combinational outputs `io_outputs` (those whose harness
+/// register would not pack with a DUT LUT: [`unpacked_output_registers`]) registered in the
+/// I/O tiles of the first bidirectional pins instead, as many as there are pins but one (the
+/// fold keeps `sout` and at least one pin).
+pub fn plan_harness_io(
+    dut_verilog: &str,
+    analysis: &DutAnalysis,
+    pins: usize,
+    io_outputs: &[PortBit],
+) -> Result<Harness> {
     if pins < 2 {
         bail!("the synthesis harness needs at least two pins besides the clock, got {pins}");
     }
@@ -320,6 +357,13 @@ pub fn plan_harness_with(
     // Beyond `sin` and `sout`: one pin `hoe` (the bidirectional pins' output enable) and the
     // bidirectional pins `hio`, when there are at least two.
     let bidir_pins = if pins >= 5 { pins - 3 } else { 0 };
+    let io_registered_outputs: Vec<PortBit> = io_outputs
+        .iter()
+        .filter(|pb| analysis.combinational_outputs.contains(*pb))
+        .take(bidir_pins.saturating_sub(1))
+        .cloned()
+        .collect();
+    let io_set: BTreeSet<&PortBit> = io_registered_outputs.iter().collect();
     // Registered pin inputs go to the direct inputs first, then to the others in port order.
     let mut direct_first: Vec<PortBit> = Vec::new();
     let mut others: Vec<PortBit> = Vec::new();
@@ -363,20 +407,19 @@ pub fn plan_harness_with(
             }
             _ => {
                 for b in 0..p.width {
-                    if analysis
-                        .combinational_outputs
-                        .contains(&(p.name.clone(), b))
-                    {
-                        registered_outputs.push((p.name.clone(), b));
+                    let pb = (p.name.clone(), b);
+                    if analysis.combinational_outputs.contains(&pb) && !io_set.contains(&pb) {
+                        registered_outputs.push(pb);
                     }
                 }
             }
         }
     }
     let shift_register_bits = shift.max(1);
-    // `sout` and the bidirectional pins, at most one per folded bit (output bits and the last
-    // shift bit).
-    let output_pins = (bidir_pins + 1).min(output_bits + 1);
+    // `sout` and the bidirectional pins not taken by an I/O-registered output, at most one per
+    // folded bit (the other output bits and the last shift bit).
+    let m = io_registered_outputs.len();
+    let output_pins = (bidir_pins - m + 1).min(output_bits - m + 1);
     Ok(Harness {
         ports,
         has_clock,
@@ -387,6 +430,7 @@ pub fn plan_harness_with(
         bidir_pins,
         shift_register_bits,
         registered_outputs,
+        io_registered_outputs,
         output_pins,
     })
 }
@@ -403,12 +447,12 @@ pub fn harness_verilog(dut_verilog: &str) -> Result<String> {
     Ok(render_harness(&h))
 }
 
-/// The signal that drives output pin `k` of the harness (`sout`, then the output of
-/// `hio[k - 1]`).
-fn output_pin(k: usize) -> String {
+/// The signal that drives fold pin `k` of the harness (`sout`, then the outputs of the
+/// bidirectional pins after the I/O-registered outputs).
+fn output_pin(h: &Harness, k: usize) -> String {
     match k {
         0 => "sout".into(),
-        _ => format!("harness_pin_out[{}]", k - 1),
+        _ => format!("harness_pin_out[{}]", h.io_registered_outputs.len() + k - 1),
     }
 }
 
@@ -483,8 +527,23 @@ pub fn render_harness(h: &Harness) -> String {
         line(format!("    wire [{}:0] harness_pin_in;", n - 1));
         line(format!("    wire [{}:0] harness_pin_out;", n - 1));
         line("    genvar harness_k;".into());
+        let m = h.io_registered_outputs.len();
+        if m > 0 {
+            // The same with the output registered in the I/O tile (PIN_TYPE[5:2] = 1001).
+            line(format!(
+                "    generate for (harness_k = 0; harness_k < {m}; harness_k = harness_k + 1) \
+                 begin : harness_ior"
+            ));
+            line(
+                "        SB_IO #(.PIN_TYPE(6'b1001_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .OUTPUT_CLK(clk), \
+                 .INPUT_CLK(clk), .D_IN_0(harness_pin_in[harness_k]));"
+                    .into(),
+            );
+            line("    end endgenerate".into());
+        }
         line(format!(
-            "    generate for (harness_k = 0; harness_k < {n}; harness_k = harness_k + 1) \
+            "    generate for (harness_k = {m}; harness_k < {n}; harness_k = harness_k + 1) \
              begin : harness_io"
         ));
         line(
@@ -550,11 +609,24 @@ pub fn render_harness(h: &Harness) -> String {
         .enumerate()
         .map(|(k, pb)| (pb, k))
         .collect();
+    let io_registered: BTreeMap<&PortBit, usize> = h
+        .io_registered_outputs
+        .iter()
+        .enumerate()
+        .map(|(k, pb)| (pb, k))
+        .collect();
     let mut fold: VecDeque<String> = VecDeque::new();
     let mut reg_inputs = Vec::new();
     for (i, p) in &outputs {
         for b in 0..p.width {
-            match registered.get(&(p.name.clone(), b)) {
+            let pb = (p.name.clone(), b);
+            if let Some(&k) = io_registered.get(&pb) {
+                line(format!(
+                    "    assign harness_pin_out[{k}] = harness_o{i}[{b}];"
+                ));
+                continue;
+            }
+            match registered.get(&pb) {
                 Some(&k) => {
                     reg_inputs.push(format!("harness_o{i}[{b}]"));
                     fold.push_back(format!("harness_oreg[{k}]"));
@@ -585,11 +657,11 @@ pub fn render_harness(h: &Harness) -> String {
         n += 1;
     }
     for (k, s) in fold.iter().enumerate() {
-        line(format!("    assign {} = {s};", output_pin(k)));
+        line(format!("    assign {} = {s};", output_pin(h, k)));
     }
     // Bidirectional pins beyond the fold (a DUT with few outputs) drive 0.
-    for k in h.output_pins.max(1)..=h.bidir_pins {
-        line(format!("    assign {} = 1'b0;", output_pin(k)));
+    for k in h.output_pins.max(1)..=h.bidir_pins - h.io_registered_outputs.len() {
+        line(format!("    assign {} = 1'b0;", output_pin(h, k)));
     }
     line("endmodule".into());
     line("`default_nettype wire".into());
@@ -755,6 +827,54 @@ endmodule
         // Three or four pins: no bidirectional pins (`hoe` and one pin would gain nothing).
         assert_eq!(plan_harness_with(DUT, &a, 4).unwrap().bidir_pins, 0);
         assert!(plan_harness_with(DUT, &a, 1).is_err());
+    }
+
+    #[test]
+    fn unpacked_output_registers_move_into_io_tiles() {
+        let mut a = DutAnalysis::default();
+        for b in 0..8 {
+            a.combinational_outputs.insert(("q".into(), b));
+        }
+        // q[2] and q[5] would not pack; wide[0] is not combinational (never I/O-registered).
+        let io: Vec<PortBit> = vec![("q".into(), 2), ("wide".into(), 0), ("q".into(), 5)];
+        let h = plan_harness_io(DUT, &a, 10, &io).unwrap();
+        assert_eq!(h.bidir_pins, 7);
+        assert_eq!(
+            h.io_registered_outputs,
+            vec![("q".to_string(), 2), ("q".to_string(), 5)]
+        );
+        assert_eq!(h.output_register_bits(), 6);
+        // 104 outputs - 2 + the shift bit on `sout` and the 5 pins left: (103 - 6) / 3 XORs.
+        assert_eq!((h.fold_bits(), h.output_pins, h.fold_luts()), (103, 6, 33));
+        let v = render_harness(&h);
+        assert!(
+            v.contains("harness_k < 2; harness_k = harness_k + 1) begin : harness_ior"),
+            "{v}"
+        );
+        assert!(v.contains("SB_IO #(.PIN_TYPE(6'b1001_00))"), "{v}");
+        assert!(v.contains(".OUTPUT_CLK(clk)"), "{v}");
+        assert!(v.contains("for (harness_k = 2; harness_k < 7;"), "{v}");
+        assert!(
+            v.contains("assign harness_pin_out[0] = harness_o3[2];"),
+            "{v}"
+        );
+        assert!(
+            v.contains("assign harness_pin_out[1] = harness_o3[5];"),
+            "{v}"
+        );
+        assert!(!v.contains("harness_oreg[6]"), "{v}");
+        assert!(v.contains("assign harness_pin_out[6] = "), "{v}");
+        assert!(
+            !v.contains("harness_o3[2] ^") && !v.contains("^ harness_o3[2]"),
+            "{v}"
+        );
+        // At most all pins but one: the fold keeps `sout` and one pin.
+        let many: Vec<PortBit> = (0..8).map(|b| ("q".to_string(), b)).collect();
+        let h = plan_harness_io(DUT, &a, 6, &many).unwrap();
+        assert_eq!(
+            (h.bidir_pins, h.io_registered_outputs.len(), h.output_pins),
+            (3, 2, 2)
+        );
     }
 
     #[test]

@@ -27,8 +27,8 @@ pub use flow::{
 };
 pub use harness::{
     analyse_dut, analysis_script, harness_pcf, harness_verilog, packed_output_registers,
-    plan_harness, plan_harness_with, render_harness, DutAnalysis, Harness, InputSource,
-    HARNESS_TOP,
+    plan_harness, plan_harness_io, plan_harness_with, render_harness, unpacked_output_registers,
+    DutAnalysis, Harness, InputSource, HARNESS_TOP,
 };
 pub use ports::{parse_module_ports, parse_ports, verilog_identifier, Direction, Port};
 pub use report::{

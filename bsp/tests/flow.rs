@@ -27,6 +27,22 @@ module top(clock,a$x,b,sum);
 endmodule // top
 ";
 
+/// A combinational output (`y`) whose LUT also feeds a register inside: its harness register
+/// could not share the LUT's logic cell, so the flow registers it in an I/O tile.
+const SHARED_OUTPUT: &str = "
+module top(clock,a,b,y,z);
+    input wire  clock;
+    input wire  [3:0] a;
+    input wire  [3:0] b;
+    output wire  [3:0] y;
+    output reg  [3:0] z;
+    assign y = a ^ b;
+    always @(posedge clock) begin
+        z <= z + y;
+    end
+endmodule // top
+";
+
 fn work_dir(name: &str) -> PathBuf {
     common::work_dir("rnic-bsp-flow", name)
 }
@@ -97,6 +113,27 @@ fn adder_synthesizes_on_alchitry_cu() {
     }
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["logic_cells_used"], report.logic_cells_used);
+}
+
+#[test]
+fn unpackable_output_registers_go_to_io_tiles() {
+    require_tools();
+    let dir = work_dir("shared-output");
+    let report =
+        synthesize(SHARED_OUTPUT, Board::AlchitryCu, &dir).unwrap_or_else(|e| panic!("{e:#}"));
+    println!("{report}");
+    let h = &report.harness;
+    // Pass 1 registered y[3:0] in logic cells; none could pack (each LUT also feeds the
+    // adder), so pass 2 put all four in I/O-tile output registers.
+    let y: Vec<(String, usize)> = (0..4).map(|b| ("y".to_string(), b)).collect();
+    assert_eq!(h.io_registered_outputs, y);
+    assert_eq!(h.output_register_bits(), 0);
+    assert_eq!((h.input_pins, h.shift_register_bits), (8, 1));
+    let v = std::fs::read_to_string(dir.join("harness.v")).unwrap();
+    assert!(v.contains("begin : harness_ior"), "{v}");
+    // Only the shift register's bit is left of the harness in logic cells.
+    assert_eq!(report.harness_logic_cells, 1, "{report}");
+    assert!(report.timing_met, "{report}");
 }
 
 #[test]
