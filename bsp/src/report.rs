@@ -446,12 +446,14 @@ impl fmt::Display for SynthReport {
         writeln!(
             f,
             "Harness: {} block input bits ({} from pin input registers, {} from the shift register), {} block \
-             output bits ({} combinational, registered) XOR-folded by {} LUTs into {} pins{}.",
+             output bits ({} combinational, registered; {} of them in I/O-tile registers) \
+             XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
             h.input_pins,
             h.input_bits - h.input_pins,
             h.output_bits,
-            h.output_register_bits(),
+            h.output_register_bits() + h.io_registered_outputs.len(),
+            h.io_registered_outputs.len(),
             h.fold_luts(),
             h.output_pins,
             if h.has_clock {
