@@ -5,8 +5,7 @@
 //! hardware path is also shown with the driver's checks off.
 
 use rnic_driver::verbs::{
-    ConnParams, Cq, Device, HostDevice, Mr, Pd, Qp, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge,
-    VerbsError,
+    ConnParams, Cq, Device, Mr, Pd, Qp, QpCaps, QpState, RecvWr, SendOp, SendWr, Sge, VerbsError,
 };
 use rnic_proto::host::regs;
 use rnic_proto::verbs::{access, AsyncEventKind, WcOpcode, WcStatus};
