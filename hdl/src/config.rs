@@ -58,6 +58,22 @@ pub const PD_BITS: usize = 4;
 /// "Receive path" and "Host addresses of 24 bits in the Alchitry Cu profile").
 pub const DMA_ADDR_BITS: usize = if cfg!(feature = "two-qps") { 24 } else { 32 };
 
+/// Width of a local length: 24 (below 16 MiB) in the Alchitry Cu profile (the `two-qps`
+/// feature), 32 otherwise. Every register that holds a length the host wrote (an SQ or RQ WQE's
+/// length, a registered region's length) or one derived from it (a message's remainder, a Read
+/// Response's length, a Recv's byte count) is at this width. The core reports it in FEATURES
+/// `[31:24]` and the driver refuses a WQE or a registration of `1 << LOCAL_LEN_BITS` octets or
+/// more; a length from the wire (a Read Request's size, an untagged Send's MO + length) keeps
+/// its full-width meaning through a flag for "`1 << LOCAL_LEN_BITS` or more"
+/// (`docs/decisions.md`, "Local lengths of 24 bits in the Alchitry Cu profile").
+pub const LOCAL_LEN_BITS: usize = if cfg!(feature = "two-qps") { 24 } else { 32 };
+/// [`LOCAL_LEN_BITS`] plus the flag bit above it ("the value is `1 << LOCAL_LEN_BITS` or more").
+pub const LOCAL_LEN_BITS1: usize = LOCAL_LEN_BITS + 1;
+/// [`LOCAL_LEN_BITS`] plus 2: a difference of a flagged value and a length, with its sign.
+pub const LOCAL_LEN_BITS2: usize = LOCAL_LEN_BITS + 2;
+/// The bits of a 32-bit value above [`LOCAL_LEN_BITS`] (0 when it is 32).
+pub const LOCAL_LEN_HI_MASK: u64 = 0xFFFF_FFFF & !((1u64 << LOCAL_LEN_BITS) - 1);
+
 /// 32-bit words of a header slot's address space (128 octets). The receive path writes the
 /// first [`HDR_WORDS_WRITTEN`] of them per segment; the other half reads 0.
 pub const HDR_WORDS: usize = 32;

@@ -16,7 +16,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CONNECTIONS, CONN_BITS, STAG_ENTRIES};
+use rnic_hdl::config::{CONNECTIONS, CONN_BITS, LOCAL_LEN_BITS, STAG_ENTRIES};
 use rnic_hdl::ddp::check_status;
 use rnic_hdl::ddp::stag_check::StagCheck;
 use rnic_proto::verbs::access;
@@ -73,12 +73,17 @@ impl Model {
         if r.access & !e.access != 0 {
             return rsp(check_status::ACCESS, 0);
         }
+        // Lengths of LOCAL_LEN_BITS (24 in the Cu profile): a request's length of
+        // `1 << LOCAL_LEN_BITS` or more is BOUNDS (never WRAP), a region's length is taken
+        // modulo `1 << LOCAL_LEN_BITS` (the driver registers none longer).
+        let big = u64::from(r.len) >> LOCAL_LEN_BITS != 0;
         let (to, len) = (u128::from(r.to), u128::from(r.len));
-        if to + len > 1u128 << 64 {
+        if !big && to + len > 1u128 << 64 {
             return rsp(check_status::WRAP, 0);
         }
-        let (base, rlen) = (u128::from(e.base_to), u128::from(e.len));
-        if to < base || to + len > base + rlen {
+        let rlen = u128::from(e.len) & ((1u128 << LOCAL_LEN_BITS) - 1);
+        let base = u128::from(e.base_to);
+        if big || to < base || to + len > base + rlen {
             return rsp(check_status::BOUNDS, 0);
         }
         rsp(
@@ -204,9 +209,11 @@ fn random_entry(rng: &mut StdRng) -> Entry {
 /// A request aimed at `index` (whose entry is `e` as far as the generator knows), on one of the
 /// corners, sometimes with one field wrong.
 fn random_request(rng: &mut StdRng, index: usize, e: &Entry) -> Request {
-    let len: u32 = match rng.gen_range(0..6) {
+    let len: u32 = match rng.gen_range(0..7) {
         0 => 0,
         1 => 1,
+        // 2^24: a Read Request's size just past the Cu profile's lengths.
+        6 => 1 << 24,
         2 => e.len,
         3 => rng.gen_range(0..=e.len.max(1)),
         4 => rng.gen_range(0..4096),

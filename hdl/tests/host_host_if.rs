@@ -14,7 +14,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CQS, QPS};
+use rnic_hdl::config::{CQS, LOCAL_LEN_BITS, QPS};
 use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
@@ -88,15 +88,17 @@ fn registers(sim: &mut dyn Backend) {
         Mmio::read(sim, regs::CAPS),
         0x0406_0000 | (CQS as u32) << 8 | QPS as u32
     );
-    // FEATURES: the build's capabilities (markers unless `no-markers`, the host address bits:
-    // 24 in the Cu profile, 32 otherwise; the ring index bits: 12 in the Cu profile, 16
-    // otherwise), read only; the other constant words of the global block read 0.
+    // FEATURES: the build's capabilities (markers unless `no-markers`, the host address bits
+    // and the local length bits: 24 in the Cu profile, 32 otherwise; the ring index bits: 12
+    // in the Cu profile, 16 otherwise), read only; the other constant words of the global
+    // block read 0.
     let features = if rnic_hdl::config::MARKERS {
         regs::FEATURES_MARKERS
     } else {
         0
     } | (rnic_hdl::config::DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT
-        | (rnic_hdl::config::RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT;
+        | (rnic_hdl::config::RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT
+        | (LOCAL_LEN_BITS as u32) << regs::FEATURES_LEN_SHIFT;
     assert_eq!(
         regs::features_dma_addr_bits(features),
         rnic_hdl::config::DMA_ADDR_BITS as u32
@@ -105,6 +107,7 @@ fn registers(sim: &mut dyn Backend) {
         regs::features_ring_index_bits(features),
         if cfg!(feature = "two-qps") { 12 } else { 16 }
     );
+    assert_eq!(regs::features_len_bits(features), LOCAL_LEN_BITS as u32);
     assert_eq!(Mmio::read(sim, regs::FEATURES), features);
     Mmio::write(sim, regs::FEATURES, !features);
     assert_eq!(Mmio::read(sim, regs::FEATURES), features);
@@ -696,7 +699,9 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 let n = rng.gen_range(1..=room);
                 for _ in 0..n {
                     let w = RqWqe {
-                        length: rng.gen(),
+                        // Below `1 << LOCAL_LEN_BITS` (24 bits in the Cu profile: the driver
+                        // posts none longer, FEATURES [31:24]).
+                        length: rng.gen::<u32>() >> (32 - LOCAL_LEN_BITS),
                         lkey: rng.gen(),
                         addr: random_to(&mut rng),
                     };

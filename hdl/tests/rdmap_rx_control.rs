@@ -954,6 +954,72 @@ fn crc_after_check_verilator() {
     crc_after_check(BackendKind::Verilator);
 }
 
+// ---- Wire lengths past the Cu profile's 24-bit local lengths.
+
+/// The environment of [`env`] on QPs 0 and 1 only (the two-QP profile has no QP 2 or 3).
+fn env_two_qps() -> Env {
+    let mut e = env();
+    e.qps.retain(|&(qp, _)| qp < 2);
+    e
+}
+
+/// A Read Request's size (32 bits on the wire) of 2^24 or more gets the Terminate of any
+/// oversized Read, BOUNDS (RxControl keeps 24 bits of it in the Cu profile, with a flag for the
+/// upper ones); a Send's MO of 2^24 or more fails row 14 (the expected MO is the sum of
+/// earlier segments that fit a WQE, below 2^24 in the Cu profile) as it did before. Runs in
+/// every build (QPs 0 and 1 only).
+fn wide_wire_lengths(kind: BackendKind) {
+    let prot = REType::RemoteProtection as u8;
+    let ut = DdpEType::UntaggedBuffer as u8;
+    for (n, size) in [1u32 << 24, (1 << 24) + 8, 0x8000_0008, u32::MAX]
+        .into_iter()
+        .enumerate()
+    {
+        let segs = vec![rrq(0, 1, size, R0, R0_BASE)];
+        let out = run(
+            kind,
+            &format!("rx_control_wide_size_{n}"),
+            &segs,
+            &env_two_qps(),
+            20 + n as u64,
+        );
+        assert_eq!(
+            out.terms[0],
+            vec![term(Layer::Rdmap, prot, Pr::BaseOrBounds as u8, 3, 0, 46)],
+            "size {size:#x}"
+        );
+        assert!(out.irqs[0].is_empty(), "size {size:#x}");
+    }
+    for (n, mo) in [1u32 << 24, (1 << 24) - 2, 0xFFFF_FFFC]
+        .into_iter()
+        .enumerate()
+    {
+        let segs = vec![send(1, mo, true, 4)];
+        let out = run(
+            kind,
+            &format!("rx_control_wide_mo_{n}"),
+            &segs,
+            &env_two_qps(),
+            30 + n as u64,
+        );
+        assert_eq!(
+            out.terms[0],
+            vec![term(Layer::Ddp, ut, Ut::InvalidMo as u8, 2, 0, 22)],
+            "MO {mo:#x}"
+        );
+    }
+}
+
+#[test]
+fn wide_wire_lengths_rust_hdl() {
+    wide_wire_lengths(BackendKind::RustHdl);
+}
+
+#[test]
+fn wide_wire_lengths_verilator() {
+    wide_wire_lengths(BackendKind::Verilator);
+}
+
 // ---- Random traffic against the model.
 
 /// Random, mostly valid traffic on the four QPs with rare corruptions.

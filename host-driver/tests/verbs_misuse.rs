@@ -460,6 +460,79 @@ fn ring_size_of_the_profile() {
     assert_eq!(dev.create_qp(pd, cq, cq, caps).unwrap(), Qp(0));
 }
 
+/// The local length bits the core reports (FEATURES `[31:24]`): 24 in the Alchitry Cu profile,
+/// 32 otherwise. A work request's element (post_send, post_recv) or a region (reg_mr) of
+/// `1 << bits` octets or more is refused with a one-line error, with the driver's own checks
+/// on or off (the core would cut the length); one octet less passes the length check.
+#[test]
+fn local_lengths_of_the_profile() {
+    let mut f = fixture([4, 4]);
+    let bits = f.dev.caps().len_bits;
+    assert_eq!(
+        bits,
+        if cfg!(feature = "alchitry-cu") {
+            24
+        } else {
+            32
+        }
+    );
+    let features = f.dev.device_mut().mmio_read(regs::FEATURES).unwrap();
+    assert_eq!(regs::features_len_bits(features), bits);
+    if bits < 32 {
+        let len = 1u32 << bits;
+        let too_long = VerbsError::LengthTooLong {
+            len: len.into(),
+            bits,
+        };
+        for checks in [true, false] {
+            f.dev.set_driver_checks(checks);
+            let e = f
+                .dev
+                .post_send(f.qp[0], &write_wr(1, &f.mr[0], &f.mr[1], len))
+                .unwrap_err();
+            assert_eq!(e, too_long, "checks {checks}");
+            let e = f
+                .dev
+                .post_send(f.qp[0], &send_wr(2, &f.mr[0], len))
+                .unwrap_err();
+            assert_eq!(e, too_long, "checks {checks}");
+            let wr = RecvWr {
+                wr_id: 3,
+                sg_list: sge(&f.mr[1], 0, len),
+            };
+            let e = f.dev.post_recv(f.qp[1], &wr).unwrap_err();
+            assert_eq!(e, too_long, "checks {checks}");
+        }
+        f.dev.set_driver_checks(true);
+        let e = f
+            .dev
+            .reg_mr(f.pd, f.mr[0].addr, len.into(), access::LOCAL_READ, false)
+            .unwrap_err();
+        assert_eq!(e, too_long);
+        let text = e.to_string();
+        assert_eq!(
+            text,
+            "16777216 bytes are longer than the core's 24-bit lengths allow (at most 16777215)"
+        );
+        // One octet less is not refused for its length (the element is outside its region).
+        let e = f
+            .dev
+            .post_send(f.qp[0], &write_wr(4, &f.mr[0], &f.mr[1], len - 1))
+            .unwrap_err();
+        assert!(matches!(e, VerbsError::LocalProtection { .. }), "{e}");
+    }
+    // Nothing refused was posted: a Write still completes.
+    f.dev
+        .post_send(f.qp[0], &write_wr(5, &f.mr[0], &f.mr[1], 64))
+        .unwrap();
+    let wc = f.dev.wait_cq(f.cq[0], 1, WAIT).unwrap();
+    assert_eq!(
+        (wc[0].wr_id, wc[0].status),
+        (5, WcStatus::Success),
+        "{wc:?}"
+    );
+}
+
 /// A Send larger than the receive buffer: the responder completes the receive work request
 /// with a local length error and sends the Terminate of `rdmap::mod` row 16 (DDP untagged
 /// buffer error, 1/2/0x05, RFC 5041 §7.2); the requester's QP receives it. Both QPs are in

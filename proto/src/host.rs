@@ -84,6 +84,22 @@ pub mod regs {
         }
     }
 
+    /// `[31:24]`: the bits of a local length the core keeps: 32, or 24 in the Alchitry Cu
+    /// build (`docs/decisions.md` "Local lengths of 24 bits in the Alchitry Cu profile"). A
+    /// WQE's length (SQ and RQ) and a registered region's length must be below `1 << bits`:
+    /// the driver refuses the others. 0 (a core before this field) means 32.
+    pub const FEATURES_LEN_SHIFT: u32 = 24;
+    /// The field's mask (after the shift).
+    pub const FEATURES_LEN_MASK: u32 = 0xFF;
+
+    /// The local length bits a FEATURES value reports (`FEATURES_LEN_*`; 0 reads as 32).
+    pub fn features_len_bits(features: u32) -> u32 {
+        match features >> FEATURES_LEN_SHIFT & FEATURES_LEN_MASK {
+            0 => 32,
+            b => b,
+        }
+    }
+
     // STag table programming: stage the fields, then write STAG_COMMIT with the host address.
     // The base TO's and the length's low and high halves are paired ([`stag_to_len_lo`],
     // [`stag_to_len_hi`]) and the host address is the commit's own data, so that the hardware

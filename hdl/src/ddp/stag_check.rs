@@ -16,6 +16,11 @@
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
 //!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
+//! - Lengths of [`LOCAL_LEN_BITS`] (24 on the Alchitry Cu): a `chk_len` of `1 << LOCAL_LEN_BITS`
+//!   or more (a Read Request's size from the wire) is `BOUNDS` once the entry checks pass (no
+//!   region is that long; it is never `WRAP`, where the exact sum would say so for a TO within
+//!   2^32 of 2^64); a region's length is its low `LOCAL_LEN_BITS` (the driver registers none
+//!   longer).
 //! - The table keeps base_TO\[31:0\] (Cu build, [`StagTable`]): a `prog_write` with
 //!   `prog_base_to[63:32] != 0` writes the entry invalid (its STag answers `INVALID_STAG`). The
 //!   driver never programs one: it registers a region at its DMA address as base TO, and
@@ -123,7 +128,8 @@
 use super::check_status;
 use super::stag_table::{StagTable, W0_BITS, W0_VALID, W_BITS};
 use crate::config::{
-    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, PD_BITS, STAG_BASE_TO_BITS, STAG_INDEX_BITS,
+    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, LOCAL_LEN_BITS, LOCAL_LEN_HI_MASK, PD_BITS,
+    STAG_BASE_TO_BITS, STAG_INDEX_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -204,7 +210,11 @@ pub struct StagCheck {
     s1_hi_ones: DFF<Bit>,
     s1_to32: DFF<Bit>,
     s1_hiz: DFF<Bit>,
-    s1_len: DFF<Bits<32>>,
+    /// The length's low [`LOCAL_LEN_BITS`]; a length of `1 << LOCAL_LEN_BITS` or more (only a
+    /// Read Request's size from the wire can be one) clears `s1_hiz` and `s1_hi_ones` instead,
+    /// so that it answers BOUNDS after the entry checks (no region is that long) and never
+    /// WRAP.
+    s1_len: DFF<Bits<LOCAL_LEN_BITS>>,
     s1_pd: DFF<Bits<PD_BITS>>,
     s1_qp: DFF<Bits<CONN_BITS>>,
     s1_access: DFF<Bits<4>>,
@@ -272,6 +282,8 @@ pub struct StagCheck {
     early: Signal<Local, Bits<3>>,
     off_h: Signal<Local, Bits<17>>,
     q_h: Signal<Local, Bits<17>>,
+    /// `s1_len` zero-extended (for `q_h`'s upper half).
+    s1_len32: Signal<Local, Bits<32>>,
     host_l: Signal<Local, Bits<17>>,
     host: Signal<Local, Bits<DMA_ADDR_BITS>>,
     hi_ok: Signal<Local, Bit>,
@@ -291,6 +303,14 @@ pub struct StagCheck {
     st_wrap: Constant<Bits<3>>,
     st_bounds: Constant<Bits<3>>,
     st_not_inv: Constant<Bits<3>>,
+    /// A 32-bit length's bits above `LOCAL_LEN_BITS` (`chk_len` of `1 << LOCAL_LEN_BITS` or
+    /// more when any is set).
+    c_len_hi: Constant<Bits<32>>,
+    /// `~region_len[31:16]`'s bits above `LOCAL_LEN_BITS` as the ones they are for a region
+    /// below `1 << LOCAL_LEN_BITS` (the driver registers none longer; the table keeps 32
+    /// bits, and a longer one programmed anyway checks as its length modulo
+    /// `1 << LOCAL_LEN_BITS`: a smaller region, never a larger one).
+    c_nlen_hi: Constant<Bits<16>>,
 }
 
 impl Default for StagCheck {
@@ -376,6 +396,7 @@ impl Default for StagCheck {
             early: Default::default(),
             off_h: Default::default(),
             q_h: Default::default(),
+            s1_len32: Default::default(),
             host_l: Default::default(),
             hi_ok: Default::default(),
             status: Default::default(),
@@ -385,6 +406,8 @@ impl Default for StagCheck {
             st_wrap: st(check_status::WRAP),
             st_bounds: st(check_status::BOUNDS),
             st_not_inv: st(check_status::NOT_INVALIDATABLE),
+            c_len_hi: Constant::new(LOCAL_LEN_HI_MASK.into()),
+            c_nlen_hi: Constant::new((LOCAL_LEN_HI_MASK >> 16).into()),
         }
     }
 }
@@ -435,10 +458,12 @@ impl Logic for StagCheck {
         if self.chk_valid.val() {
             self.s1_tag.d.next = self.chk_tag.val();
             self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
-            self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all();
+            self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all()
+                && ((self.chk_len.val() & self.c_len_hi.val()) == 0);
             self.s1_to32.d.next = self.chk_to.val().get_bit(32);
-            self.s1_hiz.d.next = self.chk_to.val().get_bits::<31>(33) == 0;
-            self.s1_len.d.next = self.chk_len.val();
+            self.s1_hiz.d.next = (self.chk_to.val().get_bits::<31>(33) == 0)
+                && ((self.chk_len.val() & self.c_len_hi.val()) == 0);
+            self.s1_len.d.next = self.chk_len.val().get_bits::<LOCAL_LEN_BITS>(0);
             self.s1_pd.d.next = self.chk_pd.val();
             self.s1_qp.d.next = self.chk_qp.val();
             self.s1_access.d.next = self.chk_access.val();
@@ -479,8 +504,8 @@ impl Logic for StagCheck {
         // WRAP from the request alone: `TO[31:0] + len` registered (the sum bits pack with the
         // adder's carry cells), its carry and "not 0 mod 2^32" tested in S2.
         if self.s1_v.q.val() {
-            self.s2_sum.d.next =
-                bit_cast::<33, 32>(self.s1_to.q.val()) + bit_cast::<33, 32>(self.s1_len.q.val());
+            self.s2_sum.d.next = bit_cast::<33, 32>(self.s1_to.q.val())
+                + bit_cast::<33, LOCAL_LEN_BITS>(self.s1_len.q.val());
         }
         // Low 16-bit halves straight from the RAM (word 0); the request's upper halves
         // registered for S2, where word 1 brings the entry's.
@@ -528,8 +553,11 @@ impl Logic for StagCheck {
             + bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_to32.d.next = self.s1_to32.q.val();
         self.s3_hiz.d.next = self.s1_hiz.q.val();
-        self.q_h.next = bit_cast::<17, 16>(self.s1_len.q.val().get_bits::<16>(16))
-            + bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(16))
+        self.s1_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.s1_len.q.val());
+        self.q_h.next = bit_cast::<17, 16>(self.s1_len32.val().get_bits::<16>(16))
+            + bit_cast::<17, 16>(
+                self.stags.read_data.val().get_bits::<16>(16) | self.c_nlen_hi.val(),
+            )
             + bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q_h.d.next = self.q_h.val();
         self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))

@@ -183,7 +183,9 @@
 
 // `wr_clr` keeps the flush decision's form (`!(m_r && !ra_stale)`): the netlist measured.
 #![allow(clippy::nonminimal_bool)]
-use crate::config::{CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS};
+use crate::config::{
+    CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, LOCAL_LEN_BITS,
+};
 use rust_hdl::prelude::*;
 use std::fmt::Write;
 
@@ -297,7 +299,9 @@ pub struct DdpTx {
     /// up by `maxpay` (`!(r - m) = !r + m`) and `msg_rem <= maxpay` is the carry of
     /// `maxpay + msg_rem_n + 1`, so that neither carry chain needs an inverter LUT per bit
     /// in front (an iCE40 carry takes its operands from the cell's LUT inputs as they are).
-    msg_rem_n: DFF<Bits<32>>,
+    /// [`LOCAL_LEN_BITS`] wide: a message is shorter than `1 << LOCAL_LEN_BITS` (the driver
+    /// posts none longer; a Read Response's size passed its StagCheck).
+    msg_rem_n: DFF<Bits<LOCAL_LEN_BITS>>,
     /// `maxpay + msg_rem_n[15:0] + 1`: its carry is `msg_rem[15:0] <= maxpay`.
     fit_sum: Signal<Local, Bits<17>>,
     /// Payload octets of the current segment not yet emitted.
@@ -377,7 +381,7 @@ pub struct DdpTx {
     /// length (`!(l - n) = !l + n`) and "the rest fits the block" is the carry of
     /// `room + rq_left_n[7:0] + 1`, so that no carry chain has an inverter LUT per bit in
     /// front (as `msg_rem_n`).
-    rq_left_n: DFF<Bits<32>>,
+    rq_left_n: DFF<Bits<LOCAL_LEN_BITS>>,
     /// `room + rq_left_n[7:0] + 1`: its carry is `rq_left[7:0] <= room`.
     fit_rq: Signal<Local, Bits<9>>,
     /// Blocks requested in this message (mod 16).
@@ -401,13 +405,13 @@ pub struct DdpTx {
     l_en: Signal<Local, Bit>,
     rq_inc: Signal<Local, Bits<DMA_ADDR_BITS>>,
     /// `rq_left_n` after the request: `!(rq_left - rq_lenr)`.
-    rq_dec_n: Signal<Local, Bits<32>>,
+    rq_dec_n: Signal<Local, Bits<LOCAL_LEN_BITS>>,
     a_m1: Signal<Local, Bits<DMA_ADDR_BITS>>,
     a_m2: Signal<Local, Bits<DMA_ADDR_BITS>>,
     a_m3: Signal<Local, Bits<DMA_ADDR_BITS>>,
-    l_m1: Signal<Local, Bits<32>>,
-    l_m2: Signal<Local, Bits<32>>,
-    l_m3: Signal<Local, Bits<32>>,
+    l_m1: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    l_m2: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    l_m3: Signal<Local, Bits<LOCAL_LEN_BITS>>,
     /// Pacing: cycles (less 1) until the next request may be offered, loaded with the last
     /// request's beats less 2 (see "Payload path").
     rq_gap: DFF<Bits<6>>,
@@ -649,7 +653,10 @@ pub struct DdpTx {
     /// The octet offset in a block (bits 6..0), the bits of `rq_addr` kept inverted.
     c_lo: Constant<Bits<DMA_ADDR_BITS>>,
     c_blk32: Constant<Bits<DMA_ADDR_BITS>>,
-    c_ones: Constant<Bits<32>>,
+    /// All ones at the length width (`msg_rem_n`, `rq_left_n`); with bits 15..0 / 7..0 only.
+    c_ones: Constant<Bits<LOCAL_LEN_BITS>>,
+    c_lo16: Constant<Bits<LOCAL_LEN_BITS>>,
+    c_lo8: Constant<Bits<LOCAL_LEN_BITS>>,
     /// All ones at the address width (the address sources' masks).
     c_aones: Constant<Bits<DMA_ADDR_BITS>>,
     c_blkmask: Constant<Bits<DMA_ADDR_BITS>>,
@@ -915,7 +922,9 @@ impl Default for DdpTx {
             c_ctrl: Constant::new(0x0140.into()),
             c_lo: Constant::new((TX_BLK_OCTETS - 1).into()),
             c_blk32: Constant::new(TX_BLK_OCTETS.into()),
-            c_ones: Constant::new(0xFFFF_FFFFu64.into()),
+            c_ones: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
+            c_lo16: Constant::new(0xFFFFu64.into()),
+            c_lo8: Constant::new(0xFFu64.into()),
             c_aones: Constant::new(((1u64 << DMA_ADDR_BITS) - 1).into()),
             c_blkmask: Constant::new((((1u64 << DMA_ADDR_BITS) - 1) & !(TX_BLK_OCTETS - 1)).into()),
             c_shift: Constant::new((TX_BLK_WORD_BITS as u64).into()),
@@ -1277,8 +1286,8 @@ impl Logic for DdpTx {
         self.fit_sum.next = bit_cast::<17, 16>(self.maxpay.q.val())
             + bit_cast::<17, 16>(self.msg_rem_n.q.val().get_bits::<16>(0))
             + 1;
-        self.seg_fits.next =
-            (self.msg_rem_n.q.val().get_bits::<16>(16) == 0xFFFF) && self.fit_sum.val().get_bit(16);
+        self.seg_fits.next = ((self.msg_rem_n.q.val() | self.c_lo16.val()) == self.c_ones.val())
+            && self.fit_sum.val().get_bit(16);
         // Registered (the compare and the subtraction below in separate cycles): `msg_rem`
         // changes at most once per segment, segments are at least 4 beats long, and the
         // first segment waits one cycle in `Seg`.
@@ -1373,7 +1382,7 @@ impl Logic for DdpTx {
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
             self.msg_rem_n.d.next =
-                self.msg_rem_n.q.val() + bit_cast::<32, 16>(self.maxpay.q.val());
+                self.msg_rem_n.q.val() + bit_cast::<LOCAL_LEN_BITS, 16>(self.maxpay.q.val());
         }
         self.to_sum.next =
             bit_cast::<33, 32>(self.to_lo.q.val()) + bit_cast::<33, 16>(self.maxpay.q.val());
@@ -1397,7 +1406,9 @@ impl Logic for DdpTx {
         self.fit_rq.next = bit_cast::<9, 8>(self.room.val())
             + bit_cast::<9, 8>(self.rq_left_n.q.val().get_bits::<8>(0))
             + 1;
-        if (self.rq_left_n.q.val().get_bits::<24>(8) == 0xFF_FFFF) && self.fit_rq.val().get_bit(8) {
+        if ((self.rq_left_n.q.val() | self.c_lo8.val()) == self.c_ones.val())
+            && self.fit_rq.val().get_bit(8)
+        {
             self.rq_len.next = !self.rq_left_n.q.val().get_bits::<8>(0);
             self.rq_fin.d.next = true;
         }
@@ -1805,7 +1816,7 @@ impl Logic for DdpTx {
                     self.l_en.next = true;
                 }
             } else {
-                self.msg_rem_n.d.next = !self.msg_len.val();
+                self.msg_rem_n.d.next = !self.msg_len.val().get_bits::<LOCAL_LEN_BITS>(0);
             }
             // No word to read (and no block to release) without payload: the block counts
             // run across messages.
@@ -1839,7 +1850,8 @@ impl Logic for DdpTx {
         // (Bits 6..0 are 0 in `rq_inc`, the mask dropping the inverted offset; they are
         // inverted with the AND-OR below.)
         self.rq_inc.next = (self.rq_addr.q.val() + self.c_blk32.val()) & self.c_blkmask.val();
-        self.rq_dec_n.next = self.rq_left_n.q.val() + bit_cast::<32, 8>(self.rq_lenr.q.val());
+        self.rq_dec_n.next =
+            self.rq_left_n.q.val() + bit_cast::<LOCAL_LEN_BITS, 8>(self.rq_lenr.q.val());
         self.a_m1.next = 0.into();
         self.a_m2.next = 0.into();
         self.a_m3.next = 0.into();
@@ -1874,8 +1886,8 @@ impl Logic for DdpTx {
         if self.l_en.val() {
             // (The inversions fold into the AND-OR's LUTs.)
             self.rq_left_n.d.next = !((!self.rq_dec_n.val() & self.l_m1.val())
-                | (bit_cast::<32, 16>(self.nxt_len.val()) & self.l_m2.val())
-                | (self.msg_len.val() & self.l_m3.val()));
+                | (bit_cast::<LOCAL_LEN_BITS, 16>(self.nxt_len.val()) & self.l_m2.val())
+                | (self.msg_len.val().get_bits::<LOCAL_LEN_BITS>(0) & self.l_m3.val()));
         }
     }
 }

@@ -194,8 +194,8 @@
 //! strobe pending.
 
 use crate::config::{
-    CONN_BITS, CQS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS, PD_BITS,
-    QPS, RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
+    CONN_BITS, CQS, CQ_BITS, DMA_ADDR_BITS, DMA_LEN_BITS, DMA_SUB_TAG_BITS, DMA_TAG_BITS,
+    LOCAL_LEN_BITS, PD_BITS, QPS, RING_INDEX_BITS, RING_LOG2_BITS, STAG_INDEX_BITS,
 };
 use crate::ram::BlockRam;
 use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
@@ -214,7 +214,8 @@ fn reg_ram_contents() -> Vec<Bits<32>> {
         | (4u64 << 24);
     let features = if MARKERS { regs::FEATURES_MARKERS } else { 0 }
         | (DMA_ADDR_BITS as u32) << regs::FEATURES_DMA_ADDR_SHIFT
-        | (RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT;
+        | (RING_INDEX_BITS as u32) << regs::FEATURES_RING_INDEX_SHIFT
+        | (LOCAL_LEN_BITS as u32) << regs::FEATURES_LEN_SHIFT;
     let mut mem = vec![Bits::default(); 256];
     mem[(regs::ID >> 2) as usize] = u64::from(regs::ID_VALUE).into();
     mem[(regs::VERSION >> 2) as usize] = u64::from(regs::VERSION_VALUE).into();
@@ -495,8 +496,13 @@ pub struct HostIf {
     rsp_v: DFF<Bit>,
     rsp_present: DFF<Bit>,
     rsp_index: DFF<Bits<RING_INDEX_BITS>>,
-    /// The WQE's length inverted (`rq_rsp_len_n`).
-    rsp_len_n: DFF<Bits<32>>,
+    /// The WQE's length inverted (`rq_rsp_len_n`), its low [`LOCAL_LEN_BITS`] (the driver
+    /// posts none longer, FEATURES `[31:24]`).
+    rsp_len_n: DFF<Bits<LOCAL_LEN_BITS>>,
+    /// `rsp_len_n` back to the length, and zero-extended (so that `rq_rsp_len_n`'s upper bits
+    /// are ones: inverted through signals of their own widths).
+    rsp_len: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    rsp_len32: Signal<Local, Bits<32>>,
     rsp_lkey: DFF<Bits<32>>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
@@ -786,6 +792,8 @@ impl Default for HostIf {
             rsp_present: Default::default(),
             rsp_index: Default::default(),
             rsp_len_n: Default::default(),
+            rsp_len: Default::default(),
+            rsp_len32: Default::default(),
             rsp_lkey: Default::default(),
             rsp_to_b32: Default::default(),
             rsp_to_b33: Default::default(),
@@ -1403,7 +1411,9 @@ impl Logic for HostIf {
         self.rq_rsp_valid.next = self.rsp_v.q.val();
         self.rq_rsp_present.next = self.rsp_present.q.val();
         self.rq_rsp_index.next = bit_cast::<16, RING_INDEX_BITS>(self.rsp_index.q.val());
-        self.rq_rsp_len_n.next = self.rsp_len_n.q.val();
+        self.rsp_len.next = !self.rsp_len_n.q.val();
+        self.rsp_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.rsp_len.val());
+        self.rq_rsp_len_n.next = !self.rsp_len32.val();
         self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
         self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
@@ -1509,7 +1519,8 @@ impl Logic for HostIf {
                 {
                     self.rq_beat.d.next = self.rq_beat.q.val() + 1;
                     if self.rq_beat.q.val() == 0 {
-                        self.rsp_len_n.d.next = !self.dma_rd_cpl_data.val();
+                        self.rsp_len_n.d.next =
+                            !self.dma_rd_cpl_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                     }
                     if self.rq_beat.q.val() == 1 {
                         self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();

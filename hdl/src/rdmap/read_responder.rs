@@ -108,7 +108,7 @@
 //! messages of one stream of the responder), this block's FIFO gets a kind bit per entry and
 //! its input becomes a mux of the request queues in arrival order.
 
-use crate::config::{CONN_BITS, DMA_ADDR_BITS};
+use crate::config::{CONN_BITS, DMA_ADDR_BITS, LOCAL_LEN_BITS};
 use crate::ram::BlockRam;
 use rnic_proto::rdmap::Opcode;
 use rust_hdl::prelude::*;
@@ -224,7 +224,9 @@ pub struct ReadResponder {
     o_conn: DFF<Bits<CONN_BITS>>,
     /// `rr_msg_first` of the last cycle: the port reads the TO's high half.
     f1: DFF<Bit>,
-    o_len: DFF<Bits<32>>,
+    /// The Read's size, its low [`LOCAL_LEN_BITS`]: a queued Read passed its StagCheck, which
+    /// answers BOUNDS for a size of `1 << LOCAL_LEN_BITS` or more.
+    o_len: DFF<Bits<LOCAL_LEN_BITS>>,
     /// The hinted request's QP (word 5, read by the hint): the next job's `o_conn`.
     h_conn: DFF<Bits<CONN_BITS>>,
     /// QP FIFO: the QP of each response taken and not yet done.
@@ -380,7 +382,7 @@ impl Logic for ReadResponder {
         }
         if self.lat.q.val() {
             if self.lword.q.val() == 0 {
-                self.o_len.d.next = self.mem.read_data.val();
+                self.o_len.d.next = self.mem.read_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                 self.o_small.d.next = self.rd_small.val();
             } else {
                 self.o_conn.d.next = self.mem.read_data.val().get_bits::<CONN_BITS>(0);
@@ -414,7 +416,7 @@ impl Logic for ReadResponder {
         self.rr_msg_src_to.next = 0.into();
         self.rr_msg_msn.next = 0.into();
         self.rr_msg_addr.next = self.mem.read_data.val().get_bits::<DMA_ADDR_BITS>(0);
-        self.rr_msg_len.next = self.o_len.q.val();
+        self.rr_msg_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.o_len.q.val());
         self.take.next = self.rr_msg_valid.val() && self.rr_msg_ready.val();
         if self.take.val() {
             self.o_v.d.next = false;
@@ -488,7 +490,7 @@ impl Logic for ReadResponder {
         }
         if self.h_st.q.val() == 2 {
             self.mem.read_addr.next = self.head.val() | 5;
-            self.o_len.d.next = self.mem.read_data.val();
+            self.o_len.d.next = self.mem.read_data.val().get_bits::<LOCAL_LEN_BITS>(0);
             self.o_small.d.next = self.rd_small.val();
             self.h_st.d.next = 3.into();
         }

@@ -235,7 +235,8 @@
 //! events takes the done lane 4 cycles, in parallel with the jobs.
 
 use crate::config::{
-    CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_ADDR_BITS, HDR_WORD_BITS, PD_BITS,
+    CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_ADDR_BITS, HDR_WORD_BITS,
+    LOCAL_LEN_BITS, LOCAL_LEN_BITS1, LOCAL_LEN_BITS2, LOCAL_LEN_HI_MASK, PD_BITS,
 };
 use crate::ddp::check_status;
 use crate::mpa::mpa_rx::RxContextRam;
@@ -542,7 +543,10 @@ pub struct RxControl {
     w_present: DFF<Bit>,
     w_too_long: DFF<Bit>,
     w_carry: DFF<Bit>,
-    s_sum: DFF<Bits<33>>,
+    /// MO + P: its low [`LOCAL_LEN_BITS`], and above them one flag bit for "`1 <<
+    /// LOCAL_LEN_BITS` or more" (a WQE is shorter: row 16 fails; the expected MO written back
+    /// and the Recv's byte count are the low bits of a sum that passed row 16).
+    s_sum: DFF<Bits<LOCAL_LEN_BITS1>>,
     // Header reads.
     rd_done_mode: DFF<Bit>,
     ra: DFF<Bits<4>>,
@@ -619,7 +623,9 @@ pub struct RxControl {
     to_hz: DFF<Bit>,
     to_ho: DFF<Bit>,
     to_hm1: DFF<Bit>,
-    chk_len_q: DFF<Bits<32>>,
+    /// The check's length: [`LOCAL_LEN_BITS`] and, above them, a flag for a Read Request's
+    /// size of `1 << LOCAL_LEN_BITS` or more (StagCheck answers it BOUNDS).
+    chk_len_q: DFF<Bits<LOCAL_LEN_BITS1>>,
     chk_pd_q: DFF<Bits<PD_BITS>>,
     chk_acc_q: DFF<Bits<4>>,
     chk_inv_q: DFF<Bit>,
@@ -760,11 +766,20 @@ pub struct RxControl {
     /// `j_len + 2^16 - term_min_len`: its carry is `j_len >= term_min_len` (row 9).
     t_sum: Signal<Local, Bits<17>>,
     to_sum: Signal<Local, Bits<33>>,
-    /// `s_sum - len - 1` in 34 bits, `s_sum + {11, rq_rsp_len_n}` (row 16: the WQE is too
-    /// short when it is not negative).
-    len_sum: Signal<Local, Bits<34>>,
-    /// The WQE's length (`!rq_rsp_len_n`), for `len_sum`'s operand only.
-    len_p: Signal<Local, Bits<32>>,
+    /// `s_sum - len - 1` in `LOCAL_LEN_BITS + 2` bits, `s_sum + {11, rq_rsp_len_n}` (row 16:
+    /// the WQE is too short when it is not negative).
+    len_sum: Signal<Local, Bits<LOCAL_LEN_BITS2>>,
+    /// The WQE's length (`!rq_rsp_len_n`, below `1 << LOCAL_LEN_BITS`), for `len_sum`'s
+    /// operand only.
+    len_p: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    /// MO + P in 33 bits (carry-select, see `ss_lo`), and "it is `1 << LOCAL_LEN_BITS` or
+    /// more" (`s_big`: the high half's upper bits, of `pl1` or of `prev_lo` by the low
+    /// half's carry), the two as `s_sum` loads them (`s_ld`).
+    s_full: Signal<Local, Bits<33>>,
+    s_big: Signal<Local, Bit>,
+    s_ld: Signal<Local, Bits<LOCAL_LEN_BITS1>>,
+    /// A Read Request's size as `chk_len_q` loads it (`sh` with the flag).
+    sz_ld: Signal<Local, Bits<LOCAL_LEN_BITS1>>,
     /// TO bits 63..33 rebuilt from `to_hz` / `to_ho` (all ones, 1 or 0).
     to_hi: Signal<Local, Bits<31>>,
     sh_hz: Signal<Local, Bit>,
@@ -873,6 +888,13 @@ pub struct RxControl {
     k_trcv: Constant<Bits<3>>,
     k_tbad: Constant<Bits<3>>,
     k_err: Constant<Bits<3>>,
+    /// Bits above `LOCAL_LEN_BITS`: of a 32-bit value, of its high half, of `pl1` (17 bits);
+    /// the flag bit of `s_sum` / `chk_len_q`; `len_sum`'s sign bit.
+    c_len_hi: Constant<Bits<32>>,
+    c_len_hi16: Constant<Bits<16>>,
+    c_len_hi17: Constant<Bits<17>>,
+    c_len_top: Constant<Bits<LOCAL_LEN_BITS1>>,
+    c_len_sign: Constant<Bits<LOCAL_LEN_BITS2>>,
 }
 
 /// Layer / EType / Code as one 16-bit constant: Layer << 12 | EType << 8 | Code.
@@ -1281,6 +1303,10 @@ impl Default for RxControl {
             to_sum: Default::default(),
             len_sum: Default::default(),
             len_p: Default::default(),
+            s_full: Default::default(),
+            s_big: Default::default(),
+            s_ld: Default::default(),
+            sz_ld: Default::default(),
             to_hi: Default::default(),
             sh_hz: Default::default(),
             sh_ho: Default::default(),
@@ -1393,6 +1419,11 @@ impl Default for RxControl {
             ),
             k_none: c3(0),
             k_recv: c3(1),
+            c_len_hi: Constant::new(LOCAL_LEN_HI_MASK.into()),
+            c_len_hi16: Constant::new((LOCAL_LEN_HI_MASK >> 16).into()),
+            c_len_hi17: Constant::new(((LOCAL_LEN_HI_MASK >> 16) | 1 << 16).into()),
+            c_len_top: Constant::new((1u64 << LOCAL_LEN_BITS).into()),
+            c_len_sign: Constant::new((1u64 << (LOCAL_LEN_BITS + 1)).into()),
             k_read: c3(2),
             k_irq: c3(3),
             k_trcv: c3(4),
@@ -1737,6 +1768,14 @@ impl Logic for RxControl {
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
             | bit_cast::<32, 16>(self.hdr_a_data.val().get_bits::<16>(16));
+        // A Read Request's size (word 8) with the flag of "`1 << LOCAL_LEN_BITS` or more": its
+        // upper bits are in the high half (`prev_lo`, a register).
+        self.sz_ld.next = bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(
+            self.sh.val().get_bits::<LOCAL_LEN_BITS>(0),
+        );
+        if (self.prev_lo.q.val() & self.c_len_hi16.val()) != 0 {
+            self.sz_ld.next = self.sz_ld.val() | self.c_len_top.val();
+        }
         self.sh1_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16)) + 1;
         self.pl1.next = bit_cast::<17, 16>(self.prev_lo.q.val()) + 1;
         self.sh1_hi.next = self.prev_lo.q.val();
@@ -1748,6 +1787,20 @@ impl Logic for RxControl {
         // critical path, 85.4 MHz, once `vd_ready` was registered).
         self.ss_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16))
             + bit_cast::<17, 16>(self.p_len.q.val());
+        self.s_full.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
+            | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+        self.s_big.next = (self.prev_lo.q.val() & self.c_len_hi16.val()) != 0;
+        if self.ss_lo.val().get_bit(16) {
+            self.s_full.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
+                | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
+            self.s_big.next = (self.pl1.val() & self.c_len_hi17.val()) != 0;
+        }
+        self.s_ld.next = bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(
+            self.s_full.val().get_bits::<LOCAL_LEN_BITS>(0),
+        );
+        if self.s_big.val() {
+            self.s_ld.next = self.s_ld.val() | self.c_len_top.val();
+        }
         self.sh1.next = (bit_cast::<32, 16>(self.sh1_hi.val()) << 16)
             | bit_cast::<32, 16>(self.sh1_lo.val().get_bits::<16>(0));
         // A TO high half's bits 63..33 as flags (see `chk_to_q`).
@@ -1801,9 +1854,9 @@ impl Logic for RxControl {
         self.t_sum.next = 0.into();
         // `{11, len_n}` as `!{00, len}` (the inversions cancel in synthesis; through a signal, so
         // that the Verilog widens `len` before inverting it).
-        self.len_p.next = !self.rq_rsp_len_n.val();
-        self.len_sum.next =
-            bit_cast::<34, 33>(self.s_sum.q.val()) + !bit_cast::<34, 32>(self.len_p.val());
+        self.len_p.next = !self.rq_rsp_len_n.val().get_bits::<LOCAL_LEN_BITS>(0);
+        self.len_sum.next = bit_cast::<LOCAL_LEN_BITS2, LOCAL_LEN_BITS1>(self.s_sum.q.val())
+            + !bit_cast::<LOCAL_LEN_BITS2, LOCAL_LEN_BITS>(self.len_p.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
             + ((bit_cast::<33, 16>(self.qctx.read_data.val()) << 16)
                 | bit_cast::<33, 16>(self.h_mo.q.val()));
@@ -2130,12 +2183,7 @@ impl Logic for RxControl {
                     if self.rk.q.val().get_bit(4) {
                         self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
                         // MO + P (row 16, the Recv byte count, the next expected MO).
-                        self.s_sum.d.next = (bit_cast::<33, 16>(self.prev_lo.q.val()) << 16)
-                            | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                        if self.ss_lo.val().get_bit(16) {
-                            self.s_sum.d.next = (bit_cast::<33, 17>(self.pl1.val()) << 16)
-                                | bit_cast::<33, 16>(self.ss_lo.val().get_bits::<16>(0));
-                        }
+                        self.s_sum.d.next = self.s_ld.val();
                         self.f_mo_zero.d.next = self.sh.val() == 0;
                         if !self.c_fresh.q.val() {
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
@@ -2166,7 +2214,7 @@ impl Logic for RxControl {
                 // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
                 // check registers (for the StagCheck at the job, for `irq_*` at the done).
                 if self.rk.q.val().get_bit(8) {
-                    self.chk_len_q.d.next = self.sh.val();
+                    self.chk_len_q.d.next = self.sz_ld.val();
                 }
                 if self.rk.q.val().get_bit(9) {
                     // SrcSTag (octets 2-5 of a Read Request are not used).
@@ -2230,7 +2278,7 @@ impl Logic for RxControl {
                 // (A tagged TO went into `chk_to` as its words arrived.)
                 self.chk_stag_q.d.next = self.h_stag.q.val();
                 if self.h_t.q.val() {
-                    self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
+                    self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 }
                 // The pending record by opcode alone (a drop or a failure overrides it in
                 // Eval2; a Send's is set in SendOk).
@@ -2438,11 +2486,11 @@ impl Logic for RxControl {
                 self.w_present.d.next = self.rq_rsp_present.val();
                 // Row 16, compared here and acted on in SendRows: `s_sum > len` is
                 // `s_sum - len - 1 >= 0` (a bare carry chain, the length comes inverted).
-                self.w_too_long.d.next = !self.len_sum.val().get_bit(33);
+                self.w_too_long.d.next = (self.len_sum.val() & self.c_len_sign.val()) == 0;
                 // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
                 // high half in SendRows.
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
-                self.chk_len_q.d.next = bit_cast::<32, 16>(self.p_len.q.val());
+                self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 self.w_carry.d.next = self.to_sum.val().get_bit(32);
                 self.chk_to_q.d.next = (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32))
                     << 32)
@@ -2573,7 +2621,9 @@ impl Logic for RxControl {
                     self.msn0_inc.next = true;
                     self.popp_set.next = true;
                     self.o_kind.d.next = self.k_recv.val();
-                    self.o_val.d.next = self.s_sum.q.val().get_bits::<32>(0);
+                    self.o_val.d.next = bit_cast::<32, LOCAL_LEN_BITS>(
+                        self.s_sum.q.val().get_bits::<LOCAL_LEN_BITS>(0),
+                    );
                     // The WQE is popped now, at the check (the done only writes the CQE), so
                     // that the RQ's prefetch of the next head WQE runs while this segment is
                     // placed. `rq_v` is free: this Send's read was taken in RqReq, a done's
@@ -3060,7 +3110,8 @@ impl Logic for RxControl {
         self.qctx.write_addr.next = self.w2_addr.q.val();
         self.qctx.write_data.next = self.w2_data.q.val();
         self.w2_v.d.next = false;
-        self.qc_wval.next = self.s_sum.q.val().get_bits::<32>(0);
+        self.qc_wval.next =
+            bit_cast::<32, LOCAL_LEN_BITS>(self.s_sum.q.val().get_bits::<LOCAL_LEN_BITS>(0));
         self.qc_wf.next = 4.into();
         if self.ap_msn0.q.val() {
             self.qc_wval.next = self.msn_next.val();
@@ -3209,7 +3260,7 @@ impl Logic for RxControl {
         }
         self.chk_to.next = (bit_cast::<64, 31>(self.to_hi.val()) << 33)
             | bit_cast::<64, 33>(self.chk_to_q.q.val());
-        self.chk_len.next = self.chk_len_q.q.val();
+        self.chk_len.next = bit_cast::<32, LOCAL_LEN_BITS1>(self.chk_len_q.q.val());
         self.chk_pd.next = self.chk_pd_q.q.val();
         self.chk_qp.next = self.chk_qp_q.q.val();
         self.chk_access.next = self.chk_acc_q.q.val();

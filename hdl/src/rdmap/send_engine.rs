@@ -163,7 +163,8 @@
 //! count: they wait for the receive side.
 
 use crate::config::{
-    CONN_BITS, DMA_ADDR_BITS, DMA_SUB_TAG_BITS, PD_BITS, QPS, RING_INDEX_BITS, RING_LOG2_BITS,
+    CONN_BITS, DMA_ADDR_BITS, DMA_SUB_TAG_BITS, LOCAL_LEN_BITS, PD_BITS, QPS, RING_INDEX_BITS,
+    RING_LOG2_BITS,
 };
 use crate::mpa::mpa_rx::RxContextRam;
 use crate::ram::BlockRam;
@@ -347,7 +348,8 @@ pub struct SendEngine {
     w_unk: DFF<Bit>,
     w_sig: DFF<Bit>,
     w_fence: DFF<Bit>,
-    w_len: DFF<Bits<32>>,
+    /// The WQE's length, [`LOCAL_LEN_BITS`] (the driver posts none longer, FEATURES `[31:24]`).
+    w_len: DFF<Bits<LOCAL_LEN_BITS>>,
     w_lkey: DFF<Bits<32>>,
     w_rkey: DFF<Bits<32>>,
     /// The local address's upper half is not 0 (board profile: a local TO that passes the
@@ -387,7 +389,7 @@ pub struct SendEngine {
     h_qp: DFF<Bits<CONN_BITS>>,
     h_op: DFF<Bits<2>>,
     h_st: DFF<Bits<8>>,
-    h_len: DFF<Bits<32>>,
+    h_len: DFF<Bits<LOCAL_LEN_BITS>>,
     h_idx: DFF<Bits<RING_INDEX_BITS>>,
     /// Per QP 3 words (`CTX_W`) at `{qp, word}`.
     ctx: RxContextRam<CTX_W, 4>,
@@ -778,7 +780,7 @@ impl Logic for SendEngine {
         // that ends above 2^32), so a check of a TO at or above 2^32 fails (BOUNDS) either way.
         self.lchk_to.next = (bit_cast::<64, 1>(self.w_ahi.q.val().into()) << 32)
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
-        self.lchk_len.next = self.w_len.q.val();
+        self.lchk_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         self.lchk_pd.next = self.k_pd.val();
         self.lchk_qp.next = self.cur.q.val();
         if self.is_read.val() {
@@ -802,7 +804,7 @@ impl Logic for SendEngine {
         // low half).
         self.msg_src_to.next = bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.msg_addr.next = self.host_addr.q.val();
-        self.msg_len.next = self.w_len.q.val();
+        self.msg_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         self.orq_push.next = false;
         self.orq_push_qp.next = self.cur.q.val();
         self.rdcq_take.next = false;
@@ -810,7 +812,7 @@ impl Logic for SendEngine {
         self.scqe_qp.next = self.h_qp.q.val();
         self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
         self.scqe_status.next = self.h_st.q.val();
-        self.scqe_byte_len.next = self.h_len.q.val();
+        self.scqe_byte_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.h_len.q.val());
         self.scqe_index.next = bit_cast::<16, RING_INDEX_BITS>(self.h_idx.q.val());
         if self.h_valid.q.val() && self.scqe_ready.val() {
             self.h_valid.d.next = false;
@@ -836,7 +838,7 @@ impl Logic for SendEngine {
             | bit_cast::<4, 2>(self.orq_slot.val());
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
-        self.orq.write_data.next = self.w_len.q.val();
+        self.orq.write_data.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         // The CQE's ring index, computed in `Cqe` from the served QP's ci and count of
         // outstanding Reads (no `c_idx` register). Only Reads pass the hold rules while Reads
         // are outstanding, and each moves ci on at its hand-over, so a QP's outstanding Reads
@@ -1127,7 +1129,7 @@ impl Logic for SendEngine {
                 // The length from `orq`'s output (the entry at `orq_ra_q`, held in `Cqe`):
                 // the Read's, or the Write / Send's (written at `r_lw`); 0 for an error or a
                 // flush (every such CQE has a status other than 0).
-                self.h_len.d.next = self.orq.read_data.val();
+                self.h_len.d.next = self.orq.read_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                 if self.c_st.q.val().any() {
                     self.h_len.d.next = 0.into();
                 }
@@ -1387,7 +1389,7 @@ impl Logic for SendEngine {
                 // (Below 64 KiB: `nxt_len` is 16 bits.)
                 if self.ec_ws.q.val()
                     && self.w_len.q.val().any()
-                    && (self.w_len.q.val().get_bits::<16>(16) == 0)
+                    && ((self.w_len.q.val() >> 16) == 0)
                 {
                     self.ec_st.d.next = 2.into();
                 } else {
@@ -1457,9 +1459,9 @@ impl Logic for SendEngine {
         }
         if self.f_ld.val().get_bit(1) {
             if self.f_orq.val().get_bit(1) {
-                self.w_len.d.next = self.orq.read_data.val();
+                self.w_len.d.next = self.orq.read_data.val().get_bits::<LOCAL_LEN_BITS>(0);
             } else {
-                self.w_len.d.next = self.sq_rd_cpl_data.val();
+                self.w_len.d.next = self.sq_rd_cpl_data.val().get_bits::<LOCAL_LEN_BITS>(0);
             }
         }
         if self.f_ld.val().get_bit(2) {

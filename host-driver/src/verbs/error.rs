@@ -23,6 +23,10 @@ pub enum VerbsError {
     /// Host memory above what the core can address: below `1 << bits`, the host address bits
     /// the core reports in FEATURES (24 in the Alchitry Cu profile, 32 otherwise).
     AddressNotDmaable { addr: u64, len: u64, bits: u32 },
+    /// A work request's element or a region longer than the core's lengths: below
+    /// `1 << bits`, the local length bits the core reports in FEATURES (24 in the Alchitry Cu
+    /// profile, 32 otherwise).
+    LengthTooLong { len: u64, bits: u32 },
     /// The work queue is full (`depth` entries outstanding).
     QueueFull {
         qp: usize,
@@ -64,6 +68,11 @@ impl fmt::Display for VerbsError {
                 "{len} bytes at {addr:#x} are not addressable by the core ({bits}-bit DMA: \
                  host memory below {:#x})",
                 1u64 << bits
+            ),
+            VerbsError::LengthTooLong { len, bits } => write!(
+                f,
+                "{len} bytes are longer than the core's {bits}-bit lengths allow (at most {})",
+                (1u64 << bits) - 1
             ),
             VerbsError::QueueFull { qp, queue, depth } => {
                 write!(

@@ -96,6 +96,10 @@ pub struct Caps {
     /// Bits of a host (DMA) address (FEATURES `[15:8]`: 24 in the Alchitry Cu profile, 32
     /// otherwise): rings, CQs, buffers and registered regions lie below `1 << dma_addr_bits`.
     pub dma_addr_bits: u32,
+    /// Bits of a local length (FEATURES `[31:24]`: 24 in the Alchitry Cu profile, 32
+    /// otherwise): a work request's element and a registered region are shorter than
+    /// `1 << len_bits`.
+    pub len_bits: u32,
     /// Bits of a ring index (FEATURES `[23:16]`: 12 in the Alchitry Cu profile, 16 otherwise):
     /// a ring (SQ, RQ, CQ) has at most `2^(ring_index_bits - 1)` entries, and the driver keeps
     /// its indexes modulo `2^ring_index_bits`, as the core does.
@@ -223,6 +227,7 @@ impl<D: HostDevice> Device<D> {
             markers: features & regs::FEATURES_MARKERS != 0,
             dma_addr_bits: regs::features_dma_addr_bits(features).min(32),
             ring_index_bits: regs::features_ring_index_bits(features).clamp(2, 16),
+            len_bits: regs::features_len_bits(features).min(32),
         };
         Ok(Device {
             dev,
@@ -296,6 +301,18 @@ impl<D: HostDevice> Device<D> {
                 addr,
                 len,
                 bits: self.caps.dma_addr_bits,
+            });
+        }
+        Ok(())
+    }
+
+    /// Refuses a length of `1 << len_bits` or more (FEATURES): the core keeps lengths of
+    /// `len_bits` (24 in the Alchitry Cu profile), a longer one would be cut.
+    fn check_len(&self, len: u64) -> Result<()> {
+        if len >> self.caps.len_bits != 0 {
+            return Err(VerbsError::LengthTooLong {
+                len,
+                bits: self.caps.len_bits,
             });
         }
         Ok(())
@@ -432,6 +449,7 @@ impl<D: HostDevice> Device<D> {
                 "region length {len}: must be 1..=2^32-1"
             )));
         }
+        self.check_len(len)?;
         self.check_dmaable(addr, len)?;
         let inside = self
             .bufs

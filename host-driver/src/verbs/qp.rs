@@ -462,6 +462,9 @@ impl<D: HostDevice> Device<D> {
             });
         }
         let sge = Self::one_sge(qp, &wr.sg_list, "send", true)?;
+        if let Some(s) = &sge {
+            self.check_len(u64::from(s.length))?;
+        }
         // A zero-length element accesses nothing: like the send engine, its lkey is not
         // checked (the peer-to-peer Read RTR names STag 1, `crate::cm`).
         if let (Some(s), true) = (&sge, self.checks) {
@@ -533,6 +536,7 @@ impl<D: HostDevice> Device<D> {
             });
         }
         let s = Self::one_sge(qp, &wr.sg_list, "receive", false)?.expect("one element");
+        self.check_len(u64::from(s.length))?;
         if self.checks {
             self.check_sge(qp, &s)?;
         }

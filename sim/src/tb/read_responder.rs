@@ -23,7 +23,9 @@ pub struct ReadReq {
 pub const IRQ_PORT_WORDS: usize = 5;
 
 impl ReadReq {
-    /// Every field random; one request in eight has size 0 (`rfc5040-rdmap.md` §2).
+    /// Every field random; one request in eight has size 0 (`rfc5040-rdmap.md` §2); sizes below
+    /// `1 << LOCAL_LEN_BITS` (24 bits in the Cu profile: a larger Read fails its StagCheck,
+    /// BOUNDS, and is never queued).
     pub fn random(rng: &mut impl Rng) -> Self {
         ReadReq {
             qp: rng.gen_range(0..rnic_hdl::config::CONNECTIONS as u8),
@@ -33,7 +35,7 @@ impl ReadReq {
             size: match rng.gen_range(0..8) {
                 0 => 0,
                 1..=3 => rng.gen_range(1..1 << 16),
-                _ => rng.gen(),
+                _ => rng.gen::<u32>() >> (32 - rnic_hdl::config::LOCAL_LEN_BITS),
             },
             src_addr: rng.gen::<u32>() & DMA_ADDR_MASK,
         }

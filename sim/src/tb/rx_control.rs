@@ -19,7 +19,7 @@ use crate::host_mem::DMA_ADDR_MASK;
 use crate::testbench::{Backend, InputId, OutputId};
 use anyhow::Result;
 use rand::Rng;
-use rnic_hdl::config::{CONNECTIONS, HDR_WORDS};
+use rnic_hdl::config::{CONNECTIONS, HDR_WORDS, LOCAL_LEN_BITS};
 use rnic_hdl::ddp::check_status;
 use rnic_hdl::ports::SimPorts;
 use rnic_hdl::rdmap::rx_control::RxControl;
@@ -292,6 +292,18 @@ pub fn cu_to(to: u64) -> u64 {
         (1 << 33) | lo
     } else {
         lo
+    }
+}
+
+/// A Read Request's size as RxControl hands it to the StagCheck (`chk_len`): below
+/// `1 << LOCAL_LEN_BITS` exact, else its low `LOCAL_LEN_BITS` with bit `LOCAL_LEN_BITS` set (a
+/// flag the StagCheck answers BOUNDS: `docs/decisions.md`, "Local lengths of 24 bits in the
+/// Alchitry Cu profile"). The same value in a build of 32-bit lengths.
+pub fn cu_len(len: u32) -> u32 {
+    if LOCAL_LEN_BITS >= 32 || len >> LOCAL_LEN_BITS == 0 {
+        len
+    } else {
+        (len & ((1 << LOCAL_LEN_BITS) - 1)) | 1 << LOCAL_LEN_BITS
     }
 }
 
@@ -1266,7 +1278,7 @@ pub mod model {
                         let c_ = Check {
                             stag: be32(h, 34),
                             to: cu_to(be64(h, 38)),
-                            len: size,
+                            len: cu_len(size),
                             pd: q.cfg.pd,
                             qp: c,
                             access: access::REMOTE_READ,
