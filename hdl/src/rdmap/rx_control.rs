@@ -105,12 +105,12 @@
 //!   are its slots' segment lengths, see the check queue), read while the header words
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
-//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). The
-//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a carry-select `sh1`)
-//!   and MO + P is summed
-//!   as word 4 arrives (`s_sum`); `h_mo` keeps only the MO's low half: a Send's TO + MO in
-//!   RqWait reads the high half from `qctx` again (RqReq and RqWait address it), which is the
-//!   header's since row 14 passed. A
+//!   low half with word 5 against `chk_to_q`'s low half, so an untagged job reads one word more,
+//!   word 5). The header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a
+//!   carry-select `sh1`) and MO + P is summed as word 4 arrives (`s_sum`); the header's MO goes
+//!   whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
+//!   Send's TO + MO in RqWait adds it to the WQE's TO (it is the expected MO since row 14
+//!   passed), and `chk_to_q` loads the sum only with the RQ's answer. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
 //!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
 //!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
@@ -154,12 +154,16 @@
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
-//!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `h_stag` (octets
-//!   2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
+//!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `chk_stag_q`
+//!   (octets 2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
 //!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
 //!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
-//!   register serves `term_*` and `aev_*`. An invalidate request copies `h_stag` into `chk_stag`
-//!   in ChkWait (every cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
+//!   register serves `term_*` and `aev_*`. The STag of a tagged segment (octets 2-5) and a Read
+//!   Request's SrcSTag go into `chk_stag_q` as their words arrive; no copy of a Send's Invalidate
+//!   STag is kept (`chk_stag_q` takes the lkey in RqWait): from RqReq on the header RAM reads
+//!   word 1 again, with word 0's low half in `prev_lo` (loaded in Eval2), so `sh` is the
+//!   Invalidate STag in SendRows and ChkWait, which load it into `chk_stag_q` (every ChkWait
+//!   cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
 //!   as its words arrive, a WQE's TO high half in RqWait (the carry of TO + MO is added in
 //!   SendRows); a placed Send's host address goes from `cq_addr` into `vd_addr` (with its
 //!   carry-select flags `vd_a10` / `vd_a20`) in ChkWait or SendOk (the verdict register is empty
@@ -670,7 +674,7 @@ pub struct RxControl {
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
     /// The operands compared with `qc_v`: octets 10-11 (word 2) or `prev_lo` (word 4); octets
-    /// 12-13 (word 3) or `h_mo` (word 5); and the two compares (timing: the operand is chosen
+    /// 12-13 (word 3) or `chk_to_q`'s low half, the MO's (word 5); and the two compares (timing: the operand is chosen
     /// before the RAM's output comes, so each compare is three LUT levels from the RAM).
     c_op_a: Signal<Local, Bits<16>>,
     c_op_b: Signal<Local, Bits<16>>,
@@ -2081,7 +2085,7 @@ impl Logic for RxControl {
                     // address in the cycle before its word): MSN high half against octets
                     // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
                     // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                    // (kept in `h_mo`, word 5).
+                    // (kept in `chk_to_q`, word 5).
                     // (A fresh field's addresses stay at the default, field 3's high half.)
                     if self.rk.q.val().get_bit(1) {
                         if self.o_rreq.q.val() {
@@ -3196,8 +3200,8 @@ impl Logic for RxControl {
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
-        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: copied
-        // from `h_stag` into `chk_stag_q` when it is issued.)
+        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: loaded
+        // from `sh`, the header read again, when it is issued.)
         self.chk_stag.next = self.chk_stag_q.q.val();
         // TO bits 63..33 from the flags: exact for the StagCheck (it looks only at whether
         // bits 63..32 are all ones, 0 or 1) and for `irq_src_to` (a Read Request reaches
