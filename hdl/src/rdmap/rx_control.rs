@@ -105,12 +105,12 @@
 //!   are its slots' segment lengths, see the check queue), read while the header words
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
 //!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
-//!   low half with word 5 against `h_mo`, so an untagged job reads one word more, word 5). The
-//!   header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a carry-select `sh1`)
-//!   and MO + P is summed
-//!   as word 4 arrives (`s_sum`); `h_mo` keeps only the MO's low half: a Send's TO + MO in
-//!   RqWait reads the high half from `qctx` again (RqReq and RqWait address it), which is the
-//!   header's since row 14 passed. A
+//!   low half with word 5 against `chk_to_q`'s low half, so an untagged job reads one word more,
+//!   word 5). The header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a
+//!   carry-select `sh1`) and MO + P is summed as word 4 arrives (`s_sum`); the header's MO goes
+//!   whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
+//!   Send's TO + MO in RqWait adds it to the WQE's TO (it is the expected MO since row 14
+//!   passed), and `chk_to_q` loads the sum only with the RQ's answer. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
 //!   MSN 1 / MO 0, whatever the RAM holds); an update writes the new value (the header's
 //!   MSN plus 1, MO plus P) in two halves, the low one in the update cycle (`ap_*`), the high one in the
@@ -154,12 +154,16 @@
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
-//!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `h_stag` (octets
-//!   2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
+//!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `chk_stag_q`
+//!   (octets 2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
 //!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
 //!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
-//!   register serves `term_*` and `aev_*`. An invalidate request copies `h_stag` into `chk_stag`
-//!   in ChkWait (every cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
+//!   register serves `term_*` and `aev_*`. The STag of a tagged segment (octets 2-5) and a Read
+//!   Request's SrcSTag go into `chk_stag_q` as their words arrive; no copy of a Send's Invalidate
+//!   STag is kept (`chk_stag_q` takes the lkey in RqWait): from RqReq on the header RAM reads
+//!   word 1 again, with word 0's low half in `prev_lo` (loaded in Eval2), so `sh` is the
+//!   Invalidate STag in SendRows and ChkWait, which load it into `chk_stag_q` (every ChkWait
+//!   cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
 //!   as its words arrive, a WQE's TO high half in RqWait (the carry of TO + MO is added in
 //!   SendRows); a placed Send's host address goes from `cq_addr` into `vd_addr` (with its
 //!   carry-select flags `vd_a10` / `vd_a20`) in ChkWait or SendOk (the verdict register is empty
@@ -475,13 +479,9 @@ pub struct RxControl {
     h_dv: DFF<Bits<2>>,
     h_rv: DFF<Bits<2>>,
     h_opc: DFF<Bits<4>>,
-    h_stag: DFF<Bits<32>>,
     /// The header's MSN plus 1 (the next expected MSN, written into `qctx` at the update):
     /// incremented as it is captured, so each flip-flop shares its cell with its adder LUT.
     h_b: DFF<Bits<32>>,
-    /// MO bits 15..0 (octets 16-17), for row 14 and a Send's TO + MO: the high half is read
-    /// from `qctx` when needed (a Send that passed row 14 has the expected MO).
-    h_mo: DFF<Bits<16>>,
     p_len: DFF<Bits<16>>,
     // Row conditions, compared while the header words arrive (so that the rows of `Eval` are
     // a short priority chain on registered flags).
@@ -680,7 +680,7 @@ pub struct RxControl {
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
     /// The operands compared with `qc_v`: octets 10-11 (word 2) or `prev_lo` (word 4); octets
-    /// 12-13 (word 3) or `h_mo` (word 5); and the two compares (timing: the operand is chosen
+    /// 12-13 (word 3) or `chk_to_q`'s low half, the MO's (word 5); and the two compares (timing: the operand is chosen
     /// before the RAM's output comes, so each compare is three LUT levels from the RAM).
     c_op_a: Signal<Local, Bits<16>>,
     c_op_b: Signal<Local, Bits<16>>,
@@ -1065,9 +1065,7 @@ impl Default for RxControl {
             h_dv: Default::default(),
             h_rv: Default::default(),
             h_opc: Default::default(),
-            h_stag: Default::default(),
             h_b: Default::default(),
-            h_mo: Default::default(),
             p_len: Default::default(),
             f_short: Default::default(),
             f_size_zero: Default::default(),
@@ -1454,9 +1452,7 @@ impl Logic for RxControl {
             h_dv,
             h_rv,
             h_opc,
-            h_stag,
             h_b,
-            h_mo,
             p_len,
             f_short,
             f_size_zero,
@@ -1760,7 +1756,7 @@ impl Logic for RxControl {
         }
         self.c_op_b.next = self.hdr_a_data.val().get_bits::<16>(16);
         if self.rk.q.val().get_bit(5) {
-            self.c_op_b.next = self.h_mo.q.val();
+            self.c_op_b.next = self.chk_to_q.q.val().get_bits::<16>(0);
         }
         self.c_eq_a.next = self.c_op_a.val() == self.qc_v.val();
         self.c_eq_b.next = self.c_op_b.val() == self.qc_v.val();
@@ -1858,8 +1854,7 @@ impl Logic for RxControl {
         self.len_sum.next = bit_cast::<LOCAL_LEN_BITS2, LOCAL_LEN_BITS1>(self.s_sum.q.val())
             + !bit_cast::<LOCAL_LEN_BITS2, LOCAL_LEN_BITS>(self.len_p.val());
         self.to_sum.next = bit_cast::<33, 32>(self.rq_rsp_to.val().get_bits::<32>(0))
-            + ((bit_cast::<33, 16>(self.qctx.read_data.val()) << 16)
-                | bit_cast::<33, 16>(self.h_mo.q.val()));
+            + bit_cast::<33, 32>(self.chk_to_q.q.val().get_bits::<32>(0));
         self.qc_idx_we.next = false;
         self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.j_conn.q.val()) << 1)
             | bit_cast::<3, 1>(self.j_slot.q.val().into());
@@ -2143,7 +2138,7 @@ impl Logic for RxControl {
                     // address in the cycle before its word): MSN high half against octets
                     // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
                     // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                    // (kept in `h_mo`, word 5).
+                    // (kept in `chk_to_q`, word 5).
                     // (A fresh field's addresses stay at the default, field 3's high half.)
                     if self.rk.q.val().get_bit(1) {
                         if self.o_rreq.q.val() {
@@ -2181,7 +2176,13 @@ impl Logic for RxControl {
                         self.c_fresh.d.next = self.jq_fr_mo.val();
                     }
                     if self.rk.q.val().get_bit(4) {
-                        self.h_mo.d.next = self.sh.val().get_bits::<16>(0);
+                        // The MO whole (octets 14-17) into `chk_to_q`, which an untagged job
+                        // does not use before RqWait: its low half for row 14 (word 5), the
+                        // whole for a Send's WQE TO + MO (a tagged job's read ends at word 3;
+                        // a Read Request's SrcTO overwrites it at words 10-11).
+                        self.chk_to_q.d.next =
+                            (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                                | bit_cast::<33, 32>(self.sh.val());
                         // MO + P (row 16, the Recv byte count, the next expected MO).
                         self.s_sum.d.next = self.s_ld.val();
                         self.f_mo_zero.d.next = self.sh.val() == 0;
@@ -2206,10 +2207,11 @@ impl Logic for RxControl {
                     self.o_addr.d.next = self.sh.val();
                     self.irq_v.d.next = true;
                 }
-                // Octets 2-5 (both modes): the STag of a tagged segment, the Invalidate STag of a
-                // Send (for the check at the job, for `cqe_inv_stag` at the done).
+                // Octets 2-5 (both modes) straight into `chk_stag_q`: the STag of a tagged
+                // segment (for its check), a Send's Invalidate STag (`cqe_inv_stag` at the done;
+                // at the job, a Send's requests take it from the header again, see RqReq).
                 if self.rk.q.val().get_bit(1) {
-                    self.h_stag.d.next = self.sh.val();
+                    self.chk_stag_q.d.next = self.sh.val();
                 }
                 // Read Request (both modes): RDMARDSZ, SrcSTag, SrcTO straight into the
                 // check registers (for the StagCheck at the job, for `irq_*` at the done).
@@ -2218,7 +2220,7 @@ impl Logic for RxControl {
                 }
                 if self.rk.q.val().get_bit(9) {
                     // SrcSTag (octets 2-5 of a Read Request are not used).
-                    self.h_stag.d.next = self.sh.val();
+                    self.chk_stag_q.d.next = self.sh.val();
                 }
                 if self.rk.q.val().get_bit(10) {
                     self.chk_to_q.d.next = (bit_cast::<33, 1>(self.sh.val().get_bits::<1>(0))
@@ -2273,10 +2275,9 @@ impl Logic for RxControl {
                 }
             }
             RxState::Eval => {
-                // Tagged check operands (Write, Read Response): STag, TO, P.
-                // The STag of a Write / Read Response, the SrcSTag of a Read Request.
-                // (A tagged TO went into `chk_to` as its words arrived.)
-                self.chk_stag_q.d.next = self.h_stag.q.val();
+                // Tagged check operands (Write, Read Response): P. (The STag of a Write / Read
+                // Response, the SrcSTag of a Read Request and a tagged TO went into `chk_stag` /
+                // `chk_to` as their words arrived.)
                 if self.h_t.q.val() {
                     self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 }
@@ -2403,6 +2404,9 @@ impl Logic for RxControl {
                 self.state.d.next = RxState::Eval2;
             }
             RxState::Eval2 => {
+                // Word 0 of the job's slot is on `hdr_a_data` (`ra` is 0 from Eval on): its low
+                // half for a Send's Invalidate STag (see RqReq).
+                self.prev_lo.d.next = self.hdr_a_data.val().get_bits::<16>(0);
                 self.e_block.d.next = false;
                 self.e_send.d.next = false;
                 // A drop's record has no events. Also while waiting (timing: the enable is the
@@ -2459,22 +2463,18 @@ impl Logic for RxControl {
                 }
             }
             RxState::RqReq => {
-                // The expected MO's high half on the read port for RqWait's TO + MO (row 14
-                // passed, so it is the header's; `c_fresh` is still the MO's flag from the header
-                // read). A fresh MO (0) reads field 3's high half, never written, so 0: the sum
-                // takes the RAM's output with no `qc_v` multiplexer (timing).
-                if !self.c_fresh.q.val() {
-                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                }
+                // The Invalidate STag (octets 2-5) for SendRows / ChkWait, on `sh` again (no
+                // copy of it is kept: `chk_stag_q` takes the lkey in RqWait): the header RAM
+                // addresses word 1 from the next cycle on (`ra` is 0 since the read ended, so
+                // word 0 is on `hdr_a_data` in Eval2, where `prev_lo` takes its low half), so
+                // `sh` is octets 2-5 in SendRows and ChkWait (RqWait lasts at least a cycle).
+                self.ra.d.next = 1.into();
                 // The answer may come in the cycle after the request is taken.
                 if self.rq_req_ready.val() {
                     self.state.d.next = RxState::RqWait;
                 }
             }
             RxState::RqWait => {
-                if !self.c_fresh.q.val() {
-                    self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                }
                 // The WQE index (only a Send's record uses it: Recv CQE, or its error CQE) goes
                 // into the context RAM (field 3, see "State") in every RqWait cycle, the last
                 // one with the answer (timing: the write enable is the state alone; no done
@@ -2487,14 +2487,18 @@ impl Logic for RxControl {
                 // Row 16, compared here and acted on in SendRows: `s_sum > len` is
                 // `s_sum - len - 1 >= 0` (a bare carry chain, the length comes inverted).
                 self.w_too_long.d.next = (self.len_sum.val() & self.c_len_sign.val()) == 0;
-                // WQE TO + MO, low half now (its carry into `w_carry`), the carry into the
-                // high half in SendRows.
+                // WQE TO + MO, bits 31..0 now (their carry into `w_carry`), the carry into
+                // bit 32 and up in SendRows. The MO is `chk_to_q`'s (loaded with the header's
+                // at word 4, equal to the expected one since row 14 passed), so `chk_to_q`
+                // loads only with the answer (every earlier RqWait cycle sees the MO there).
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
                 self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 self.w_carry.d.next = self.to_sum.val().get_bit(32);
-                self.chk_to_q.d.next = (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32))
-                    << 32)
-                    | bit_cast::<33, 32>(self.to_sum.val().get_bits::<32>(0));
+                if self.rq_rsp_valid.val() {
+                    self.chk_to_q.d.next =
+                        (bit_cast::<33, 1>(self.rq_rsp_to.val().get_bits::<1>(32)) << 32)
+                            | bit_cast::<33, 32>(self.to_sum.val().get_bits::<32>(0));
+                }
                 self.to_hz.d.next = self.rq_rsp_to.val().get_bits::<31>(33) != 0;
                 self.to_ho.d.next = self.rq_rsp_to.val().get_bits::<31>(33).all();
                 self.to_hm1.d.next = self.rq_rsp_to.val().get_bits::<31>(33) == 0x7FFF_FFFE;
@@ -2525,7 +2529,8 @@ impl Logic for RxControl {
                 if self.f_zpay.q.val() {
                     self.chk_acc_q.d.next = 0.into();
                     self.chk_inv_q.d.next = true;
-                    self.chk_stag_q.d.next = self.h_stag.q.val();
+                    // The Invalidate STag, octets 2-5, on `sh` again (see RqReq).
+                    self.chk_stag_q.d.next = self.sh.val();
                     self.ctx.d.next = ChkCtx::SendInv;
                 } else {
                     self.chk_acc_q.d.next = self.acc_lw.val();
@@ -2568,7 +2573,7 @@ impl Logic for RxControl {
                 // (which waits for it) to Direct, and the queue is too.
                 self.chk_acc_q.d.next = 0.into();
                 self.chk_inv_q.d.next = true;
-                self.chk_stag_q.d.next = self.h_stag.q.val();
+                self.chk_stag_q.d.next = self.sh.val();
                 if self.ctx.q.val() == ChkCtx::SendInv {
                     self.vd_addr_q.d.next = self.cq_addr.q.val();
                     self.vd_a10_q.d.next = self.cq_a10.val();
@@ -2662,9 +2667,9 @@ impl Logic for RxControl {
                 // Shared fields of the events.
                 self.cqe_qp_q.d.next = self.d_conn.q.val();
                 // `o_addr` is `cqe_byte_len` (a Recv's) and `irq_src_addr` (a Read Request's),
-                // else 0; `h_stag` is `cqe_inv_stag`, loaded by the header read of a Recv with
+                // else 0; `chk_stag_q` is `cqe_inv_stag`, loaded by the header read of a Recv with
                 // Invalidate, else 0. Nothing else uses either while the FSM emits.
-                self.h_stag.d.next = 0.into();
+                self.chk_stag_q.d.next = 0.into();
                 self.o_addr.d.next = 0.into();
                 if (self.dl_kind_q.q.val() == self.k_recv.val())
                     || (self.dl_kind_q.q.val() == self.k_irq.val())
@@ -3246,8 +3251,8 @@ impl Logic for RxControl {
         self.done_ready.next = !self.dl_v.q.val();
         self.chk_valid.next = self.chk_v.q.val();
         self.chk_tag.next = self.chk_tag_q.q.val();
-        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: copied
-        // from `h_stag` into `chk_stag_q` when it is issued.)
+        // (An invalidate request names the Invalidate STag, octets 2-5 of the Send: loaded
+        // from `sh`, the header read again, when it is issued.)
         self.chk_stag.next = self.chk_stag_q.q.val();
         // TO bits 63..33 from the flags: exact for the StagCheck (it looks only at whether
         // bits 63..32 are all ones, 0 or 1) and for `irq_src_to` (a Read Request reaches
@@ -3287,7 +3292,7 @@ impl Logic for RxControl {
         self.cqe_byte_len.next = self.o_addr.q.val();
         self.cqe_index.next = self.qctx.read_data.val();
         // A Recv CQE without Invalidate has `cqe_inv_stag = 0` (see DoneGet).
-        self.cqe_inv_stag.next = self.h_stag.q.val();
+        self.cqe_inv_stag.next = self.chk_stag_q.q.val();
         self.cqe_with_inv.next = self.cqe_with_inv_q.q.val();
         self.cqe_solicited.next = self.cqe_sol_q.q.val();
         self.aev_valid.next = self.aev_v.q.val();
