@@ -12,9 +12,9 @@
 //!   of the core's ring index width (entry = index mod size): 16 bits, or 12 in the Alchitry Cu
 //!   build (`regs::FEATURES_RING_INDEX_SHIFT`), carried in `[15:0]` fields with the upper bits
 //!   ignored / read 0. A ring is empty when the indexes are equal and full when they differ by
-//!   the size, so it has at most half the index space (`2^(bits-1)` entries). The SQ and RQ producer indexes are doorbells (MMIO writes); the CQ
-//!   producer index is readable, and each CQE carries an owner (phase) bit so that the driver
-//!   can poll host memory instead.
+//!   the size, so it has at most half the index space (`2^(bits-1)` entries). The SQ and RQ
+//!   producer indexes are doorbells (MMIO writes); the CQ producer index is readable, and each
+//!   CQE carries an owner (phase) bit so that the driver can poll host memory instead.
 //! - **One SGE per work request** in this version (`length`, `lkey`, `addr`); scatter/gather
 //!   lists are left for later (the WQE has room: it is 32 octets, the next version 64).
 //! - A CQE names its work request by **ring index** (`wqe_index`); the driver keeps the

@@ -155,9 +155,10 @@
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
 //!   copy of the sink STag / TO, which are in the header RAM); `cqe_inv_stag` is `chk_stag_q`
-//!   (octets 2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is `o_addr` (zeroed
-//!   by DoneGet but for a Recv or a Read Request): while the front FSM emits a done's events it
-//!   reads no job, and the StagCheck takes `chk_*` only in the cycle of `chk_valid`. One triple
+//!   (octets 2-5, zeroed by DoneGet unless the header read loads it) and `cqe_byte_len` is
+//!   `o_addr` (zeroed by DoneGet but for a Recv or a Read Request): while the front FSM emits
+//!   a done's events it reads no job, and the StagCheck takes `chk_*` only in the cycle of
+//!   `chk_valid`. One triple
 //!   register serves `term_*` and `aev_*`. The STag of a tagged segment (octets 2-5) and a Read
 //!   Request's SrcSTag go into `chk_stag_q` as their words arrive; no copy of a Send's Invalidate
 //!   STag is kept (`chk_stag_q` takes the lkey in RqWait): from RqReq on the header RAM reads
@@ -680,8 +681,9 @@ pub struct RxControl {
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
     /// The operands compared with `qc_v`: octets 10-11 (word 2) or `prev_lo` (word 4); octets
-    /// 12-13 (word 3) or `chk_to_q`'s low half, the MO's (word 5); and the two compares (timing: the operand is chosen
-    /// before the RAM's output comes, so each compare is three LUT levels from the RAM).
+    /// 12-13 (word 3) or `chk_to_q`'s low half, the MO's (word 5); and the two compares
+    /// (timing: the operand is chosen before the RAM's output comes, so each compare is three
+    /// LUT levels from the RAM).
     c_op_a: Signal<Local, Bits<16>>,
     c_op_b: Signal<Local, Bits<16>>,
     c_eq_a: Signal<Local, Bit>,

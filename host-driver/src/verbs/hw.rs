@@ -79,6 +79,9 @@ const NULL_STAG_LOG2: u32 = 8;
 /// The ring index bits of the null device: the build's, as the core (12 in the Alchitry Cu
 /// profile): its indexes wrap there, and it reports them in FEATURES.
 const NULL_RING_INDEX_BITS: u32 = rnic_hdl::config::RING_INDEX_BITS as u32;
+/// The local length bits of the null device: the build's, as the core (24 in the Alchitry Cu
+/// profile), reported in FEATURES so that the driver refuses the same lengths.
+const NULL_LEN_BITS: u32 = rnic_hdl::config::LOCAL_LEN_BITS as u32;
 /// Its ring index mask.
 const NULL_RING_MASK: u16 = ((1u32 << NULL_RING_INDEX_BITS) - 1) as u16;
 
@@ -167,6 +170,7 @@ impl HostDevice for NullDevice {
                 regs::FEATURES_MARKERS
                     | 32 << regs::FEATURES_DMA_ADDR_SHIFT
                     | NULL_RING_INDEX_BITS << regs::FEATURES_RING_INDEX_SHIFT
+                    | NULL_LEN_BITS << regs::FEATURES_LEN_SHIFT
             }
             a if (regs::CQ_REGS..regs::CQ_REGS + NULL_CQS as u16 * regs::CQ_STRIDE)
                 .contains(&a) =>
