@@ -24,7 +24,8 @@ pub trait Device {
 
 /// Reads of STATUS before [`commit_qp`] gives up waiting for the receive path to drain.
 pub const RX_IDLE_POLLS: usize = 64;
-/// Largest ring log2 (`[3:0]`, at most 15).
+/// Largest ring log2 of the register field (`[3:0]`, at most 15); a core may allow less
+/// ([`max_ring_log2`]).
 pub const MAX_RING_LOG2: u8 = 15;
 
 /// Why programming failed.
@@ -62,6 +63,14 @@ pub fn probe(dev: &mut impl Device) -> Result<u32, DeviceError> {
 /// `no-markers` does not). The connection manager's [`crate::conn::ConnConfig::markers_supported`].
 pub fn markers_supported(dev: &mut impl Device) -> bool {
     dev.mmio_read(regs::FEATURES) & regs::FEATURES_MARKERS != 0
+}
+
+/// Reads FEATURES: the largest ring log2 this core can index, one less than its ring index
+/// bits (`regs::features_ring_index_bits`: 15 for 16-bit indexes, 11 in the Alchitry Cu
+/// build), at most [`MAX_RING_LOG2`]. A ring of more entries cannot tell full from empty.
+pub fn max_ring_log2(dev: &mut impl Device) -> u8 {
+    let bits = regs::features_ring_index_bits(dev.mmio_read(regs::FEATURES));
+    bits.saturating_sub(1).min(u32::from(MAX_RING_LOG2)) as u8
 }
 
 /// One STag table entry.
@@ -172,8 +181,9 @@ pub fn qp_ctrl_value(params: Option<&ConnParams>, res: &QpResources) -> Result<u
 }
 
 /// Commits a QP's context: QP_ULPDU, SQ / RQ rings, then QP_CTRL (enabled in FPDU mode with
-/// the negotiated CRC / markers / IRD / ORD when `params` is given; raw mode otherwise). Waits
-/// (bounded) for `STATUS_RX_IDLE` first. Nothing is written on an error.
+/// the negotiated CRC / markers / IRD / ORD when `params` is given; raw mode otherwise). Reads
+/// FEATURES for the largest ring ([`max_ring_log2`]), then waits (bounded) for
+/// `STATUS_RX_IDLE`. Nothing is written on an error.
 pub fn commit_qp(
     dev: &mut impl Device,
     qp: usize,
@@ -183,7 +193,8 @@ pub fn commit_qp(
     if qp >= crate::resources::QPS {
         return Err(DeviceError::OutOfRange("qp"));
     }
-    if res.sq_log2 > MAX_RING_LOG2 || res.rq_log2 > MAX_RING_LOG2 {
+    let max = max_ring_log2(dev);
+    if res.sq_log2 > max || res.rq_log2 > max {
         return Err(DeviceError::OutOfRange("ring log2"));
     }
     if !res.sq_base.is_multiple_of(32) {
@@ -210,12 +221,13 @@ pub fn commit_qp(
     Ok(())
 }
 
-/// Commits a CQ: CQ_BASE, then CQ_LOG2 (producer / consumer 0, phase 1, overflow cleared).
+/// Commits a CQ: CQ_BASE, then CQ_LOG2 (producer / consumer 0, phase 1, overflow cleared). A
+/// CQ larger than the core can index ([`max_ring_log2`], read from FEATURES) is refused.
 pub fn commit_cq(dev: &mut impl Device, cq: usize, base: u32, log2: u8) -> Result<(), DeviceError> {
     if cq >= rnic_proto::host::CQS {
         return Err(DeviceError::OutOfRange("cq"));
     }
-    if log2 > MAX_RING_LOG2 {
+    if log2 > max_ring_log2(dev) {
         return Err(DeviceError::OutOfRange("cq log2"));
     }
     if !base.is_multiple_of(16) {

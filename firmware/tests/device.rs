@@ -156,8 +156,12 @@ fn commit_qp_writes() {
             (base, ctrl),
         ]
     );
-    // Polled STATUS until idle: 3 busy reads, then idle.
-    assert_eq!(d.reads, vec![regs::STATUS; 4]);
+    // FEATURES for the ring size limit, then STATUS polled until idle: 3 busy reads, then
+    // idle.
+    assert_eq!(
+        d.reads,
+        [&[regs::FEATURES][..], &[regs::STATUS; 4]].concat()
+    );
     // Raw mode (during setup): not enabled, not FPDU mode.
     assert_eq!(qp_ctrl_value(None, &res()), Ok(5 << 8 | 1 << 20 | 2 << 22));
 }
@@ -199,6 +203,46 @@ fn commit_qp_errors_write_nothing() {
         Err(DeviceError::OutOfRange("qp"))
     );
     assert!(d.writes.is_empty());
+}
+
+/// The ring size limit comes from the core's ring index bits (FEATURES `[23:16]`): 16 bits
+/// (or a core before the field, 0) allow 2^15 entries, the Alchitry Cu build's 12 bits 2^11.
+#[test]
+fn ring_sizes_follow_features() {
+    let cu = 12 << regs::FEATURES_RING_INDEX_SHIFT;
+    let mut d = Fake {
+        features: cu,
+        ..Fake::default()
+    };
+    assert_eq!(rnic_firmware::device::max_ring_log2(&mut d), 11);
+    let big = |sq_log2, rq_log2| QpResources {
+        sq_log2,
+        rq_log2,
+        ..res()
+    };
+    for (sq, rq) in [(12, 4), (4, 12)] {
+        assert_eq!(
+            commit_qp(&mut d, 0, None, &big(sq, rq)),
+            Err(DeviceError::OutOfRange("ring log2"))
+        );
+    }
+    assert_eq!(
+        commit_cq(&mut d, 0, 0x4000, 12),
+        Err(DeviceError::OutOfRange("cq log2"))
+    );
+    assert!(d.writes.is_empty());
+    commit_qp(&mut d, 0, None, &big(11, 11)).unwrap();
+    commit_cq(&mut d, 0, 0x4000, 11).unwrap();
+    assert_eq!(d.writes.len(), 5 + 2);
+    // 16-bit indexes: up to the register field's 15.
+    let mut d = Fake {
+        features: 16 << regs::FEATURES_RING_INDEX_SHIFT,
+        ..Fake::default()
+    };
+    assert_eq!(rnic_firmware::device::max_ring_log2(&mut d), 15);
+    commit_cq(&mut d, 0, 0x4000, 15).unwrap();
+    let mut d = Fake::default();
+    assert_eq!(rnic_firmware::device::max_ring_log2(&mut d), 15);
 }
 
 #[test]
