@@ -59,12 +59,23 @@ pub mod regs {
     /// The field's mask (after the shift).
     pub const FEATURES_DMA_ADDR_MASK: u32 = 0xFF;
 
-    /// The host address bits a FEATURES value reports (`FEATURES_DMA_ADDR_*`; 0 reads as 32).
-    pub fn features_dma_addr_bits(features: u32) -> u32 {
-        match features >> FEATURES_DMA_ADDR_SHIFT & FEATURES_DMA_ADDR_MASK {
-            0 => 32,
+    /// A width field of FEATURES at `shift` (`mask` after the shift); 0, a core before the
+    /// field, reads as `default`.
+    fn features_width(features: u32, shift: u32, mask: u32, default: u32) -> u32 {
+        match features >> shift & mask {
+            0 => default,
             b => b,
         }
+    }
+
+    /// The host address bits a FEATURES value reports (`FEATURES_DMA_ADDR_*`; 0 reads as 32).
+    pub fn features_dma_addr_bits(features: u32) -> u32 {
+        features_width(
+            features,
+            FEATURES_DMA_ADDR_SHIFT,
+            FEATURES_DMA_ADDR_MASK,
+            32,
+        )
     }
     /// `[23:16]`: the bits of a ring index the core keeps: 16, or 12 in the Alchitry Cu build
     /// (`docs/decisions.md` "Ring indexes of 12 bits in the Alchitry Cu profile"). A ring (SQ,
@@ -78,10 +89,12 @@ pub mod regs {
 
     /// The ring index bits a FEATURES value reports (`FEATURES_RING_INDEX_*`; 0 reads as 16).
     pub fn features_ring_index_bits(features: u32) -> u32 {
-        match features >> FEATURES_RING_INDEX_SHIFT & FEATURES_RING_INDEX_MASK {
-            0 => 16,
-            b => b,
-        }
+        features_width(
+            features,
+            FEATURES_RING_INDEX_SHIFT,
+            FEATURES_RING_INDEX_MASK,
+            16,
+        )
     }
 
     /// `[31:24]`: the bits of a local length the core keeps: 32, or 24 in the Alchitry Cu
@@ -94,10 +107,7 @@ pub mod regs {
 
     /// The local length bits a FEATURES value reports (`FEATURES_LEN_*`; 0 reads as 32).
     pub fn features_len_bits(features: u32) -> u32 {
-        match features >> FEATURES_LEN_SHIFT & FEATURES_LEN_MASK {
-            0 => 32,
-            b => b,
-        }
+        features_width(features, FEATURES_LEN_SHIFT, FEATURES_LEN_MASK, 32)
     }
 
     // STag table programming: stage the fields, then write STAG_COMMIT with the host address.
