@@ -12,7 +12,8 @@
 //!   (found by [`analyse_dut`]) before the others. Every other input bit comes from one long
 //!   shift register fed by pin `sin` (one logic cell a bit). Either way, an input's paths
 //!   through DUT logic start at a flip-flop, as they would from a register of the TOE / PCIe
-//!   side of a real board.
+//!   side of a real board. An input bit the DUT does not read at all (the whole core's
+//!   `dma_rd_cpl_keep`, `dma_wr_done`) is tied to 0: it has no path to time.
 //! * **Outputs.** A DUT output bit driven straight from a DUT flip-flop's `Q` is not
 //!   registered again. An output bit that is not (a combinational output, listed by
 //!   [`analyse_dut`]) is captured in a harness output register, so that its path ends at a
@@ -71,6 +72,9 @@ pub type PortBit = (String, usize);
 pub struct DutAnalysis {
     /// Input bits whose every use is the `D` input of a DUT flip-flop.
     pub direct_inputs: BTreeSet<PortBit>,
+    /// Input bits the DUT does not read at all (a subset of `direct_inputs`): the harness
+    /// ties them to 0 instead of spending a pin or a shift-register bit on them.
+    pub unused_inputs: BTreeSet<PortBit>,
     /// Output bits not driven straight from a DUT flip-flop's `Q` (nor constant).
     pub combinational_outputs: BTreeSet<PortBit>,
 }
@@ -85,6 +89,7 @@ impl DutAnalysis {
             .collect();
         DutAnalysis {
             direct_inputs: BTreeSet::new(),
+            unused_inputs: BTreeSet::new(),
             combinational_outputs,
         }
     }
@@ -127,6 +132,7 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
     // Flip-flop Q bits; the uses of every net bit that are not a flip-flop's D.
     let mut q_bits = BTreeSet::new();
     let mut other_use = BTreeSet::new();
+    let mut d_use = BTreeSet::new();
     for cell in cells.values() {
         let ty = cell["type"].as_str().unwrap_or("");
         let ff = is_flip_flop(ty);
@@ -136,7 +142,9 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
             for b in bits(conn).iter().filter_map(Value::as_u64) {
                 if ff && port == "Q" {
                     q_bits.insert(b);
-                } else if dir != "output" && !(ff && port == "D") {
+                } else if ff && port == "D" {
+                    d_use.insert(b);
+                } else if dir != "output" {
                     other_use.insert(b);
                 }
             }
@@ -154,6 +162,9 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
             match (p["direction"].as_str(), b.as_u64()) {
                 (Some("input"), Some(n)) if name != DUT_CLOCK && !other_use.contains(&n) => {
                     a.direct_inputs.insert((name.clone(), i));
+                    if !d_use.contains(&n) {
+                        a.unused_inputs.insert((name.clone(), i));
+                    }
                 }
                 (Some("output"), Some(n)) if !q_bits.contains(&n) => {
                     a.combinational_outputs.insert((name.clone(), i));
@@ -237,6 +248,8 @@ pub enum InputSource {
     Shift(usize),
     /// The input register of bidirectional pin `hio[k]`.
     Pin(usize),
+    /// Constant 0: the DUT does not read the bit ([`DutAnalysis::unused_inputs`]).
+    Zero,
 }
 
 /// Shape of the generated harness.
@@ -248,6 +261,8 @@ pub struct Harness {
     pub has_clock: bool,
     /// DUT input bits (all inputs except `clock`).
     pub input_bits: usize,
+    /// DUT input bits tied to 0 because the DUT does not read them.
+    pub unused_input_bits: usize,
     /// DUT output bits.
     pub output_bits: usize,
     /// Source of every input bit, by port name (index = bit).
@@ -371,6 +386,9 @@ pub fn plan_harness_io(
         if p.direction == Direction::Input && !(p.name == DUT_CLOCK && p.width == 1) {
             for b in 0..p.width {
                 let pb = (p.name.clone(), b);
+                if analysis.unused_inputs.contains(&pb) {
+                    continue;
+                }
                 if analysis.direct_inputs.contains(&pb) {
                     direct_first.push(pb);
                 } else {
@@ -395,8 +413,10 @@ pub fn plan_harness_io(
             Direction::Input => {
                 let mut v = Vec::with_capacity(p.width);
                 for b in 0..p.width {
-                    match from_pin.get(&(p.name.clone(), b)) {
+                    let pb = (p.name.clone(), b);
+                    match from_pin.get(&pb) {
                         Some(&k) => v.push(InputSource::Pin(k)),
+                        None if analysis.unused_inputs.contains(&pb) => v.push(InputSource::Zero),
                         None => {
                             v.push(InputSource::Shift(shift));
                             shift += 1;
@@ -424,6 +444,11 @@ pub fn plan_harness_io(
         ports,
         has_clock,
         input_bits,
+        unused_input_bits: input_sources
+            .values()
+            .flatten()
+            .filter(|s| **s == InputSource::Zero)
+            .count(),
         output_bits,
         input_sources,
         input_pins: from_pin.len(),
@@ -488,10 +513,12 @@ pub fn render_harness(h: &Harness) -> String {
     };
     line("// Synthesis harness generated by rnic-bsp: do not edit.".into());
     line(format!(
-        "// DUT `top`: {} input bits ({} from pin input registers, the others from a shift \
-         register fed by `sin`), {} output bits ({} registered) XOR-folded into {} pins.",
+        "// DUT `top`: {} input bits ({} from pin input registers, {} unread and tied to 0, the \
+         others from a shift register fed by `sin`), {} output bits ({} registered) XOR-folded \
+         into {} pins.",
         h.input_bits,
         h.input_pins,
+        h.unused_input_bits,
         h.output_bits,
         h.output_register_bits(),
         h.output_pins
@@ -582,6 +609,7 @@ pub fn render_harness(h: &Harness) -> String {
                     .map(|s| match *s {
                         InputSource::Shift(k) => format!("harness_sr[{k}]"),
                         InputSource::Pin(k) => format!("harness_pin_in[{k}]"),
+                        InputSource::Zero => "1'b0".into(),
                     })
                     .collect();
                 if bits.len() == 1 {
@@ -824,6 +852,21 @@ endmodule
         assert!(v.contains("inout wire [102:0] hio;"), "{v}");
         assert!(v.contains("assign harness_pin_out[102] = "), "{v}");
         assert!(!v.contains("assign harness_pin_out[103]"), "{v}");
+        // An input bit the DUT does not read takes neither a pin nor a shift-register bit.
+        let mut u = a.clone();
+        u.direct_inputs.insert(("s$valid".into(), 0));
+        u.unused_inputs.insert(("s$valid".into(), 0));
+        u.direct_inputs.insert(("s$data".into(), 7));
+        u.unused_inputs.insert(("s$data".into(), 7));
+        let h = plan_harness_with(DUT, &u, 5).unwrap();
+        assert_eq!((h.input_pins, h.shift_register_bits), (2, 5));
+        assert_eq!(h.unused_input_bits, 2);
+        assert_eq!(h.input_sources["s$valid"], vec![InputSource::Zero]);
+        assert_eq!(h.input_sources["s$data"][7], InputSource::Zero);
+        let v = render_harness(&h);
+        assert!(v.contains(".s$valid(1'b0)"), "{v}");
+        assert!(v.contains(".s$data({1'b0, harness_sr[4], "), "{v}");
+        assert!(v.contains("2 unread and tied to 0"), "{v}");
         // Three or four pins: no bidirectional pins (`hoe` and one pin would gain nothing).
         assert_eq!(plan_harness_with(DUT, &a, 4).unwrap().bidir_pins, 0);
         assert!(plan_harness_with(DUT, &a, 1).is_err());
@@ -885,6 +928,7 @@ endmodule
                 "clock": {"direction": "input", "bits": [2]},
                 "a": {"direction": "input", "bits": [3, 4]},
                 "b": {"direction": "input", "bits": [5]},
+                "c": {"direction": "input", "bits": [10]},
                 "y": {"direction": "output", "bits": [6, 7, "0"]},
                 "z": {"direction": "output", "bits": [8]}
             },
@@ -901,7 +945,9 @@ endmodule
         let bits = |v: &[(&str, usize)]| -> BTreeSet<PortBit> {
             v.iter().map(|(n, b)| (n.to_string(), *b)).collect()
         };
-        assert_eq!(a.direct_inputs, bits(&[("a", 0)]));
+        // c is read by nothing: direct (vacuously) and unused.
+        assert_eq!(a.direct_inputs, bits(&[("a", 0), ("c", 0)]));
+        assert_eq!(a.unused_inputs, bits(&[("c", 0)]));
         assert_eq!(a.combinational_outputs, bits(&[("z", 0)]));
         assert!(analyse_dut("{}").is_err());
     }

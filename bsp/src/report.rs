@@ -445,12 +445,13 @@ impl fmt::Display for SynthReport {
         writeln!(f, "{rule}")?;
         writeln!(
             f,
-            "Harness: {} block input bits ({} from pin input registers, {} from the shift register), {} block \
-             output bits ({} combinational, registered; {} of them in I/O-tile registers) \
+            "Harness: {} block input bits ({} from pin input registers, {} from the shift register, {} \
+             unread and tied to 0), {} block output bits ({} combinational, registered; {} of them in I/O-tile registers) \
              XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
             h.input_pins,
-            h.input_bits - h.input_pins,
+            h.input_bits - h.input_pins - h.unused_input_bits,
+            h.unused_input_bits,
             h.output_bits,
             h.output_register_bits() + h.io_registered_outputs.len(),
             h.io_registered_outputs.len(),
