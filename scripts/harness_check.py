@@ -6,7 +6,11 @@
   RAM's RDATA (`SB_RAM40_4K`, clocked) in module `top`;
 - every DUT input bit the harness drives from a pin comes from the input register of an
   iCE40 I/O tile (`SB_IO` with PIN_TYPE[1:0] = 00, `D_IN_0`, clocked by the board clock), so
-  that its paths through DUT logic start at a flip-flop.
+  that its paths through DUT logic start at a flip-flop;
+- every output register of an I/O tile that the harness uses is on the board clock: `D_OUT_0`
+  of the I/O-registered outputs (PIN_TYPE[5:2] = 1001, or 1000 with DDR outputs), and
+  `D_OUT_1` (falling edge, DDR) of every pin, which must be driven by a harness flip-flop's Q
+  (a harness output register) or a constant, so that its half-cycle path is a route alone.
 
 Usage: scripts/harness_check.py WORK_DIR (e.g. target/synth/rnic_w32, with out.json and
 harness.v). Exits 1 when a bit breaks the rule, listing it.
@@ -76,8 +80,27 @@ for cn, c in hm['cells'].items():
     n_or += 1
     pt = c['parameters'].get('PIN_TYPE', '')
     pt = int(pt, 2) if set(pt) <= set('01') else int(pt)
-    if pt >> 2 != 0b1001 or c['connections'].get('OUTPUT_CLK', [None])[0] not in clk:
+    if pt >> 2 not in (0b1001, 0b1000) or c['connections'].get('OUTPUT_CLK', [None])[0] not in clk:
         bad_or.append((cn, bin(pt)))
 print('I/O-registered outputs', n_or, 'of', n_ior, 'not registered on clk:', bad_or)
+# Falling-edge outputs: D_OUT_1 from a harness SB_DFF* Q (or a constant), in DDR mode on clk.
+hq = set()
+for cn, c in hm['cells'].items():
+    if c['type'].startswith('SB_DFF'):
+        hq.update(b for b in c['connections'].get('Q', []) if isinstance(b, int))
+n_ddr = 0; bad_ddr = []
+for cn, c in hm['cells'].items():
+    if c['type'] != 'SB_IO': continue
+    d1 = c['connections'].get('D_OUT_1', [None])[0]
+    if d1 is None: continue
+    pt = c['parameters'].get('PIN_TYPE', '')
+    pt = int(pt, 2) if set(pt) <= set('01') else int(pt)
+    if isinstance(d1, int):
+        n_ddr += 1
+        if d1 not in hq: bad_ddr.append((cn, 'D_OUT_1 not from a harness flip-flop'))
+    if pt >> 2 != 0b1000 or c['connections'].get('OUTPUT_CLK', [None])[0] not in clk:
+        bad_ddr.append((cn, bin(pt)))
+print('falling-edge outputs', n_ddr, 'not from a harness flip-flop in a DDR register on clk:', bad_ddr)
+bad_or += bad_ddr
 bad_in += bad_or + ([('I/O-registered outputs missing', n_ior - n_or)] if n_or != n_ior else [])
 sys.exit(1 if bad_out or bad_in else 0)

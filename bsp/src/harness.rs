@@ -20,12 +20,15 @@
 //!   flip-flop. nextpnr packs such a register into the logic cell of the DUT LUT driving it
 //!   when that LUT drives nothing else; the flow's second yosys pass moves the others (found
 //!   by [`unpacked_output_registers`] in the first pass's netlist) into the output registers
-//!   of the first bidirectional pins' I/O tiles (`PIN_TYPE[5:2]` = 1001), which take no
-//!   logic cell ([`plan_harness_io`]). The remaining bits (and the last shift-register bit,
-//!   so that `sin` matters even to a DUT without inputs) are XOR-folded, without registers,
-//!   into `sout` and the other pins' outputs: a pin takes one bit, or a 4-input XOR (one
-//!   LUT) of bits or of other XORs. Paths that end at a pin are not part of nextpnr's Fmax
-//!   of the board clock (they are reported as `posedge clk -> <async>`).
+//!   of the first bidirectional pins' I/O tiles, which take no logic cell
+//!   ([`plan_harness_io`]). Every pin is a DDR output (`PIN_TYPE[5:2]` = 1000): besides its
+//!   rising-edge register (`D_OUT_0`) it has a falling-edge one (`D_OUT_1`), which takes the
+//!   `Q` of one harness output register as it is ([`Harness::ddr_outputs`]): a flip-flop, so
+//!   that the half-cycle path is a clock-to-out and a route, which nextpnr times against half
+//!   the period (it counts in the board clock's Fmax). The remaining bits (and the last
+//!   shift-register bit, so that `sin` matters even to a DUT without inputs) are XOR-folded
+//!   into `sout` and the other pins' rising-edge registers: a pin takes one bit, or a 4-input
+//!   XOR (one LUT) of bits or of other XORs (a full-cycle path from flip-flops).
 //! * `clock` is the board clock pin `clk`.
 //!
 //! Every DUT input and output therefore matters to some pin. The flow ([`crate::synthesize`])
@@ -36,11 +39,12 @@
 //! Harness cost ([`Harness::logic_cells`]): one logic cell per shift-register bit, per output
 //! register and per fold LUT, less the output registers that nextpnr packs into the cell of
 //! the DUT LUT that drives them ([`packed_output_registers`]). The I/O-tile registers cost
-//! none: each bidirectional pin saves a shift-register bit, and an unpackable output register
-//! or a share of the fold. On the cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's
-//! shift register is 81 bits instead of 166, and its 61 output registers that could not pack
-//! are I/O registers: the harness went from about 262 logic cells to about 130
-//! (`docs/decisions.md`, "Sixteenth session"). Without an analysis ([`plan_harness`]) the
+//! none: each bidirectional pin saves a shift-register bit, an unpackable output register or a
+//! share of the fold, and three fold bits (a fold LUT) with its falling-edge register. On the
+//! cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's shift register is 76 bits
+//! instead of 166 (5 input bits are unread), its 61 output registers that could not pack are
+//! I/O registers and 91 others go to falling-edge registers: the harness went from about 262
+//! logic cells to about 95 (`docs/decisions.md`, "Sixteenth session", "Seventeenth session"). Without an analysis ([`plan_harness`]) the
 //! harness is conservative: only `sin` and `sout`, every input bit from the shift register,
 //! every output bit registered.
 //!
@@ -280,6 +284,10 @@ pub struct Harness {
     /// Combinational output bits registered in the I/O tile of a bidirectional pin
     /// (`hio[k]` for the k-th, `PIN_TYPE[5:2]` = 1001), not in a logic cell.
     pub io_registered_outputs: Vec<PortBit>,
+    /// Harness output registers (the first of `registered_outputs`) whose `Q` goes, unfolded,
+    /// to the falling-edge output register of a bidirectional pin (`hio[k]`'s `D_OUT_1`,
+    /// `PIN_TYPE[5:2]` = 1000, DDR): one per pin at most.
+    pub ddr_outputs: usize,
     /// Pins of the XOR fold: `sout` and the outputs of the pins after the I/O-registered ones.
     pub output_pins: usize,
 }
@@ -290,10 +298,10 @@ impl Harness {
         self.registered_outputs.len()
     }
 
-    /// Bits XOR-folded into the output pins (every output bit not registered in an I/O tile,
-    /// and the last shift bit).
+    /// Bits XOR-folded into the output pins (every output bit not registered in an I/O tile
+    /// nor sent to a pin's falling-edge register, and the last shift bit).
     pub fn fold_bits(&self) -> usize {
-        self.output_bits - self.io_registered_outputs.len() + 1
+        self.output_bits - self.io_registered_outputs.len() - self.ddr_outputs + 1
     }
 
     /// 4-input XORs (one LUT each) of the fold.
@@ -436,10 +444,12 @@ pub fn plan_harness_io(
         }
     }
     let shift_register_bits = shift.max(1);
+    // Each bidirectional pin's falling-edge output register takes one harness output register.
+    let ddr_outputs = bidir_pins.min(registered_outputs.len());
     // `sout` and the bidirectional pins not taken by an I/O-registered output, at most one per
     // folded bit (the other output bits and the last shift bit).
     let m = io_registered_outputs.len();
-    let output_pins = (bidir_pins - m + 1).min(output_bits - m + 1);
+    let output_pins = (bidir_pins - m + 1).min(output_bits - m - ddr_outputs + 1);
     Ok(Harness {
         ports,
         has_clock,
@@ -456,6 +466,7 @@ pub fn plan_harness_io(
         shift_register_bits,
         registered_outputs,
         io_registered_outputs,
+        ddr_outputs,
         output_pins,
     })
 }
@@ -553,32 +564,51 @@ pub fn render_harness(h: &Harness) -> String {
         line(String::new());
         line(format!("    wire [{}:0] harness_pin_in;", n - 1));
         line(format!("    wire [{}:0] harness_pin_out;", n - 1));
+        let ddr = h.ddr_outputs > 0;
+        if ddr {
+            line(format!("    wire [{}:0] harness_pin_out1;", n - 1));
+        }
         line("    genvar harness_k;".into());
+        // With falling-edge outputs every pin is a DDR output (PIN_TYPE[5:2] = 1000): `D_OUT_0`
+        // registered on the rising edge, `D_OUT_1` on the falling edge.
+        let ddr_out = if ddr {
+            " .D_OUT_1(harness_pin_out1[harness_k]),"
+        } else {
+            ""
+        };
         let m = h.io_registered_outputs.len();
         if m > 0 {
             // The same with the output registered in the I/O tile (PIN_TYPE[5:2] = 1001).
+            let pt = if ddr { "1000" } else { "1001" };
             line(format!(
                 "    generate for (harness_k = 0; harness_k < {m}; harness_k = harness_k + 1) \
                  begin : harness_ior"
             ));
-            line(
-                "        SB_IO #(.PIN_TYPE(6'b1001_00)) io(.PACKAGE_PIN(hio[harness_k]), \
-                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .OUTPUT_CLK(clk), \
-                 .INPUT_CLK(clk), .D_IN_0(harness_pin_in[harness_k]));"
-                    .into(),
-            );
+            line(format!(
+                "        SB_IO #(.PIN_TYPE(6'b{pt}_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]),{ddr_out} \
+                 .OUTPUT_CLK(clk), .INPUT_CLK(clk), .D_IN_0(harness_pin_in[harness_k]));"
+            ));
             line("    end endgenerate".into());
         }
         line(format!(
             "    generate for (harness_k = {m}; harness_k < {n}; harness_k = harness_k + 1) \
              begin : harness_io"
         ));
-        line(
-            "        SB_IO #(.PIN_TYPE(6'b1010_00)) io(.PACKAGE_PIN(hio[harness_k]), \
-             .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .INPUT_CLK(clk), \
-             .D_IN_0(harness_pin_in[harness_k]));"
-                .into(),
-        );
+        if ddr {
+            line(format!(
+                "        SB_IO #(.PIN_TYPE(6'b1000_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]),{ddr_out} \
+                 .OUTPUT_CLK(clk), .INPUT_CLK(clk), .D_IN_0(harness_pin_in[harness_k]));"
+            ));
+        } else {
+            line(
+                "        SB_IO #(.PIN_TYPE(6'b1010_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .INPUT_CLK(clk), \
+                 .D_IN_0(harness_pin_in[harness_k]));"
+                    .into(),
+            );
+        }
         line("    end endgenerate".into());
     }
     line(String::new());
@@ -657,7 +687,10 @@ pub fn render_harness(h: &Harness) -> String {
             match registered.get(&pb) {
                 Some(&k) => {
                     reg_inputs.push(format!("harness_o{i}[{b}]"));
-                    fold.push_back(format!("harness_oreg[{k}]"));
+                    // The first registers go to the pins' falling-edge registers, unfolded.
+                    if k >= h.ddr_outputs {
+                        fold.push_back(format!("harness_oreg[{k}]"));
+                    }
                 }
                 None => fold.push_back(format!("harness_o{i}[{b}]")),
             }
@@ -686,6 +719,17 @@ pub fn render_harness(h: &Harness) -> String {
     }
     for (k, s) in fold.iter().enumerate() {
         line(format!("    assign {} = {s};", output_pin(h, k)));
+    }
+    if h.ddr_outputs > 0 {
+        for k in 0..h.bidir_pins {
+            if k < h.ddr_outputs {
+                line(format!(
+                    "    assign harness_pin_out1[{k}] = harness_oreg[{k}];"
+                ));
+            } else {
+                line(format!("    assign harness_pin_out1[{k}] = 1'b0;"));
+            }
+        }
     }
     // Bidirectional pins beyond the fold (a DUT with few outputs) drive 0.
     for k in h.output_pins.max(1)..=h.bidir_pins - h.io_registered_outputs.len() {
@@ -787,12 +831,13 @@ endmodule
         a.combinational_outputs.insert(("q".into(), 7));
         a.combinational_outputs.insert(("wide".into(), 0));
         // sin, sout, hoe and two bidirectional pins: two direct inputs from the pins' input
-        // registers; the fold on `sout` and the two pins.
+        // registers; the two output registers on the pins' falling-edge registers; the fold
+        // (102 other output bits and the shift bit) on `sout` and the two pins.
         let h = plan_harness_with(DUT, &a, 5).unwrap();
         assert_eq!((h.bidir_pins, h.input_pins, h.pins()), (2, 2, 5));
         assert_eq!(h.shift_register_bits, 7);
         assert_eq!(h.output_register_bits(), 2);
-        assert_eq!(h.output_pins, 3);
+        assert_eq!((h.ddr_outputs, h.fold_bits(), h.output_pins), (2, 103, 3));
         assert_eq!(h.fold_luts(), 34);
         assert_eq!(
             h.input_sources["s$data"],
@@ -816,8 +861,9 @@ endmodule
         assert!(v.contains("inout wire [1:0] hio;"), "{v}");
         assert!(
             v.contains(
-                "SB_IO #(.PIN_TYPE(6'b1010_00)) io(.PACKAGE_PIN(hio[harness_k]), \
-                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), .INPUT_CLK(clk), \
+                "SB_IO #(.PIN_TYPE(6'b1000_00)) io(.PACKAGE_PIN(hio[harness_k]), \
+                 .OUTPUT_ENABLE(hoe), .D_OUT_0(harness_pin_out[harness_k]), \
+                 .D_OUT_1(harness_pin_out1[harness_k]), .OUTPUT_CLK(clk), .INPUT_CLK(clk), \
                  .D_IN_0(harness_pin_in[harness_k]));"
             ),
             "{v}"
@@ -832,25 +878,37 @@ endmodule
             "{v}"
         );
         assert!(v.contains("harness_o3[0] ^ harness_o3[1]"), "{v}");
-        assert!(v.contains("harness_o3[6] ^ harness_oreg[0];"), "{v}");
-        assert!(v.contains("harness_oreg[1] ^ harness_o4[1]"), "{v}");
+        assert!(
+            v.contains("harness_o3[4] ^ harness_o3[5] ^ harness_o3[6] ^ harness_o4[1];"),
+            "{v}"
+        );
+        assert!(!v.contains("^ harness_oreg"), "{v}");
+        assert!(
+            v.contains("assign harness_pin_out1[0] = harness_oreg[0];"),
+            "{v}"
+        );
+        assert!(
+            v.contains("assign harness_pin_out1[1] = harness_oreg[1];"),
+            "{v}"
+        );
         assert!(v.contains("assign harness_pin_out[1] = "), "{v}");
         let pcf = harness_pcf(&h, &["A", "B", "C"]).unwrap();
         assert!(
             pcf.contains("set_io hoe A\nset_io hio[0] B\nset_io hio[1] C\n"),
             "{pcf}"
         );
-        // Many pins: all 9 inputs from pins (direct ones first), 104 + 1 bits on 104 output
-        // pins, 1 XOR; the pins beyond the fold drive 0.
+        // Many pins: all 9 inputs from pins (direct ones first), 2 output registers on falling
+        // edges, 102 + 1 bits on 103 output pins, no XOR; the pins beyond the fold drive 0.
         let h = plan_harness_with(DUT, &a, 106).unwrap();
-        assert_eq!((h.bidir_pins, h.input_pins, h.output_pins), (103, 9, 104));
-        assert_eq!((h.shift_register_bits, h.fold_luts()), (1, 1));
+        assert_eq!((h.bidir_pins, h.input_pins, h.output_pins), (103, 9, 103));
+        assert_eq!((h.shift_register_bits, h.fold_luts()), (1, 0));
         assert_eq!(h.input_sources["s$valid"], vec![InputSource::Pin(8)]);
         assert_eq!(h.input_sources["s$data"][4], InputSource::Pin(4));
         assert!(harness_pcf(&h, &["X"; 10]).is_err());
         let v = render_harness(&h);
         assert!(v.contains("inout wire [102:0] hio;"), "{v}");
-        assert!(v.contains("assign harness_pin_out[102] = "), "{v}");
+        assert!(v.contains("assign harness_pin_out[102] = 1'b0;"), "{v}");
+        assert!(v.contains("assign harness_pin_out1[102] = 1'b0;"), "{v}");
         assert!(!v.contains("assign harness_pin_out[103]"), "{v}");
         // An input bit the DUT does not read takes neither a pin nor a shift-register bit.
         let mut u = a.clone();
@@ -887,14 +945,17 @@ endmodule
             vec![("q".to_string(), 2), ("q".to_string(), 5)]
         );
         assert_eq!(h.output_register_bits(), 6);
-        // 104 outputs - 2 + the shift bit on `sout` and the 5 pins left: (103 - 6) / 3 XORs.
-        assert_eq!((h.fold_bits(), h.output_pins, h.fold_luts()), (103, 6, 33));
+        // 104 outputs - 2 in I/O registers - 6 on falling edges + the shift bit on `sout` and
+        // the 5 pins left: (97 - 6) / 3 XORs.
+        assert_eq!(h.ddr_outputs, 6);
+        assert_eq!((h.fold_bits(), h.output_pins, h.fold_luts()), (97, 6, 31));
         let v = render_harness(&h);
         assert!(
             v.contains("harness_k < 2; harness_k = harness_k + 1) begin : harness_ior"),
             "{v}"
         );
-        assert!(v.contains("SB_IO #(.PIN_TYPE(6'b1001_00))"), "{v}");
+        assert!(v.contains("SB_IO #(.PIN_TYPE(6'b1000_00))"), "{v}");
+        assert!(!v.contains("SB_IO #(.PIN_TYPE(6'b1001_00))"), "{v}");
         assert!(v.contains(".OUTPUT_CLK(clk)"), "{v}");
         assert!(v.contains("for (harness_k = 2; harness_k < 7;"), "{v}");
         assert!(

@@ -47,6 +47,27 @@ pub struct NextpnrFigures {
     pub io: Utilisation,
     pub global_buffers: Utilisation,
     pub clocks: Vec<ClockFmax>,
+    /// The longest path that starts or ends at an I/O tile (nextpnr reports it as from or to
+    /// `<async>`), in ns. nextpnr 0.4 times the iCE40 I/O tiles' registers as asynchronous
+    /// start and end points, so its clock Fmax leaves out the paths from the harness's pin
+    /// input registers through the block's logic and into its I/O-tile output registers; the
+    /// clocks' `achieved_mhz` here are therefore at most `1000 / io_path_ns` (see
+    /// [`with_io_paths`]).
+    pub io_path_ns: Option<f64>,
+}
+
+/// Caps every clock's Fmax of `figures` at what its I/O paths allow (`1000 / io_path_ns`):
+/// a path from an I/O register's output to a flip-flop, or from a flip-flop to an I/O
+/// register, must fit in one period too. Harness-only paths (the fold into the pins, `sin`
+/// into the shift register, `hoe` to the output enables) count as well, which can only make
+/// the figure lower.
+fn with_io_paths(mut figures: NextpnrFigures) -> NextpnrFigures {
+    if let Some(ns) = figures.io_path_ns.filter(|ns| *ns > 0.0) {
+        for c in &mut figures.clocks {
+            c.achieved_mhz = c.achieved_mhz.min(1000.0 / ns);
+        }
+    }
+    figures
 }
 
 impl NextpnrFigures {
@@ -101,6 +122,7 @@ pub fn parse_nextpnr_report(json: &str) -> Result<NextpnrFigures> {
         io: get("SB_IO")?,
         global_buffers: get("SB_GB")?,
         clocks: Vec::new(),
+        io_path_ns: None,
     };
     if !util.contains_key("ICESTORM_LC") {
         bail!("nextpnr report has no ICESTORM_LC utilisation (not an iCE40 design?)");
@@ -118,7 +140,24 @@ pub fn parse_nextpnr_report(json: &str) -> Result<NextpnrFigures> {
             });
         }
     }
-    Ok(figures)
+    for cp in v
+        .get("critical_paths")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if cp["from"] != "<async>" && cp["to"] != "<async>" {
+            continue;
+        }
+        let ns: f64 = cp["path"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|seg| seg["delay"].as_f64())
+            .sum();
+        figures.io_path_ns = Some(figures.io_path_ns.map_or(ns, |m: f64| m.max(ns)));
+    }
+    Ok(with_io_paths(figures))
 }
 
 /// Parses nextpnr's log: the last `Device utilisation:` block and, per clock, the last
@@ -183,7 +222,32 @@ pub fn parse_nextpnr_log(log: &str) -> Result<NextpnrFigures> {
             None => figures.clocks.push(parsed),
         }
     }
-    Ok(figures)
+    // "Max delay <async> -> posedge clk: 1.88 ns", of the last block (post-route): each
+    // block starts with its "Max frequency" lines.
+    let mut io: Vec<f64> = Vec::new();
+    for l in &lines {
+        if l.trim().starts_with("Max frequency for clock") {
+            io.clear();
+        }
+        let Some(rest) = l.trim().strip_prefix("Max delay") else {
+            continue;
+        };
+        let Some((pair, delay)) = rest.rsplit_once(':') else {
+            continue;
+        };
+        if !pair.contains("<async>") {
+            continue;
+        }
+        if let Some(ns) = delay
+            .trim()
+            .strip_suffix("ns")
+            .and_then(|d| d.trim().parse::<f64>().ok())
+        {
+            io.push(ns);
+        }
+    }
+    figures.io_path_ns = io.into_iter().reduce(f64::max);
+    Ok(with_io_paths(figures))
 }
 
 /// Cells of one module after `synth_ice40`, before packing into logic cells.
@@ -248,7 +312,8 @@ fn strip_info(line: &str) -> &str {
 /// LUTs ([`SynthReport::credit_packed_registers`]). `dut_logic_cells` =
 /// `logic_cells_used − harness_logic_cells` is the block's own figure. `dut_cells` is the block's exact
 /// yosys cell count (before packing). Fmax is that of the board clock; every path it covers
-/// starts and ends at a flip-flop, at the block's boundary at the latest.
+/// starts and ends at a flip-flop, at the block's boundary at the latest, and it includes the
+/// paths from and to the I/O tiles' registers (`io_path_ns`), which nextpnr 0.4 reports apart.
 #[derive(Clone, Debug, Serialize)]
 pub struct SynthReport {
     pub board: Board,
@@ -259,8 +324,11 @@ pub struct SynthReport {
     pub io_used: u32,
     pub io_total: u32,
     pub global_buffers_used: u32,
-    /// Post-route Fmax of the board clock, in MHz.
+    /// Post-route Fmax of the board clock, in MHz (capped by `io_path_ns`).
     pub fmax_mhz: f64,
+    /// The longest post-route path from or to an I/O tile, in ns
+    /// ([`NextpnrFigures::io_path_ns`]).
+    pub io_path_ns: Option<f64>,
     /// The board clock frequency, in MHz.
     pub target_mhz: f64,
     /// `fmax_mhz >= target_mhz`.
@@ -313,6 +381,7 @@ impl SynthReport {
             io_total: figures.io.total,
             global_buffers_used: figures.global_buffers.used,
             fmax_mhz: clock.achieved_mhz,
+            io_path_ns: figures.io_path_ns,
             target_mhz,
             timing_met: clock.achieved_mhz >= target_mhz,
             clock_net: clock.net.clone(),
@@ -436,6 +505,9 @@ impl fmt::Display for SynthReport {
             &format!("{:.2} MHz", self.fmax_mhz),
             "",
         )?;
+        if let Some(ns) = self.io_path_ns {
+            row(f, "  longest I/O-tile path", &format!("{ns:.2} ns"), "")?;
+        }
         row(
             f,
             "target",
@@ -446,8 +518,8 @@ impl fmt::Display for SynthReport {
         writeln!(
             f,
             "Harness: {} block input bits ({} from pin input registers, {} from the shift register, {} \
-             unread and tied to 0), {} block output bits ({} combinational, registered; {} of them in I/O-tile registers) \
-             XOR-folded by {} LUTs into {} pins{}.",
+             unread and tied to 0), {} block output bits ({} combinational, registered; {} of them in I/O-tile registers, {} \
+             of the others on pins' falling-edge registers) XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
             h.input_pins,
             h.input_bits - h.input_pins - h.unused_input_bits,
@@ -455,6 +527,7 @@ impl fmt::Display for SynthReport {
             h.output_bits,
             h.output_register_bits() + h.io_registered_outputs.len(),
             h.io_registered_outputs.len(),
+            h.ddr_outputs,
             h.fold_luts(),
             h.output_pins,
             if h.has_clock {
@@ -568,6 +641,52 @@ Info: Program finished normally.
         let c = f.clock("clk").unwrap();
         assert!((c.achieved_mhz - 244.2).abs() < 0.01);
         assert_eq!(c.constraint_mhz, Some(100.0));
+    }
+
+    #[test]
+    fn io_paths_cap_the_fmax() {
+        // nextpnr 0.4 times I/O-tile registers as `<async>`: a 12.5 ns path from a pin's input
+        // register into the block caps the clock at 80 MHz; a 4 ns one does not.
+        let path = |from: &str, to: &str, d: &[f64]| {
+            let segs: Vec<String> = d
+                .iter()
+                .map(|x| format!(r#"{{"delay": {x}, "type": "routing"}}"#))
+                .collect();
+            format!(
+                r#"{{"from": "{from}", "to": "{to}", "path": [{}]}}"#,
+                segs.join(", ")
+            )
+        };
+        let with = |paths: &[String]| {
+            REPORT.replace(
+                r#""critical_paths": []"#,
+                &format!(r#""critical_paths": [{}]"#, paths.join(", ")),
+            )
+        };
+        let clk = "posedge clk$SB_IO_IN_$glb_clk";
+        let f = parse_nextpnr_report(&with(&[
+            path(clk, clk, &[1.0, 3.0]),
+            path("<async>", clk, &[0.5, 12.0]),
+            path(clk, "<async>", &[4.0]),
+        ]))
+        .unwrap();
+        assert_eq!(f.io_path_ns, Some(12.5));
+        assert!((f.clock("clk").unwrap().achieved_mhz - 80.0).abs() < 1e-9);
+        let f = parse_nextpnr_report(&with(&[path(clk, "<async>", &[1.5, 2.5])])).unwrap();
+        assert_eq!(f.io_path_ns, Some(4.0));
+        assert!((f.clock("clk").unwrap().achieved_mhz - 244.2).abs() < 0.01);
+        // The log: the post-route block's "Max delay" lines.
+        let log = LOG.replace(
+            "Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 87.50 MHz (FAIL at 100.00 MHz)\n",
+            "Info: Max delay posedge clk$SB_IO_IN_$glb_clk -> <async>: 30.00 ns\n\
+             Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 87.50 MHz (FAIL at 100.00 MHz)\n\
+             Info: Max delay <async> -> <async>: 5.00 ns\n\
+             Info: Max delay <async> -> posedge clk$SB_IO_IN_$glb_clk: 12.50 ns\n",
+        );
+        assert_ne!(log, LOG);
+        let f = parse_nextpnr_log(&log).unwrap();
+        assert_eq!(f.io_path_ns, Some(12.5));
+        assert!((f.clock("clk").unwrap().achieved_mhz - 80.0).abs() < 1e-9);
     }
 
     #[test]
