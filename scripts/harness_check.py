@@ -7,6 +7,9 @@
 - every DUT input bit the harness drives from a pin comes from the input register of an
   iCE40 I/O tile (`SB_IO` with PIN_TYPE[1:0] = 00, `D_IN_0`, clocked by the board clock), so
   that its paths through DUT logic start at a flip-flop;
+- every DUT input bit comes from a flip-flop: the shift register, a pin's I/O-tile input
+  register, a harness output register or a DUT output driven by an `SB_DFF*` in `top` (the
+  looped-back inputs), or is a constant;
 - every output register of an I/O tile that the harness uses is on the board clock: `D_OUT_0`
   of the I/O-registered outputs (PIN_TYPE[5:2] = 1001, or 1000 with DDR outputs), and
   `D_OUT_1` (falling edge, DDR) of every pin, which must be driven by a harness flip-flop's Q
@@ -102,5 +105,30 @@ for cn, c in hm['cells'].items():
         bad_ddr.append((cn, bin(pt)))
 print('falling-edge outputs', n_ddr, 'not from a harness flip-flop in a DDR register on clk:', bad_ddr)
 bad_or += bad_ddr
+# Every DUT input bit from a flip-flop (or a constant).
+drv = {}
+for cn, c in hm['cells'].items():
+    for p, bits in c['connections'].items():
+        if c['port_directions'].get(p) == 'output':
+            for k, b in enumerate(bits):
+                if isinstance(b, int): drv[b] = (cn, c['type'], p, k)
+n_dut_in = 0; bad_dut_in = []
+for cn, c in hm['cells'].items():
+    if c['type'] != 'top': continue
+    for p, bits in c['connections'].items():
+        if c['port_directions'].get(p) != 'input' or p == 'clock': continue
+        for k, b in enumerate(bits):
+            if not isinstance(b, int): continue
+            n_dut_in += 1
+            d = drv.get(b)
+            ok = False
+            if d and d[1].startswith('SB_DFF') and d[2] == 'Q': ok = True
+            elif d and d[1] == 'SB_IO' and d[2] == 'D_IN_0': ok = True
+            elif d and d[1] == 'top':
+                tb = ports[d[2]]['bits'][d[3]]
+                ok = isinstance(tb, int) and (tb in q or tb in ram)
+            if not ok: bad_dut_in.append((p, k, d))
+print('DUT input bits', n_dut_in, 'not from a flip-flop:', bad_dut_in)
+bad_or += bad_dut_in
 bad_in += bad_or + ([('I/O-registered outputs missing', n_ior - n_or)] if n_or != n_ior else [])
 sys.exit(1 if bad_out or bad_in else 0)

@@ -9,11 +9,15 @@
 //!   `hoe`): each one's input is registered in its iCE40 I/O tile (`SB_IO` `PIN_TYPE[1:0]` =
 //!   00, `D_IN_0` on the board clock), a flip-flop that takes no logic cell. DUT input bits
 //!   take these registers first: those that feed nothing but the `D` input of DUT flip-flops
-//!   (found by [`analyse_dut`]) before the others. Every other input bit comes from one long
-//!   shift register fed by pin `sin` (one logic cell a bit). Either way, an input's paths
-//!   through DUT logic start at a flip-flop, as they would from a register of the TOE / PCIe
-//!   side of a real board. An input bit the DUT does not read at all (the whole core's
-//!   `dma_rd_cpl_keep`, `dma_wr_done`) is tied to 0: it has no path to time.
+//!   (found by [`analyse_dut`]) before the others. The next ones are looped back from
+//!   flip-flops that are there anyway: the DUT's outputs driven straight from a DUT flip-flop,
+//!   then the harness's output registers. That takes no logic cell, the DUT cannot see the
+//!   loop (it is synthesized apart, see below), and every looped path runs through a
+//!   flip-flop. Every other input bit comes from one long shift register fed by pin `sin`
+//!   (one logic cell a bit). Either way, an input's paths through DUT logic start at a
+//!   flip-flop, as they would from a register of the TOE / PCIe side of a real board. An
+//!   input bit the DUT does not read at all (the whole core's `dma_rd_cpl_keep`,
+//!   `dma_wr_done`) is tied to 0: it has no path to time.
 //! * **Outputs.** A DUT output bit driven straight from a DUT flip-flop's `Q` is not
 //!   registered again. An output bit that is not (a combinational output, listed by
 //!   [`analyse_dut`]) is captured in a harness output register, so that its path ends at a
@@ -40,13 +44,14 @@
 //! register and per fold LUT, less the output registers that nextpnr packs into the cell of
 //! the DUT LUT that drives them ([`packed_output_registers`]). The I/O-tile registers cost
 //! none: each bidirectional pin saves a shift-register bit, an unpackable output register or a
-//! share of the fold, and three fold bits (a fold LUT) with its falling-edge register. On the
-//! cb132 (92 spare pins: `hoe` and 91 `hio`) the whole core's shift register is 76 bits
-//! instead of 166 (5 input bits are unread), its 61 output registers that could not pack are
-//! I/O registers and 91 others go to falling-edge registers: the harness went from about 262
-//! logic cells to about 95 (`docs/decisions.md`, "Sixteenth session", "Seventeenth session"). Without an analysis ([`plan_harness`]) the
-//! harness is conservative: only `sin` and `sout`, every input bit from the shift register,
-//! every output bit registered.
+//! share of the fold, and three fold bits (a fold LUT) with its falling-edge register; a
+//! looped-back input saves a shift-register bit. On the cb132 (92 spare pins: `hoe` and 91
+//! `hio`) the whole core's 172 input bits are 91 pin registers, 76 looped back and 5 unread
+//! (no shift register but its one bit), its 61 output registers that could not pack are I/O
+//! registers and 91 others go to falling-edge registers: the harness went from about 262
+//! logic cells to about 20 (`docs/decisions.md`, "Sixteenth session", "Seventeenth
+//! session"). Without an analysis ([`plan_harness`]) the harness is conservative: only `sin`
+//! and `sout`, every input bit from the shift register, every output bit registered.
 //!
 //! The price: the I/O tiles are on the die's edge, so the logic a pin's register feeds or is
 //! fed by is pulled towards it (measured with the input registers alone: the composed receive
@@ -81,6 +86,8 @@ pub struct DutAnalysis {
     pub unused_inputs: BTreeSet<PortBit>,
     /// Output bits not driven straight from a DUT flip-flop's `Q` (nor constant).
     pub combinational_outputs: BTreeSet<PortBit>,
+    /// Output bits driven straight from a DUT flip-flop's `Q`.
+    pub flip_flop_outputs: BTreeSet<PortBit>,
 }
 
 impl DutAnalysis {
@@ -95,6 +102,7 @@ impl DutAnalysis {
             direct_inputs: BTreeSet::new(),
             unused_inputs: BTreeSet::new(),
             combinational_outputs,
+            flip_flop_outputs: BTreeSet::new(),
         }
     }
 }
@@ -173,6 +181,9 @@ pub fn analyse_dut(netlist_json: &str) -> Result<DutAnalysis> {
                 (Some("output"), Some(n)) if !q_bits.contains(&n) => {
                     a.combinational_outputs.insert((name.clone(), i));
                 }
+                (Some("output"), Some(_)) => {
+                    a.flip_flop_outputs.insert((name.clone(), i));
+                }
                 _ => {}
             }
         }
@@ -246,7 +257,7 @@ pub fn unpacked_output_registers(h: &Harness, netlist_json: &str) -> Result<Vec<
 }
 
 /// Where one DUT input bit comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum InputSource {
     /// Bit `k` of the shift register.
     Shift(usize),
@@ -254,6 +265,11 @@ pub enum InputSource {
     Pin(usize),
     /// Constant 0: the DUT does not read the bit ([`DutAnalysis::unused_inputs`]).
     Zero,
+    /// A DUT output bit driven straight from a DUT flip-flop
+    /// ([`DutAnalysis::flip_flop_outputs`]), looped back.
+    Output(PortBit),
+    /// Harness output register `k` (of a combinational DUT output), looped back.
+    OutputRegister(usize),
 }
 
 /// Shape of the generated harness.
@@ -267,6 +283,9 @@ pub struct Harness {
     pub input_bits: usize,
     /// DUT input bits tied to 0 because the DUT does not read them.
     pub unused_input_bits: usize,
+    /// DUT input bits driven by a flip-flop of a DUT output: the DUT's own output flip-flop
+    /// ([`InputSource::Output`]) or a harness output register ([`InputSource::OutputRegister`]).
+    pub looped_inputs: usize,
     /// DUT output bits.
     pub output_bits: usize,
     /// Source of every input bit, by port name (index = bit).
@@ -412,35 +431,47 @@ pub fn plan_harness_io(
         .enumerate()
         .map(|(k, pb)| (pb, k))
         .collect();
+    let mut registered_outputs = Vec::new();
+    let mut loop_sources: VecDeque<InputSource> = VecDeque::new();
+    for p in ports.iter().filter(|p| p.direction == Direction::Output) {
+        for b in 0..p.width {
+            let pb = (p.name.clone(), b);
+            if analysis.combinational_outputs.contains(&pb) && !io_set.contains(&pb) {
+                registered_outputs.push(pb);
+            } else if analysis.flip_flop_outputs.contains(&pb) {
+                loop_sources.push_back(InputSource::Output(pb));
+            }
+        }
+    }
+    loop_sources.extend((0..registered_outputs.len()).map(InputSource::OutputRegister));
+    if bidir_pins == 0 {
+        // The conservative harness (no pins beyond `sin` / `sout`) loops nothing back.
+        loop_sources.clear();
+    }
     let mut input_sources = BTreeMap::new();
     let mut shift = 0;
-    let mut registered_outputs = Vec::new();
+    let mut looped = 0;
     for p in &ports {
-        match p.direction {
-            Direction::Input if p.name == DUT_CLOCK && p.width == 1 => {}
-            Direction::Input => {
-                let mut v = Vec::with_capacity(p.width);
-                for b in 0..p.width {
-                    let pb = (p.name.clone(), b);
-                    match from_pin.get(&pb) {
-                        Some(&k) => v.push(InputSource::Pin(k)),
-                        None if analysis.unused_inputs.contains(&pb) => v.push(InputSource::Zero),
+        if p.direction == Direction::Input && !(p.name == DUT_CLOCK && p.width == 1) {
+            let mut v = Vec::with_capacity(p.width);
+            for b in 0..p.width {
+                let pb = (p.name.clone(), b);
+                match from_pin.get(&pb) {
+                    Some(&k) => v.push(InputSource::Pin(k)),
+                    None if analysis.unused_inputs.contains(&pb) => v.push(InputSource::Zero),
+                    None => match loop_sources.pop_front() {
+                        Some(src) => {
+                            v.push(src);
+                            looped += 1;
+                        }
                         None => {
                             v.push(InputSource::Shift(shift));
                             shift += 1;
                         }
-                    }
-                }
-                input_sources.insert(p.name.clone(), v);
-            }
-            _ => {
-                for b in 0..p.width {
-                    let pb = (p.name.clone(), b);
-                    if analysis.combinational_outputs.contains(&pb) && !io_set.contains(&pb) {
-                        registered_outputs.push(pb);
-                    }
+                    },
                 }
             }
+            input_sources.insert(p.name.clone(), v);
         }
     }
     let shift_register_bits = shift.max(1);
@@ -462,6 +493,7 @@ pub fn plan_harness_io(
         output_bits,
         input_sources,
         input_pins: from_pin.len(),
+        looped_inputs: looped,
         bidir_pins,
         shift_register_bits,
         registered_outputs,
@@ -524,11 +556,12 @@ pub fn render_harness(h: &Harness) -> String {
     };
     line("// Synthesis harness generated by rnic-bsp: do not edit.".into());
     line(format!(
-        "// DUT `top`: {} input bits ({} from pin input registers, {} unread and tied to 0, the \
-         others from a shift register fed by `sin`), {} output bits ({} registered) XOR-folded \
-         into {} pins.",
+        "// DUT `top`: {} input bits ({} from pin input registers, {} from flip-flops of outputs, \
+         {} unread and tied to 0, the others from a shift register fed by `sin`), {} output bits \
+         ({} registered) XOR-folded into {} pins.",
         h.input_bits,
         h.input_pins,
+        h.looped_inputs,
         h.unused_input_bits,
         h.output_bits,
         h.output_register_bits(),
@@ -619,6 +652,15 @@ pub fn render_harness(h: &Harness) -> String {
         .enumerate()
         .filter(|(_, p)| p.direction == Direction::Output)
         .collect();
+    let output_index: BTreeMap<&str, usize> =
+        outputs.iter().map(|(i, p)| (p.name.as_str(), *i)).collect();
+    // The output registers are declared before the DUT: looped-back inputs read them.
+    if !h.registered_outputs.is_empty() {
+        line(format!(
+            "    reg [{}:0] harness_oreg;",
+            h.registered_outputs.len() - 1
+        ));
+    }
     for (i, p) in &outputs {
         line(format!(
             "    wire [{}:0] harness_o{i}; // {}",
@@ -640,6 +682,10 @@ pub fn render_harness(h: &Harness) -> String {
                         InputSource::Shift(k) => format!("harness_sr[{k}]"),
                         InputSource::Pin(k) => format!("harness_pin_in[{k}]"),
                         InputSource::Zero => "1'b0".into(),
+                        InputSource::Output((ref name, b)) => {
+                            format!("harness_o{}[{b}]", output_index[name.as_str()])
+                        }
+                        InputSource::OutputRegister(k) => format!("harness_oreg[{k}]"),
                     })
                     .collect();
                 if bits.len() == 1 {
@@ -698,10 +744,6 @@ pub fn render_harness(h: &Harness) -> String {
     }
     fold.push_back(format!("harness_sr[{}]", sr - 1));
     if !reg_inputs.is_empty() {
-        line(format!(
-            "    reg [{}:0] harness_oreg;",
-            reg_inputs.len() - 1
-        ));
         reg_inputs.reverse();
         line(format!(
             "    always @(posedge clk) harness_oreg <= {{{}}};",
@@ -830,12 +872,16 @@ endmodule
         }
         a.combinational_outputs.insert(("q".into(), 7));
         a.combinational_outputs.insert(("wide".into(), 0));
+        // q[1] comes straight from a DUT flip-flop.
+        a.flip_flop_outputs.insert(("q".into(), 1));
         // sin, sout, hoe and two bidirectional pins: two direct inputs from the pins' input
-        // registers; the two output registers on the pins' falling-edge registers; the fold
-        // (102 other output bits and the shift bit) on `sout` and the two pins.
+        // registers, three from flip-flops of outputs (q[1], the two output registers), four
+        // from the shift register; the two output registers on the pins' falling-edge
+        // registers; the fold (102 other output bits and the shift bit) on `sout` and the two
+        // pins.
         let h = plan_harness_with(DUT, &a, 5).unwrap();
         assert_eq!((h.bidir_pins, h.input_pins, h.pins()), (2, 2, 5));
-        assert_eq!(h.shift_register_bits, 7);
+        assert_eq!((h.looped_inputs, h.shift_register_bits), (3, 4));
         assert_eq!(h.output_register_bits(), 2);
         assert_eq!((h.ddr_outputs, h.fold_bits(), h.output_pins), (2, 103, 3));
         assert_eq!(h.fold_luts(), 34);
@@ -844,12 +890,12 @@ endmodule
             vec![
                 InputSource::Pin(0),
                 InputSource::Pin(1),
+                InputSource::Output(("q".into(), 1)),
+                InputSource::OutputRegister(0),
+                InputSource::OutputRegister(1),
                 InputSource::Shift(0),
                 InputSource::Shift(1),
                 InputSource::Shift(2),
-                InputSource::Shift(3),
-                InputSource::Shift(4),
-                InputSource::Shift(5),
             ]
         );
         let v = render_harness(&h);
@@ -869,10 +915,18 @@ endmodule
             "{v}"
         );
         assert!(
-            v.contains("harness_sr[0], harness_pin_in[1], harness_pin_in[0]})"),
+            v.contains(
+                ".s$data({harness_sr[2], harness_sr[1], harness_sr[0], harness_oreg[1], \
+                 harness_oreg[0], harness_o3[1], harness_pin_in[1], harness_pin_in[0]})"
+            ),
             "{v}"
         );
-        assert!(v.contains(".s$valid(harness_sr[6])"), "{v}");
+        assert!(v.contains(".s$valid(harness_sr[3])"), "{v}");
+        // The output registers are declared before the DUT instance that reads them.
+        assert!(
+            v.find("reg [1:0] harness_oreg;").unwrap() < v.find("top dut(").unwrap(),
+            "{v}"
+        );
         assert!(
             v.contains("harness_oreg <= {harness_o4[0], harness_o3[7]};"),
             "{v}"
@@ -917,13 +971,16 @@ endmodule
         u.direct_inputs.insert(("s$data".into(), 7));
         u.unused_inputs.insert(("s$data".into(), 7));
         let h = plan_harness_with(DUT, &u, 5).unwrap();
-        assert_eq!((h.input_pins, h.shift_register_bits), (2, 5));
+        assert_eq!(
+            (h.input_pins, h.looped_inputs, h.shift_register_bits),
+            (2, 3, 2)
+        );
         assert_eq!(h.unused_input_bits, 2);
         assert_eq!(h.input_sources["s$valid"], vec![InputSource::Zero]);
         assert_eq!(h.input_sources["s$data"][7], InputSource::Zero);
         let v = render_harness(&h);
         assert!(v.contains(".s$valid(1'b0)"), "{v}");
-        assert!(v.contains(".s$data({1'b0, harness_sr[4], "), "{v}");
+        assert!(v.contains(".s$data({1'b0, harness_sr[1], "), "{v}");
         assert!(v.contains("2 unread and tied to 0"), "{v}");
         // Three or four pins: no bidirectional pins (`hoe` and one pin would gain nothing).
         assert_eq!(plan_harness_with(DUT, &a, 4).unwrap().bidir_pins, 0);
@@ -1009,6 +1066,8 @@ endmodule
         // c is read by nothing: direct (vacuously) and unused.
         assert_eq!(a.direct_inputs, bits(&[("a", 0), ("c", 0)]));
         assert_eq!(a.unused_inputs, bits(&[("c", 0)]));
+        // y[2] is a constant: neither combinational nor from a flip-flop.
+        assert_eq!(a.flip_flop_outputs, bits(&[("y", 0), ("y", 1)]));
         assert_eq!(a.combinational_outputs, bits(&[("z", 0)]));
         assert!(analyse_dut("{}").is_err());
     }

@@ -52,7 +52,7 @@ pub struct NextpnrFigures {
     /// start and end points, so its clock Fmax leaves out the paths from the harness's pin
     /// input registers through the block's logic and into its I/O-tile output registers; the
     /// clocks' `achieved_mhz` here are therefore at most `1000 / io_path_ns` (see
-    /// [`with_io_paths`]).
+    /// `with_io_paths`).
     pub io_path_ns: Option<f64>,
 }
 
@@ -517,12 +517,13 @@ impl fmt::Display for SynthReport {
         writeln!(f, "{rule}")?;
         writeln!(
             f,
-            "Harness: {} block input bits ({} from pin input registers, {} from the shift register, {} \
-             unread and tied to 0), {} block output bits ({} combinational, registered; {} of them in I/O-tile registers, {} \
+            "Harness: {} block input bits ({} from pin input registers, {} from flip-flops of block \
+             outputs, {} from the shift register, {} unread and tied to 0), {} block output bits ({} combinational, registered; {} of them in I/O-tile registers, {} \
              of the others on pins' falling-edge registers) XOR-folded by {} LUTs into {} pins{}.",
             h.input_bits,
             h.input_pins,
-            h.input_bits - h.input_pins - h.unused_input_bits,
+            h.looped_inputs,
+            h.input_bits - h.input_pins - h.looped_inputs - h.unused_input_bits,
             h.unused_input_bits,
             h.output_bits,
             h.output_register_bits() + h.io_registered_outputs.len(),
