@@ -324,15 +324,15 @@ pub struct DdpTx {
     /// `rem_sub <= 4`: a payload beat's next `bl`.
     bl_n: Signal<Local, Bit>,
     /// `seg_rem` less the octets of this beat (2 in a segment's first payload beat, else 4):
-    /// `sr2` or `sr4`, flip-flops, so that the next `bl` / `rem_big` are decodes of registers
-    /// (the `seg_rem` subtractor was the critical path, 95.7 MHz).
+    /// `sr`, a flip-flop, so that the next `bl` / `rem_big` are decodes of registers (the
+    /// `seg_rem` subtractor was the critical path, 95.7 MHz).
     rem_sub: Signal<Local, Bits<16>>,
-    /// `seg_rem - 2` while a segment's first payload beat can fire (loaded at `ss_r` from
-    /// `seg_take - 2`; `seg_rem` does not change before that beat).
-    sr2: DFF<Bits<16>>,
-    /// `seg_rem - 4` while a payload beat after the first can fire (`seg_take - 6` at `ss_r`:
-    /// the first payload beat takes 2 octets; less 4 at each later payload beat).
-    sr4: DFF<Bits<16>>,
+    /// `seg_rem` less the octets of the next payload beat: loaded at `ss_r` with
+    /// `seg_take - 2` (`seg_rem` does not change before the segment's first payload beat,
+    /// which takes 2 octets), less 4 at every payload beat (each later one takes 4). One
+    /// register and one subtractor for the first and the later beats (an `sr2` / `sr4` pair
+    /// and a multiplexer before: 16 flip-flops, a 16-bit subtractor and 16 LUTs more).
+    sr: DFF<Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
     /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
@@ -723,8 +723,7 @@ impl Default for DdpTx {
             rs_big: Default::default(),
             bl_n: Default::default(),
             rem_sub: Default::default(),
-            sr2: Default::default(),
-            sr4: Default::default(),
+            sr: Default::default(),
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
@@ -938,13 +937,12 @@ impl Logic for DdpTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr2, sr4, rem_big,
-            bl, nw, pop_k, seg_last, to_lo, to_hi, hi0, m_stag, tk1, tk2, to_c, c_nx, ss_r, ss_e,
-            ulen, hb, inpay, p0, rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag,
-            rq_gap, fits_r, seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv,
-            f0, v0, o_valid, o_data, o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra,
-            ra_stale, m_r, k_pay, rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2,
-            done_q
+            self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr, rem_big, bl, nw,
+            pop_k, seg_last, to_lo, to_hi, hi0, m_stag, tk1, tk2, to_c, c_nx, ss_r, ss_e, ulen, hb,
+            inpay, p0, rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r,
+            seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid,
+            o_data, o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r,
+            k_pay, rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1301,10 +1299,7 @@ impl Logic for DdpTx {
         }
         self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
             || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
-        self.rem_sub.next = self.sr4.q.val();
-        if !self.inpay.q.val() {
-            self.rem_sub.next = self.sr2.q.val();
-        }
+        self.rem_sub.next = self.sr.q.val();
         // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
         self.p0n.next = !self.k_rreq.q.val()
             && ((self.k_tagged.q.val() && self.hb.q.val().get_bit(2))
@@ -1335,10 +1330,8 @@ impl Logic for DdpTx {
                 self.inpay.d.next = true;
                 self.p0.d.next = false;
             }
-            if self.kind_pay.val() {
-                self.sr4.d.next = self.sr4.q.val() - 4;
-            }
             if self.kind_p0.val() || self.kind_pay.val() {
+                self.sr.d.next = self.sr.q.val() - 4;
                 self.seg_rem.d.next = self.rem_sub.val();
                 self.rem_big.d.next = self.rs_big.val();
                 self.bl.d.next = self.bl_n.val();
@@ -1377,8 +1370,7 @@ impl Logic for DdpTx {
             // The segment's payload length: first used at its first payload beat (beat 3 at
             // the soonest), `seg_take` unchanged since the start (`msg_rem` changes below).
             self.seg_rem.d.next = self.seg_take.val();
-            self.sr2.d.next = self.seg_take.val() - 2;
-            self.sr4.d.next = self.seg_take.val() - 6;
+            self.sr.d.next = self.seg_take.val() - 2;
             self.rem_big.d.next = self.seg_take.val().get_bits::<13>(3) != 0;
             // (After the last segment `msg_rem` is not used: it need not reach 0.)
             self.msg_rem_n.d.next =
