@@ -534,6 +534,11 @@ pub struct HostIf {
     cw_off: DFF<Bits<RING_INDEX_BITS>>,
     /// The RQ's consumer index mod its size (the WQE's ring offset in 16-octet units).
     rq_off: DFF<Bits<RING_INDEX_BITS>>,
+    /// The ring base on the register RAM's read port plus the ring offset of the engine in
+    /// state `Addr` (`rq_off` or `cw_off`): one adder for both (the read port was granted to
+    /// one engine in the cycle before, so at most one is in `Addr` with its base there).
+    ring_sum: Signal<Local, Bits<RING_ADDR_BITS>>,
+    ring_off: Signal<Local, Bits<RING_INDEX_BITS>>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -556,6 +561,8 @@ pub struct HostIf {
     a_ram_addr: Signal<Local, Bits<8>>,
     a_we: Signal<Local, Bit>,
     a_mask: Signal<Local, Bits<32>>,
+    /// `{mmio_addr[9:8], mmio_addr[4:2]}`: selects the write mask (`a_mask`).
+    a_msel: Signal<Local, Bits<5>>,
     a_zero: Signal<Local, Bit>,
     rv: Signal<Local, Bits<32>>,
     m_pi_v: Signal<Local, Bit>,
@@ -813,6 +820,8 @@ impl Default for HostIf {
             cw_pi: Default::default(),
             cw_off: Default::default(),
             rq_off: Default::default(),
+            ring_sum: Default::default(),
+            ring_off: Default::default(),
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
             rd: Default::default(),
@@ -830,6 +839,7 @@ impl Default for HostIf {
             a_ram_addr: Default::default(),
             a_we: Default::default(),
             a_mask: Default::default(),
+            a_msel: Default::default(),
             a_zero: Default::default(),
             rv: Default::default(),
             m_pi_v: Default::default(),
@@ -1065,33 +1075,31 @@ impl Logic for HostIf {
                     && self.a_cqx.val()
                     && !self.a_coff.val().get_bit(4)
                     && (self.a_coff.val().get_bits::<2>(2) != 2)));
+        // The write mask: only the registers the RAM's MMIO write enable (`a_we`) takes matter,
+        // so the region (`mmio_addr[9:8]`: global, QP or CQ window) and the word's place in its
+        // group of 8 (`[4:2]`) tell them apart (issue 5: no full offset compares).
+        self.a_msel.next = (bit_cast::<5, 2>(self.mmio_addr.val().get_bits::<2>(8)) << 3)
+            | bit_cast::<5, 3>(self.mmio_addr.val().get_bits::<3>(2));
         self.a_mask.next = self.c_m_all.val();
-        if self.a_glob.val() {
-            if self.a_goff.val() == 0x40 {
-                self.a_mask.next = self.c_m_index.val();
-            }
-            if self.a_goff.val() == 0x44 {
-                self.a_mask.next = self.c_m_flags.val();
-            }
+        if self.a_msel.val() == 0x00 {
+            // STAG_INDEX (0x40).
+            self.a_mask.next = self.c_m_index.val();
         }
-        if self.a_qp.val() {
-            if self.a_qoff.val() == 0x00 {
-                self.a_mask.next = self.c_m_ctrl.val();
-            }
-            if self.a_qoff.val() == 0x18 {
-                self.a_mask.next = self.c_m_log2.val();
-            }
-            if self.a_qoff.val() == 0x1C {
-                self.a_mask.next = self.c_m_ring.val();
-            }
+        if self.a_msel.val() == 0x01 {
+            // STAG_FLAGS (0x44).
+            self.a_mask.next = self.c_m_flags.val();
         }
-        if self.a_cq.val() {
-            if self.a_coff.val() == 0x04 {
-                self.a_mask.next = self.c_m_log2.val();
-            }
-            if self.a_coff.val() == 0x0C {
-                self.a_mask.next = self.c_m_ring.val();
-            }
+        if self.a_msel.val() == 0x08 {
+            // QP_CTRL.
+            self.a_mask.next = self.c_m_ctrl.val();
+        }
+        if (self.a_msel.val() == 0x0E) || (self.a_msel.val() == 0x11) {
+            // QP_RQ_LOG2, CQ_LOG2.
+            self.a_mask.next = self.c_m_log2.val();
+        }
+        if (self.a_msel.val() == 0x0F) || (self.a_msel.val() == 0x13) {
+            // QP_RQ_PI, CQ_CI.
+            self.a_mask.next = self.c_m_ring.val();
         }
 
         // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
@@ -1311,6 +1319,13 @@ impl Logic for HostIf {
         self.base.write_addr.next = self.a_ram_addr.val();
         self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
         if !self.mmio_valid.val() {
+            // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not write,
+            // `aev_ready`). The event's address and word are on the write port in every cycle
+            // without MMIO access and without an engine's write-back, whether or not an event
+            // is latched (the write enable is then low): no `ev_ld` in the data multiplexer
+            // (issue 5: 34 LUT4 fewer standalone).
+            self.base.write_addr.next = (bit_cast::<8, CONN_BITS>(self.ev_qp.val()) << 4) | 0x49;
+            self.base.write_data.next = self.ev_data.val();
             if self.rq_state.q.val() == RqState::PopW {
                 self.rq_wgnt.next = true;
                 self.base.write_enable.next = true;
@@ -1324,12 +1339,7 @@ impl Logic for HostIf {
                     (bit_cast::<8, CQ_BITS>(self.cw_cq.q.val()) << 3) | 0x82;
                 self.base.write_data.next = bit_cast::<32, RING_INDEX_BITS>(self.cw_pi.q.val());
             } else if self.ev_ld.val() {
-                // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not
-                // write, `aev_ready`).
                 self.base.write_enable.next = true;
-                self.base.write_addr.next =
-                    (bit_cast::<8, CONN_BITS>(self.ev_qp.val()) << 4) | 0x49;
-                self.base.write_data.next = self.ev_data.val();
             }
         }
 
@@ -1423,6 +1433,14 @@ impl Logic for HostIf {
             self.rq_rsp_to.next = self.rq_rsp_to.val() | self.c_to_hb.val();
         }
         self.rq_rd_v.next = self.rq_state.q.val() == RqState::Req;
+        // The ring base plus the offset of the engine in `Addr` (the RAM's read port was
+        // granted to it in the cycle before: one engine at a time), in 16-octet units.
+        self.ring_off.next = self.cw_off.q.val();
+        if self.rq_state.q.val() == RqState::Addr {
+            self.ring_off.next = self.rq_off.q.val();
+        }
+        self.ring_sum.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
+            + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.ring_off.val());
         match self.rq_state.q.val() {
             RqState::Idle => {
                 if self.rq_req_valid.val() {
@@ -1504,8 +1522,7 @@ impl Logic for HostIf {
             }
             RqState::Addr => {
                 // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
-                self.rq_addr.d.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
-                    + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.rq_off.q.val());
+                self.rq_addr.d.next = self.ring_sum.val();
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1647,8 +1664,7 @@ impl Logic for HostIf {
             CwState::Addr => {
                 // The ring base from the RAM plus the ring offset, in 16-octet units (the
                 // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
-                self.cw_addr.d.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
-                    + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.cw_off.q.val());
+                self.cw_addr.d.next = self.ring_sum.val();
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
                 self.cw_w.d.next = true;
