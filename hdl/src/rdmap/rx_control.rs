@@ -104,9 +104,11 @@
 //!   block RAM (`qctx`, 16 bits wide, `{conn, field, half}`; words 8 and 9 of a connection
 //!   are its slots' segment lengths, see the check queue), read while the header words
 //!   arrive: each half's address goes out one cycle before the word it is compared with (MSN
-//!   high half with word 2, low half with word 3; MO high half with word 4 against `prev_lo`,
-//!   low half with word 5 against `chk_to_q`'s low half, so an untagged job reads one word more,
-//!   word 5). The header's MSN is kept plus 1 (`h_b`, incremented as it is captured, a
+//!   high half with word 2's low half, MO high half with word 3's low half; MSN low half with
+//!   word 4 against `chk_to_q`'s low half, loaded with octets 10-13 at word 3; MO low half with
+//!   word 5 against `chk_to_q`'s low half, loaded with octets 14-17 at word 4: so each compare
+//!   has one operand, and an untagged job reads one word more, word 5). The header's MSN is
+//!   kept plus 1 (`h_b`, incremented as it is captured, a
 //!   carry-select `sh1`) and MO + P is summed as word 4 arrives (`s_sum`); the header's MO goes
 //!   whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
 //!   Send's TO + MO in RqWait adds it to the WQE's TO (it is the expected MO since row 14
@@ -124,11 +126,10 @@
 //!   and not done blocks the QP's next Send; a failed one kills the QP). The read port's idle
 //!   address (field 3, high half) is never written, so a read never meets a write of the same
 //!   entry.
-//! - The pending record (45 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
+//! - The pending record (44 bits, 3 block RAMs, `rec`): kind (3), Invalidate, solicited, a
 //!   32-bit value (a Recv's byte count, a Read Request's `irq_src_addr`, a received
-//!   Terminate's triple, or a front failure's `seglen << 16 | triple`, a failed queued check's
-//!   triple), M / D / R, the error CQE (none, Recv WQE popped, RdmaRead) and its status (LocLen,
-//!   LocProt, General), and (bit 44) "a failed queued check's, the length in `qctx`". A front
+//!   Terminate's triple, or a failure's triple in its low half), M / D / R, the error CQE
+//!   (none, Recv WQE popped, RdmaRead) and its status (LocLen, LocProt, General). A front
 //!   failure carries a 4-bit code (`ec_*`, not the 16-bit triple) through `f_code` / `e_code`
 //!   / `pf_code`, decoded by a 4-input table (`pc_*`) into `o_*` one cycle after the failure;
 //!   a queued check's failure builds its triple from (context, status) at the pop.
@@ -146,11 +147,11 @@
 //!   response (only its pop can load the verdict register meanwhile) and never holds the register
 //!   when the younger one's response comes. Under RxPlace's back-pressure a second check then waits
 //!   until the verdict register is taken; with every output ready (the throughput below) nothing
-//!   changes. A failed check's Terminate needs its segment's length (`term_seglen`): every job
+//!   changes. An error's Terminate needs its segment's length (`term_seglen`): every job
 //!   writes `j_len` into `qctx` word 8 + slot of its connection in each Eval cycle (no update is
-//!   written then), a failed check's record has bit 44 set, and the Idle cycle before its DoneGet
-//!   reads that word instead of the WQE index (such a record's CQE has none). The word is rewritten
-//!   only by a later job of the same slot, i.e. after this done.
+//!   written then), and the Idle cycle before a DoneGet reads that word of the done's slot
+//!   (DoneGet addresses the WQE index for the CQE then). The word is rewritten only by a later job
+//!   of the same slot, i.e. after this done; so the record keeps no length.
 //! - Registers shared by exclusive uses: `irq_word` is `o_addr`, loaded in DoneGet with the
 //!   record's source address (the request's first word) and then with each of header words 5-8 as
 //!   the done's read brings them (`irq_valid` strobes each), so the request is never held whole (no
@@ -198,18 +199,18 @@
 //! `h_bad` / `h_bad_code` as the read ends, so Eval's priority chain starts from one flag; a fresh
 //! field (MSN 1, MO 0) is read from field 3's high half (never written, so 0; bit 0 set for the
 //! MSN's low half), so the compares and the Send's TO + MO take the context RAM's output with no
-//! 16-bit multiplexer, and each compare's operand is chosen before the RAM's output comes
-//! (`c_op_*`); `ra` / `rlast` load in every Idle cycle; `job_ready` is a flip-flop (`jr_n`, the
-//! next cycle's `state != Idle || held`: the parser's skid uses it combinationally). Standalone
-//! on the HX8K (`rnic synth --board alchitry-cu --block rx_control`: yosys + nextpnr-ice40
-//! `--freq 100`, inputs from a shift register, outputs XOR-reduced), board profile (2 QPs, no
-//! markers): 1491 logic cells (1159 LUT4, 727 flip-flops, 160 carries), 104.2 MHz with
-//! nextpnr's default seed (96.7 / 95.0 with seeds 2, 3; 2026-11-29, with the verdict's
-//! carry-select flags `vd_a10` / `vd_a20` and ChkWait's loads by state; before: 1491 cells,
-//! 725 flip-flops, 100.25 MHz; 102.5 / 104.0 with seeds 2, 3 and before that 1571 cells, 1240 LUT4,
-//! 720 flip-flops, 91.3 MHz, 98.5 / 101.6 before, the paths the `state` decodes into the
-//! capture enables, the RAM-to-compare multiplexers and Eval's row chain). Earlier (default
-//! build): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
+//! 16-bit multiplexer, and each compare has one operand (the header RAM's low half, or
+//! `chk_to_q`'s low half: `c_eq_a` / `c_eq_b`), no multiplexer; `ra` / `rlast` load in every
+//! Idle cycle; `job_ready` is a flip-flop (`jr_n`, the next cycle's `state != Idle || held`:
+//! the parser's skid uses it combinationally). Standalone on the HX8K (`rnic synth --board
+//! alchitry-cu --block rx_control`: yosys + nextpnr-ice40 `--freq 100`, inputs from a shift
+//! register, outputs XOR-reduced), board profile (2 QPs, no markers): 1491 logic cells (1159 LUT4,
+//! 727 flip-flops, 160 carries), 104.2 MHz with nextpnr's default seed (96.7 / 95.0 with seeds 2,
+//! 3; 2026-11-29, with the verdict's carry-select flags `vd_a10` / `vd_a20` and ChkWait's loads by
+//! state; before: 1491 cells, 725 flip-flops, 100.25 MHz; 102.5 / 104.0 with seeds 2, 3 and before
+//! that 1571 cells, 1240 LUT4, 720 flip-flops, 91.3 MHz, 98.5 / 101.6 before, the paths the `state`
+//! decodes into the capture enables, the RAM-to-compare multiplexers and Eval's row chain). Earlier
+//! (default build): 1564 logic cells (1269 LUT4, 720 flip-flops, 175 carries), 100.4 MHz with
 //! nextpnr's default seed, since the check queue keeps one host address and the MSN + 1 is a
 //! carry-select (`sh1`: no 32-bit carry chain from the header RAM's output, which only the
 //! composed `rx_path` shows; 2026-11-28; 1626 cells, 1301 LUT4, 752 flip-flops, 103.4 MHz
@@ -249,7 +250,7 @@ use rnic_proto::ddp::{
     ErrorType as DdpEType, TaggedBufferCode, UntaggedBufferCode, LOCAL_CATASTROPHIC_CODE,
     QN_READ_REQUEST, QN_SEND, QN_TERMINATE,
 };
-use rnic_proto::mpa::TERMINATE_ETYPE_LLP;
+use rnic_proto::mpa::{LlpErrorCode, TERMINATE_ETYPE_LLP};
 use rnic_proto::rdmap::terminate::{
     ErrorType as RdmapEType, Layer, RemoteOperationCode, RemoteProtectionCode,
 };
@@ -264,8 +265,20 @@ const _: () = assert!(HDR_WORD_BITS == 5 && HDR_ADDR_BITS == CONN_BITS + 6);
 /// 3 WQE index / never written), half}`, 8 + slot the segment length of the slot's job.
 const QCTX_ADDR_BITS: usize = CONN_BITS + 4;
 
+/// Bits kept of a latched LLP error's code (`llp_err_code`): every MPA Terminate code
+/// ([`LlpErrorCode`]: 0x1-0x4 of RFC 5044, 0x5-0x7 of RFC 6581) is below 8, so the upper five
+/// bits are 0 and are not stored (5 flip-flops per QP, alone in their logic cells).
+const LLP_CODE_BITS: usize = 3;
+const _: () = {
+    let mut i = 0;
+    while i < LlpErrorCode::ALL.len() {
+        assert!((LlpErrorCode::ALL[i].code() as usize) < (1 << LLP_CODE_BITS));
+        i += 1;
+    }
+};
+
 /// Width of one pending record (see [`RxControl`]'s packing in `update`).
-const REC_BITS: usize = 45;
+const REC_BITS: usize = 44;
 
 /// FSM states.
 #[derive(Copy, Clone, PartialEq, Debug, LogicState)]
@@ -447,7 +460,8 @@ pub struct RxControl {
     /// of `qctx` is the done's `cqe_index`.
     q_popp: [DFF<Bit>; CONNECTIONS],
     q_llp: [DFF<Bit>; CONNECTIONS],
-    q_llp_code: [DFF<Bits<8>>; CONNECTIONS],
+    /// The latched LLP error's code, its low [`LLP_CODE_BITS`] bits (every MPA code is below 8).
+    q_llp_code: [DFF<Bits<LLP_CODE_BITS>>; CONNECTIONS],
     /// A Terminate copying a slot's header is out; free `q_hold_slot` at its `term_done`.
     q_hold: [DFF<Bit>; CONNECTIONS],
     q_hold_slot: [DFF<Bit>; CONNECTIONS],
@@ -535,7 +549,6 @@ pub struct RxControl {
     // The per-QP context RAM: 16-bit halves at `{conn, field, half}` (see "State").
     qctx: RxContextRam<16, QCTX_ADDR_BITS>,
     c_fresh: DFF<Bit>,
-    c_hi_eq: DFF<Bit>,
     w2_v: DFF<Bit>,
     w2_addr: DFF<Bits<QCTX_ADDR_BITS>>,
     w2_data: DFF<Bits<16>>,
@@ -575,8 +588,6 @@ pub struct RxControl {
     dl_cqesel_q: DFF<Bits<2>>,
     dl_stsel_q: DFF<Bits<2>>,
     dl_inv_q: DFF<Bit>,
-    /// The record is a failed queued check's: its segment length is in `qctx` (word 8 + slot).
-    dl_qerr_q: DFF<Bit>,
     dl_conn: DFF<Bits<CONN_BITS>>,
     dl_slot: DFF<Bit>,
     dl_good: DFF<Bit>,
@@ -680,12 +691,9 @@ pub struct RxControl {
     jq_fr_msn1: Signal<Local, Bit>,
     jq_fr_mo: Signal<Local, Bit>,
     qc_v: Signal<Local, Bits<16>>,
-    /// The operands compared with `qc_v`: octets 10-11 (word 2) or `prev_lo` (word 4); octets
-    /// 12-13 (word 3) or `chk_to_q`'s low half, the MO's (word 5); and the two compares
-    /// (timing: the operand is chosen before the RAM's output comes, so each compare is three
-    /// LUT levels from the RAM).
-    c_op_a: Signal<Local, Bits<16>>,
-    c_op_b: Signal<Local, Bits<16>>,
+    /// `qc_v` against the header RAM's low half (words 2 and 3: the MSN's and the MO's high
+    /// halves) and against `chk_to_q`'s low half (words 4 and 5: their low halves, kept from
+    /// words 3 and 4): one operand each, no multiplexer.
     c_eq_a: Signal<Local, Bit>,
     c_eq_b: Signal<Local, Bit>,
     qc_conn: Signal<Local, Bits<QCTX_ADDR_BITS>>,
@@ -702,7 +710,7 @@ pub struct RxControl {
     lp_found: Signal<Local, Bit>,
     lp_pick: Signal<Local, Bits<CONN_BITS>>,
     llp_qp: Signal<Local, Bits<CONN_BITS>>,
-    llp_code: Signal<Local, Bits<8>>,
+    llp_code: Signal<Local, Bits<LLP_CODE_BITS>>,
     llp_en: Signal<Local, Bit>,
     llp_err: Signal<Local, Bit>,
     tf_any: Signal<Local, Bit>,
@@ -1112,7 +1120,6 @@ impl Default for RxControl {
             f_mo_eq: Default::default(),
             qctx: Default::default(),
             c_fresh: Default::default(),
-            c_hi_eq: Default::default(),
             w2_v: Default::default(),
             w2_addr: Default::default(),
             w2_data: Default::default(),
@@ -1144,7 +1151,6 @@ impl Default for RxControl {
             dl_cqesel_q: Default::default(),
             dl_stsel_q: Default::default(),
             dl_inv_q: Default::default(),
-            dl_qerr_q: Default::default(),
             dl_conn: Default::default(),
             dl_slot: Default::default(),
             dl_good: Default::default(),
@@ -1225,8 +1231,6 @@ impl Default for RxControl {
             jq_fr_msn1: Default::default(),
             jq_fr_mo: Default::default(),
             qc_v: Default::default(),
-            c_op_a: Default::default(),
-            c_op_b: Default::default(),
             c_eq_a: Default::default(),
             c_eq_b: Default::default(),
             qc_conn: Default::default(),
@@ -1496,7 +1500,6 @@ impl Logic for RxControl {
             f_msn_eq,
             f_mo_eq,
             c_fresh,
-            c_hi_eq,
             w2_v,
             w2_addr,
             w2_data,
@@ -1539,7 +1542,6 @@ impl Logic for RxControl {
             dl_cqesel_q,
             dl_stsel_q,
             dl_inv_q,
-            dl_qerr_q,
             dl_conn,
             dl_slot,
             dl_good,
@@ -1749,19 +1751,15 @@ impl Logic for RxControl {
         self.qc_d_ix.next = (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.d_conn.q.val()) << 4) | 6;
         self.qctx.read_addr.next = self.qc_conn.val() + 7;
         self.qc_v.next = self.qctx.read_data.val();
-        if self.c_fresh.q.val() && self.rk.q.val().get_bit(3) {
+        if self.c_fresh.q.val() && self.rk.q.val().get_bit(4) {
             self.qc_v.next = self.qctx.read_data.val() | 1;
         }
-        self.c_op_a.next = self.hdr_a_data.val().get_bits::<16>(0);
-        if self.rk.q.val().get_bit(4) {
-            self.c_op_a.next = self.prev_lo.q.val();
-        }
-        self.c_op_b.next = self.hdr_a_data.val().get_bits::<16>(16);
-        if self.rk.q.val().get_bit(5) {
-            self.c_op_b.next = self.chk_to_q.q.val().get_bits::<16>(0);
-        }
-        self.c_eq_a.next = self.c_op_a.val() == self.qc_v.val();
-        self.c_eq_b.next = self.c_op_b.val() == self.qc_v.val();
+        // The two compares, each with one operand (no multiplexer): octets 4k-2 .. 4k-1 of word
+        // k (the header RAM's low half: the MSN's high half at word 2, the MO's at word 3), and
+        // `chk_to_q`'s low half (loaded with `sh` at words 3 and 4: the MSN's low half at word
+        // 4, the MO's at word 5).
+        self.c_eq_a.next = self.hdr_a_data.val().get_bits::<16>(0) == self.qc_v.val();
+        self.c_eq_b.next = self.chk_to_q.q.val().get_bits::<16>(0) == self.qc_v.val();
 
         // ---- Header words: the field at octets 4k-2 .. 4k+1 when word k is on `hdr_a_data`.
         self.sh.next = (bit_cast::<32, 16>(self.prev_lo.q.val()) << 16)
@@ -1921,7 +1919,6 @@ impl Logic for RxControl {
         // Likewise the record's control fields, for DoneGet (timing: block RAM output).
         self.dl_kind_q.d.next = self.rec_rd.val().get_bits::<3>(0);
         self.dl_inv_q.d.next = self.rec_rd.val().get_bit(3);
-        self.dl_qerr_q.d.next = self.rec_rd.val().get_bit(44);
         self.dl_cqesel_q.d.next = self.rec_rd.val().get_bits::<2>(40);
         self.dl_stsel_q.d.next = self.rec_rd.val().get_bits::<2>(42);
         if self.dl_v.q.val() && (self.dl_ph.q.val() == 2) && self.dl_triv_q.q.val() {
@@ -1957,16 +1954,12 @@ impl Logic for RxControl {
                     self.ra.d.next = 1.into();
                 }
                 self.rlast.d.next = 5.into();
-                // The WQE index of the done's QP (field 3, low half), for DoneGet; a failed
-                // queued check's segment length instead (its CQE has no WQE index).
+                // The done's segment length (word 8 + slot), for an error's Terminate in
+                // DoneGet (which then addresses the CQE's WQE index).
                 self.qctx.read_addr.next =
-                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 4) | 6;
-                if self.dl_qerr_q.q.val() {
-                    self.qctx.read_addr.next =
-                        (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 4)
-                            | 8
-                            | bit_cast::<QCTX_ADDR_BITS, 1>(self.dl_slot.q.val().into());
-                }
+                    (bit_cast::<QCTX_ADDR_BITS, CONN_BITS>(self.dl_conn.q.val()) << 4)
+                        | 8
+                        | bit_cast::<QCTX_ADDR_BITS, 1>(self.dl_slot.q.val().into());
                 if self.job_valid.val() && !self.held.q.val() {
                     self.held.d.next = true;
                     self.blocked.d.next = false;
@@ -2042,7 +2035,7 @@ impl Logic for RxControl {
                     self.aev_qp_q.d.next = self.llp_qp.val();
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
                     self.ev_triple_q.d.next = (bit_cast::<16, 8>(self.t_llp.val()) << 8)
-                        | bit_cast::<16, 8>(self.llp_code.val());
+                        | bit_cast::<16, LLP_CODE_BITS>(self.llp_code.val());
                     self.d_free.d.next = false;
                     self.state.d.next = RxState::Emit;
                 }
@@ -2138,9 +2131,11 @@ impl Logic for RxControl {
                     }
                     // The expected MSN and MO from `qctx`, a 16-bit half per cycle (the
                     // address in the cycle before its word): MSN high half against octets
-                    // 10-11 (word 2), low half against 12-13 (word 3); MO high half against
-                    // octets 14-15 (kept in `prev_lo`, word 4), low half against 16-17
-                    // (kept in `chk_to_q`, word 5).
+                    // 10-11 (word 2's low half), MO high half against octets 14-15 (word 3's
+                    // low half), MSN low half against octets 12-13 (word 4, kept in
+                    // `chk_to_q` from word 3), MO low half against octets 16-17 (word 5, kept
+                    // in `chk_to_q` from word 4). `f_msn_eq` / `f_mo_eq` hold the high half's
+                    // result until the low half's.
                     // (A fresh field's addresses stay at the default, field 3's high half.)
                     if self.rk.q.val().get_bit(1) {
                         if self.o_rreq.q.val() {
@@ -2156,26 +2151,25 @@ impl Logic for RxControl {
                         }
                     }
                     if self.rk.q.val().get_bit(2) {
+                        if !self.jq_fr_mo.val() {
+                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
+                        }
+                        self.f_msn_eq.d.next = self.c_eq_a.val();
+                    }
+                    if self.rk.q.val().get_bit(3) {
+                        self.h_b.d.next = self.sh1.val();
+                        // Octets 10-13: a tagged segment's TO low half (for its check), an
+                        // untagged one's MSN (its low half compared at word 4).
+                        self.chk_to_q.d.next =
+                            (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
+                                | bit_cast::<33, 32>(self.sh.val());
                         if !self.c_fresh.q.val() {
                             self.qctx.read_addr.next = self.qc_conn.val();
                             if self.o_rreq.q.val() {
                                 self.qctx.read_addr.next = self.qc_conn.val() + 2;
                             }
                         }
-                        self.c_hi_eq.d.next = self.c_eq_a.val();
-                    }
-                    if self.rk.q.val().get_bit(3) {
-                        self.h_b.d.next = self.sh1.val();
-                        if self.h_t.q.val() {
-                            self.chk_to_q.d.next =
-                                (bit_cast::<33, 1>(self.chk_to_q.q.val().get_bits::<1>(32)) << 32)
-                                    | bit_cast::<33, 32>(self.sh.val());
-                        }
-                        self.f_msn_eq.d.next = self.c_hi_eq.q.val() && self.c_eq_b.val();
-                        if !self.jq_fr_mo.val() {
-                            self.qctx.read_addr.next = self.qc_conn.val() + 5;
-                        }
-                        self.c_fresh.d.next = self.jq_fr_mo.val();
+                        self.f_mo_eq.d.next = self.c_eq_a.val();
                     }
                     if self.rk.q.val().get_bit(4) {
                         // The MO whole (octets 14-17) into `chk_to_q`, which an untagged job
@@ -2188,16 +2182,16 @@ impl Logic for RxControl {
                         // MO + P (row 16, the Recv byte count, the next expected MO).
                         self.s_sum.d.next = self.s_ld.val();
                         self.f_mo_zero.d.next = self.sh.val() == 0;
-                        if !self.c_fresh.q.val() {
+                        if !self.jq_fr_mo.val() {
                             self.qctx.read_addr.next = self.qc_conn.val() + 4;
                         }
-                        self.c_hi_eq.d.next = self.c_eq_a.val();
+                        self.f_msn_eq.d.next = self.f_msn_eq.q.val() && self.c_eq_b.val();
                     }
                     if self.rk.q.val().get_bit(5) {
                         // A Terminate's octets 18-19 (Layer / EType, Code) straight into
                         // the record value (nothing else uses `o_val` during a read).
                         self.o_val.d.next = bit_cast::<32, 16>(self.sh.val().get_bits::<16>(16));
-                        self.f_mo_eq.d.next = self.c_hi_eq.q.val() && self.c_eq_b.val();
+                        self.f_mo_eq.d.next = self.f_mo_eq.q.val() && self.c_eq_b.val();
                     }
                     if self.rk.q.val().get_bit(8) {
                         self.f_size_zero.d.next = self.sh.val() == 0;
@@ -2277,10 +2271,13 @@ impl Logic for RxControl {
                 }
             }
             RxState::Eval => {
-                // Tagged check operands (Write, Read Response): P. (The STag of a Write / Read
-                // Response, the SrcSTag of a Read Request and a tagged TO went into `chk_stag` /
-                // `chk_to` as their words arrived.)
-                if self.h_t.q.val() {
+                // The check's length P, but for a Read Request (its size came with word 8): a
+                // Write's, a Read Response's and a Send's lkey check's (only RqWait and SendRows
+                // lie between this Eval and a Send's check; a done read between a waiting job's
+                // Eval cycles runs the job's Eval again). (The STag of a Write / Read Response,
+                // the SrcSTag of a Read Request and a tagged TO went into `chk_stag` / `chk_to` as
+                // their words arrived.)
+                if !self.o_rreq.q.val() {
                     self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 }
                 // The pending record by opcode alone (a drop or a failure overrides it in
@@ -2494,7 +2491,6 @@ impl Logic for RxControl {
                 // at word 4, equal to the expected one since row 14 passed), so `chk_to_q`
                 // loads only with the answer (every earlier RqWait cycle sees the MO there).
                 self.chk_stag_q.d.next = self.rq_rsp_lkey.val();
-                self.chk_len_q.d.next = bit_cast::<LOCAL_LEN_BITS1, 16>(self.p_len.q.val());
                 self.w_carry.d.next = self.to_sum.val().get_bit(32);
                 if self.rq_rsp_valid.val() {
                     self.chk_to_q.d.next =
@@ -2751,11 +2747,8 @@ impl Logic for RxControl {
                     self.term_v.d.next = true;
                     self.term_conn_q.d.next = self.d_conn.q.val();
                     self.term_slot_q.d.next = self.d_slot.q.val();
-                    self.term_seglen_q.d.next = self.rec_rd.val().get_bits::<16>(21);
-                    if self.dl_qerr_q.q.val() {
-                        // A failed queued check: its job's length, read from `qctx` in Idle.
-                        self.term_seglen_q.d.next = self.qctx.read_data.val();
-                    }
+                    // The job's length, read from `qctx` in Idle.
+                    self.term_seglen_q.d.next = self.qctx.read_data.val();
                     self.term_mdr_q.d.next = self.rec_rd.val().get_bits::<3>(37);
                     self.aev_v.d.next = true;
                     self.aev_kind_q.d.next = self.ev_term_sent.val();
@@ -2882,8 +2875,8 @@ impl Logic for RxControl {
         }
         if self.pf_v.q.val() {
             self.o_kind.d.next = self.k_err.val();
-            self.o_val.d.next = (bit_cast::<32, 16>(self.j_len.q.val()) << 16)
-                | bit_cast::<32, 16>(self.pc_triple.val());
+            // (The segment length is in `qctx`, see "State".)
+            self.o_val.d.next = bit_cast::<32, 16>(self.pc_triple.val());
             self.o_mdr.d.next = self.pc_mdr.val();
             self.o_cqesel.d.next = self.pc_cqesel.val();
             self.o_stsel.d.next = self.pc_stsel.val();
@@ -3030,7 +3023,7 @@ impl Logic for RxControl {
                     }
                 }
                 // The error record's value: the triple (the segment length, `term_seglen`, is in
-                // `qctx`, written in Eval: bit 44 says so; the high half is don't-care).
+                // `qctx`, written in Eval; the high half is don't-care).
                 self.w_val_n.next = (bit_cast::<32, 16>(self.h_addr32.val().get_bits::<16>(16))
                     << 16)
                     | bit_cast::<32, 16>(self.w_triple_n.val());
@@ -3071,8 +3064,7 @@ impl Logic for RxControl {
             | (bit_cast::<REC_BITS, 2>(self.w_stsel_n.val()) << 42);
         if self.cq_pop.val() {
             // Only a Send sets `with_inv` / `solicited`; a queued job has neither.
-            self.rec_wr.next = (bit_cast::<REC_BITS, 1>(self.bdying_set.val().into()) << 44)
-                | bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
+            self.rec_wr.next = bit_cast::<REC_BITS, 3>(self.w_kind_n.val())
                 | (bit_cast::<REC_BITS, 32>(self.w_val_n.val()) << 5)
                 | (bit_cast::<REC_BITS, 3>(self.w_mdr_n.val()) << 37)
                 | (bit_cast::<REC_BITS, 2>(self.w_cqesel_n.val()) << 40)
@@ -3112,7 +3104,9 @@ impl Logic for RxControl {
             || ((self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val());
         self.msn_next.next = self.h_b.q.val();
         // The context RAM's writes: the low half in the cycle of the update, the high half in
-        // the next (no job reads the context before then: see "Timing").
+        // the next (no job reads the context before then: see "Timing"). (The writers are
+        // exclusive; an AND-OR of the data on one-hot enables measured no smaller than this
+        // priority multiplexer.)
         self.qctx.write_enable.next = self.w2_v.q.val();
         self.qctx.write_addr.next = self.w2_addr.q.val();
         self.qctx.write_data.next = self.w2_data.q.val();
@@ -3138,8 +3132,8 @@ impl Logic for RxControl {
             self.w2_data.d.next = self.qc_wval.val().get_bits::<16>(16);
         }
         if self.state.q.val() == RxState::Eval {
-            // The job's segment length, for the Terminate of a failed queued check (see
-            // "State"): no update is written in an Eval cycle.
+            // The job's segment length, for an error's Terminate (see "State"): no update is
+            // written in an Eval cycle.
             self.qctx.write_enable.next = true;
             self.qctx.write_addr.next =
                 self.qc_conn.val() | 8 | bit_cast::<QCTX_ADDR_BITS, 1>(self.j_slot.q.val().into());
@@ -3221,7 +3215,7 @@ impl Logic for RxControl {
             }
             if self.llp_err_valid.val() && (self.llp_err_conn.val().index() == i) {
                 self.q_llp[i].d.next = true;
-                self.q_llp_code[i].d.next = self.llp_err_code.val();
+                self.q_llp_code[i].d.next = self.llp_err_code.val().get_bits::<LLP_CODE_BITS>(0);
             }
             if self.term_done.val()
                 && (self.term_done_conn.val().index() == i)
