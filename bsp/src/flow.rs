@@ -299,9 +299,18 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
         ("logic cells", figures.logic_cells),
         ("block RAMs", figures.bram),
     ];
-    if over.iter().all(|(_, u)| u.used <= u.total) {
+    // Under the device's count, nextpnr's placer can still fail to legalise: the 8 logic cells
+    // of a tile share one clock, clock enable and set / reset, so flip-flops of different
+    // control sets cannot fill one tile.
+    let unplaceable = log.contains("Unable to find legal placement");
+    if over.iter().all(|(_, u)| u.used <= u.total) && !unplaceable {
         return None;
     }
+    let verb = if unplaceable && over.iter().all(|(_, u)| u.used <= u.total) {
+        "does not place on"
+    } else {
+        "does not fit"
+    };
     let used = over
         .iter()
         .map(|(what, u)| format!("{what} {}/{} ({:.0} %)", u.used, u.total, u.percent()))
@@ -335,7 +344,7 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
         .unwrap_or("")
         .to_string();
     Some(anyhow::anyhow!(
-        "the design does not fit the {} ({}): nextpnr needs {used}, harness included{harness}{dut}; \
+        "the design {verb} the {} ({}): nextpnr needs {used}, harness included{harness}{dut}; \
          nextpnr: {error} (log: {})",
         board.name(),
         board.description(),
@@ -389,4 +398,52 @@ pub fn lint_verilog_top(verilog: &str, top: &str, work_dir: &Path) -> Result<()>
     args.extend(["--top-module", top, file]);
     run_tool("verilator", &args, work_dir, "verilator-lint.log")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log_with(lc: &str, error: &str) -> String {
+        format!(
+            "Info: Device utilisation:\nInfo: \t         ICESTORM_LC:  {lc}/ 7680    99%\n\
+             Info: \t        ICESTORM_RAM:    32/   32   100%\nInfo: Running main analytical \
+             placer.\n{error}\n0 warnings, 1 error\n"
+        )
+    }
+
+    #[test]
+    fn says_whether_the_design_does_not_fit_or_does_not_place() {
+        let dir = std::env::temp_dir().join(format!("rnic-bsp-fit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let board = Board::AlchitryCu;
+        let write = |log: &str| fs::write(dir.join("nextpnr.log"), log).unwrap();
+        write(&log_with(
+            "7764",
+            "ERROR: Failed to expand region (0, 0) |_> (33, 33) of 7764 ICESTORM_LCs",
+        ));
+        let e = format!("{:#}", does_not_fit(board, &dir).unwrap());
+        assert!(
+            e.starts_with("the design does not fit the alchitry-cu"),
+            "{e}"
+        );
+        assert!(e.contains("logic cells 7764/7680 (101 %)"), "{e}");
+        // Under the device's count, but the placer cannot legalise.
+        write(&log_with(
+            "7522",
+            "ERROR: Unable to find legal placement for all cells, design is probably at \
+             utilisation limit.",
+        ));
+        let e = format!("{:#}", does_not_fit(board, &dir).unwrap());
+        assert!(
+            e.starts_with("the design does not place on the alchitry-cu"),
+            "{e}"
+        );
+        assert!(e.contains("logic cells 7522/7680 (98 %)"), "{e}");
+        assert!(e.contains("Unable to find legal placement"), "{e}");
+        // Another nextpnr failure is not about size.
+        write(&log_with("40", "ERROR: something else"));
+        assert!(does_not_fit(board, &dir).is_none());
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
