@@ -116,7 +116,8 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
 ///    `yosys_analysis.log`) and writes `harness.v` ([`plan_harness_with`] on the board's pins)
 ///    and the board's pin constraints with the harness's further pins;
 /// 2. `yosys -p "read_verilog dut.v harness.v; setattr -mod -set keep_hierarchy 1 top;
-///    synth_ice40 -top rnic_synth_top -json out.json; tee -q -o stat.json stat -json"`
+///    synth_ice40 -dffe_min_ce_use 8 -top rnic_synth_top -json out.json; tee -q -o stat.json
+///    stat -json"`
 ///    (see [`yosys_script`]); when the netlist shows harness output registers that cannot pack
 ///    with a DUT LUT ([`crate::harness::unpacked_output_registers`]), the harness is planned
 ///    again with those in I/O-tile registers ([`plan_harness_io`]) and yosys runs again;
@@ -355,14 +356,25 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
 /// The yosys script of the flow. `keep_hierarchy` on `top` keeps the block's boundary (the
 /// block's own sub-modules are still flattened into it), so that yosys neither optimises the
 /// block against the harness nor mixes their cells; `stat -json` then counts both apart.
+///
+/// `-dffe_min_ce_use` ([`DFFE_MIN_CE_USE`]): a clock enable that fewer flip-flops share becomes
+/// a multiplexer in the flip-flop's LUT. The 8 logic cells of an iCE40 tile share one clock
+/// enable and one set / reset, so every such small group of flip-flops would block a tile of
+/// its own. The whole core at 7 522 logic cells (98 %) had 394 control sets, 295 of them
+/// smaller than 8, and nextpnr's placer could not legalise it; with the option, 208 and 107,
+/// for 5 cells more, and it places (`docs/decisions.md`, "Seventeenth session").
 pub fn yosys_script() -> String {
     format!(
         "read_verilog dut.v harness.v; \
          setattr -mod -set keep_hierarchy 1 top; \
-         synth_ice40 -top {HARNESS_TOP} -json out.json; \
+         synth_ice40 -dffe_min_ce_use {DFFE_MIN_CE_USE} -top {HARNESS_TOP} -json out.json; \
          tee -q -o stat.json stat -json"
     )
 }
+
+/// Smallest group of flip-flops that keeps a shared clock enable (`synth_ice40
+/// -dffe_min_ce_use`): a tile's 8 logic cells.
+pub const DFFE_MIN_CE_USE: usize = 8;
 
 /// `Warning:` lines of a yosys log, without repeats.
 pub fn yosys_warnings(log: &str) -> Vec<String> {
@@ -410,6 +422,15 @@ mod tests {
              Info: \t        ICESTORM_RAM:    32/   32   100%\nInfo: Running main analytical \
              placer.\n{error}\n0 warnings, 1 error\n"
         )
+    }
+
+    #[test]
+    fn yosys_keeps_clock_enables_of_a_tile_or_more() {
+        assert!(
+            yosys_script().contains("synth_ice40 -dffe_min_ce_use 8 -top rnic_synth_top"),
+            "{}",
+            yosys_script()
+        );
     }
 
     #[test]
