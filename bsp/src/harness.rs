@@ -28,8 +28,9 @@
 //!   ([`plan_harness_io`]). Every pin is a DDR output (`PIN_TYPE[5:2]` = 1000): besides its
 //!   rising-edge register (`D_OUT_0`) it has a falling-edge one (`D_OUT_1`), which takes the
 //!   `Q` of one harness output register as it is ([`Harness::ddr_outputs`]): a flip-flop, so
-//!   that the half-cycle path is a clock-to-out and a route, which nextpnr times against half
-//!   the period (it counts in the board clock's Fmax). The remaining bits (and the last
+//!   that this harness-only path is a clock-to-out and a route (nextpnr 0.4 reports it with
+//!   the other I/O-tile paths as `<async>`, which the flow's Fmax includes at a full period:
+//!   [`crate::report::NextpnrFigures::io_path_ns`]). The remaining bits (and the last
 //!   shift-register bit, so that `sin` matters even to a DUT without inputs) are XOR-folded
 //!   into `sout` and the other pins' rising-edge registers: a pin takes one bit, or a 4-input
 //!   XOR (one LUT) of bits or of other XORs (a full-cycle path from flip-flops).
@@ -450,7 +451,6 @@ pub fn plan_harness_io(
     }
     let mut input_sources = BTreeMap::new();
     let mut shift = 0;
-    let mut looped = 0;
     for p in &ports {
         if p.direction == Direction::Input && !(p.name == DUT_CLOCK && p.width == 1) {
             let mut v = Vec::with_capacity(p.width);
@@ -460,10 +460,7 @@ pub fn plan_harness_io(
                     Some(&k) => v.push(InputSource::Pin(k)),
                     None if analysis.unused_inputs.contains(&pb) => v.push(InputSource::Zero),
                     None => match loop_sources.pop_front() {
-                        Some(src) => {
-                            v.push(src);
-                            looped += 1;
-                        }
+                        Some(src) => v.push(src),
                         None => {
                             v.push(InputSource::Shift(shift));
                             shift += 1;
@@ -485,15 +482,13 @@ pub fn plan_harness_io(
         ports,
         has_clock,
         input_bits,
-        unused_input_bits: input_sources
-            .values()
-            .flatten()
-            .filter(|s| **s == InputSource::Zero)
-            .count(),
+        unused_input_bits: count_sources(&input_sources, |s| *s == InputSource::Zero),
+        looped_inputs: count_sources(&input_sources, |s| {
+            matches!(s, InputSource::Output(_) | InputSource::OutputRegister(_))
+        }),
         output_bits,
         input_sources,
         input_pins: from_pin.len(),
-        looped_inputs: looped,
         bidir_pins,
         shift_register_bits,
         registered_outputs,
@@ -501,6 +496,14 @@ pub fn plan_harness_io(
         ddr_outputs,
         output_pins,
     })
+}
+
+/// How many of the input bits' `sources` satisfy `f`.
+fn count_sources(
+    sources: &BTreeMap<String, Vec<InputSource>>,
+    f: impl Fn(&InputSource) -> bool,
+) -> usize {
+    sources.values().flatten().filter(|s| f(s)).count()
 }
 
 /// 4-input XORs needed to fold `bits` bits into `pins` pins: each removes up to three bits.
