@@ -57,7 +57,8 @@
 //!   its run's first beat is placed (`vd_valid` high then) and acknowledges it with `vd_ready`
 //!   in the **next** cycle, from a register; in that cycle it ignores `vd_valid`. A source holds
 //!   `vd_*` until `vd_ready` (so it still offers the taken verdict then) and may offer the next
-//!   one from the cycle after; one verdict every 2 cycles at most. Registered so that RxControl's
+//!   one from the cycle after; one verdict every 2 cycles at most. `vd_addr` (and its flags)
+//!   means something only with `vd_place`: a dropped run writes nothing, whatever the address. Registered so that RxControl's
 //!   enables do not start at `dma_wr_ready` (`docs/decisions.md` "RxPlace: `vd_ready` from a
 //!   register"). `vd_a10` / `vd_a20` come with `vd_addr`: its carry-select flags, address bits
 //!   11..2 all ones and 21..2 all ones (RxControl registers them with the address, so RxPlace

@@ -21,7 +21,11 @@
 //! - The header RAM is written straight from the input beat (not from a register), so the
 //!   words up to the job beat are in the RAM at the edge that issues the job: a read presented
 //!   in the cycle the job first shows on `job_*` returns them. Two copies (A and B), written
-//!   identically, give the two registered read ports (2 block RAMs each on the iCE40).
+//!   identically, give the two registered read ports (2 block RAMs each on the iCE40). A
+//!   beat is written in every cycle it is offered, taken or not (the same word again while it
+//!   waits), except a first beat whose slot is busy: the write enable does not wait for
+//!   `pay_ready` / `job_ready` (timing: that chain ended at the RAMs' enables, 91.5 MHz for
+//!   the composed receive path).
 //! - Only beats 0..15 of a segment are written (words 0..11 are all that RxControl and
 //!   TerminateTx read); words 16..31 of every slot are never written, so they read 0. Both
 //!   read ports are the RAMs' outputs with no gate: a word past a segment's end is what an
@@ -381,7 +385,12 @@ impl Logic for DdpRxParse {
         }
         // Beats 0..15 only: words 16..31 of every slot are never written, so they read 0
         // (TerminateTx addresses one for a word past its segment's end).
-        self.wr_en.next = self.take.val() && !self.cur_idx.val().get_bit(4);
+        // Written while the beat is offered, taken or not (timing: `pay_ready` / `job_ready`
+        // stay off the RAMs' write enables). A beat that waits is written again, the same data
+        // at the same word; only a first beat whose slot is still busy must not write.
+        self.wr_en.next = self.ulpdu_valid.val()
+            && !self.cur_idx.val().get_bit(4)
+            && (!self.ulpdu_first.val() || !self.c_busy.val());
         self.slot_free.next = (bit_cast::<3, CONN_BITS>(self.free_conn.val()) << 1)
             | bit_cast::<3, 1>(self.free_slot.val().into());
         for j in 0..SLOT_COUNT {

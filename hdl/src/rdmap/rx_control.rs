@@ -362,6 +362,8 @@ pub struct RxControl {
     pub vd_valid: Signal<Out, Bit>,
     pub vd_conn: Signal<Out, Bits<CONN_BITS>>,
     pub vd_place: Signal<Out, Bit>,
+    /// The run's host address; meaningful only with `vd_place` (a dropped run's verdict
+    /// carries whatever the register holds).
     pub vd_addr: Signal<Out, Bits<DMA_ADDR_BITS>>,
     /// `vd_addr`'s carry-select flags for RxPlace: word bits 9..0 (address bits 11..2) all
     /// ones, word bits 19..0 all ones (registered with `vd_addr`).
@@ -2644,14 +2646,9 @@ impl Logic for RxControl {
                 {
                     self.vd_v.d.next = true;
                     self.vd_conn_q.d.next = self.j_conn.q.val();
+                    // A placed Send's address was loaded in ChkWait or SendOk; without
+                    // placement `vd_addr` is whatever it holds (it means nothing then).
                     self.vd_place_q.d.next = self.o_place.q.val();
-                    // `vd_addr` is 0 without placement (a placed Send's address was loaded in
-                    // ChkWait or SendOk).
-                    if !self.o_place.q.val() {
-                        self.vd_addr_q.d.next = 0.into();
-                        self.vd_a10_q.d.next = false;
-                        self.vd_a20_q.d.next = false;
-                    }
                     self.rec_we.next = true;
                     self.held.d.next = false;
                     self.state.d.next = RxState::Idle;
@@ -2968,9 +2965,11 @@ impl Logic for RxControl {
             self.vd_v.d.next = true;
             self.vd_conn_q.d.next = self.h_conn.val();
             self.vd_place_q.d.next = false;
-            self.vd_addr_q.d.next = 0.into();
-            self.vd_a10_q.d.next = false;
-            self.vd_a20_q.d.next = false;
+            // The address whatever the verdict (`vd_addr` means nothing without `vd_place`):
+            // timing, the head's QP state and status stay off its 24 enables.
+            self.vd_addr_q.d.next = self.h_addr.val();
+            self.vd_a10_q.d.next = self.cq_a10.val();
+            self.vd_a20_q.d.next = self.cq_a20.val();
             self.rec_we.next = true;
             self.rec_wa.next = (bit_cast::<3, CONN_BITS>(self.h_conn.val()) << 1)
                 | bit_cast::<3, 1>(self.h_slot.val().into());
@@ -2989,9 +2988,6 @@ impl Logic for RxControl {
             } else if self.h_st.val() == self.st_ok.val() {
                 if self.h_ctx.val() != 2 {
                     self.vd_place_q.d.next = true;
-                    self.vd_addr_q.d.next = self.h_addr.val();
-                    self.vd_a10_q.d.next = self.cq_a10.val();
-                    self.vd_a20_q.d.next = self.cq_a20.val();
                 }
             } else {
                 self.w_kind_n.next = self.k_err.val();

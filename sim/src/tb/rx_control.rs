@@ -706,7 +706,12 @@ impl RxControlTb {
                     v.conn, segments[i].conn,
                     "cycle {cycle}: verdict of job {i}"
                 );
-                out.verdicts.push(v);
+                // `vd_addr` means nothing without `vd_place` (`ddp` module doc, "Verdicts"):
+                // recorded as 0, as the model gives it.
+                out.verdicts.push(Verdict {
+                    addr: if v.place { v.addr } else { 0 },
+                    ..v
+                });
                 dones.push_back((cycle + rng.gen_range(1..12), v.conn, segments[i].good, i));
                 active = true;
             }
