@@ -180,6 +180,24 @@ const ORQ_W: usize = 32;
 const CTX_W: usize = 32;
 /// Bits of the CQE index sum `c_isum`: a ring index shifted up one bit.
 const ISUM_BITS: usize = RING_INDEX_BITS + 1;
+/// 1 when an outstanding Read's signaled bit is kept in its `orq` entry, at bit 31 above the
+/// length (lengths of [`LOCAL_LEN_BITS`] < 32: the Alchitry Cu profile; issue 5, no `orq_sig`
+/// flip-flops and read mux), else 0 (the flip-flops `orq_sig`). `update` generates either by
+/// a loop of one or no iteration (`0..SIG_IN_ORQ` / `SIG_IN_ORQ..1`).
+const SIG_IN_ORQ: usize = if LOCAL_LEN_BITS < ORQ_W { 1 } else { 0 };
+/// 1 when a QP's PD is kept in its context word 0, at bits 31..28 above `sq_base` (DMA
+/// addresses of at most 28 bits: the Alchitry Cu profile; issue 5, no `q_pd` flip-flops and
+/// mux: `lchk_pd` is the context RAM's output, which shows word 0 of the served QP whenever a
+/// check is presented), else 0 (the flip-flops `q_pd`).
+const PD_IN_CTX: usize = if DMA_ADDR_BITS <= CTX_W - PD_BITS {
+    1
+} else {
+    0
+};
+const _: () = assert!(PD_BITS == 4 && CTX_W == 32 && ORQ_W == 32);
+/// Bits of a CQE status kept (`c_st`, `h_st`, `scqe_status[4:0]`; the upper bits are 0): every
+/// `rnic_proto::verbs::WcStatus` is below 32 (asserted below; issue 5).
+const ST_BITS: usize = 5;
 
 /// Engine states, in the order of their bit in the one-hot state register (`st`: bit k is
 /// state k, bit 0 stored inverted; `#[hdl_gen]` cannot name constants, so the update
@@ -379,16 +397,16 @@ pub struct SendEngine {
     rq_h: DFF<Bit>,
     rdcq_valid: Signal<Local, Bit>,
     rdcq_qp: Signal<Local, Bits<CONN_BITS>>,
-    rdcq_status: Signal<Local, Bits<8>>,
+    rdcq_status: Signal<Local, Bits<ST_BITS>>,
     rdcq_take: Signal<Local, Bit>,
     c_op: DFF<Bits<2>>,
-    c_st: DFF<Bits<8>>,
+    c_st: DFF<Bits<ST_BITS>>,
     /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
     /// waits for the DMA write port.
     h_valid: DFF<Bit>,
     h_qp: DFF<Bits<CONN_BITS>>,
     h_op: DFF<Bits<2>>,
-    h_st: DFF<Bits<8>>,
+    h_st: DFF<Bits<ST_BITS>>,
     h_len: DFF<Bits<LOCAL_LEN_BITS>>,
     h_idx: DFF<Bits<RING_INDEX_BITS>>,
     /// Per QP 3 words (`CTX_W`) at `{qp, word}`.
@@ -559,7 +577,7 @@ impl Logic for SendEngine {
         self.rdcq_valid.next = self.rq_v.q.val();
         self.rq_qp.d.next = self.rdcq.read_data.val().get_bits::<CONN_BITS>(0);
         self.rdcq_qp.next = self.rq_qp.q.val();
-        self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<8>(2);
+        self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<ST_BITS>(2);
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
 
@@ -782,6 +800,11 @@ impl Logic for SendEngine {
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         self.lchk_pd.next = self.k_pd.val();
+        for _k in 0..PD_IN_CTX {
+            // Word 0 of the served QP is on the context RAM's output in `Check` and while the
+            // early check presents its check (read outside `Fetch`, at the QP `cur`).
+            self.lchk_pd.next = self.ctx.read_data.val().get_bits::<PD_BITS>(28);
+        }
         self.lchk_qp.next = self.cur.q.val();
         if self.is_read.val() {
             self.lchk_access.next = 2.into();
@@ -811,7 +834,7 @@ impl Logic for SendEngine {
         self.scqe_valid.next = self.h_valid.q.val();
         self.scqe_qp.next = self.h_qp.q.val();
         self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
-        self.scqe_status.next = self.h_st.q.val();
+        self.scqe_status.next = bit_cast::<8, ST_BITS>(self.h_st.q.val());
         self.scqe_byte_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.h_len.q.val());
         self.scqe_index.next = bit_cast::<16, RING_INDEX_BITS>(self.h_idx.q.val());
         if self.h_valid.q.val() && self.scqe_ready.val() {
@@ -839,6 +862,11 @@ impl Logic for SendEngine {
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
+        for _k in 0..SIG_IN_ORQ {
+            // The signaled bit above the length (used only with a Read's entry, `r_push`).
+            self.orq.write_data.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val())
+                | (bit_cast::<32, 1>(self.w_sig.q.val().into()) << 31);
+        }
         // The CQE's ring index, computed in `Cqe` from the served QP's ci and count of
         // outstanding Reads (no `c_idx` register). Only Reads pass the hold rules while Reads
         // are outstanding, and each moves ci on at its hand-over, so a QP's outstanding Reads
@@ -955,7 +983,7 @@ impl Logic for SendEngine {
                 self.clr_lst.next = true;
                 if self.k_lst.val().any() {
                     self.c_op.d.next = self.k_lop.val();
-                    self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
+                    self.c_st.d.next = bit_cast::<ST_BITS, 3>(self.k_lst.val());
                 } else {
                     self.c_op.d.next = 0.into();
                 }
@@ -1215,16 +1243,23 @@ impl Logic for SendEngine {
         // The signaled bits: written with the entry, read beside it through the registered
         // read address, like the RAM (the upper half has none).
         self.orq_ra_q.d.next = self.orq_ra.val().get_bits::<4>(0);
+        // (In the Cu profile, `SIG_IN_ORQ`, the bit is the entry's bit 31: written with the
+        // length at `r_push`, read on the RAM's output.)
         self.sig_rd.next = false;
         for i in 0..16 {
             self.orq_sig[i].clock.next = self.clock.val();
             self.orq_sig[i].d.next = self.orq_sig[i].q.val();
-            if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
-                self.orq_sig[i].d.next = self.w_sig.q.val();
+            for _k in SIG_IN_ORQ..1 {
+                if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
+                    self.orq_sig[i].d.next = self.w_sig.q.val();
+                }
+                if self.orq_ra_q.q.val().index() == i {
+                    self.sig_rd.next = self.orq_sig[i].q.val();
+                }
             }
-            if self.orq_ra_q.q.val().index() == i {
-                self.sig_rd.next = self.orq_sig[i].q.val();
-            }
+        }
+        for _k in 0..SIG_IN_ORQ {
+            self.sig_rd.next = self.orq.read_data.val().get_bit(31);
         }
         // Context RAM, one word a cycle. A context commit writes the base word only and sets
         // both fresh flags (MSNs 1). The write-back writes `{cur, 2}` (Read) or `{cur, 1}`.
@@ -1238,6 +1273,12 @@ impl Logic for SendEngine {
             self.ctx_waddr.next = bit_cast::<4, CONN_BITS>(self.qpc_qp.val()) << 2;
             self.ctx.write_data.next = ((self.qpc_sq_base.val() >> 5) << 5)
                 | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
+            for _k in 0..PD_IN_CTX {
+                // The PD at bits 31..28 (the DMA address is bits 27..0 at most).
+                self.ctx.write_data.next = (((self.qpc_sq_base.val() << 4) >> 9) << 5)
+                    | (bit_cast::<32, PD_BITS>(self.qpc_pd.val()) << 28)
+                    | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
+            }
         }
         self.ctx.write_addr.next = self.ctx_waddr.val();
         // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
@@ -1594,4 +1635,14 @@ const _: () = {
             && WqeOpcode::SendSe.rdmap_opcode() == WqeOpcode::SendSe as u8 + 1
             && WqeOpcode::SendSeInv.rdmap_opcode() == WqeOpcode::SendSeInv as u8 + 1
     );
+};
+// A CQE status is kept in `ST_BITS` bits (`c_st`, `h_st`, and `rdc_status[4:0]` in `rdcq`):
+// every work-completion status is below `1 << ST_BITS`.
+const _: () = {
+    use rnic_proto::verbs::WcStatus;
+    let mut i = 0;
+    while i < WcStatus::ALL.len() {
+        assert!((WcStatus::ALL[i] as u32) < (1 << ST_BITS));
+        i += 1;
+    }
 };
