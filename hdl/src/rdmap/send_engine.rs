@@ -185,15 +185,12 @@ const ISUM_BITS: usize = RING_INDEX_BITS + 1;
 /// flip-flops and read mux), else 0 (the flip-flops `orq_sig`). `update` generates either by
 /// a loop of one or no iteration (`0..SIG_IN_ORQ` / `SIG_IN_ORQ..1`).
 const SIG_IN_ORQ: usize = if LOCAL_LEN_BITS < ORQ_W { 1 } else { 0 };
-/// 1 when a QP's PD is kept in its context word 0, at bits 31..28 above `sq_base` (DMA
-/// addresses of at most 28 bits: the Alchitry Cu profile; issue 5, no `q_pd` flip-flops and
-/// mux: `lchk_pd` is the context RAM's output, which shows word 0 of the served QP whenever a
-/// check is presented), else 0 (the flip-flops `q_pd`).
-const PD_IN_CTX: usize = if DMA_ADDR_BITS <= CTX_W - PD_BITS {
-    1
-} else {
-    0
-};
+/// 1 when a QP's PD and capped ORD are kept in its context word 0 above `sq_base`, the PD
+/// at bits 31..28 and the ORD at bits 26..24 (DMA addresses of at most 24 bits: the Alchitry
+/// Cu profile; issue 5, no `q_pd` / `q_ord` flip-flops and muxes: `lchk_pd` is the context
+/// RAM's output, which shows word 0 of the served QP whenever a check is presented, and the
+/// ORD is compared in `Load2`, where the output shows it too), else 0 (the flip-flops).
+const CTX_HI: usize = if DMA_ADDR_BITS <= 24 { 1 } else { 0 };
 const _: () = assert!(PD_BITS == 4 && CTX_W == 32 && ORQ_W == 32);
 /// Bits of a CQE status kept (`c_st`, `h_st`, `scqe_status[4:0]`; the upper bits are 0): every
 /// `rnic_proto::verbs::WcStatus` is below 32 (asserted below; issue 5).
@@ -515,6 +512,10 @@ pub struct SendEngine {
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
+    /// `ord_full` registered in `Load2` (the served QP's outstanding Reads reach its ORD).
+    l_ordf: DFF<Bit>,
+    /// `qpc_ord` capped at [`ORQ_DEPTH`].
+    qpc_ordc: Signal<Local, Bits<3>>,
     wc_op: Signal<Local, Bits<2>>,
     ctx_rw: Signal<Local, Bits<2>>,
     ctx_waddr: Signal<Local, Bits<4>>,
@@ -555,7 +556,7 @@ impl Logic for SendEngine {
             faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
             h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -695,10 +696,20 @@ impl Logic for SendEngine {
         } else {
             self.wc_op.next = 0.into();
         }
-        // ORD capped at ORQ_DEPTH.
+        // ORD capped at ORQ_DEPTH. The outstanding Reads reach the ORD: compared in `Load2`
+        // (`l_ordf`; the count changes only with a pop or a push, in `Rdc`, `FlushRead` or
+        // `Msg`, none of which comes between `Load2` and the WQE's `Decide`, and `Idle` left
+        // with no pop pending). (In the Cu profile, `CTX_HI`, the ORD is word 0's bits 26..24 on
+        // the context RAM's output, read at the QP `cur` at the edge entering `Load2`.)
+        for _k in 0..CTX_HI {
+            self.k_ord.next = self.ctx.read_data.val().get_bits::<3>(24);
+        }
         self.ord_full.next = self.k_oc.val() >= self.k_ord.val();
+        if self.s.val().get_bit(2) {
+            self.l_ordf.d.next = self.ord_full.val();
+        }
         self.hold.next = (self.k_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
-            || (self.is_read.val() && self.ord_full.val());
+            || (self.is_read.val() && self.l_ordf.q.val());
 
         // Outputs, registers muxed by state.
         self.sq_rd_req_valid.next = self.s.val().get_bit(5) || (self.pf_st.q.val() == 2);
@@ -800,7 +811,7 @@ impl Logic for SendEngine {
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         self.lchk_pd.next = self.k_pd.val();
-        for _k in 0..PD_IN_CTX {
+        for _k in 0..CTX_HI {
             // Word 0 of the served QP is on the context RAM's output in `Check` and while the
             // early check presents its check (read outside `Fetch`, at the QP `cur`).
             self.lchk_pd.next = self.ctx.read_data.val().get_bits::<PD_BITS>(28);
@@ -846,6 +857,11 @@ impl Logic for SendEngine {
             && !self.rdcq_valid.val()
             && !self.h_valid.q.val();
 
+        if self.qpc_ord.val() >= 4 {
+            self.qpc_ordc.next = 4.into();
+        } else {
+            self.qpc_ordc.next = self.qpc_ord.val().get_bits::<3>(0);
+        }
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
         self.ctx_we.next = false;
@@ -1273,10 +1289,11 @@ impl Logic for SendEngine {
             self.ctx_waddr.next = bit_cast::<4, CONN_BITS>(self.qpc_qp.val()) << 2;
             self.ctx.write_data.next = ((self.qpc_sq_base.val() >> 5) << 5)
                 | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
-            for _k in 0..PD_IN_CTX {
-                // The PD at bits 31..28 (the DMA address is bits 27..0 at most).
-                self.ctx.write_data.next = (((self.qpc_sq_base.val() << 4) >> 9) << 5)
+            for _k in 0..CTX_HI {
+                // The PD at bits 31..28, the ORD at 26..24 (the DMA address is bits 23..0).
+                self.ctx.write_data.next = (((self.qpc_sq_base.val() << 8) >> 13) << 5)
                     | (bit_cast::<32, PD_BITS>(self.qpc_pd.val()) << 28)
+                    | (bit_cast::<32, 3>(self.qpc_ordc.val()) << 24)
                     | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
             }
         }
@@ -1382,11 +1399,7 @@ impl Logic for SendEngine {
                 self.q_ci[i].d.next = 0.into();
                 self.q_pi[i].d.next = 0.into();
                 self.q_pd[i].d.next = self.qpc_pd.val();
-                if self.qpc_ord.val() >= 4 {
-                    self.q_ord[i].d.next = 4.into();
-                } else {
-                    self.q_ord[i].d.next = self.qpc_ord.val().get_bits::<3>(0);
-                }
+                self.q_ord[i].d.next = self.qpc_ordc.val();
                 self.q_oh[i].d.next = 0.into();
                 self.q_oc[i].d.next = 0.into();
                 self.q_f0[i].d.next = true;
