@@ -98,7 +98,12 @@
 //! ([`RING_INDEX_BITS`] each: 16, or 12 in the Alchitry Cu profile), PD,
 //! ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two
 //! *fresh* flags (MSN of QN 0 / QN 1 is 1 whatever the RAM holds) and the signaled bit of each
-//! outstanding Read (16). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
+//! outstanding Read (16). In the Alchitry Cu profile (24-bit DMA addresses and local lengths)
+//! the PD and ORD are in the context word 0 (bits 31..28, 26..24, above `sq_base`) and the
+//! signaled bit in the outstanding Read's `orq` entry (bit 31, above the length), not in
+//! flip-flops (`CTX_HI`, `SIG_IN_ORQ`; issue 5): `lchk_pd` is the context RAM's output
+//! (word 0 of the served QP is on it whenever a check is presented) and the ORD is compared
+//! in `Load2` (`l_ordf`). A CQE status is kept in 5 bits (every WcStatus is below 32). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
 //! 32-bit words at `{qp, word}` (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is
 //! 32-octet aligned, so no per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks;
 //! log2 is taken from the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
@@ -173,7 +178,8 @@ use rust_hdl::prelude::*;
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
 pub const ORQ_DEPTH: usize = 4;
 /// Bits of an outstanding-Read RAM entry: its length (the index is ci - count, the signaled
-/// bit is in flip-flops, `orq_sig`: 32 bits are 2 block RAMs; `{length, index}` were 3).
+/// bit is in flip-flops, `orq_sig`, or bit 31 in the Cu profile, `SIG_IN_ORQ`: 32 bits are 2
+/// block RAMs; `{length, index}` were 3).
 const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
