@@ -98,7 +98,12 @@
 //! ([`RING_INDEX_BITS`] each: 16, or 12 in the Alchitry Cu profile), PD,
 //! ORD (stored capped at [`ORQ_DEPTH`], 3 bits), the outstanding-Read FIFO's head and count, two
 //! *fresh* flags (MSN of QN 0 / QN 1 is 1 whatever the RAM holds) and the signaled bit of each
-//! outstanding Read (16). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
+//! outstanding Read (16). In the Alchitry Cu profile (24-bit DMA addresses and local lengths)
+//! the PD and ORD are in the context word 0 (bits 31..28, 26..24, above `sq_base`) and the
+//! signaled bit in the outstanding Read's `orq` entry (bit 31, above the length), not in
+//! flip-flops (`CTX_HI`, `SIG_IN_ORQ`; issue 5): `lchk_pd` is the context RAM's output
+//! (word 0 of the served QP is on it whenever a check is presented) and the ORD is compared
+//! in `Load2` (`l_ordf`). A CQE status is kept in 5 bits (every WcStatus is below 32). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
 //! 32-bit words at `{qp, word}` (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is
 //! 32-octet aligned, so no per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks;
 //! log2 is taken from the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
@@ -173,13 +178,29 @@ use rust_hdl::prelude::*;
 /// Outstanding Reads the hardware keeps per QP (ORD above it acts as this).
 pub const ORQ_DEPTH: usize = 4;
 /// Bits of an outstanding-Read RAM entry: its length (the index is ci - count, the signaled
-/// bit is in flip-flops, `orq_sig`: 32 bits are 2 block RAMs; `{length, index}` were 3).
+/// bit is in flip-flops, `orq_sig`, or bit 31 in the Cu profile, `SIG_IN_ORQ`: 32 bits are 2
+/// block RAMs; `{length, index}` were 3).
 const ORQ_W: usize = 32;
 /// Bits of a context word: words `{qp, 0}` sq_base, `{qp, 1}` MSN of QN 0, `{qp, 2}` MSN of
 /// QN 1 (`{qp, 3}` unused: the read port's idle address).
 const CTX_W: usize = 32;
 /// Bits of the CQE index sum `c_isum`: a ring index shifted up one bit.
 const ISUM_BITS: usize = RING_INDEX_BITS + 1;
+/// 1 when an outstanding Read's signaled bit is kept in its `orq` entry, at bit 31 above the
+/// length (lengths of [`LOCAL_LEN_BITS`] < 32: the Alchitry Cu profile; issue 5, no `orq_sig`
+/// flip-flops and read mux), else 0 (the flip-flops `orq_sig`). `update` generates either by
+/// a loop of one or no iteration (`0..SIG_IN_ORQ` / `SIG_IN_ORQ..1`).
+const SIG_IN_ORQ: usize = if LOCAL_LEN_BITS < ORQ_W { 1 } else { 0 };
+/// 1 when a QP's PD and capped ORD are kept in its context word 0 above `sq_base`, the PD
+/// at bits 31..28 and the ORD at bits 26..24 (DMA addresses of at most 24 bits: the Alchitry
+/// Cu profile; issue 5, no `q_pd` / `q_ord` flip-flops and muxes: `lchk_pd` is the context
+/// RAM's output, which shows word 0 of the served QP whenever a check is presented, and the
+/// ORD is compared in `Load2`, where the output shows it too), else 0 (the flip-flops).
+const CTX_HI: usize = if DMA_ADDR_BITS <= 24 { 1 } else { 0 };
+const _: () = assert!(PD_BITS == 4 && CTX_W == 32 && ORQ_W == 32);
+/// Bits of a CQE status kept (`c_st`, `h_st`, `scqe_status[4:0]`; the upper bits are 0): every
+/// `rnic_proto::verbs::WcStatus` is below 32 (asserted below; issue 5).
+const ST_BITS: usize = 5;
 
 /// Engine states, in the order of their bit in the one-hot state register (`st`: bit k is
 /// state k, bit 0 stored inverted; `#[hdl_gen]` cannot name constants, so the update
@@ -379,16 +400,16 @@ pub struct SendEngine {
     rq_h: DFF<Bit>,
     rdcq_valid: Signal<Local, Bit>,
     rdcq_qp: Signal<Local, Bits<CONN_BITS>>,
-    rdcq_status: Signal<Local, Bits<8>>,
+    rdcq_status: Signal<Local, Bits<ST_BITS>>,
     rdcq_take: Signal<Local, Bit>,
     c_op: DFF<Bits<2>>,
-    c_st: DFF<Bits<8>>,
+    c_st: DFF<Bits<ST_BITS>>,
     /// The CQE on `scqe_*` (taken from `c_*` in `Cqe`): the engine goes on while HostIf
     /// waits for the DMA write port.
     h_valid: DFF<Bit>,
     h_qp: DFF<Bits<CONN_BITS>>,
     h_op: DFF<Bits<2>>,
-    h_st: DFF<Bits<8>>,
+    h_st: DFF<Bits<ST_BITS>>,
     h_len: DFF<Bits<LOCAL_LEN_BITS>>,
     h_idx: DFF<Bits<RING_INDEX_BITS>>,
     /// Per QP 3 words (`CTX_W`) at `{qp, word}`.
@@ -497,6 +518,10 @@ pub struct SendEngine {
     is_read: Signal<Local, Bit>,
     hold: Signal<Local, Bit>,
     ord_full: Signal<Local, Bit>,
+    /// `ord_full` registered in `Load2` (the served QP's outstanding Reads reach its ORD).
+    l_ordf: DFF<Bit>,
+    /// `qpc_ord` capped at [`ORQ_DEPTH`].
+    qpc_ordc: Signal<Local, Bits<3>>,
     wc_op: Signal<Local, Bits<2>>,
     ctx_rw: Signal<Local, Bits<2>>,
     ctx_waddr: Signal<Local, Bits<4>>,
@@ -537,7 +562,7 @@ impl Logic for SendEngine {
             faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
             h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok
+            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -559,7 +584,7 @@ impl Logic for SendEngine {
         self.rdcq_valid.next = self.rq_v.q.val();
         self.rq_qp.d.next = self.rdcq.read_data.val().get_bits::<CONN_BITS>(0);
         self.rdcq_qp.next = self.rq_qp.q.val();
-        self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<8>(2);
+        self.rdcq_status.next = self.rdcq.read_data.val().get_bits::<ST_BITS>(2);
         self.ctx.clock.next = self.clock.val();
         self.orq.clock.next = self.clock.val();
 
@@ -677,10 +702,20 @@ impl Logic for SendEngine {
         } else {
             self.wc_op.next = 0.into();
         }
-        // ORD capped at ORQ_DEPTH.
+        // ORD capped at ORQ_DEPTH. The outstanding Reads reach the ORD: compared in `Load2`
+        // (`l_ordf`; the count changes only with a pop or a push, in `Rdc`, `FlushRead` or
+        // `Msg`, none of which comes between `Load2` and the WQE's `Decide`, and `Idle` left
+        // with no pop pending). (In the Cu profile, `CTX_HI`, the ORD is word 0's bits 26..24 on
+        // the context RAM's output, read at the QP `cur` at the edge entering `Load2`.)
+        for _k in 0..CTX_HI {
+            self.k_ord.next = self.ctx.read_data.val().get_bits::<3>(24);
+        }
         self.ord_full.next = self.k_oc.val() >= self.k_ord.val();
+        if self.s.val().get_bit(2) {
+            self.l_ordf.d.next = self.ord_full.val();
+        }
         self.hold.next = (self.k_oc.val().any() && (!self.is_read.val() || self.w_fence.q.val()))
-            || (self.is_read.val() && self.ord_full.val());
+            || (self.is_read.val() && self.l_ordf.q.val());
 
         // Outputs, registers muxed by state.
         self.sq_rd_req_valid.next = self.s.val().get_bit(5) || (self.pf_st.q.val() == 2);
@@ -782,6 +817,11 @@ impl Logic for SendEngine {
             | bit_cast::<64, 32>(self.w_addr_lo.q.val());
         self.lchk_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
         self.lchk_pd.next = self.k_pd.val();
+        for _k in 0..CTX_HI {
+            // Word 0 of the served QP is on the context RAM's output in `Check` and while the
+            // early check presents its check (read outside `Fetch`, at the QP `cur`).
+            self.lchk_pd.next = self.ctx.read_data.val().get_bits::<PD_BITS>(28);
+        }
         self.lchk_qp.next = self.cur.q.val();
         if self.is_read.val() {
             self.lchk_access.next = 2.into();
@@ -811,7 +851,7 @@ impl Logic for SendEngine {
         self.scqe_valid.next = self.h_valid.q.val();
         self.scqe_qp.next = self.h_qp.q.val();
         self.scqe_opcode.next = bit_cast::<8, 2>(self.h_op.q.val());
-        self.scqe_status.next = self.h_st.q.val();
+        self.scqe_status.next = bit_cast::<8, ST_BITS>(self.h_st.q.val());
         self.scqe_byte_len.next = bit_cast::<32, LOCAL_LEN_BITS>(self.h_len.q.val());
         self.scqe_index.next = bit_cast::<16, RING_INDEX_BITS>(self.h_idx.q.val());
         if self.h_valid.q.val() && self.scqe_ready.val() {
@@ -823,6 +863,11 @@ impl Logic for SendEngine {
             && !self.rdcq_valid.val()
             && !self.h_valid.q.val();
 
+        if self.qpc_ord.val() >= 4 {
+            self.qpc_ordc.next = 4.into();
+        } else {
+            self.qpc_ordc.next = self.qpc_ord.val().get_bits::<3>(0);
+        }
         // RAM ports. Reads matter only at the edge leaving Idle; elsewhere the read address is
         // kept away from the written entry (block RAM gives undefined data there).
         self.ctx_we.next = false;
@@ -839,6 +884,11 @@ impl Logic for SendEngine {
         self.orq_waddr.next = self.orq_wa_q.q.val();
         self.orq.write_addr.next = bit_cast::<5, 4>(self.orq_waddr.val());
         self.orq.write_data.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val());
+        for _k in 0..SIG_IN_ORQ {
+            // The signaled bit above the length (used only with a Read's entry, `r_push`).
+            self.orq.write_data.next = bit_cast::<32, LOCAL_LEN_BITS>(self.w_len.q.val())
+                | (bit_cast::<32, 1>(self.w_sig.q.val().into()) << 31);
+        }
         // The CQE's ring index, computed in `Cqe` from the served QP's ci and count of
         // outstanding Reads (no `c_idx` register). Only Reads pass the hold rules while Reads
         // are outstanding, and each moves ci on at its hand-over, so a QP's outstanding Reads
@@ -955,7 +1005,7 @@ impl Logic for SendEngine {
                 self.clr_lst.next = true;
                 if self.k_lst.val().any() {
                     self.c_op.d.next = self.k_lop.val();
-                    self.c_st.d.next = bit_cast::<8, 3>(self.k_lst.val());
+                    self.c_st.d.next = bit_cast::<ST_BITS, 3>(self.k_lst.val());
                 } else {
                     self.c_op.d.next = 0.into();
                 }
@@ -1215,16 +1265,23 @@ impl Logic for SendEngine {
         // The signaled bits: written with the entry, read beside it through the registered
         // read address, like the RAM (the upper half has none).
         self.orq_ra_q.d.next = self.orq_ra.val().get_bits::<4>(0);
+        // (In the Cu profile, `SIG_IN_ORQ`, the bit is the entry's bit 31: written with the
+        // length at `r_push`, read on the RAM's output.)
         self.sig_rd.next = false;
         for i in 0..16 {
             self.orq_sig[i].clock.next = self.clock.val();
             self.orq_sig[i].d.next = self.orq_sig[i].q.val();
-            if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
-                self.orq_sig[i].d.next = self.w_sig.q.val();
+            for _k in SIG_IN_ORQ..1 {
+                if self.r_push.q.val() && (self.orq_waddr.val().index() == i) {
+                    self.orq_sig[i].d.next = self.w_sig.q.val();
+                }
+                if self.orq_ra_q.q.val().index() == i {
+                    self.sig_rd.next = self.orq_sig[i].q.val();
+                }
             }
-            if self.orq_ra_q.q.val().index() == i {
-                self.sig_rd.next = self.orq_sig[i].q.val();
-            }
+        }
+        for _k in 0..SIG_IN_ORQ {
+            self.sig_rd.next = self.orq.read_data.val().get_bit(31);
         }
         // Context RAM, one word a cycle. A context commit writes the base word only and sets
         // both fresh flags (MSNs 1). The write-back writes `{cur, 2}` (Read) or `{cur, 1}`.
@@ -1238,6 +1295,13 @@ impl Logic for SendEngine {
             self.ctx_waddr.next = bit_cast::<4, CONN_BITS>(self.qpc_qp.val()) << 2;
             self.ctx.write_data.next = ((self.qpc_sq_base.val() >> 5) << 5)
                 | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
+            for _k in 0..CTX_HI {
+                // The PD at bits 31..28, the ORD at 26..24 (the DMA address is bits 23..0).
+                self.ctx.write_data.next = (((self.qpc_sq_base.val() << 8) >> 13) << 5)
+                    | (bit_cast::<32, PD_BITS>(self.qpc_pd.val()) << 28)
+                    | (bit_cast::<32, 3>(self.qpc_ordc.val()) << 24)
+                    | bit_cast::<32, RING_LOG2_BITS>(self.qpc_sq_log2.val());
+            }
         }
         self.ctx.write_addr.next = self.ctx_waddr.val();
         // Reads: the MSN of the WQE's queue in `Fetch` (word 1 or 2); elsewhere sq_base (word
@@ -1341,11 +1405,7 @@ impl Logic for SendEngine {
                 self.q_ci[i].d.next = 0.into();
                 self.q_pi[i].d.next = 0.into();
                 self.q_pd[i].d.next = self.qpc_pd.val();
-                if self.qpc_ord.val() >= 4 {
-                    self.q_ord[i].d.next = 4.into();
-                } else {
-                    self.q_ord[i].d.next = self.qpc_ord.val().get_bits::<3>(0);
-                }
+                self.q_ord[i].d.next = self.qpc_ordc.val();
                 self.q_oh[i].d.next = 0.into();
                 self.q_oc[i].d.next = 0.into();
                 self.q_f0[i].d.next = true;
@@ -1594,4 +1654,14 @@ const _: () = {
             && WqeOpcode::SendSe.rdmap_opcode() == WqeOpcode::SendSe as u8 + 1
             && WqeOpcode::SendSeInv.rdmap_opcode() == WqeOpcode::SendSeInv as u8 + 1
     );
+};
+// A CQE status is kept in `ST_BITS` bits (`c_st`, `h_st`, and `rdc_status[4:0]` in `rdcq`):
+// every work-completion status is below `1 << ST_BITS`.
+const _: () = {
+    use rnic_proto::verbs::WcStatus;
+    let mut i = 0;
+    while i < WcStatus::ALL.len() {
+        assert!((WcStatus::ALL[i] as u32) < (1 << ST_BITS));
+        i += 1;
+    }
 };
