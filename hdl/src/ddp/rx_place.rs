@@ -65,16 +65,26 @@
 //!   read data (late in the cycle); the head beat's address mod 4 and its address source
 //!   (connection 0-3 or, for a run's first beat, the verdict port; one-hot, so the address
 //!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
-//!   incrementer for all connections computes the next host word (`+ 1`) of the placed beat's
-//!   address: three 10-bit parts side by side whose carries in are flags kept with each
+//!   incrementer for all connections computes the head beat's host word (`na + adv`, see
+//!   below): three 10-bit parts side by side whose carries in are flags kept with each
 //!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, the
 //!   `vd_a10` / `vd_a20` ports; for a connection's, computed from
 //!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
 //!   the address selection. The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
 //! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
-//!   the per-connection state is the next address (32 bits), two increment flags and the
-//!   place flag: no per-connection incrementer.
+//!   the per-connection state is a host word (`na`, 30 bits), the next octet's lane, `adv`,
+//!   two increment flags and the place flag: no per-connection incrementer.
+//! - The write address is registered once, in the output register: `na[c]` is the host word
+//!   of connection c's last DMA beat (or of its run's first beat), and `adv[c]` says the next
+//!   octet is in the word after it (the last DMA beat was a full word), so the head beat's
+//!   word is `na + adv` (the incrementer) and `na` changes only when a DMA beat of c is
+//!   emitted (or a run's first beat is placed). While the hold register keeps a beat, no
+//!   other beat of its connection is emitted, so `na[hold_conn]` is its word: the output
+//!   register takes it from there (`o_addr`, a multiplexer that shares the flip-flops' logic
+//!   cells) and the 4 KiB page end from `na_a10[hold_conn]`. Before, `na` was the next
+//!   octet's address and the hold register kept a copy of the word (issue 5: 22 flip-flops of
+//!   the hold register and the 22 of the output register each alone in a logic cell).
 //! - No verdict buffer: the verdict is used straight from the `vd_*` port (RxControl's output
 //!   register), taken in the cycle its run's first beat is placed, so a run's first beat is
 //!   placed in the cycle its verdict is offered at the earliest (as with the one-verdict buffer
@@ -82,9 +92,9 @@
 //!   address's carry-select flags come with it (`vd_a10`, `vd_a20`, registers in RxControl:
 //!   all-ones trees on `vd_addr` here were two LUT levels and a long route on the composed
 //!   receive path's critical path, `vd_addr` -> `w_hi1` -> the carry's address register).
-//! - The carry's host word is not copied: it is always `na[cur]`'s word. When the carry
+//! - The carry's host word is not copied: it is always `na[cur] + adv[cur]`. When the carry
 //!   leaves (`fin`, or a flush before another connection's beat), the address source `hr_oh`
-//!   selects `cur`, so its address is the placement's `word`. Which cycle that is, is
+//!   selects `cur`, so its address is the placement's `wused`. Which cycle that is, is
 //!   registered a cycle ahead (`ovr`, with `hr_oh` set to `cur` then), so neither the address
 //!   selection nor `proc` starts with the flush compare (`h_conn != cur`, the carry not empty):
 //!   30 flip-flops (each alone in its logic cell) and the output address multiplexer fewer.
@@ -174,17 +184,26 @@ pub struct RxPlace {
     hr_alo: DFF<Bits<2>>,
     /// The address source, one-hot: bit i for a later beat of connection i, bit 4 for a run's
     /// first beat (the verdict port, `vd_addr`); while `ovr`, bit `cur` (the carry's host word
-    /// is `na[cur]`'s: the carry leaves this cycle with that address).
+    /// is `na[cur] + adv[cur]`: the carry leaves this cycle with that address).
     hr_oh: DFF<Bits<5>>,
     /// The carry leaves next (`fin`, or a flush: a head beat of another connection while the
     /// carry holds octets), registered: `hr_oh` selects the carry's connection then, so the
     /// carry's address is `word` (no copy of it), and `proc` starts at a flip-flop.
     ovr: DFF<Bit>,
-    // Per connection: host address of the next payload octet, run placed (else dropped).
-    na: [DFF<Bits<DMA_ADDR_BITS>>; CONNECTIONS],
+    /// Per connection: the host word of the run's last DMA beat (or, before one, of its first
+    /// placed beat); the next payload octet is in word `na + adv`. `na` changes only with a
+    /// DMA beat of the connection (or a run's first beat), so while the hold register keeps a
+    /// beat, `na[hold_conn]` is that beat's word: the hold register keeps no address.
+    na: [DFF<Bits<WA_BITS>>; CONNECTIONS],
+    /// Per connection: the next payload octet's lane (its host address mod 4).
+    nlo: [DFF<Bits<2>>; CONNECTIONS],
+    /// Per connection: the next payload octet is in the word after `na` (the last DMA beat was
+    /// a full word).
+    adv: [DFF<Bit>; CONNECTIONS],
+    // Per connection: run placed (else dropped).
     pl: [DFF<Bit>; CONNECTIONS],
-    /// Per connection: `na`'s word address bits 9..0 all ones, bits 19..0 all ones (the
-    /// carry-select flags of its increment).
+    /// Per connection: `na`'s bits 9..0 all ones, bits 19..0 all ones (the carry-select flags
+    /// of its increment; `na_a10` is also the hold beat's "last word of a 4 KiB page").
     na_a10: [DFF<Bit>; CONNECTIONS],
     na_a20: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
@@ -203,7 +222,6 @@ pub struct RxPlace {
     hold_end: DFF<Bit>,
     hold_good: DFF<Bit>,
     hold_conn: DFF<Bits<CONN_BITS>>,
-    hold_addr: DFF<Bits<WA_BITS>>,
     hold_data: DFF<Bits<32>>,
     hold_keep: DFF<Bits<4>>,
     /// The output register (named `skid` after the buffer it replaced; the name is kept:
@@ -238,10 +256,9 @@ pub struct RxPlace {
     h_last: Signal<Local, Bit>,
     h_good: Signal<Local, Bit>,
     h_conn: Signal<Local, Bits<CONN_BITS>>,
-    m: [Signal<Local, Bits<DMA_ADDR_BITS>>; CONNECTIONS],
-    mv: Signal<Local, Bits<DMA_ADDR_BITS>>,
-    ones: Constant<Bits<DMA_ADDR_BITS>>,
-    addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    m: [Signal<Local, Bits<WA_BITS>>; CONNECTIONS],
+    mv: Signal<Local, Bits<WA_BITS>>,
+    ones: Constant<Bits<WA_BITS>>,
     place: Signal<Local, Bit>,
     carry_on: Signal<Local, Bit>,
     flush: Signal<Local, Bit>,
@@ -264,7 +281,16 @@ pub struct RxPlace {
     sa20: Signal<Local, Bit>,
     new_a10: Signal<Local, Bit>,
     new_a20: Signal<Local, Bit>,
-    na_next: Signal<Local, Bits<DMA_ADDR_BITS>>,
+    /// The head beat's host word: `word + adv` of its address source.
+    wused: Signal<Local, Bits<WA_BITS>>,
+    sadv: Signal<Local, Bit>,
+    /// `na`'s update with `wused` (a DMA beat of the head beat's connection, or a run's first
+    /// beat), and `adv`'s new value then.
+    upd: Signal<Local, Bit>,
+    adv_nx: Signal<Local, Bit>,
+    /// The hold beat's word (`na[hold_conn]`) and its "last word of a 4 KiB page" flag.
+    o_addr: Signal<Local, Bits<WA_BITS>>,
+    o_pe: Signal<Local, Bit>,
     w_lo: Signal<Local, Bits<10>>,
     w_mid: Signal<Local, Bits<10>>,
     w_hi: Signal<Local, Bits<WH_BITS>>,
@@ -283,7 +309,6 @@ pub struct RxPlace {
     em_end: Signal<Local, Bit>,
     em_good: Signal<Local, Bit>,
     em_conn: Signal<Local, Bits<CONN_BITS>>,
-    em_addr: Signal<Local, Bits<WA_BITS>>,
     em_data: Signal<Local, Bits<32>>,
     em_keep: Signal<Local, Bits<4>>,
     push: Signal<Local, Bit>,
@@ -336,6 +361,8 @@ impl Default for RxPlace {
             hr_alo: Default::default(),
             hr_oh: Default::default(),
             na: core::array::from_fn(|_| Default::default()),
+            nlo: core::array::from_fn(|_| Default::default()),
+            adv: core::array::from_fn(|_| Default::default()),
             pl: core::array::from_fn(|_| Default::default()),
             na_a10: core::array::from_fn(|_| Default::default()),
             na_a20: core::array::from_fn(|_| Default::default()),
@@ -351,7 +378,6 @@ impl Default for RxPlace {
             hold_end: Default::default(),
             hold_good: Default::default(),
             hold_conn: Default::default(),
-            hold_addr: Default::default(),
             hold_data: Default::default(),
             hold_keep: Default::default(),
             skid: Default::default(),
@@ -382,8 +408,7 @@ impl Default for RxPlace {
             h_conn: Default::default(),
             m: Default::default(),
             mv: Default::default(),
-            ones: Constant::new(((1u64 << DMA_ADDR_BITS) - 1).into()),
-            addr: Default::default(),
+            ones: Constant::new(((1u64 << WA_BITS) - 1).into()),
             place: Default::default(),
             carry_on: Default::default(),
             flush: Default::default(),
@@ -405,7 +430,12 @@ impl Default for RxPlace {
             sa20: Default::default(),
             new_a10: Default::default(),
             new_a20: Default::default(),
-            na_next: Default::default(),
+            wused: Default::default(),
+            sadv: Default::default(),
+            upd: Default::default(),
+            adv_nx: Default::default(),
+            o_addr: Default::default(),
+            o_pe: Default::default(),
             w_lo: Default::default(),
             w_mid: Default::default(),
             w_hi: Default::default(),
@@ -424,7 +454,6 @@ impl Default for RxPlace {
             em_end: Default::default(),
             em_good: Default::default(),
             em_conn: Default::default(),
-            em_addr: Default::default(),
             em_data: Default::default(),
             em_keep: Default::default(),
             push: Default::default(),
@@ -466,7 +495,6 @@ impl Logic for RxPlace {
             hold_end,
             hold_good,
             hold_conn,
-            hold_addr,
             hold_data,
             hold_keep,
             done_v,
@@ -476,6 +504,10 @@ impl Logic for RxPlace {
         for i in 0..CONNECTIONS {
             self.na[i].clock.next = self.clock.val();
             self.na[i].d.next = self.na[i].q.val();
+            self.nlo[i].clock.next = self.clock.val();
+            self.nlo[i].d.next = self.nlo[i].q.val();
+            self.adv[i].clock.next = self.clock.val();
+            self.adv[i].d.next = self.adv[i].q.val();
             self.pl[i].clock.next = self.clock.val();
             self.pl[i].d.next = self.pl[i].q.val();
             self.na_a10[i].clock.next = self.clock.val();
@@ -526,10 +558,10 @@ impl Logic for RxPlace {
         if self.hr_oh.q.val().get_bit(4) {
             self.mv.next = self.ones.val();
         }
-        self.addr.next = self.vd_addr.val() & self.mv.val();
+        self.word.next = self.vd_addr.val().get_bits::<WA_BITS>(2) & self.mv.val();
         self.place.next = self.vd_place.val() && self.hr_oh.q.val().get_bit(4);
         for i in 0..CONNECTIONS {
-            self.addr.next = self.addr.val() | (self.na[i].q.val() & self.m[i].val());
+            self.word.next = self.word.val() | (self.na[i].q.val() & self.m[i].val());
             self.place.next =
                 self.place.val() || (self.pl[i].q.val() && self.hr_oh.q.val().get_bit(i));
         }
@@ -597,19 +629,21 @@ impl Logic for RxPlace {
             | (bit_cast::<3, 1>(self.e1.val().into()) << 1)
             | (bit_cast::<3, 1>((self.n2.val() || self.c1.val()).into()) << 2);
         self.full.next = self.e.val().get_bit(2);
-        self.word.next = self.addr.val().get_bits::<WA_BITS>(2);
-        // The connection's next octet: in the next host word after a full one. word + 1 as
-        // three 10-bit incrementers side by side (carry select), the selects from flags kept
-        // with each address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit
-        // carry chain after the address selection missed 100 MHz (79), the all-ones trees too
-        // (94).
+        // The head beat's host word: `word + adv` (the word after the last DMA beat's when that
+        // was a full word; the verdict's word as it is). word + 1 as three 10-bit
+        // incrementers side by side (carry select), the selects from flags kept with each
+        // address (`a10`: word bits 9..0 all ones, `a20`: bits 19..0): one 30-bit carry chain
+        // after the address selection missed 100 MHz (79), the all-ones trees too (94).
         self.sa10.next = self.vd_a10.val() && self.hr_oh.q.val().get_bit(4);
         self.sa20.next = self.vd_a20.val() && self.hr_oh.q.val().get_bit(4);
+        self.sadv.next = false;
         for i in 0..CONNECTIONS {
             self.sa10.next =
                 self.sa10.val() || (self.na_a10[i].q.val() && self.hr_oh.q.val().get_bit(i));
             self.sa20.next =
                 self.sa20.val() || (self.na_a20[i].q.val() && self.hr_oh.q.val().get_bit(i));
+            self.sadv.next =
+                self.sadv.val() || (self.adv[i].q.val() && self.hr_oh.q.val().get_bit(i));
         }
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
@@ -619,21 +653,20 @@ impl Logic for RxPlace {
         self.w_hi1.next = self.w_hi.val();
         self.new_a10.next = self.sa10.val();
         self.new_a20.next = self.sa20.val();
-        if self.full.val() {
+        if self.sadv.val() {
             self.w_lo1.next = self.w_lo.val() + 1;
             self.new_a10.next = self.w_lo.val() == 0x3FE;
             self.new_a20.next = (self.w_lo.val() == 0x3FE) && self.w_mid.val().all();
         }
-        if self.full.val() && self.sa10.val() {
+        if self.sadv.val() && self.sa10.val() {
             self.w_mid1.next = self.w_mid.val() + 1;
         }
-        if self.full.val() && self.sa20.val() {
+        if self.sadv.val() && self.sa20.val() {
             self.w_hi1.next = self.w_hi.val() + 1;
         }
-        self.na_next.next = bit_cast::<DMA_ADDR_BITS, 2>(self.e.val().get_bits::<2>(0))
-            | (bit_cast::<DMA_ADDR_BITS, 10>(self.w_lo1.val()) << 2)
-            | (bit_cast::<DMA_ADDR_BITS, 10>(self.w_mid1.val()) << 12)
-            | (bit_cast::<DMA_ADDR_BITS, WH_BITS>(self.w_hi1.val()) << 22);
+        self.wused.next = bit_cast::<WA_BITS, 10>(self.w_lo1.val())
+            | (bit_cast::<WA_BITS, 10>(self.w_mid1.val()) << 10)
+            | (bit_cast::<WA_BITS, WH_BITS>(self.w_hi1.val()) << 20);
         // The beat's lanes in this host word: alo..min(e, 4) - 1. A full word: the carry's lanes
         // and lanes alo..3; the rest (lanes 0..e-4) is the new carry. Otherwise the carry grows
         // by lanes alo..e-1 (and a run's tail leaves with the same lanes).
@@ -663,7 +696,6 @@ impl Logic for RxPlace {
         self.em_end.next = false;
         self.em_good.next = self.h_good.val();
         self.em_conn.next = self.h_conn.val();
-        self.em_addr.next = self.word.val();
         self.em_data.next = self.merged.val();
         self.em_keep.next = self.word_keep.val();
         if self.can.val() && self.fin.q.val() {
@@ -674,7 +706,7 @@ impl Logic for RxPlace {
             // The run's good flag: the hold register keeps the run's last full word, emitted
             // with it in the cycle that set `fin` (the hold register loads only with `em`).
             self.em_good.next = self.hold_good.q.val();
-            // `em_addr` is `word`: `na[cur]`'s word while `ovr`.
+            // Its word is `wused`: `na[cur] + adv[cur]` while `ovr`.
             self.em_conn.next = self.cur.q.val();
             self.em_data.next = self.cw.q.val();
             self.em_keep.next = self.ck.q.val();
@@ -699,9 +731,7 @@ impl Logic for RxPlace {
             for i in 0..CONNECTIONS {
                 if self.h_conn.val().index() == i {
                     self.pl[i].d.next = self.place.val();
-                    self.na[i].d.next = self.na_next.val();
-                    self.na_a10[i].d.next = self.new_a10.val();
-                    self.na_a20[i].d.next = self.new_a20.val();
+                    self.nlo[i].d.next = self.e.val().get_bits::<2>(0);
                 }
             }
             if self.place.val() && self.full.val() {
@@ -730,14 +760,32 @@ impl Logic for RxPlace {
             }
         }
 
+        // `na` takes the word of a DMA beat (the carry leaving, a full word, a run's tail or
+        // token) and of a run's first beat, for the beat's connection (`em_conn`); not of a
+        // later beat that only adds to the carry (its word is `na + adv` already). So
+        // `na[hold_conn]` is the hold beat's word until the hold register pushes it: a beat
+        // that changes it is emitted (the hold beat leaves at that edge), or is a run's first
+        // beat (the connection's previous run ended: its last beat leaves at the first `can`).
+        self.upd.next = (self.can.val() && self.ovr.q.val())
+            || (self.proc.val() && (self.h_first.val() || self.full.val() || self.h_last.val()));
+        self.adv_nx.next = self.full.val() && !self.ovr.q.val();
+        for i in 0..CONNECTIONS {
+            if self.upd.val() && (self.em_conn.val().index() == i) {
+                self.na[i].d.next = self.wused.val();
+                self.adv[i].d.next = self.adv_nx.val();
+                self.na_a10[i].d.next = self.new_a10.val();
+                self.na_a20[i].d.next = self.new_a20.val();
+            }
+        }
+
         // ---- Head register: takes the RAM's read data when empty or placed this cycle.
         self.ld.next = self.hv.q.val() && (!self.hr_v.q.val() || self.pop.val());
         // The loaded beat's connection's next address mod 4, after this cycle's placement.
         self.ld_conn.next = self.fifo.read_data.val().get_bits::<CONN_BITS>(39);
-        self.ld_alo.next = self.na[0].q.val().get_bits::<2>(0);
+        self.ld_alo.next = self.nlo[0].q.val();
         for i in 1..CONNECTIONS {
             if self.ld_conn.val().index() == i {
-                self.ld_alo.next = self.na[i].q.val().get_bits::<2>(0);
+                self.ld_alo.next = self.nlo[i].q.val();
             }
         }
         if self.hr_v.q.val() && (self.h_conn.val() == self.ld_conn.val()) {
@@ -816,10 +864,18 @@ impl Logic for RxPlace {
         // run's end); `last` when the request ends there.
         self.push.next =
             self.can.val() && self.hold_v.q.val() && (self.hold_end.q.val() || self.em.val());
+        self.o_addr.next = self.na[0].q.val();
+        self.o_pe.next = self.na_a10[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.hold_conn.q.val().index() == i {
+                self.o_addr.next = self.na[i].q.val();
+                self.o_pe.next = self.na_a10[i].q.val();
+            }
+        }
         self.push_last.next = self.hold_end.q.val()
             || !self.em_wr.val()
             || (self.em_conn.val() != self.hold_conn.q.val())
-            || (self.hold_addr.q.val().get_bits::<10>(0) == 1023);
+            || self.o_pe.val();
         if self.em.val() {
             self.hold_v.d.next = true;
             self.hold_wr.d.next = self.em_wr.val();
@@ -827,7 +883,6 @@ impl Logic for RxPlace {
             self.hold_end.d.next = self.em_end.val();
             self.hold_good.d.next = self.em_good.val();
             self.hold_conn.d.next = self.em_conn.val();
-            self.hold_addr.d.next = self.em_addr.val();
             self.hold_data.d.next = self.em_data.val();
             self.hold_keep.d.next = self.em_keep.val();
         } else if self.push.val() {
@@ -841,7 +896,7 @@ impl Logic for RxPlace {
             | (bit_cast::<OUT_BITS, 1>(self.hold_dn.q.val().into()) << 38)
             | (bit_cast::<OUT_BITS, 1>(self.hold_good.q.val().into()) << 39)
             | (bit_cast::<OUT_BITS, CONN_BITS>(self.hold_conn.q.val()) << 40)
-            | (bit_cast::<OUT_BITS, WA_BITS>(self.hold_addr.q.val()) << 42);
+            | (bit_cast::<OUT_BITS, WA_BITS>(self.o_addr.val()) << 42);
 
         // ---- Outputs: a beat carrying a completion waits while `done_*` is occupied; the
         // completion moves there once the beat was accepted (a token: at once).
