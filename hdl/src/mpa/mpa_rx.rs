@@ -292,7 +292,6 @@ pub struct MpaRx {
     raw_keep_q: DFF<Bits<4>>,
     raw_last_q: DFF<Bit>,
     err_v: DFF<Bit>,
-    err_conn_q: DFF<Bits<CONN_BITS>>,
     err_code_q: DFF<Bits<8>>,
 
     // Combinational signals.
@@ -313,6 +312,15 @@ pub struct MpaRx {
     ctx_rd_word: Signal<Local, Bits<2>>,
     length: Signal<Local, Bits<16>>,
     length_p1: Signal<Local, Bits<17>>,
+    /// `length > max_of` by 2-bit slices: per slice, greater, and greater or equal (in the odd
+    /// bits of `cmp_gt`, `cmp_ge`; the 2-bit verdicts in `gt2`, `ge2`); `longer` is the carry
+    /// out of `gt2 + ge2`: a slice greater generates, a slice equal propagates.
+    cmp_gt: Signal<Local, Bits<16>>,
+    cmp_ge: Signal<Local, Bits<16>>,
+    gt2: Signal<Local, Bits<9>>,
+    ge2: Signal<Local, Bits<9>>,
+    cmp_sum: Signal<Local, Bits<9>>,
+    longer: Signal<Local, Bit>,
     fpdu_words: Signal<Local, Bits<15>>,
     no_data_words: Signal<Local, Bit>,
     one_data_word: Signal<Local, Bit>,
@@ -429,7 +437,6 @@ impl Default for MpaRx {
             raw_keep_q: Default::default(),
             raw_last_q: Default::default(),
             err_v: Default::default(),
-            err_conn_q: Default::default(),
             err_code_q: Default::default(),
             adv: Default::default(),
             switch: Default::default(),
@@ -448,6 +455,12 @@ impl Default for MpaRx {
             ctx_rd_word: Default::default(),
             length: Default::default(),
             length_p1: Default::default(),
+            cmp_gt: Default::default(),
+            cmp_ge: Default::default(),
+            gt2: Default::default(),
+            ge2: Default::default(),
+            cmp_sum: Default::default(),
+            longer: Default::default(),
             fpdu_words: Default::default(),
             no_data_words: Default::default(),
             one_data_word: Default::default(),
@@ -484,10 +497,9 @@ impl Logic for MpaRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
-            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
-            zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok,
-            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q, sk_main_v,
-            sk_main, sk_ovf_v, sk_ovf
+            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
+            since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok, v_mbad, raw_v,
+            raw_keep_q, raw_last_q, err_v, err_code_q, sk_main_v, sk_main, sk_ovf_v, sk_ovf
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
@@ -634,6 +646,34 @@ impl Logic for MpaRx {
         self.crc_upd.keep.next = 15.into();
         self.length.next = self.s1_word.q.val().get_bits::<16>(16);
         self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
+        // `length > max_of` without the 16 inverters that a subtraction's carry chain needs
+        // in front of one operand (`max_of` is the store's read data): each 2-bit slice's
+        // greater / greater-or-equal in one LUT, then a carry chain of 8 in which a greater
+        // slice generates and an equal one propagates (carry = gt | ge & carry-in).
+        self.cmp_gt.next = (self.length.val() & !self.max_of.val())
+            | (!(self.length.val() ^ self.max_of.val())
+                & ((self.length.val() & !self.max_of.val()) << 1));
+        self.cmp_ge.next = (self.length.val() & !self.max_of.val())
+            | (!(self.length.val() ^ self.max_of.val())
+                & ((self.length.val() | !self.max_of.val()) << 1));
+        self.gt2.next = bit_cast::<9, 1>(self.cmp_gt.val().get_bit(1).into())
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(3).into()) << 1)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(5).into()) << 2)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(7).into()) << 3)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(9).into()) << 4)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(11).into()) << 5)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(13).into()) << 6)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(15).into()) << 7);
+        self.ge2.next = bit_cast::<9, 1>(self.cmp_ge.val().get_bit(1).into())
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(3).into()) << 1)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(5).into()) << 2)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(7).into()) << 3)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(9).into()) << 4)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(11).into()) << 5)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(13).into()) << 6)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(15).into()) << 7);
+        self.cmp_sum.next = self.gt2.val() + self.ge2.val();
+        self.longer.next = self.cmp_sum.val().get_bit(8);
         // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
         self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
         // (L + 1) / 4 == 0: L <= 2; (L + 1) / 4 == 1: 3 <= L <= 6 (from L directly, no adder).
@@ -678,7 +718,6 @@ impl Logic for MpaRx {
         self.ob_crc_ok.next = false;
         self.ob_mbad.next = false;
         self.err_v.d.next = false;
-        self.err_conn_q.d.next = self.cur.q.val();
         self.too_long.d.next = false;
         self.verdict.d.next = false;
         // Errors found in the previous cycle (registered compares): a bad CRC field (2; a bad
@@ -711,7 +750,7 @@ impl Logic for MpaRx {
             } else if !self.in_fpdu.q.val() {
                 // Header: ULPDU_Length and ULPDU bytes 0-1. A length over the maximum is
                 // taken in the next cycle (`too_long`), before anything of this FPDU leaves.
-                self.too_long.d.next = self.length.val() > self.max_of.val();
+                self.too_long.d.next = self.longer.val();
                 self.in_fpdu.d.next = true;
                 self.crc.d.next = self.crc_upd.next_state.val();
                 if self.markers_built.val() {
@@ -924,7 +963,9 @@ impl Logic for MpaRx {
         self.ulpdu_conn.next = self.sk_main.q.val().get_bits::<CONN_BITS>(56);
         self.ulpdu_valid.next = self.sk_main_v.q.val();
         self.err_valid.next = self.err_v.q.val();
-        self.err_conn.next = self.err_conn_q.q.val();
+        // An error is taken in a cycle after a word was processed (`too_long`, `verdict`), so
+        // not in a swap's last cycle: `cur` is the same in the cycle of the pulse.
+        self.err_conn.next = self.cur.q.val();
         self.err_code.next = self.err_code_q.q.val();
         self.idle.next = !self.s1_v.q.val()
             && !self.sk_main_v.q.val()
