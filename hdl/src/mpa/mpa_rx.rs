@@ -275,7 +275,9 @@ pub struct MpaRx {
     /// half, first, last, CRC good, marker bad): while it is occupied the word FSM waits (no
     /// `proc`, and no context swap), so the data's lower half (`obuf`'s), the keep (from
     /// `len_lo`, `zero_len`), `ulen` and `cur` are still in the working registers when the
-    /// beat moves to the main entry (38 flip-flops less, each alone in its logic cell).
+    /// beat moves to the main entry (38 flip-flops less, each alone in its logic cell). In a
+    /// context swap (which starts with the entry empty, and no beat is offered before it ends)
+    /// `sk_ovf` carries 20 of the context bits in transit.
     sk_main_v: DFF<Bit>,
     sk_main: DFF<Bits<ULPDU_BITS>>,
     sk_ovf_v: DFF<Bit>,
@@ -287,7 +289,8 @@ pub struct MpaRx {
     // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
     // hundred per connection setup, so half rate is plenty).
     // The data and connection are `s1_word` and `s1_conn` (a raw connection's realigner offset
-    // is 0, so its beats pass the realigner unchanged).
+    // is 0, so its beats pass the realigner unchanged). No raw beat is pending or taken in a
+    // context swap: `raw_keep_q` carries 4 of the context bits in transit then.
     raw_v: DFF<Bit>,
     raw_keep_q: DFF<Bits<4>>,
     raw_last_q: DFF<Bit>,
