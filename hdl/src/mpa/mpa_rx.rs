@@ -84,11 +84,12 @@
 //!   registers: each cycle writes word 0's register (`obuf`) to the old connection's entry,
 //!   shifts words 1-3's registers down by one word, and loads word 3's from the store, so the
 //!   store's write data needs no multiplexer. The bits of a word in transit beyond words 1's
-//!   and 3's fields (17 and 7 bits; 3 and 7 with markers, where `since_hdr` is a field of word
-//!   1) ride in registers that are idle during a swap: the skid's overflow entry and the raw
-//!   keep (24 flip-flops less in the Cu profile, each alone in its logic cell). In the last cycle (`switch_b`) the new connection's four words are
-//!   in place; `cur` and the connection's settings change, and a pending restart of the new
-//!   connection resets its flags and `crc`. An error is taken only in the swap's first cycle
+//!   and 3's fields (17 and 7 bits; with markers, where `since_hdr` is a field of word one, 3
+//!   and 7) ride in registers that are idle during a swap: the skid's overflow entry and the
+//!   raw keep (24 flip-flops less in the Cu profile, each alone in its logic cell). In the
+//!   last cycle (`switch_b`) the new connection's four words are in place; `cur` and the
+//!   connection's settings change, and a pending restart of the new connection resets its
+//!   flags and `crc`. An error is taken only in the swap's first cycle
 //!   (its compares come from the last word processed before it) and goes into the flags as
 //!   they leave word 3's registers in that cycle. A configuration restart holds the swap for
 //!   its cycle (`cfg_v`); once a word of `cur` has left (`sph` != 0), a restart of `cur` sets
