@@ -82,11 +82,14 @@
 //!   `since_hdr`, word 2 `crc`, word 3 the flags, `len_lo` and `ulen`. The swap takes four
 //!   cycles (`sph`: words already swapped) and rotates the words through the working
 //!   registers: each cycle writes word 0's register (`obuf`) to the old connection's entry,
-//!   shifts words 1-3's registers down by one word, and loads word 3's from the store (3 + 7
-//!   pad bits carry the words wider than words 1 and 3 in transit), so the store's write data
-//!   needs no multiplexer. In the last cycle (`switch_b`) the new connection's four words are
-//!   in place; `cur` and the connection's settings change, and a pending restart of the new
-//!   connection resets its flags and `crc`. An error is taken only in the swap's first cycle
+//!   shifts words 1-3's registers down by one word, and loads word 3's from the store, so the
+//!   store's write data needs no multiplexer. The bits of a word in transit beyond words 1's
+//!   and 3's fields (17 and 7 bits; with markers, where `since_hdr` is a field of word one, 3
+//!   and 7) ride in registers that are idle during a swap: the skid's overflow entry and the
+//!   raw keep (24 flip-flops less in the Cu profile, each alone in its logic cell). In the
+//!   last cycle (`switch_b`) the new connection's four words are in place; `cur` and the
+//!   connection's settings change, and a pending restart of the new connection resets its
+//!   flags and `crc`. An error is taken only in the swap's first cycle
 //!   (its compares come from the last word processed before it) and goes into the flags as
 //!   they leave word 3's registers in that cycle. A configuration restart holds the swap for
 //!   its cycle (`cfg_v`); once a word of `cur` has left (`sph` != 0), a restart of `cur` sets
@@ -219,10 +222,6 @@ pub struct MpaRx {
     /// Second cycle of a context swap (word 1), or waiting for it while a configuration
     /// restart takes its cycle.
     sph: DFF<Bits<2>>,
-    /// Bits of a context word in transit through word 1's and word 3's registers in a swap
-    /// (beyond their fields).
-    pad1: DFF<Bits<3>>,
-    pad3: DFF<Bits<7>>,
     /// The S1 word is valid and of `cur`: `s1_v && !s1_switch`.
     s1_go: DFF<Bit>,
     /// The outputs can take a beat and no configuration restart is due: the advance, but for
@@ -277,7 +276,9 @@ pub struct MpaRx {
     /// half, first, last, CRC good, marker bad): while it is occupied the word FSM waits (no
     /// `proc`, and no context swap), so the data's lower half (`obuf`'s), the keep (from
     /// `len_lo`, `zero_len`), `ulen` and `cur` are still in the working registers when the
-    /// beat moves to the main entry (38 flip-flops less, each alone in its logic cell).
+    /// beat moves to the main entry (38 flip-flops less, each alone in its logic cell). In a
+    /// context swap (which starts with the entry empty, and no beat is offered before it ends)
+    /// `sk_ovf` carries 20 of the context bits in transit.
     sk_main_v: DFF<Bit>,
     sk_main: DFF<Bits<ULPDU_BITS>>,
     sk_ovf_v: DFF<Bit>,
@@ -289,12 +290,12 @@ pub struct MpaRx {
     // Raw output register: the pipeline waits while it is occupied (raw bytes are a few
     // hundred per connection setup, so half rate is plenty).
     // The data and connection are `s1_word` and `s1_conn` (a raw connection's realigner offset
-    // is 0, so its beats pass the realigner unchanged).
+    // is 0, so its beats pass the realigner unchanged). No raw beat is pending or taken in a
+    // context swap: `raw_keep_q` carries 4 of the context bits in transit then.
     raw_v: DFF<Bit>,
     raw_keep_q: DFF<Bits<4>>,
     raw_last_q: DFF<Bit>,
     err_v: DFF<Bit>,
-    err_conn_q: DFF<Bits<CONN_BITS>>,
     err_code_q: DFF<Bits<8>>,
 
     // Combinational signals.
@@ -315,6 +316,15 @@ pub struct MpaRx {
     ctx_rd_word: Signal<Local, Bits<2>>,
     length: Signal<Local, Bits<16>>,
     length_p1: Signal<Local, Bits<17>>,
+    /// `length > max_of` by 2-bit slices: per slice, greater, and greater or equal (in the odd
+    /// bits of `cmp_gt`, `cmp_ge`; the 2-bit verdicts in `gt2`, `ge2`); `longer` is the carry
+    /// out of `gt2 + ge2`: a slice greater generates, a slice equal propagates.
+    cmp_gt: Signal<Local, Bits<16>>,
+    cmp_ge: Signal<Local, Bits<16>>,
+    gt2: Signal<Local, Bits<9>>,
+    ge2: Signal<Local, Bits<9>>,
+    cmp_sum: Signal<Local, Bits<9>>,
+    longer: Signal<Local, Bit>,
     fpdu_words: Signal<Local, Bits<15>>,
     no_data_words: Signal<Local, Bit>,
     one_data_word: Signal<Local, Bit>,
@@ -399,8 +409,6 @@ impl Default for MpaRx {
             s1_mark: Default::default(),
             s1_switch: Default::default(),
             sph: Default::default(),
-            pad1: Default::default(),
-            pad3: Default::default(),
             s1_go: Default::default(),
             adv_q: Default::default(),
             cur: Default::default(),
@@ -433,7 +441,6 @@ impl Default for MpaRx {
             raw_keep_q: Default::default(),
             raw_last_q: Default::default(),
             err_v: Default::default(),
-            err_conn_q: Default::default(),
             err_code_q: Default::default(),
             adv: Default::default(),
             switch: Default::default(),
@@ -452,6 +459,12 @@ impl Default for MpaRx {
             ctx_rd_word: Default::default(),
             length: Default::default(),
             length_p1: Default::default(),
+            cmp_gt: Default::default(),
+            cmp_ge: Default::default(),
+            gt2: Default::default(),
+            ge2: Default::default(),
+            cmp_sum: Default::default(),
+            longer: Default::default(),
             fpdu_words: Default::default(),
             no_data_words: Default::default(),
             one_data_word: Default::default(),
@@ -488,10 +501,9 @@ impl Logic for MpaRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, cfg_v, cfg_conn_q, s1_v, s1_word, s1_conn, s1_mark, s1_switch, s1_go, sph,
-            pad1, pad3, adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo,
-            zero_len, ulen, crc, since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok,
-            v_mbad, raw_v, raw_keep_q, raw_last_q, err_v, err_conn_q, err_code_q, sk_main_v,
-            sk_main, sk_ovf_v, sk_ovf
+            adv_q, cur, in_fpdu, crc_next, dead, words_left, one_left, len_lo, zero_len, ulen, crc,
+            since_hdr, marker_bad, obuf, first, too_long, verdict, v_crc_ok, v_mbad, raw_v,
+            raw_keep_q, raw_last_q, err_v, err_code_q, sk_main_v, sk_main, sk_ovf_v, sk_ovf
         );
         for i in 0..CONNECTIONS {
             self.fpdu_mode[i].clock.next = self.clock.val();
@@ -638,6 +650,34 @@ impl Logic for MpaRx {
         self.crc_upd.keep.next = 15.into();
         self.length.next = self.s1_word.q.val().get_bits::<16>(16);
         self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
+        // `length > max_of` without the 16 inverters that a subtraction's carry chain needs
+        // in front of one operand (`max_of` is the store's read data): each 2-bit slice's
+        // greater / greater-or-equal in one LUT, then a carry chain of 8 in which a greater
+        // slice generates and an equal one propagates (carry = gt | ge & carry-in).
+        self.cmp_gt.next = (self.length.val() & !self.max_of.val())
+            | (!(self.length.val() ^ self.max_of.val())
+                & ((self.length.val() & !self.max_of.val()) << 1));
+        self.cmp_ge.next = (self.length.val() & !self.max_of.val())
+            | (!(self.length.val() ^ self.max_of.val())
+                & ((self.length.val() | !self.max_of.val()) << 1));
+        self.gt2.next = bit_cast::<9, 1>(self.cmp_gt.val().get_bit(1).into())
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(3).into()) << 1)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(5).into()) << 2)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(7).into()) << 3)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(9).into()) << 4)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(11).into()) << 5)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(13).into()) << 6)
+            | (bit_cast::<9, 1>(self.cmp_gt.val().get_bit(15).into()) << 7);
+        self.ge2.next = bit_cast::<9, 1>(self.cmp_ge.val().get_bit(1).into())
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(3).into()) << 1)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(5).into()) << 2)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(7).into()) << 3)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(9).into()) << 4)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(11).into()) << 5)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(13).into()) << 6)
+            | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(15).into()) << 7);
+        self.cmp_sum.next = self.gt2.val() + self.ge2.val();
+        self.longer.next = self.cmp_sum.val().get_bit(8);
         // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
         self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
         // (L + 1) / 4 == 0: L <= 2; (L + 1) / 4 == 1: 3 <= L <= 6 (from L directly, no adder).
@@ -682,7 +722,6 @@ impl Logic for MpaRx {
         self.ob_crc_ok.next = false;
         self.ob_mbad.next = false;
         self.err_v.d.next = false;
-        self.err_conn_q.d.next = self.cur.q.val();
         self.too_long.d.next = false;
         self.verdict.d.next = false;
         // Errors found in the previous cycle (registered compares): a bad CRC field (2; a bad
@@ -715,7 +754,7 @@ impl Logic for MpaRx {
             } else if !self.in_fpdu.q.val() {
                 // Header: ULPDU_Length and ULPDU bytes 0-1. A length over the maximum is
                 // taken in the next cycle (`too_long`), before anything of this FPDU leaves.
-                self.too_long.d.next = self.length.val() > self.max_of.val();
+                self.too_long.d.next = self.longer.val();
                 self.in_fpdu.d.next = true;
                 self.crc.d.next = self.crc_upd.next_state.val();
                 if self.markers_built.val() {
@@ -771,9 +810,20 @@ impl Logic for MpaRx {
         // ---- Context swap (never in the same cycle as `proc`): the working registers to the
         // store, the S1 word's connection from the store (or restarted, after a configuration
         // write while it was not `cur`).
+        // The bits of a word in transit beyond word 1's and word 3's fields ride in registers
+        // that are idle in a swap, so they cost no flip-flops of their own: the skid's
+        // overflow entry (empty when a swap starts, and no beat is offered before it ends) and
+        // the raw keep (no raw beat is pending in a swap, and none is taken: `adv` is low).
+        // Word 1's bits 15..31 in `sk_ovf`'s bits 0..16 (only 29..31, in bits 14..16, with
+        // markers, where `since_hdr` is a field); word 3's bits 25..27 in `sk_ovf`'s bits
+        // 17..19, bits 28..31 in `raw_keep_q`.
         self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val())
-            | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15)
-            | (bit_cast::<CTX_WORD_BITS, 3>(self.pad1.q.val()) << 29);
+            | (bit_cast::<CTX_WORD_BITS, 17>(self.sk_ovf.q.val().get_bits::<17>(0)) << 15);
+        if self.markers_built.val() {
+            self.ctx_wr1.next = bit_cast::<CTX_WORD_BITS, 15>(self.words_left.q.val())
+                | (bit_cast::<CTX_WORD_BITS, 14>(self.since_hdr.q.val()) << 15)
+                | (bit_cast::<CTX_WORD_BITS, 3>(self.sk_ovf.q.val().get_bits::<3>(14)) << 29);
+        }
         self.ctx_wr3.next = bit_cast::<CTX_WORD_BITS, 1>(self.in_fpdu.q.val().into())
             | (bit_cast::<CTX_WORD_BITS, 1>(self.crc_next.q.val().into()) << 1)
             | (bit_cast::<CTX_WORD_BITS, 1>(
@@ -785,11 +835,12 @@ impl Logic for MpaRx {
             | (bit_cast::<CTX_WORD_BITS, 1>(self.first.q.val().into()) << 6)
             | (bit_cast::<CTX_WORD_BITS, 2>(self.len_lo.q.val()) << 7)
             | (bit_cast::<CTX_WORD_BITS, 16>(self.ulen.q.val()) << 9)
-            | (bit_cast::<CTX_WORD_BITS, 7>(self.pad3.q.val()) << 25);
+            | (bit_cast::<CTX_WORD_BITS, 3>(self.sk_ovf.q.val().get_bits::<3>(17)) << 25)
+            | (bit_cast::<CTX_WORD_BITS, 4>(self.raw_keep_q.q.val()) << 28);
         // The swap rotates the four words through the working registers, word 0 (`obuf`)
         // first: each swap cycle writes `obuf` to the store, shifts word k + 1's registers into
-        // word k's, and loads word 3's registers (the flags, with the pad bits that carry the
-        // words in transit) from the store. After four cycles the new connection's words 0-3
+        // word k's, and loads word 3's registers (the flags, with the transit bits above)
+        // from the store. After four cycles the new connection's words 0-3
         // are in place and the old one's are in the store, with no write multiplexer.
         self.ctx.write_enable.next = self.switch.val();
         self.ctx.write_addr.next = (bit_cast::<CTX_ADDR_BITS, CONN_BITS>(self.cur.q.val()) << 2)
@@ -799,7 +850,6 @@ impl Logic for MpaRx {
             self.obuf.d.next = self.ctx_wr1.val();
             self.words_left.d.next = self.crc.q.val().get_bits::<15>(0);
             self.since_hdr.d.next = self.crc.q.val().get_bits::<14>(15);
-            self.pad1.d.next = self.crc.q.val().get_bits::<3>(29);
             self.crc.d.next = self.ctx_wr3.val();
             self.in_fpdu.d.next = self.ctx.read_data.val().get_bit(0);
             self.crc_next.d.next = self.ctx.read_data.val().get_bit(1);
@@ -810,7 +860,7 @@ impl Logic for MpaRx {
             self.first.d.next = self.ctx.read_data.val().get_bit(6);
             self.len_lo.d.next = self.ctx.read_data.val().get_bits::<2>(7);
             self.ulen.d.next = self.ctx.read_data.val().get_bits::<16>(9);
-            self.pad3.d.next = self.ctx.read_data.val().get_bits::<7>(25);
+            self.raw_keep_q.d.next = self.ctx.read_data.val().get_bits::<4>(28);
         }
         // The last swap cycle: the connection's settings, and its pending restart.
         if self.switch_b.val() {
@@ -890,9 +940,20 @@ impl Logic for MpaRx {
             self.sk_main.d.next = self.ob_all.val();
             self.sk_main_v.d.next = self.ob_v.val();
         } else {
+            self.sk_ovf_v.d.next = self.ob_v.val();
+        }
+        // The overflow entry's data loads as in `RxSkid`, but not during a swap (no beat is
+        // offered then), where it carries context bits in transit instead.
+        if self.switch.val() {
+            self.sk_ovf.d.next = bit_cast::<OVF_BITS, 17>(self.crc.q.val().get_bits::<17>(15))
+                | (bit_cast::<OVF_BITS, 3>(self.ctx.read_data.val().get_bits::<3>(25)) << 17);
+        } else if !self.s1_switch.q.val()
+            && !self.sk_ovf_v.q.val()
+            && self.sk_main_v.q.val()
+            && !self.ulpdu_ready.val()
+        {
             self.sk_ovf.d.next = bit_cast::<OVF_BITS, 16>(self.ob_all.val().get_bits::<16>(16))
                 | (bit_cast::<OVF_BITS, 4>(self.ob_all.val().get_bits::<4>(36)) << 16);
-            self.sk_ovf_v.d.next = self.ob_v.val();
         }
         self.adv_q.d.next =
             !self.sk_full_next.val() && !self.raw_next.val() && !self.cfg_write.val();
@@ -906,7 +967,9 @@ impl Logic for MpaRx {
         self.ulpdu_conn.next = self.sk_main.q.val().get_bits::<CONN_BITS>(56);
         self.ulpdu_valid.next = self.sk_main_v.q.val();
         self.err_valid.next = self.err_v.q.val();
-        self.err_conn.next = self.err_conn_q.q.val();
+        // An error is taken in a cycle after a word was processed (`too_long`, `verdict`), so
+        // not in a swap's last cycle: `cur` is the same in the cycle of the pulse.
+        self.err_conn.next = self.cur.q.val();
         self.err_code.next = self.err_code_q.q.val();
         self.idle.next = !self.s1_v.q.val()
             && !self.sk_main_v.q.val()
