@@ -304,10 +304,11 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
     // of a tile share one clock, clock enable and set / reset, so flip-flops of different
     // control sets cannot fill one tile.
     let unplaceable = log.contains("Unable to find legal placement");
-    if over.iter().all(|(_, u)| u.used <= u.total) && !unplaceable {
+    let within = over.iter().all(|(_, u)| u.used <= u.total);
+    if within && !unplaceable {
         return None;
     }
-    let verb = if unplaceable && over.iter().all(|(_, u)| u.used <= u.total) {
+    let verb = if within {
         "does not place on"
     } else {
         "does not fit"

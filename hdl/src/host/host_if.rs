@@ -909,7 +909,20 @@ const _: () = {
     assert!(QPS <= QP_WINDOWS && CQS <= CQ_WINDOWS && regs::MMIO_ADDR_BITS == 12);
     // Both windows are selected by 2 address bits (`mmio_addr[7:6]`, `[6:5]`).
     assert!(QP_WINDOWS == 4 && CQ_WINDOWS == 4);
+    // The write mask's selector `a_msel` (`{mmio_addr[9:8], mmio_addr[4:2]}`) of each masked
+    // register, as `update` compares it.
+    assert!(mask_sel(regs::STAG_INDEX) == 0x00 && mask_sel(regs::STAG_FLAGS) == 0x01);
+    assert!(mask_sel(regs::QP_REGS + regs::QP_CTRL) == 0x08);
+    assert!(mask_sel(regs::QP_REGS + regs::QP_RQ_LOG2) == 0x0E);
+    assert!(mask_sel(regs::QP_REGS + regs::QP_RQ_PI) == 0x0F);
+    assert!(mask_sel(regs::CQ_REGS + regs::CQ_LOG2) == 0x11);
+    assert!(mask_sel(regs::CQ_REGS + regs::CQ_CI) == 0x13);
 };
+
+/// `a_msel` of an MMIO offset (see `update`'s write mask).
+const fn mask_sel(offset: u16) -> u16 {
+    ((offset >> 8) & 3) << 3 | ((offset >> 2) & 7)
+}
 
 // The windows of absent QPs and CQs: loops that are empty at 4 QPs (`QPS..QP_WINDOWS`,
 // `CQS..CQ_WINDOWS`; the allow covers the Verilog generator `#[hdl_gen]` adds to the impl).
