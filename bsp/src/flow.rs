@@ -3,7 +3,9 @@
 use std::fs::{self, File};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -24,6 +26,33 @@ pub const TOOLS: [(&str, &str, &str); 4] = [
 
 /// How many lines of a failing tool's log an error shows.
 const LOG_TAIL_LINES: usize = 20;
+
+/// How long nextpnr may run before [`synthesize`] stops it. Every block of the core places and
+/// routes in a few minutes; a design that fills the device can keep the router busy for hours
+/// without converging (the whole core at 97 %: router1 still had about 15 700 overused arcs
+/// after 63 000 iterations, `docs/decisions.md` "Eighteenth session"), so the flow stops it and
+/// reports what the placement gave ([`did_not_finish`]).
+pub const NEXTPNR_TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
+
+/// A tool stopped by the flow because it ran past its time limit.
+#[derive(Debug)]
+struct TimedOut {
+    tool: String,
+    limit: Duration,
+}
+
+impl std::fmt::Display for TimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} did not finish within {} s and was stopped",
+            self.tool,
+            self.limit.as_secs()
+        )
+    }
+}
+
+impl std::error::Error for TimedOut {}
 
 /// Verilator warnings [`lint_verilog`] turns off on top of `-Wall`, with the reason. All are
 /// produced by rust-hdl's code generator for correct designs:
@@ -81,20 +110,48 @@ fn missing_tool_message(tool: &str) -> String {
 /// Runs `tool args...` in `dir` with stdout and stderr both written to `dir/log_name`.
 /// Fails, naming the tool, its exit status and the end of its log, unless it exits with 0.
 fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<PathBuf> {
+    run_tool_within(tool, args, dir, log_name, None)
+}
+
+/// [`run_tool`], stopping the tool (a [`TimedOut`] error) when it runs longer than `limit`.
+fn run_tool_within(
+    tool: &str,
+    args: &[&str],
+    dir: &Path,
+    log_name: &str,
+    limit: Option<Duration>,
+) -> Result<PathBuf> {
     let log_path = dir.join(log_name);
     let log =
         File::create(&log_path).with_context(|| format!("cannot create {}", log_path.display()))?;
-    let status = Command::new(tool)
+    let child = Command::new(tool)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)
-        .status();
-    let status = match status {
-        Ok(s) => s,
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
         Err(e) if e.kind() == ErrorKind::NotFound => bail!(missing_tool_message(tool)),
         Err(e) => return Err(e).with_context(|| format!("cannot start `{tool}`")),
+    };
+    let status = match limit {
+        None => Some(child.wait()),
+        Some(limit) => wait_within(&mut child, limit),
+    };
+    let status: ExitStatus = match status {
+        Some(s) => s.with_context(|| format!("cannot wait for `{tool}`"))?,
+        None => {
+            // Past the limit: stop it (an error here means it has just exited by itself).
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(TimedOut {
+                tool: tool.to_string(),
+                limit: limit.unwrap_or_default(),
+            }
+            .into());
+        }
     };
     if !status.success() {
         let text = fs::read_to_string(&log_path).unwrap_or_default();
@@ -107,6 +164,22 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
         );
     }
     Ok(log_path)
+}
+
+/// Waits for `child` at most `limit`: its exit status, or `None` when it is still running.
+fn wait_within(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> Option<std::io::Result<ExitStatus>> {
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(Ok(status)),
+            Ok(None) if start.elapsed() >= limit => return None,
+            Ok(None) => thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Some(Err(e)),
+        }
+    }
 }
 
 /// Synthesizes `dut_verilog` (rust-hdl output whose top module is `top`, clock input `clock`)
@@ -126,9 +199,23 @@ fn run_tool(tool: &str, args: &[&str], dir: &Path, log_name: &str) -> Result<Pat
 /// 4. `icepack out.asc out.bin`.
 ///
 /// Each tool's output goes to `<tool>.log` in `work_dir`; a non-zero exit status is an error
-/// naming the tool, the status and the end of the log. Missing the timing target is not an
-/// error: the report says whether it was met.
+/// naming the tool, the status and the end of the log. nextpnr is stopped after
+/// [`NEXTPNR_TIME_LIMIT`] (an error with the placement's figures, [`synthesize_within`]).
+/// Missing the timing target is not an error: the report says whether it was met.
 pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<SynthReport> {
+    synthesize_within(dut_verilog, board, work_dir, NEXTPNR_TIME_LIMIT)
+}
+
+/// [`synthesize`] with nextpnr stopped after `nextpnr_limit` instead of
+/// [`NEXTPNR_TIME_LIMIT`]. A stopped run is an error that gives what nextpnr had found by then:
+/// the logic cells and block RAMs of its placement and its Fmax estimate after placement, or
+/// that it had not placed the design yet.
+pub fn synthesize_within(
+    dut_verilog: &str,
+    board: Board,
+    work_dir: &Path,
+    nextpnr_limit: Duration,
+) -> Result<SynthReport> {
     fs::create_dir_all(work_dir)
         .with_context(|| format!("cannot create work directory {}", work_dir.display()))?;
     // Remove outputs of an earlier run so that a stale file is never read.
@@ -191,8 +278,17 @@ pub fn synthesize(dut_verilog: &str, board: Board, work_dir: &Path) -> Result<Sy
 
     let args = nextpnr_args(board, "out.asc", "report.json");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let nextpnr_log = run_tool("nextpnr-ice40", &args, work_dir, "nextpnr.log")
-        .map_err(|e| does_not_fit(board, work_dir).unwrap_or(e))?;
+    let nextpnr_log = run_tool_within(
+        "nextpnr-ice40",
+        &args,
+        work_dir,
+        "nextpnr.log",
+        Some(nextpnr_limit),
+    )
+    .map_err(|e| match e.downcast_ref::<TimedOut>() {
+        Some(t) => did_not_finish(board, work_dir, t),
+        None => does_not_fit(board, work_dir).unwrap_or(e),
+    })?;
     run_tool("icepack", &["out.asc", "out.bin"], work_dir, "icepack.log")?;
     let bitstream = work_dir.join("out.bin");
     if !bitstream.is_file() {
@@ -272,11 +368,13 @@ pub fn replace_with_seeds(board: Board, work_dir: &Path, seeds: &[u64]) -> Resul
         let mut args = nextpnr_args(board, &asc, &report);
         args.extend(["--seed".to_string(), seed.to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_tool(
+        let log = format!("nextpnr_seed{seed}.log");
+        run_tool_within(
             "nextpnr-ice40",
             &args,
             work_dir,
-            &format!("nextpnr_seed{seed}.log"),
+            &log,
+            Some(NEXTPNR_TIME_LIMIT),
         )?;
         let path = work_dir.join(&report);
         let text = fs::read_to_string(&path)
@@ -352,6 +450,52 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
         board.description(),
         work_dir.join("nextpnr.log").display()
     ))
+}
+
+/// The error of a nextpnr run stopped at its time limit: what its log says so far (the
+/// placement's logic cells and block RAMs, the Fmax estimated after placement, the router's
+/// last progress line), or that it had not placed the design yet.
+fn did_not_finish(board: Board, work_dir: &Path, stopped: &TimedOut) -> anyhow::Error {
+    let log_path = work_dir.join("nextpnr.log");
+    let log = fs::read_to_string(&log_path).unwrap_or_default();
+    let placed = match parse_nextpnr_log(&log) {
+        Ok(f) => {
+            let estimate = f
+                .clocks
+                .iter()
+                .map(|c| format!("; Fmax estimated after placement {:.1} MHz", c.achieved_mhz))
+                .next()
+                .unwrap_or_default();
+            let routing = if log.contains("Routing..") {
+                let last = log
+                    .lines()
+                    .rev()
+                    .map(|l| l.trim_start_matches("Info:").trim())
+                    .find(|l| !l.is_empty())
+                    .unwrap_or("");
+                let last = last.split_whitespace().collect::<Vec<_>>().join(" ");
+                format!("; it was routing (last line: `{last}`)")
+            } else {
+                String::new()
+            };
+            format!(
+                "it placed the design in logic cells {}/{} ({:.0} %), block RAMs {}/{}, \
+                 harness included{estimate}{routing}",
+                f.logic_cells.used,
+                f.logic_cells.total,
+                f.logic_cells.percent(),
+                f.bram.used,
+                f.bram.total
+            )
+        }
+        Err(_) => "it had not placed the design yet".to_string(),
+    };
+    anyhow::anyhow!(
+        "{stopped} on the {} ({}): {placed} (log: {})",
+        board.name(),
+        board.description(),
+        log_path.display()
+    )
 }
 
 /// The yosys script of the flow. `keep_hierarchy` on `top` keeps the block's boundary (the
@@ -466,6 +610,69 @@ mod tests {
         // Another nextpnr failure is not about size.
         write(&log_with("40", "ERROR: something else"));
         assert!(does_not_fit(board, &dir).is_none());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_limit_says_what_placement_gave() {
+        let dir = std::env::temp_dir().join(format!("rnic-bsp-limit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let board = Board::AlchitryCu;
+        let stopped = TimedOut {
+            tool: "nextpnr-ice40".to_string(),
+            limit: Duration::from_secs(1800),
+        };
+        // Stopped while routing: the lines of the whole core's run (eighteenth session).
+        let routing = "Info: Device utilisation:\n\
+             Info: \t         ICESTORM_LC:  7475/ 7680    97%\n\
+             Info: \t        ICESTORM_RAM:    32/   32   100%\n\n\
+             Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 68.76 MHz (FAIL at 100.00 MHz)\n\n\
+             Info: Routing..\nInfo: Routing 25871 arcs.\n\
+             Info:      40000 |    18499      21500 |  514   486 |     16687|       2.25      90.67|\n";
+        fs::write(dir.join("nextpnr.log"), routing).unwrap();
+        let e = format!("{:#}", did_not_finish(board, &dir, &stopped));
+        assert!(
+            e.starts_with(
+                "nextpnr-ice40 did not finish within 1800 s and was stopped on the alchitry-cu"
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains("logic cells 7475/7680 (97 %), block RAMs 32/32"),
+            "{e}"
+        );
+        assert!(e.contains("Fmax estimated after placement 68.8 MHz"), "{e}");
+        assert!(
+            e.contains("it was routing (last line: `40000 | 18499 21500 | 514 486 | 16687|"),
+            "{e}"
+        );
+        // Stopped before the placement's utilisation was written.
+        fs::write(dir.join("nextpnr.log"), "Info: Packing constraints..\n").unwrap();
+        let e = format!("{:#}", did_not_finish(board, &dir, &stopped));
+        assert!(e.contains("it had not placed the design yet"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_tool_past_its_limit_is_stopped() {
+        let dir = std::env::temp_dir().join(format!("rnic-bsp-stop-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let start = Instant::now();
+        let e =
+            run_tool_within("sleep", &["30"], &dir, "sleep.log", Some(Duration::ZERO)).unwrap_err();
+        assert!(start.elapsed() < Duration::from_secs(10), "not stopped");
+        let t = e.downcast_ref::<TimedOut>().expect("a TimedOut error");
+        assert_eq!(t.tool, "sleep");
+        // Within its limit, a tool's exit status is the result as before.
+        run_tool_within("true", &[], &dir, "true.log", Some(Duration::from_secs(60))).unwrap();
+        assert!(run_tool_within(
+            "false",
+            &[],
+            &dir,
+            "false.log",
+            Some(Duration::from_secs(60))
+        )
+        .is_err());
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -22,8 +22,8 @@ pub mod report;
 
 pub use board::Board;
 pub use flow::{
-    check_tools, lint_verilog, lint_verilog_top, replace_with_seeds, synthesize, yosys_script,
-    LINT_SUPPRESSED,
+    check_tools, lint_verilog, lint_verilog_top, replace_with_seeds, synthesize, synthesize_within,
+    yosys_script, LINT_SUPPRESSED, NEXTPNR_TIME_LIMIT,
 };
 pub use harness::{
     analyse_dut, analysis_script, harness_pcf, harness_verilog, packed_output_registers,

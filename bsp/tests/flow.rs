@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use rnic_bsp::{
     harness_verilog, lint_verilog, lint_verilog_top, parse_ports, plan_harness_with,
-    render_harness, replace_with_seeds, synthesize, Board, Direction, DutAnalysis, HARNESS_TOP,
+    render_harness, replace_with_seeds, synthesize, synthesize_within, Board, Direction,
+    DutAnalysis, HARNESS_TOP,
 };
 
 /// An 8-bit registered adder, written like rust-hdl output (non-ANSI header, `$` in a name).
@@ -206,6 +207,29 @@ fn a_design_too_big_says_it_does_not_fit() {
     assert!(
         msg.contains("ERROR: Unable to place"),
         "nextpnr's own line: {msg}"
+    );
+}
+
+/// nextpnr past its time limit is stopped, and the error says so (here before it placed
+/// anything: the whole core's own run stops while routing and reports its placement, see the
+/// unit test `a_run_stopped_at_its_limit_says_what_placement_gave`).
+#[test]
+fn nextpnr_past_its_limit_is_stopped() {
+    require_tools();
+    let dir = work_dir("nextpnr-limit");
+    let err =
+        synthesize_within(ADDER, Board::AlchitryCu, &dir, std::time::Duration::ZERO).unwrap_err();
+    let msg = format!("{err:#}");
+    assert!(
+        msg.starts_with(
+            "nextpnr-ice40 did not finish within 0 s and was stopped on the alchitry-cu"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("nextpnr.log"), "{msg}");
+    assert!(
+        !dir.join("out.bin").exists(),
+        "no bitstream from a stopped run"
     );
 }
 

@@ -57,6 +57,11 @@ pub enum Command {
         /// The exit status still follows the default placement (the bitstream's).
         #[arg(long, value_delimiter = ',')]
         seeds: Vec<u64>,
+        /// Stop nextpnr after this many minutes and report what its placement gave (logic
+        /// cells, block RAMs, the Fmax estimated after placement): a design that fills the
+        /// device can keep its router busy for hours.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+        nextpnr_limit: u64,
     },
     /// Print the benchmark tables of BENCHMARKS.md.
     Bench {
@@ -275,6 +280,7 @@ pub fn run(cli: Cli) -> Result<()> {
             width,
             work_dir,
             seeds,
+            nextpnr_limit,
         } => {
             let verilog = block.verilog(width).map_err(|e| anyhow!(e))?;
             let dir = work_dir.unwrap_or_else(|| {
@@ -282,7 +288,8 @@ pub fn run(cli: Cli) -> Result<()> {
                     .join("synth")
                     .join(format!("{}_w{width}", block.name()))
             });
-            let report = rnic_bsp::synthesize(&verilog, board, &dir)?;
+            let limit = std::time::Duration::from_secs(60 * nextpnr_limit);
+            let report = rnic_bsp::synthesize_within(&verilog, board, &dir, limit)?;
             println!("{} at {width} bits on {}", block.name(), board.name());
             println!("{report}");
             if !seeds.is_empty() {

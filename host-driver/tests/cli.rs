@@ -149,6 +149,18 @@ fn bad_arguments_are_one_line_errors() {
             ],
             "does not build at width 48",
         ),
+        (
+            &[
+                "synth",
+                "--board",
+                "alchitry-cu",
+                "--block",
+                "crc32c",
+                "--nextpnr-limit",
+                "0",
+            ],
+            "--nextpnr-limit",
+        ),
         (&["frobnicate"], "unrecognized subcommand"),
         (
             &[
