@@ -106,7 +106,7 @@
 //! in `Load2` (`l_ordf`). A CQE status is kept in 5 bits (every WcStatus is below 32). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
 //! 32-bit words at `{qp, word}` (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is
 //! 32-octet aligned, so no per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks;
-//! log2 is taken from the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
+//! log2 is used from the RAM's output in `Load2` and the prefetch's start, `l_log2`), sq_base of the served QP read at
 //! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's address
 //! step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one `msn`
 //! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
@@ -510,8 +510,9 @@ pub struct SendEngine {
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
     f_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
-    /// `k_log2`, one cycle old (right in `Load2` and while a Write / Send is offered).
-    l_log2: DFF<Bits<RING_LOG2_BITS>>,
+    /// The served QP's SQ log2: bits 3..0 of the context RAM's output, which shows word 0 of
+    /// `cur` wherever it is used (`Load2`, and while a Write / Send is offered).
+    l_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     f_mask: Signal<Local, Bits<RING_INDEX_BITS>>,
     foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<DMA_ADDR_BITS>>,
@@ -562,7 +563,7 @@ impl Logic for SendEngine {
             faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
             w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
             h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
+            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -752,17 +753,18 @@ impl Logic for SendEngine {
             && self.pf_ok.q.val();
         // The ring offset of the WQE to fetch: ci (`Load2`, or the prefetch: ci moved on).
         self.f_ci.next = self.k_ci.val();
-        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
-        // mux and a carry chain in front of `foff` were the critical path).
+        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (no per-QP mux and no
+        // carry chain in front of `foff`: those were the critical path).
         // log2 is kept in the low bits of the context's sq_base word (`sq_base` is 32-octet
-        // aligned: bits 4..0 are free; issue 5, no per-QP register): loaded in `Load`, where
-        // the RAM output is `{cur, 0}` (read at the edge leaving `Idle`).
-        if self.s.val().get_bit(1) {
-            self.l_log2.d.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
-        }
+        // aligned: bits 4..0 are free; issue 5, no per-QP register), taken from the RAM's
+        // output where `foff` loads: in `Load2` (`{cur, 0}` read at the edge leaving `Load`)
+        // and at `pf_start` (`Msg`, `WriteBack`, `DoneWait`: word 0 of `cur`, read at every
+        // edge outside `Fetch`, as the prefetch's address step uses it). Issue 5: no `l_log2`
+        // register (4 flip-flops, D straight from the RAM: alone in their logic cells).
+        self.l_log2.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         self.f_mask.next = 0.into();
         for j in 0..RING_INDEX_BITS {
-            if self.l_log2.q.val().index() > j {
+            if self.l_log2.val().index() > j {
                 self.f_mask.next = self.f_mask.val().replace_bit(j, true);
             }
         }
