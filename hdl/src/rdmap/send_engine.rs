@@ -496,8 +496,6 @@ pub struct SendEngine {
     r_ci_inc: DFF<Bit>,
     r_set_err: DFF<Bit>,
     r_set_blk: DFF<Bit>,
-    r_clr_lst: DFF<Bit>,
-    r_unblock: DFF<Bit>,
     hold_q: DFF<Bit>,
     l_en: DFF<Bit>,
     l_err: DFF<Bit>,
@@ -543,8 +541,6 @@ pub struct SendEngine {
     ci_inc: Signal<Local, Bit>,
     set_err: Signal<Local, Bit>,
     set_blk: Signal<Local, Bit>,
-    clr_lst: Signal<Local, Bit>,
-    unblock: Signal<Local, Bit>,
 }
 
 // `#[hdl_gen]` cannot name constants: the CQE values are literals below, with the
@@ -558,12 +554,12 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
-            faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
-            w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
-            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
-            orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
+            self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, hold_q, l_en,
+            l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr, cur, msn, beat,
+            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi, w_addr_lo,
+            w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid, h_qp, h_op, h_st,
+            h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use, orq_ra_q,
+            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -913,8 +909,6 @@ impl Logic for SendEngine {
         self.ci_inc.next = false;
         self.set_err.next = false;
         self.set_blk.next = false;
-        self.clr_lst.next = false;
-        self.unblock.next = false;
 
         // One-hot state (timing: the binary state's enable was the critical path): `st` bit
         // k is state k of [`SeState`], except bit 0, stored inverted (`st` = 0 is `Idle`, the
@@ -929,8 +923,6 @@ impl Logic for SendEngine {
                 || self.r_ci_inc.q.val()
                 || self.r_set_err.q.val()
                 || self.r_set_blk.q.val()
-                || self.r_clr_lst.q.val()
-                || self.r_unblock.q.val()
             {
                 // The context RAM is being written, or a QP update is pending.
             } else if self.rdcq_valid.val() {
@@ -957,7 +949,6 @@ impl Logic for SendEngine {
             // The oldest Read's length is on the RAM output (its signaled bit in `orq_sig`,
             // its index ci - count).
             self.pop.next = true;
-            self.unblock.next = true;
             self.c_op.d.next = 2.into();
             // (The length and the index are taken in `Cqe`.)
             if self.sig_rd.val() || self.c_st.q.val().any() {
@@ -1004,7 +995,6 @@ impl Logic for SendEngine {
                 self.lv.next = self.lv.val() | 4;
             } else if self.l_err.q.val() {
                 self.ci_inc.next = true;
-                self.clr_lst.next = true;
                 if self.k_lst.val().any() {
                     self.c_op.d.next = self.k_lop.val();
                     self.c_st.d.next = bit_cast::<ST_BITS, 3>(self.k_lst.val());
@@ -1219,8 +1209,6 @@ impl Logic for SendEngine {
         self.r_ci_inc.d.next = self.ci_inc.val();
         self.r_set_err.d.next = self.set_err.val();
         self.r_set_blk.d.next = self.set_blk.val();
-        self.r_clr_lst.d.next = self.clr_lst.val();
-        self.r_unblock.d.next = self.unblock.val();
         self.hold_q.d.next = self.hold.val();
 
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
@@ -1374,7 +1362,10 @@ impl Logic for SendEngine {
                 if self.r_push.q.val() {
                     self.q_oc[i].d.next = self.q_oc[i].q.val() + 1;
                 }
-                if self.r_unblock.q.val() {
+                // A pop unblocks the QP (a Read completed, `Rdc`; at a `FlushRead` the QP is
+                // in error, where `q_blk` is never read, and `qpc_write` clears it): no
+                // `r_unblock` strobe of its own (issue 5).
+                if self.r_pop.q.val() {
                     self.q_blk[i].d.next = false;
                 }
                 if self.r_set_blk.q.val() {
@@ -1389,7 +1380,11 @@ impl Logic for SendEngine {
                         self.q_lst[i].d.next = 4.into();
                     }
                 }
-                if self.r_clr_lst.q.val() {
+                // The latched local error is cleared when ci moves past its WQE (the flush
+                // in `Load2`; every other ci step is of a QP whose `q_lst` is 0: it is set
+                // only with the QP's error, whose next ci step is that flush): no
+                // `r_clr_lst` strobe of its own (issue 5).
+                if self.r_ci_inc.q.val() {
                     self.q_lst[i].d.next = 0.into();
                 }
             }
