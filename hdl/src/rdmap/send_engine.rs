@@ -106,7 +106,7 @@
 //! in `Load2` (`l_ordf`). A CQE status is kept in 5 bits (every WcStatus is below 32). Block RAM (issue 5: 5 blocks, were 10 for these two): the context in
 //! 32-bit words at `{qp, word}` (word 0 sq_base with the SQ's log2 in its bits 3..0: `sq_base` is
 //! 32-octet aligned, so no per-QP log2 register, issue 5; 1 MSN of QN 0, 2 MSN of QN 1; 2 blocks;
-//! log2 is taken from the RAM's output in `Load` into `l_log2`), sq_base of the served QP read at
+//! log2 is used from the RAM's output in `Load2` and the prefetch's start, `l_log2`), sq_base of the served QP read at
 //! every edge outside `Fetch` and used from the RAM's output in `Addr` and the prefetch's address
 //! step (no register copy), the MSN of the WQE's queue (QN 1 for a Read, else QN 0: one `msn`
 //! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
@@ -496,8 +496,6 @@ pub struct SendEngine {
     r_ci_inc: DFF<Bit>,
     r_set_err: DFF<Bit>,
     r_set_blk: DFF<Bit>,
-    r_clr_lst: DFF<Bit>,
-    r_unblock: DFF<Bit>,
     hold_q: DFF<Bit>,
     l_en: DFF<Bit>,
     l_err: DFF<Bit>,
@@ -510,8 +508,9 @@ pub struct SendEngine {
     any_q: DFF<Bit>,
     foff: DFF<Bits<21>>,
     f_ci: Signal<Local, Bits<RING_INDEX_BITS>>,
-    /// `k_log2`, one cycle old (right in `Load2` and while a Write / Send is offered).
-    l_log2: DFF<Bits<RING_LOG2_BITS>>,
+    /// The served QP's SQ log2: bits 3..0 of the context RAM's output, which shows word 0 of
+    /// `cur` wherever it is used (`Load2`, and while a Write / Send is offered).
+    l_log2: Signal<Local, Bits<RING_LOG2_BITS>>,
     f_mask: Signal<Local, Bits<RING_INDEX_BITS>>,
     foff_n: Signal<Local, Bits<21>>,
     faddr: DFF<Bits<DMA_ADDR_BITS>>,
@@ -542,8 +541,6 @@ pub struct SendEngine {
     ci_inc: Signal<Local, Bit>,
     set_err: Signal<Local, Bit>,
     set_blk: Signal<Local, Bit>,
-    clr_lst: Signal<Local, Bit>,
-    unblock: Signal<Local, Bit>,
 }
 
 // `#[hdl_gen]` cannot name constants: the CQE values are literals below, with the
@@ -557,12 +554,12 @@ impl Logic for SendEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, r_clr_lst,
-            r_unblock, hold_q, l_en, l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff,
-            faddr, rr, cur, msn, beat, w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey,
-            w_ahi, w_addr_lo, w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid,
-            h_qp, h_op, h_st, h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use,
-            l_log2, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
+            self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, hold_q, l_en,
+            l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr, cur, msn, beat,
+            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi, w_addr_lo,
+            w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid, h_qp, h_op, h_st,
+            h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use, orq_ra_q,
+            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -752,17 +749,18 @@ impl Logic for SendEngine {
             && self.pf_ok.q.val();
         // The ring offset of the WQE to fetch: ci (`Load2`, or the prefetch: ci moved on).
         self.f_ci.next = self.k_ci.val();
-        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (registered: the 4:1
-        // mux and a carry chain in front of `foff` were the critical path).
+        // The ring mask `2^log2 - 1` decoded bit by bit from `l_log2` (no per-QP mux and no
+        // carry chain in front of `foff`: those were the critical path).
         // log2 is kept in the low bits of the context's sq_base word (`sq_base` is 32-octet
-        // aligned: bits 4..0 are free; issue 5, no per-QP register): loaded in `Load`, where
-        // the RAM output is `{cur, 0}` (read at the edge leaving `Idle`).
-        if self.s.val().get_bit(1) {
-            self.l_log2.d.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
-        }
+        // aligned: bits 4..0 are free; issue 5, no per-QP register), taken from the RAM's
+        // output where `foff` loads: in `Load2` (`{cur, 0}` read at the edge leaving `Load`)
+        // and at `pf_start` (`Msg`, `WriteBack`, `DoneWait`: word 0 of `cur`, read at every
+        // edge outside `Fetch`, as the prefetch's address step uses it). Issue 5: no `l_log2`
+        // register (4 flip-flops, D straight from the RAM: alone in their logic cells).
+        self.l_log2.next = self.ctx.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         self.f_mask.next = 0.into();
         for j in 0..RING_INDEX_BITS {
-            if self.l_log2.q.val().index() > j {
+            if self.l_log2.val().index() > j {
                 self.f_mask.next = self.f_mask.val().replace_bit(j, true);
             }
         }
@@ -911,8 +909,6 @@ impl Logic for SendEngine {
         self.ci_inc.next = false;
         self.set_err.next = false;
         self.set_blk.next = false;
-        self.clr_lst.next = false;
-        self.unblock.next = false;
 
         // One-hot state (timing: the binary state's enable was the critical path): `st` bit
         // k is state k of [`SeState`], except bit 0, stored inverted (`st` = 0 is `Idle`, the
@@ -927,8 +923,6 @@ impl Logic for SendEngine {
                 || self.r_ci_inc.q.val()
                 || self.r_set_err.q.val()
                 || self.r_set_blk.q.val()
-                || self.r_clr_lst.q.val()
-                || self.r_unblock.q.val()
             {
                 // The context RAM is being written, or a QP update is pending.
             } else if self.rdcq_valid.val() {
@@ -955,7 +949,6 @@ impl Logic for SendEngine {
             // The oldest Read's length is on the RAM output (its signaled bit in `orq_sig`,
             // its index ci - count).
             self.pop.next = true;
-            self.unblock.next = true;
             self.c_op.d.next = 2.into();
             // (The length and the index are taken in `Cqe`.)
             if self.sig_rd.val() || self.c_st.q.val().any() {
@@ -1002,7 +995,6 @@ impl Logic for SendEngine {
                 self.lv.next = self.lv.val() | 4;
             } else if self.l_err.q.val() {
                 self.ci_inc.next = true;
-                self.clr_lst.next = true;
                 if self.k_lst.val().any() {
                     self.c_op.d.next = self.k_lop.val();
                     self.c_st.d.next = bit_cast::<ST_BITS, 3>(self.k_lst.val());
@@ -1217,8 +1209,6 @@ impl Logic for SendEngine {
         self.r_ci_inc.d.next = self.ci_inc.val();
         self.r_set_err.d.next = self.set_err.val();
         self.r_set_blk.d.next = self.set_blk.val();
-        self.r_clr_lst.d.next = self.clr_lst.val();
-        self.r_unblock.d.next = self.unblock.val();
         self.hold_q.d.next = self.hold.val();
 
         // FIFO RAM: read the oldest entry of `sel` (used at the edge leaving Idle / Load);
@@ -1372,7 +1362,10 @@ impl Logic for SendEngine {
                 if self.r_push.q.val() {
                     self.q_oc[i].d.next = self.q_oc[i].q.val() + 1;
                 }
-                if self.r_unblock.q.val() {
+                // A pop unblocks the QP (a Read completed, `Rdc`; at a `FlushRead` the QP is
+                // in error, where `q_blk` is never read, and `qpc_write` clears it): no
+                // `r_unblock` strobe of its own (issue 5).
+                if self.r_pop.q.val() {
                     self.q_blk[i].d.next = false;
                 }
                 if self.r_set_blk.q.val() {
@@ -1387,7 +1380,11 @@ impl Logic for SendEngine {
                         self.q_lst[i].d.next = 4.into();
                     }
                 }
-                if self.r_clr_lst.q.val() {
+                // The latched local error is cleared when ci moves past its WQE (the flush
+                // in `Load2`; every other ci step is of a QP whose `q_lst` is 0: it is set
+                // only with the QP's error, whose next ci step is that flush): no
+                // `r_clr_lst` strobe of its own (issue 5).
+                if self.r_ci_inc.q.val() {
                     self.q_lst[i].d.next = 0.into();
                 }
             }
