@@ -107,7 +107,7 @@
 //! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
 //! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
 //! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats;
-//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `rq_addr`),
+//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `ring_addr`),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
@@ -115,7 +115,16 @@
 //! The TO's bits 63..33 are kept as their class only (issue 5: 2 flip-flops, not 31;
 //! `docs/core.md`): `rq_rsp_to` rebuilds them as all ones, all ones but bit 33, 1 (other
 //! non-zero) or 0, and RxControl, the only reader, looks at nothing else of them (its
-//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes).
+//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes). Likewise the
+//! lkey's bits 31..14 (issue 5: 1 flip-flop, not 18): `rq_rsp_lkey` rebuilds them as all ones
+//! when they were not all zero, else 0. Its only reader is the StagCheck (through RxControl's
+//! `chk_stag_q`), for which any STag with those bits not all zero is `INVALID_STAG` (an index
+//! not below [`STAG_ENTRIES`](crate::config::STAG_ENTRIES)).
+//!
+//! The WQE's address (`ring_addr`) is the CQE writer's CQE address register too: the RQ's
+//! `Base` read (the one before `Addr` loads it) waits while the CQE writer is in `Addr` or
+//! `Write`, and the CQE writer's `Base` read while the RQ is in `Addr` or `Req` (issue 5: 20
+//! flip-flops fewer, and the other 20 pack with the ring adder's logic cells).
 //!
 //! **Prefetch after a pop** (issue 5: a 4 KiB Send took ~1125 cycles to place against 1060 on
 //! the wire, the first segment of each Send waiting a DMA round trip for its WQE, so the
@@ -186,7 +195,8 @@
 //! adder for `+ offset` and `+ 4` (a state `Add`). Now CQ_BASE's 16-octet alignment
 //! (`rnic_proto::host::regs::CQ_BASE`) gives the beats' offsets as `cw_beat` in address bits
 //! `[3:2]`: `cw_addr` is bits 31..4, `base + (pi mod size)` straight from the RAM in `Addr` (as
-//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state. The CQ fill check,
+//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state (both are now one register,
+//! `ring_addr`, see "RQ service"). The CQ fill check,
 //! the ring offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the
 //! RQ's `Check` / `Empty`).
 //!
@@ -201,7 +211,11 @@ use crate::ram::BlockRam;
 use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
-/// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
+/// The bits of a WQE's lkey that the answer keeps (`rsp_lkey`): the key (7..0) and the STag
+/// index (13..8, [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with
+/// bits 31..14 not all zero, so those are kept as one flag (`rsp_lkey_hi`).
+const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
+/// Bits of a ring address in 16-octet units (`ring_addr`).
 const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
 
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
@@ -411,6 +425,8 @@ pub struct HostIf {
     c_ones: Constant<Bits<RING_INDEX_BITS>>,
     /// TO bits 63..34 (the rebuilt TO's high bits when `rsp_to_hb`).
     c_to_hb: Constant<Bits<64>>,
+    /// The lkey's bits 31..14 (`rsp_lkey_hi`, and `rq_rsp_lkey`'s when it is set).
+    c_lkey_hi: Constant<Bits<32>>,
     c_one: Constant<Bits<RING_INDEX_BITS>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
@@ -485,8 +501,6 @@ pub struct HostIf {
     // ---- RQ service.
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
-    /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
-    rq_addr: DFF<Bits<RING_ADDR_BITS>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -503,7 +517,11 @@ pub struct HostIf {
     /// are ones: inverted through signals of their own widths).
     rsp_len: Signal<Local, Bits<LOCAL_LEN_BITS>>,
     rsp_len32: Signal<Local, Bits<32>>,
-    rsp_lkey: DFF<Bits<32>>,
+    /// The WQE's lkey, bits 13..0 (key and STag index, [`LKEY_BITS`]); bits 31..14 only as
+    /// their class (`rsp_lkey_hi` = not all zero: an index the StagCheck answers with
+    /// `INVALID_STAG`, whatever its value; see "RQ service").
+    rsp_lkey: DFF<Bits<LKEY_BITS>>,
+    rsp_lkey_hi: DFF<Bit>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
     /// bits 63..33 not all zero.
@@ -518,9 +536,6 @@ pub struct HostIf {
     cw_last_send: DFF<Bit>,
     cw_qp: DFF<Bits<CONN_BITS>>,
     cw_cq: DFF<Bits<CQ_BITS>>,
-    /// The CQE's address bits 31..4 (CQ_BASE is 16-octet aligned): `base + (pi mod size)`, the
-    /// beat's `[3:2]` are `cw_beat`.
-    cw_addr: DFF<Bits<RING_ADDR_BITS>>,
     cw_beat: DFF<Bits<2>>,
     /// The CQE writer is in state Write (a flag, not the state's decode: the beat handshake
     /// to the state's enable is the block's longest path).
@@ -539,6 +554,16 @@ pub struct HostIf {
     /// one engine in the cycle before, so at most one is in `Addr` with its base there).
     ring_sum: Signal<Local, Bits<RING_ADDR_BITS>>,
     ring_off: Signal<Local, Bits<RING_INDEX_BITS>>,
+    /// `ring_sum` registered in the `Addr` state of either engine, in 16-octet units: the RQ's
+    /// WQE address (read in `Req`) or the CQE's address (`base + (pi mod size)`, CQ_BASE is
+    /// 16-octet aligned, the beat's `[3:2]` are `cw_beat`; read in `Write`). One register for
+    /// both (it packs with the adder's logic cells): an engine's `Base` read is granted only
+    /// while the other engine does not hold it (`ra_rq` / `ra_cw`).
+    ring_addr: DFF<Bits<RING_ADDR_BITS>>,
+    /// The RQ service holds `ring_addr` (state `Addr` or `Req`).
+    ra_rq: Signal<Local, Bit>,
+    /// The CQE writer holds `ring_addr` (state `Addr` or `Write`).
+    ra_cw: Signal<Local, Bit>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -745,6 +770,7 @@ impl Default for HostIf {
             idle: Default::default(),
             c_ones: Constant::new(((1u64 << RING_INDEX_BITS) - 1).into()),
             c_to_hb: Constant::new(0xFFFF_FFFC_0000_0000u64.into()),
+            c_lkey_hi: Constant::new((0xFFFF_FFFFu64 & !((1u64 << LKEY_BITS) - 1)).into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
@@ -790,7 +816,6 @@ impl Default for HostIf {
             c_ovf: Default::default(),
             rq_state: Default::default(),
             rq_qp: Default::default(),
-            rq_addr: Default::default(),
             rq_beat: Default::default(),
             rq_empty: Default::default(),
             rq_hit: Default::default(),
@@ -802,6 +827,7 @@ impl Default for HostIf {
             rsp_len: Default::default(),
             rsp_len32: Default::default(),
             rsp_lkey: Default::default(),
+            rsp_lkey_hi: Default::default(),
             rsp_to_b32: Default::default(),
             rsp_to_b33: Default::default(),
             rsp_to_hb: Default::default(),
@@ -811,7 +837,6 @@ impl Default for HostIf {
             cw_last_send: Default::default(),
             cw_qp: Default::default(),
             cw_cq: Default::default(),
-            cw_addr: Default::default(),
             cw_beat: Default::default(),
             cw_w: Default::default(),
             cw_owner: Default::default(),
@@ -822,6 +847,9 @@ impl Default for HostIf {
             rq_off: Default::default(),
             ring_sum: Default::default(),
             ring_off: Default::default(),
+            ring_addr: Default::default(),
+            ra_rq: Default::default(),
+            ra_cw: Default::default(),
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
             rd: Default::default(),
@@ -951,7 +979,6 @@ impl Logic for HostIf {
             qe_qp_q,
             rq_state,
             rq_qp,
-            rq_addr,
             rq_beat,
             rq_empty,
             rq_hit,
@@ -961,6 +988,7 @@ impl Logic for HostIf {
             rsp_index,
             rsp_len_n,
             rsp_lkey,
+            rsp_lkey_hi,
             rsp_to_b32,
             rsp_to_b33,
             rsp_to_hb,
@@ -970,7 +998,6 @@ impl Logic for HostIf {
             cw_last_send,
             cw_qp,
             cw_cq,
-            cw_addr,
             cw_beat,
             cw_w,
             cw_owner,
@@ -979,6 +1006,7 @@ impl Logic for HostIf {
             cw_pi,
             cw_off,
             rq_off,
+            ring_addr,
             wr_lock,
             wr_lock_cw
         );
@@ -1237,6 +1265,12 @@ impl Logic for HostIf {
         // being written (undefined data on the iCE40).
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
+        // `ring_addr`'s holder: an engine's `Base` (its last read, before `Addr` loads the
+        // register) waits while the other one holds it.
+        self.ra_rq.next =
+            (self.rq_state.q.val() == RqState::Addr) || (self.rq_state.q.val() == RqState::Req);
+        self.ra_cw.next =
+            (self.cw_state.q.val() == CwState::Addr) || (self.cw_state.q.val() == CwState::Write);
         self.base.read_addr.next = self.a_ram_addr.val();
         // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
         // with an engine's register-RAM read the log2 it needs next.
@@ -1258,7 +1292,7 @@ impl Logic for HostIf {
         } else if (self.rq_state.q.val() == RqState::Ci)
             || (self.rq_state.q.val() == RqState::Pop)
             || (self.rq_state.q.val() == RqState::Pi)
-            || (self.rq_state.q.val() == RqState::Base)
+            || ((self.rq_state.q.val() == RqState::Base) && !self.ra_cw.val())
         {
             self.rq_gnt.next = true;
             if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
@@ -1284,7 +1318,7 @@ impl Logic for HostIf {
             }
         } else if (self.cw_state.q.val() == CwState::Ci)
             || (self.cw_state.q.val() == CwState::Pi)
-            || (self.cw_state.q.val() == CwState::Base)
+            || ((self.cw_state.q.val() == CwState::Base) && !self.ra_rq.val())
         {
             self.cw_gnt.next = true;
             // CQ_LOG2 (CiD: the size; Sel: the ring offset and owner bit).
@@ -1437,7 +1471,11 @@ impl Logic for HostIf {
         self.rsp_len.next = !self.rsp_len_n.q.val();
         self.rsp_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.rsp_len.val());
         self.rq_rsp_len_n.next = !self.rsp_len32.val();
-        self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
+        // The rebuilt lkey: bits 31..14 all `rsp_lkey_hi` (see "RQ service").
+        self.rq_rsp_lkey.next = bit_cast::<32, LKEY_BITS>(self.rsp_lkey.q.val());
+        if self.rsp_lkey_hi.q.val() {
+            self.rq_rsp_lkey.next = self.rq_rsp_lkey.val() | self.c_lkey_hi.val();
+        }
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
         self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
             | (bit_cast::<64, 1>(self.rsp_to_b32.q.val().into()) << 32)
@@ -1535,7 +1573,7 @@ impl Logic for HostIf {
             }
             RqState::Addr => {
                 // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
-                self.rq_addr.d.next = self.ring_sum.val();
+                self.ring_addr.d.next = self.ring_sum.val();
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1553,7 +1591,9 @@ impl Logic for HostIf {
                             !self.dma_rd_cpl_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                     }
                     if self.rq_beat.q.val() == 1 {
-                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();
+                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val().get_bits::<LKEY_BITS>(0);
+                        self.rsp_lkey_hi.d.next =
+                            (self.dma_rd_cpl_data.val() & self.c_lkey_hi.val()) != 0;
                     }
                     if self.rq_beat.q.val() == 2 {
                         // TO bits 63..32: bit 32, and the class of bits 63..33.
@@ -1677,7 +1717,7 @@ impl Logic for HostIf {
             CwState::Addr => {
                 // The ring base from the RAM plus the ring offset, in 16-octet units (the
                 // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
-                self.cw_addr.d.next = self.ring_sum.val();
+                self.ring_addr.d.next = self.ring_sum.val();
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
                 self.cw_w.d.next = true;
@@ -1734,7 +1774,7 @@ impl Logic for HostIf {
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
             self.dma_rd_req_addr.next =
-                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.rq_addr.q.val()) << 4;
+                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_addr.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
@@ -1774,7 +1814,7 @@ impl Logic for HostIf {
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
             self.dma_wr_addr.next =
-                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.cw_addr.q.val()) << 4)
+                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_addr.q.val()) << 4)
                     | (bit_cast::<DMA_ADDR_BITS, 2>(self.cw_beat.q.val()) << 2);
             self.dma_wr_data.next = self.cw_wdata.val();
             self.dma_wr_keep.next = 0xF.into();
