@@ -107,7 +107,7 @@
 //! `present = 0` six cycles after it was taken (with no MMIO access meanwhile) when consumer =
 //! producer; else the 16-octet WQE at `base + (ci mod 2^log2) *
 //! 16` is read by DMA (requester 0, sub tag 0; 16-octet aligned, so 4 full DW-aligned beats;
-//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `ring_addr`),
+//! QP_RQ_BASE `[3:0]` are ignored, the address is kept in 16-octet units, `rq_addr`),
 //! and the answer (`present = 1`, the WQE, `rq_rsp_index = ci`) comes in the cycle after its
 //! last beat. The answer registers keep that WQE: a read of the same QP before any pop or
 //! QP_CTRL write is answered from them in the next cycle (`rq_hit`), so the segments of one
@@ -120,11 +120,6 @@
 //! when they were not all zero, else 0. Its only reader is the StagCheck (through RxControl's
 //! `chk_stag_q`), for which any STag with those bits not all zero is `INVALID_STAG` (an index
 //! not below [`STAG_ENTRIES`](crate::config::STAG_ENTRIES)).
-//!
-//! The WQE's address (`ring_addr`) is the CQE writer's CQE address register too: the RQ's
-//! `Base` read (the one before `Addr` loads it) waits while the CQE writer is in `Addr` or
-//! `Write`, and the CQE writer's `Base` read while the RQ is in `Addr` or `Req` (issue 5: 20
-//! flip-flops fewer, and the other 20 pack with the ring adder's logic cells).
 //!
 //! **Prefetch after a pop** (issue 5: a 4 KiB Send took ~1125 cycles to place against 1060 on
 //! the wire, the first segment of each Send waiting a DMA round trip for its WQE, so the
@@ -195,8 +190,7 @@
 //! adder for `+ offset` and `+ 4` (a state `Add`). Now CQ_BASE's 16-octet alignment
 //! (`rnic_proto::host::regs::CQ_BASE`) gives the beats' offsets as `cw_beat` in address bits
 //! `[3:2]`: `cw_addr` is bits 31..4, `base + (pi mod size)` straight from the RAM in `Addr` (as
-//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state (both are now one register,
-//! `ring_addr`, see "RQ service"). The CQ fill check,
+//! the RQ's `rq_addr`), with no `+ 4` adder and no `Add` state. The CQ fill check,
 //! the ring offsets and the owner bit are registered (the CQE writer's `Sel` / `Full` states, the
 //! RQ's `Check` / `Empty`).
 //!
@@ -215,7 +209,7 @@ use rust_hdl::prelude::*;
 /// index (13..8, [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with
 /// bits 31..14 not all zero, so those are kept as one flag (`rsp_lkey_hi`).
 const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
-/// Bits of a ring address in 16-octet units (`ring_addr`).
+/// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
 const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
 
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
@@ -501,6 +495,8 @@ pub struct HostIf {
     // ---- RQ service.
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
+    /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
+    rq_addr: DFF<Bits<RING_ADDR_BITS>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -536,6 +532,9 @@ pub struct HostIf {
     cw_last_send: DFF<Bit>,
     cw_qp: DFF<Bits<CONN_BITS>>,
     cw_cq: DFF<Bits<CQ_BITS>>,
+    /// The CQE's address bits 31..4 (CQ_BASE is 16-octet aligned): `base + (pi mod size)`, the
+    /// beat's `[3:2]` are `cw_beat`.
+    cw_addr: DFF<Bits<RING_ADDR_BITS>>,
     cw_beat: DFF<Bits<2>>,
     /// The CQE writer is in state Write (a flag, not the state's decode: the beat handshake
     /// to the state's enable is the block's longest path).
@@ -554,16 +553,6 @@ pub struct HostIf {
     /// one engine in the cycle before, so at most one is in `Addr` with its base there).
     ring_sum: Signal<Local, Bits<RING_ADDR_BITS>>,
     ring_off: Signal<Local, Bits<RING_INDEX_BITS>>,
-    /// `ring_sum` registered in the `Addr` state of either engine, in 16-octet units: the RQ's
-    /// WQE address (read in `Req`) or the CQE's address (`base + (pi mod size)`, CQ_BASE is
-    /// 16-octet aligned, the beat's `[3:2]` are `cw_beat`; read in `Write`). One register for
-    /// both (it packs with the adder's logic cells): an engine's `Base` read is granted only
-    /// while the other engine does not hold it (`ra_rq` / `ra_cw`).
-    ring_addr: DFF<Bits<RING_ADDR_BITS>>,
-    /// The RQ service holds `ring_addr` (state `Addr` or `Req`).
-    ra_rq: Signal<Local, Bit>,
-    /// The CQE writer holds `ring_addr` (state `Addr` or `Write`).
-    ra_cw: Signal<Local, Bit>,
 
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
@@ -816,6 +805,7 @@ impl Default for HostIf {
             c_ovf: Default::default(),
             rq_state: Default::default(),
             rq_qp: Default::default(),
+            rq_addr: Default::default(),
             rq_beat: Default::default(),
             rq_empty: Default::default(),
             rq_hit: Default::default(),
@@ -837,6 +827,7 @@ impl Default for HostIf {
             cw_last_send: Default::default(),
             cw_qp: Default::default(),
             cw_cq: Default::default(),
+            cw_addr: Default::default(),
             cw_beat: Default::default(),
             cw_w: Default::default(),
             cw_owner: Default::default(),
@@ -847,9 +838,6 @@ impl Default for HostIf {
             rq_off: Default::default(),
             ring_sum: Default::default(),
             ring_off: Default::default(),
-            ring_addr: Default::default(),
-            ra_rq: Default::default(),
-            ra_cw: Default::default(),
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
             rd: Default::default(),
@@ -979,6 +967,7 @@ impl Logic for HostIf {
             qe_qp_q,
             rq_state,
             rq_qp,
+            rq_addr,
             rq_beat,
             rq_empty,
             rq_hit,
@@ -998,6 +987,7 @@ impl Logic for HostIf {
             cw_last_send,
             cw_qp,
             cw_cq,
+            cw_addr,
             cw_beat,
             cw_w,
             cw_owner,
@@ -1006,7 +996,6 @@ impl Logic for HostIf {
             cw_pi,
             cw_off,
             rq_off,
-            ring_addr,
             wr_lock,
             wr_lock_cw
         );
@@ -1265,12 +1254,6 @@ impl Logic for HostIf {
         // being written (undefined data on the iCE40).
         self.rq_gnt.next = false;
         self.cw_gnt.next = false;
-        // `ring_addr`'s holder: an engine's `Base` (its last read, before `Addr` loads the
-        // register) waits while the other one holds it.
-        self.ra_rq.next =
-            (self.rq_state.q.val() == RqState::Addr) || (self.rq_state.q.val() == RqState::Req);
-        self.ra_cw.next =
-            (self.cw_state.q.val() == CwState::Addr) || (self.cw_state.q.val() == CwState::Write);
         self.base.read_addr.next = self.a_ram_addr.val();
         // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
         // with an engine's register-RAM read the log2 it needs next.
@@ -1292,7 +1275,7 @@ impl Logic for HostIf {
         } else if (self.rq_state.q.val() == RqState::Ci)
             || (self.rq_state.q.val() == RqState::Pop)
             || (self.rq_state.q.val() == RqState::Pi)
-            || ((self.rq_state.q.val() == RqState::Base) && !self.ra_cw.val())
+            || (self.rq_state.q.val() == RqState::Base)
         {
             self.rq_gnt.next = true;
             if (self.rq_state.q.val() == RqState::Ci) || (self.rq_state.q.val() == RqState::Pop) {
@@ -1318,7 +1301,7 @@ impl Logic for HostIf {
             }
         } else if (self.cw_state.q.val() == CwState::Ci)
             || (self.cw_state.q.val() == CwState::Pi)
-            || ((self.cw_state.q.val() == CwState::Base) && !self.ra_rq.val())
+            || (self.cw_state.q.val() == CwState::Base)
         {
             self.cw_gnt.next = true;
             // CQ_LOG2 (CiD: the size; Sel: the ring offset and owner bit).
@@ -1573,7 +1556,7 @@ impl Logic for HostIf {
             }
             RqState::Addr => {
                 // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
-                self.ring_addr.d.next = self.ring_sum.val();
+                self.rq_addr.d.next = self.ring_sum.val();
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1717,7 +1700,7 @@ impl Logic for HostIf {
             CwState::Addr => {
                 // The ring base from the RAM plus the ring offset, in 16-octet units (the
                 // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
-                self.ring_addr.d.next = self.ring_sum.val();
+                self.cw_addr.d.next = self.ring_sum.val();
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
                 self.cw_w.d.next = true;
@@ -1774,7 +1757,7 @@ impl Logic for HostIf {
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
             self.dma_rd_req_addr.next =
-                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_addr.q.val()) << 4;
+                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.rq_addr.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
@@ -1814,7 +1797,7 @@ impl Logic for HostIf {
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
             self.dma_wr_addr.next =
-                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_addr.q.val()) << 4)
+                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.cw_addr.q.val()) << 4)
                     | (bit_cast::<DMA_ADDR_BITS, 2>(self.cw_beat.q.val()) << 2);
             self.dma_wr_data.next = self.cw_wdata.val();
             self.dma_wr_keep.next = 0xF.into();
