@@ -14,7 +14,7 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CQS, LOCAL_LEN_BITS, QPS};
+use rnic_hdl::config::{CQS, LOCAL_LEN_BITS, QPS, STAG_INDEX_BITS};
 use rnic_hdl::host::host_if::HostIf;
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
@@ -49,6 +49,21 @@ fn rebuilt_to(to: u64) -> u64 {
     };
     (rebuilt << 33) | (to & ((1 << 33) - 1))
 }
+
+/// `rq_rsp_lkey` for a WQE lkey: bits 13..0 (key and STag index) exact, bits 31..14 rebuilt
+/// from their class (all ones when not all zero), which is all the StagCheck looks at (such an
+/// index is `INVALID_STAG`).
+fn rebuilt_lkey(lkey: u32) -> u32 {
+    if lkey >> LKEY_BITS != 0 {
+        lkey | !LKEY_MASK
+    } else {
+        lkey
+    }
+}
+
+/// The lkey's key and STag index bits.
+const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
+const LKEY_MASK: u32 = (1 << LKEY_BITS) - 1;
 
 /// A WQE TO whose bits 63..33 are in each class now and then.
 fn random_to(rng: &mut impl Rng) -> u64 {
@@ -702,7 +717,12 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                         // Below `1 << LOCAL_LEN_BITS` (24 bits in the Cu profile: the driver
                         // posts none longer, FEATURES [31:24]).
                         length: rng.gen::<u32>() >> (32 - LOCAL_LEN_BITS),
-                        lkey: rng.gen(),
+                        // An lkey of the table (bits 31..14 zero) half the time.
+                        lkey: if rng.gen_bool(0.5) {
+                            rng.gen::<u32>() & LKEY_MASK
+                        } else {
+                            rng.gen()
+                        },
                         addr: random_to(&mut rng),
                     };
                     let slot = u32::from(rq_pi[qp] % rq_size);
@@ -1011,7 +1031,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 let w = rq_wqes[qp][&ci];
                 assert_eq!(get(sim, "rq_rsp_index"), u128::from(ci));
                 assert_eq!(get(sim, "rq_rsp_len_n"), u128::from(!w.length));
-                assert_eq!(get(sim, "rq_rsp_lkey"), u128::from(w.lkey));
+                assert_eq!(get(sim, "rq_rsp_lkey"), u128::from(rebuilt_lkey(w.lkey)));
                 assert_eq!(get(sim, "rq_rsp_to"), u128::from(rebuilt_to(w.addr)));
                 rq_must_pop[qp] = true;
                 rq_present += 1;

@@ -115,7 +115,11 @@
 //! The TO's bits 63..33 are kept as their class only (issue 5: 2 flip-flops, not 31;
 //! `docs/core.md`): `rq_rsp_to` rebuilds them as all ones, all ones but bit 33, 1 (other
 //! non-zero) or 0, and RxControl, the only reader, looks at nothing else of them (its
-//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes).
+//! `to_hz` / `to_ho` / `to_hm1`, for the StagCheck's WRAP / BOUNDS classes). Likewise the
+//! lkey's bits 31..14 (issue 5: 1 flip-flop, not 18): `rq_rsp_lkey` rebuilds them as all ones
+//! when they were not all zero, else 0. Its only reader is the StagCheck (through RxControl's
+//! `chk_stag_q`), for which any STag with those bits not all zero is `INVALID_STAG` (an index
+//! not below [`STAG_ENTRIES`](crate::config::STAG_ENTRIES)).
 //!
 //! **Prefetch after a pop** (issue 5: a 4 KiB Send took ~1125 cycles to place against 1060 on
 //! the wire, the first segment of each Send waiting a DMA round trip for its WQE, so the
@@ -201,6 +205,10 @@ use crate::ram::BlockRam;
 use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
+/// The bits of a WQE's lkey that the answer keeps (`rsp_lkey`): the key (7..0) and the STag
+/// index (13..8, [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with
+/// bits 31..14 not all zero, so those are kept as one flag (`rsp_lkey_hi`).
+const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
 /// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
 const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
 
@@ -411,6 +419,8 @@ pub struct HostIf {
     c_ones: Constant<Bits<RING_INDEX_BITS>>,
     /// TO bits 63..34 (the rebuilt TO's high bits when `rsp_to_hb`).
     c_to_hb: Constant<Bits<64>>,
+    /// The lkey's bits 31..14 (`rsp_lkey_hi`, and `rq_rsp_lkey`'s when it is set).
+    c_lkey_hi: Constant<Bits<32>>,
     c_one: Constant<Bits<RING_INDEX_BITS>>,
     c_rdma_read: Constant<Bits<8>>,
     c_cq_overflow: Constant<Bits<8>>,
@@ -503,7 +513,11 @@ pub struct HostIf {
     /// are ones: inverted through signals of their own widths).
     rsp_len: Signal<Local, Bits<LOCAL_LEN_BITS>>,
     rsp_len32: Signal<Local, Bits<32>>,
-    rsp_lkey: DFF<Bits<32>>,
+    /// The WQE's lkey, bits 13..0 (key and STag index, [`LKEY_BITS`]); bits 31..14 only as
+    /// their class (`rsp_lkey_hi` = not all zero: an index the StagCheck answers with
+    /// `INVALID_STAG`, whatever its value; see "RQ service").
+    rsp_lkey: DFF<Bits<LKEY_BITS>>,
+    rsp_lkey_hi: DFF<Bit>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
     /// bits 63..33 not all zero.
@@ -745,6 +759,7 @@ impl Default for HostIf {
             idle: Default::default(),
             c_ones: Constant::new(((1u64 << RING_INDEX_BITS) - 1).into()),
             c_to_hb: Constant::new(0xFFFF_FFFC_0000_0000u64.into()),
+            c_lkey_hi: Constant::new((0xFFFF_FFFFu64 & !((1u64 << LKEY_BITS) - 1)).into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
@@ -802,6 +817,7 @@ impl Default for HostIf {
             rsp_len: Default::default(),
             rsp_len32: Default::default(),
             rsp_lkey: Default::default(),
+            rsp_lkey_hi: Default::default(),
             rsp_to_b32: Default::default(),
             rsp_to_b33: Default::default(),
             rsp_to_hb: Default::default(),
@@ -961,6 +977,7 @@ impl Logic for HostIf {
             rsp_index,
             rsp_len_n,
             rsp_lkey,
+            rsp_lkey_hi,
             rsp_to_b32,
             rsp_to_b33,
             rsp_to_hb,
@@ -1437,7 +1454,11 @@ impl Logic for HostIf {
         self.rsp_len.next = !self.rsp_len_n.q.val();
         self.rsp_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.rsp_len.val());
         self.rq_rsp_len_n.next = !self.rsp_len32.val();
-        self.rq_rsp_lkey.next = self.rsp_lkey.q.val();
+        // The rebuilt lkey: bits 31..14 all `rsp_lkey_hi` (see "RQ service").
+        self.rq_rsp_lkey.next = bit_cast::<32, LKEY_BITS>(self.rsp_lkey.q.val());
+        if self.rsp_lkey_hi.q.val() {
+            self.rq_rsp_lkey.next = self.rq_rsp_lkey.val() | self.c_lkey_hi.val();
+        }
         // The rebuilt TO: bits 63..34 all `rsp_to_hb`, bit 33 `rsp_to_b33` (see "RQ service").
         self.rq_rsp_to.next = bit_cast::<64, 32>(self.rsp_to_lo.q.val())
             | (bit_cast::<64, 1>(self.rsp_to_b32.q.val().into()) << 32)
@@ -1553,7 +1574,9 @@ impl Logic for HostIf {
                             !self.dma_rd_cpl_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                     }
                     if self.rq_beat.q.val() == 1 {
-                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val();
+                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val().get_bits::<LKEY_BITS>(0);
+                        self.rsp_lkey_hi.d.next =
+                            (self.dma_rd_cpl_data.val() & self.c_lkey_hi.val()) != 0;
                     }
                     if self.rq_beat.q.val() == 2 {
                         // TO bits 63..32: bit 32, and the class of bits 63..33.
