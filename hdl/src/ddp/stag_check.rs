@@ -15,7 +15,9 @@
 //! - `WRAP` when `TO + len > 2^64` (`TO + len == 2^64` is not a wrap: the last octet is
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
-//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
+//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0. It
+//!   holds its value from a response to the next one (a cancelled request changes nothing):
+//!   RxControl reads it there after the response cycle, with no copy.
 //! - Lengths of [`LOCAL_LEN_BITS`] (24 on the Alchitry Cu): a `chk_len` of `1 << LOCAL_LEN_BITS`
 //!   or more (a Read Request's size from the wire) is `BOUNDS` once the entry checks pass (no
 //!   region is that long; it is never `WRAP`, where the exact sum would say so for a TO within
@@ -62,7 +64,8 @@
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
 //!           with q >= 0 (the carry of off + ~q; the low halves still in the S2 registers).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
-//!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
+//!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers; rsp_host_addr
+//!           holds until the next response).
 //! ```
 //!
 //! A request that is answered has no request in the cycle after it, so the request's S1
@@ -611,9 +614,13 @@ impl Logic for StagCheck {
                 + bit_cast::<HOST_H_BITS, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
         ) << 16)
             | bit_cast::<DMA_ADDR_BITS, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
-        self.r_host.d.next = 0.into();
-        if (self.status.val() == 0) && !self.s3_inv.q.val() {
-            self.r_host.d.next = self.host.val();
+        // Loaded only with a response, so `rsp_host_addr` holds it until the next response:
+        // RxControl reads it there (its check queue's pop, a Send's verdict) with no copy.
+        if self.s4_v.q.val() {
+            self.r_host.d.next = 0.into();
+            if (self.status.val() == 0) && !self.s3_inv.q.val() {
+                self.r_host.d.next = self.host.val();
+            }
         }
 
         self.rsp_valid.next = self.r_v.q.val();
