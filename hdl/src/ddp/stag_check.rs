@@ -15,7 +15,9 @@
 //! - `WRAP` when `TO + len > 2^64` (`TO + len == 2^64` is not a wrap: the last octet is
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
-//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0.
+//!   modulo 2^32; for every other status, and for an invalidate, `rsp_host_addr` is 0. It
+//!   holds its value from a response to the next one (a cancelled request changes nothing):
+//!   RxControl reads it there after the response cycle, with no copy.
 //! - Lengths of [`LOCAL_LEN_BITS`] (24 on the Alchitry Cu): a `chk_len` of `1 << LOCAL_LEN_BITS`
 //!   or more (a Read Request's size from the wire) is `BOUNDS` once the entry checks pass (no
 //!   region is that long; it is never `WRAP`, where the exact sum would say so for a TO within
@@ -62,7 +64,8 @@
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
 //!           with q >= 0 (the carry of off + ~q; the low halves still in the S2 registers).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
-//!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers).
+//!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers; rsp_host_addr
+//!           holds until the next response).
 //! ```
 //!
 //! A request that is answered has no request in the cycle after it, so the request's S1
@@ -74,9 +77,10 @@
 //! Timing rules of the iCE40 at 100 MHz (DESIGN.md "Budgets"): no carry chain longer than 17
 //! bits starts at a block RAM output (whose clock-to-out is long), no chain is longer than 33
 //! bits, and the entry compares are registered before the status and the valid-bit clear use
-//! them. The 64-bit WRAP test reduces to 32 bits: `TO + len > 2^64` iff `TO[63:32]` is all
-//! ones and `TO[31:0] + len > 2^32`: the 33-bit sum is registered in S1 (its bits share the
-//! adder's logic cells) and S2 tests its carry and its low 32 bits for not 0.
+//! them. The 64-bit WRAP test reduces to `L = LOCAL_LEN_BITS` bits: `TO + len > 2^64` (with
+//! `len < 2^L`) iff `TO[63:L]` is all ones and `TO[L-1:0] + len > 2^L`: the (L+1)-bit sum is
+//! registered in S1 (its bits share the adder's logic cells) and S2 tests its carry and its low
+//! L bits for not 0 (24 + 1 bits on the Cu, 33 before session 19).
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): before the two-word table 1169 logic cells, 10 block RAMs,
@@ -128,8 +132,8 @@
 use super::check_status;
 use super::stag_table::{StagTable, W0_BITS, W0_VALID, W_BITS};
 use crate::config::{
-    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, LOCAL_LEN_BITS, LOCAL_LEN_HI_MASK, PD_BITS,
-    STAG_BASE_TO_BITS, STAG_INDEX_BITS,
+    CHK_TAG_BITS, CONN_BITS, DMA_ADDR_BITS, LOCAL_LEN_BITS, LOCAL_LEN_BITS1, LOCAL_LEN_HI_MASK,
+    PD_BITS, STAG_BASE_TO_BITS, STAG_INDEX_BITS,
 };
 use rust_hdl::prelude::*;
 
@@ -203,7 +207,8 @@ pub struct StagCheck {
     // S1: the request, registered in cycle t.
     s1_v: DFF<Bit>,
     s1_tag: DFF<Bits<CHK_TAG_BITS>>,
-    /// TO\[31:0\]; TO\[63:32\] as flags: all ones (for WRAP); for BOUNDS TO\[32\] and
+    /// TO\[31:0\]; TO\[63:32\] as flags: TO\[63:LOCAL_LEN_BITS\] all ones (for WRAP); for BOUNDS
+    /// TO\[32\] and
     /// TO\[63:33\] == 0 (a TO that passes BOUNDS is below 2^33: base_to < 2^32 and the
     /// region length < 2^32).
     s1_to: DFF<Bits<32>>,
@@ -238,8 +243,8 @@ pub struct StagCheck {
     /// A `prog_write` of this index in cycle t+1: a check read word 1 while it changed; an
     /// invalidate's clear is dropped (the new entry comes after it).
     s2_reprog: DFF<Bit>,
-    /// `TO[31:0] + len` (33 bits) for WRAP.
-    s2_sum: DFF<Bits<33>>,
+    /// `TO[LOCAL_LEN_BITS-1:0] + len` (with its carry) for WRAP.
+    s2_sum: DFF<Bits<LOCAL_LEN_BITS1>>,
     /// `TO[15:0] - base_to[15:0]` with its carry (NOT the borrow) in bit 16;
     /// `~(len_of_region[15:0] - len[15:0])` with the borrow in bit 16.
     s2_off_l: DFF<Bits<17>>,
@@ -306,6 +311,11 @@ pub struct StagCheck {
     /// A 32-bit length's bits above `LOCAL_LEN_BITS` (`chk_len` of `1 << LOCAL_LEN_BITS` or
     /// more when any is set).
     c_len_hi: Constant<Bits<32>>,
+    /// TO's bits below `LOCAL_LEN_BITS` (as ones: WRAP's "the bits above are all ones").
+    c_to_lo: Constant<Bits<64>>,
+    /// `s2_sum`'s carry bit, and its bits below it.
+    c_sum_c: Constant<Bits<LOCAL_LEN_BITS1>>,
+    c_sum_lo: Constant<Bits<LOCAL_LEN_BITS1>>,
     /// `~region_len[31:16]`'s bits above `LOCAL_LEN_BITS` as the ones they are for a region
     /// below `1 << LOCAL_LEN_BITS` (the driver registers none longer; the table keeps 32
     /// bits, and a longer one programmed anyway checks as its length modulo
@@ -407,6 +417,9 @@ impl Default for StagCheck {
             st_bounds: st(check_status::BOUNDS),
             st_not_inv: st(check_status::NOT_INVALIDATABLE),
             c_len_hi: Constant::new(LOCAL_LEN_HI_MASK.into()),
+            c_to_lo: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
+            c_sum_c: Constant::new((1u64 << LOCAL_LEN_BITS).into()),
+            c_sum_lo: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
             c_nlen_hi: Constant::new((LOCAL_LEN_HI_MASK >> 16).into()),
         }
     }
@@ -458,7 +471,8 @@ impl Logic for StagCheck {
         if self.chk_valid.val() {
             self.s1_tag.d.next = self.chk_tag.val();
             self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
-            self.s1_hi_ones.d.next = self.chk_to.val().get_bits::<32>(32).all()
+            // TO[63:LOCAL_LEN_BITS] all ones (see S1's WRAP).
+            self.s1_hi_ones.d.next = (self.chk_to.val() | self.c_to_lo.val()).all()
                 && ((self.chk_len.val() & self.c_len_hi.val()) == 0);
             self.s1_to32.d.next = self.chk_to.val().get_bit(32);
             self.s1_hiz.d.next = (self.chk_to.val().get_bits::<31>(33) == 0)
@@ -503,9 +517,15 @@ impl Logic for StagCheck {
             self.prog_write.val() && (self.prog_index.val() == self.s1_idx.q.val());
         // WRAP from the request alone: `TO[31:0] + len` registered (the sum bits pack with the
         // adder's carry cells), its carry and "not 0 mod 2^32" tested in S2.
+        // With `len < 2^L` (L = LOCAL_LEN_BITS; a longer one is BOUNDS, `s1_hi_ones` is 0),
+        // `TO[31:0] + len > 2^32` iff TO[31:L] is all ones (in `s1_hi_ones`) and
+        // `TO[L-1:0] + len > 2^L`: an (L+1)-bit sum (session 19: 33 bits before, 8 carries,
+        // LUTs and flip-flops more on the Cu).
         if self.s1_v.q.val() {
-            self.s2_sum.d.next = bit_cast::<33, 32>(self.s1_to.q.val())
-                + bit_cast::<33, LOCAL_LEN_BITS>(self.s1_len.q.val());
+            self.s2_sum.d.next =
+                bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(
+                    self.s1_to.q.val().get_bits::<LOCAL_LEN_BITS>(0),
+                ) + bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(self.s1_len.q.val());
         }
         // Low 16-bit halves straight from the RAM (word 0); the request's upper halves
         // registered for S2, where word 1 brings the entry's.
@@ -570,8 +590,8 @@ impl Logic for StagCheck {
             self.s3_early.d.next = self.early.val();
             self.s3_inv.d.next = self.s1_inv.q.val();
             self.s3_wrap.d.next = self.s1_hi_ones.q.val()
-                && self.s2_sum.q.val().get_bit(32)
-                && (self.s2_sum.q.val().get_bits::<32>(0) != 0);
+                && ((self.s2_sum.q.val() & self.c_sum_c.val()) != 0)
+                && ((self.s2_sum.q.val() & self.c_sum_lo.val()) != 0);
             self.s3_off_h.d.next = self.off_h.val();
             self.s3_host_l.d.next = self.host_l.val();
             self.s3_host_h.d.next = self.stags.read_data.val().get_bits::<HOST_H_BITS>(48);
@@ -611,9 +631,13 @@ impl Logic for StagCheck {
                 + bit_cast::<HOST_H_BITS, 1>(self.s3_host_l.q.val().get_bits::<1>(16)),
         ) << 16)
             | bit_cast::<DMA_ADDR_BITS, 16>(self.s3_host_l.q.val().get_bits::<16>(0));
-        self.r_host.d.next = 0.into();
-        if (self.status.val() == 0) && !self.s3_inv.q.val() {
-            self.r_host.d.next = self.host.val();
+        // Loaded only with a response, so `rsp_host_addr` holds it until the next response:
+        // RxControl reads it there (its check queue's pop, a Send's verdict) with no copy.
+        if self.s4_v.q.val() {
+            self.r_host.d.next = 0.into();
+            if (self.status.val() == 0) && !self.s3_inv.q.val() {
+                self.r_host.d.next = self.host.val();
+            }
         }
 
         self.rsp_valid.next = self.r_v.q.val();

@@ -137,10 +137,12 @@
 //!   the StagCheck latency at the job rate (the throughput below is that of four entries). A
 //!   response goes to the oldest entry without one (`cq_gp`), and a Send's response in `ChkWait` is
 //!   the next one: the StagCheck answers in request order and a Send's checks are issued only with
-//!   the queue empty, so tags are not compared. The response's host address has ONE register
-//!   (`cq_addr`, not one per entry: 32 flip-flops alone in their logic cells and a 32-bit 2:1
-//!   multiplexer less; every response loads it, a Send's too, which comes only with the queue
-//!   empty): a check is queued behind another one only while the verdict register is free or being
+//!   the queue empty, so tags are not compared. The response's host address has no register
+//!   here: StagCheck's response register holds it until its next response (`rsp_host_addr`;
+//!   session 19: the copy `cq_addr` was 24 flip-flops alone in their logic cells), and
+//!   `chk_hold` keeps the send engine's local checks out of the StagCheck while an address is
+//!   to be read (the queue not empty, or `ChkWait`); a Send's response comes only with the
+//!   queue empty. A check is queued behind another one only while the verdict register is free or being
 //!   taken (a push waits in Eval2 while `cq_full_q`, also set when the queue was not empty and
 //!   `vd_v && !vd_ready` in the previous cycle; then the verdict register is free from this cycle
 //!   on or was loaded by the older entry's pop), so the older entry pops in the cycle after its
@@ -167,9 +169,9 @@
 //!   Invalidate STag in SendRows and ChkWait, which load it into `chk_stag_q` (every ChkWait
 //!   cycle: the enable is the state); a tagged segment's TO goes into `chk_to`
 //!   as its words arrive, a WQE's TO high half in RqWait (the carry of TO + MO is added in
-//!   SendRows); a placed Send's host address goes from `cq_addr` into `vd_addr` (with its
-//!   carry-select flags `vd_a10` / `vd_a20`) in ChkWait or SendOk (the verdict register is empty
-//!   from Eval2 to Direct); a
+//!   SendRows); a placed Send's host address goes from `rsp_host_addr` into `vd_addr` (with
+//!   its carry-select flags `vd_a10` / `vd_a20`) in ChkWait while the lkey check waits (the
+//!   verdict register is empty from Eval2 to Direct); a
 //!   Terminate's triple straight into the record value. The header word being read is one-hot
 //!   (`rk`), so each capture enable is one flag.
 //! - `chk_to` keeps TO bits 32..0 and two flags for bits 63..33 (not all zero, all ones; a
@@ -357,7 +359,15 @@ pub struct RxControl {
     pub rsp_valid: Signal<In, Bit>,
     pub rsp_tag: Signal<In, Bits<CHK_TAG_BITS>>,
     pub rsp_status: Signal<In, Bits<3>>,
+    /// Held from a response to the next one (StagCheck's `rsp_host_addr`): the check queue
+    /// and a Send's lkey check read it there, with no copy (`chk_hold`).
     pub rsp_host_addr: Signal<In, Bits<DMA_ADDR_BITS>>,
+    /// A response's host address is (or will be) read from `rsp_host_addr` after its
+    /// response cycle: no other requester's check may be answered meanwhile (RxPath holds
+    /// the send engine's local checks). From registers: the check queue was not empty in the
+    /// previous cycle, or `ChkWait` (a Send's checks). With `chk_valid` and RxPath's
+    /// `chk_prev` it covers every cycle from a check's request to its address's last read.
+    pub chk_hold: Signal<Out, Bit>,
     // Verdicts, segment ends, slot frees.
     pub vd_valid: Signal<Out, Bit>,
     pub vd_conn: Signal<Out, Bits<CONN_BITS>>,
@@ -614,10 +624,6 @@ pub struct RxControl {
     /// The L flag (a Read Response L = 1 completes the Read at its done).
     cq_l: [DFF<Bit>; CQ_DEPTH],
     cq_st: [DFF<Bits<3>>; CQ_DEPTH],
-    /// The host address of the one entry that has its response and is not popped yet (at
-    /// most one: a check is queued behind another one only while the verdict register is
-    /// free or being taken, see Eval2).
-    cq_addr: DFF<Bits<DMA_ADDR_BITS>>,
     cq_head: DFF<Bits<CQ_PTR>>,
     cq_tail: DFF<Bits<CQ_PTR>>,
     /// The oldest entry without its response: the StagCheck answers in request order, and a
@@ -752,7 +758,8 @@ pub struct RxControl {
     h_addr: Signal<Local, Bits<DMA_ADDR_BITS>>,
     /// `h_addr` zero-extended to a record value.
     h_addr32: Signal<Local, Bits<32>>,
-    /// `cq_addr`'s carry-select flags (see `vd_a10`), loaded with it into the verdict register.
+    /// `rsp_host_addr`'s carry-select flags (see `vd_a10`), loaded with it into the verdict
+    /// register.
     cq_a10: Signal<Local, Bit>,
     cq_a20: Signal<Local, Bit>,
     h_dead: Signal<Local, Bit>,
@@ -979,6 +986,7 @@ impl Default for RxControl {
             rsp_tag: Default::default(),
             rsp_status: Default::default(),
             rsp_host_addr: Default::default(),
+            chk_hold: Default::default(),
             vd_valid: Default::default(),
             vd_conn: Default::default(),
             vd_place: Default::default(),
@@ -1172,7 +1180,6 @@ impl Default for RxControl {
             cq_ctx: Default::default(),
             cq_l: Default::default(),
             cq_st: Default::default(),
-            cq_addr: Default::default(),
             cq_head: Default::default(),
             cq_tail: Default::default(),
             cq_gp: Default::default(),
@@ -1657,8 +1664,6 @@ impl Logic for RxControl {
             self.cq_st[i].clock.next = self.clock.val();
             self.cq_st[i].d.next = self.cq_st[i].q.val();
         }
-        self.cq_addr.clock.next = self.clock.val();
-        self.cq_addr.d.next = self.cq_addr.q.val();
         self.rec.clock.next = self.clock.val();
 
         // ---- Per-QP look-ups: the job's QP, the done's QP, the LLP error to report (lowest
@@ -1816,9 +1821,9 @@ impl Logic for RxControl {
             self.op_ok_t.next = !self.h_t.q.val() && self.f_qn0.q.val();
         }
 
-        // `cq_addr`'s carry-select flags (see `vd_a10`).
-        self.cq_a10.next = self.cq_addr.q.val().get_bits::<10>(2).all();
-        self.cq_a20.next = self.cq_addr.q.val().get_bits::<20>(2).all();
+        // `rsp_host_addr`'s carry-select flags (see `vd_a10`).
+        self.cq_a10.next = self.rsp_host_addr.val().get_bits::<10>(2).all();
+        self.cq_a20.next = self.rsp_host_addr.val().get_bits::<20>(2).all();
 
         // ---- Defaults.
         self.fail.next = false;
@@ -2566,16 +2571,17 @@ impl Logic for RxControl {
                 // ChkWait cycle (the lkey request left in the first one: `chk_valid` is
                 // `chk_v`, and the StagCheck registers it at that edge; while the invalidate
                 // waits the values are its own); it goes out only with `issue`.
-                // The lkey check's host address is in `cq_addr` (every response loads it) from
-                // the cycle after its response: into the verdict register in every SendInv
-                // cycle (the invalidate's response loads `cq_addr` only as it comes), or in
-                // SendOk when no invalidate followed. The verdict register is empty from Eval2
-                // (which waits for it) to Direct, and the queue is too.
+                // The lkey check's host address is on `rsp_host_addr` from its response cycle
+                // (StagCheck holds it to the next response; `chk_hold` keeps the send
+                // engine's checks out): into the verdict register in every cycle while the
+                // lkey check waits (`ctx` SendPay), the last load in its response's cycle
+                // (then `ctx` is SendInv or the state SendOk). The verdict register is empty
+                // from Eval2 (which waits for it) to Direct, and the queue is too.
                 self.chk_acc_q.d.next = 0.into();
                 self.chk_inv_q.d.next = true;
                 self.chk_stag_q.d.next = self.sh.val();
-                if self.ctx.q.val() == ChkCtx::SendInv {
-                    self.vd_addr_q.d.next = self.cq_addr.q.val();
+                if self.ctx.q.val() == ChkCtx::SendPay {
+                    self.vd_addr_q.d.next = self.rsp_host_addr.val();
                     self.vd_a10_q.d.next = self.cq_a10.val();
                     self.vd_a20_q.d.next = self.cq_a20.val();
                 }
@@ -2612,13 +2618,7 @@ impl Logic for RxControl {
             }
             RxState::SendOk => {
                 // Rows 13-17 (and 21) passed: advance MO and MSN, record the completion.
-                // The lkey check's host address (see ChkWait; a Send without payload has
-                // `ctx` SendInv, and Direct's verdict address 0).
-                if self.ctx.q.val() == ChkCtx::SendPay {
-                    self.vd_addr_q.d.next = self.cq_addr.q.val();
-                    self.vd_a10_q.d.next = self.cq_a10.val();
-                    self.vd_a20_q.d.next = self.cq_a20.val();
-                }
+                // (The lkey check's host address was loaded in ChkWait.)
                 self.mo_set.next = true;
                 self.go_vd.next = true;
                 self.go_place.next = !self.f_zpay.q.val();
@@ -2905,7 +2905,8 @@ impl Logic for RxControl {
         self.h_ctx.next = self.cq_ctx[0].q.val();
         self.h_lf.next = self.cq_l[0].q.val();
         self.h_st.next = self.cq_st[0].q.val();
-        self.h_addr.next = self.cq_addr.q.val();
+        // The head's address where StagCheck holds it (see `chk_hold`).
+        self.h_addr.next = self.rsp_host_addr.val();
         self.h_addr32.next = bit_cast::<32, DMA_ADDR_BITS>(self.h_addr.val());
         for i in 1..CQ_DEPTH {
             if self.cq_head.q.val().index() == i {
@@ -2946,12 +2947,11 @@ impl Logic for RxControl {
                 self.cq_gp.d.next = self.cq_gp.q.val() + 1;
             }
         }
-        // Every response loads them (the enable is the port alone): the entry that holds them
-        // has popped before the next response comes, and a Send's response (`ChkWait`) comes
-        // only with the queue empty.
-        if self.rsp_valid.val() {
-            self.cq_addr.d.next = self.rsp_host_addr.val();
-        }
+        // No copy of the response's host address: StagCheck holds it until its next response
+        // (`rsp_host_addr`), the entry that reads it pops before the next response of
+        // RxControl's comes (in the cycle after its own), a Send's response (`ChkWait`) comes
+        // only with the queue empty, and `chk_hold` keeps the send engine's checks out.
+        self.chk_hold.next = self.cq_busy_q.q.val() || (self.state.q.val() == RxState::ChkWait);
         self.w_kind_n.next = self.o_kind.q.val();
         self.w_val_n.next = self.o_val.q.val();
         self.w_mdr_n.next = self.o_mdr.q.val();
@@ -3095,7 +3095,7 @@ impl Logic for RxControl {
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
         // A push also waits while the queue is not empty and the verdict register is held
-        // (one `cq_addr` register for the queue, see "State"; registered for timing).
+        // (one host address for the queue, StagCheck's, see "State"; registered for timing).
         self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
             || ((self.cq_count.q.val() != 0) && self.vd_v.q.val() && !self.vd_ready.val());
         self.msn_next.next = self.h_b.q.val();
@@ -3334,7 +3334,7 @@ crate::sim_ports!(impl[] RxControl {
         irq_ready, cqe_ready, aev_ready, term_ready, term_done, term_done_conn, term_done_slot,
         llp_err_valid, llp_err_conn, llp_err_code;
     outputs: job_ready, hdr_a_addr, chk_valid, chk_tag, chk_stag, chk_to, chk_len, chk_pd,
-        chk_qp, chk_access, chk_invalidate, vd_valid, vd_conn, vd_place, vd_addr, vd_a10, vd_a20,
+        chk_qp, chk_access, chk_invalidate, chk_hold, vd_valid, vd_conn, vd_place, vd_addr, vd_a10, vd_a20,
         done_ready,
         free_valid, free_conn, free_slot, rq_req_valid, rq_req_qp, rq_req_pop, irq_valid, irq_qp,
         irq_word, cqe_valid,

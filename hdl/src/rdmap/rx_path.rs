@@ -262,8 +262,13 @@ impl Logic for RxPath {
         // answer comes STAG_CHECK_LATENCY cycles after the request went to StagCheck;
         // `lchk_own` remembers whose it is (a cancelled one has no answer).
         self.chk_prev.clock.next = self.clock.val();
-        self.lchk_go.next =
-            self.lchk_valid.val() && !self.control.chk_valid.val() && !self.chk_prev.q.val();
+        // Nor while RxControl is to read a response's host address after its response cycle
+        // (`chk_hold`: StagCheck holds the address until its next response, RxControl keeps
+        // no copy).
+        self.lchk_go.next = self.lchk_valid.val()
+            && !self.control.chk_valid.val()
+            && !self.chk_prev.q.val()
+            && !self.control.chk_hold.val();
         self.chk_prev.d.next = self.control.chk_valid.val() || self.lchk_go.val();
         self.lchk_ready.next = self.lchk_own[0].q.val() && !self.control.chk_valid.val();
         self.lchk_own[0].clock.next = self.clock.val();
