@@ -332,6 +332,7 @@ fn run_and_compare(sim: &mut dyn Backend, cycles: &[Cycle], seed: u64) {
     let want = expected(cycles);
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
     let mut counts = [0usize; 8];
+    let mut held = tb.host_addr(sim);
     for t in 0..cycles.len() + STAG_CHECK_LATENCY + 2 {
         let c = cycles.get(t).copied().unwrap_or_default();
         tb.drive(sim, c.prog.as_ref(), c.req.as_ref(), &mut rng);
@@ -350,6 +351,14 @@ fn run_and_compare(sim: &mut dyn Backend, cycles: &[Cycle], seed: u64) {
         );
         if let Some(r) = got {
             counts[usize::from(r.status)] += 1;
+            held = r.host_addr;
+        } else {
+            // Between responses the address holds (RxControl reads it there: no copy).
+            assert_eq!(
+                tb.host_addr(sim),
+                held,
+                "cycle {t}: rsp_host_addr changed without a response"
+            );
         }
         sim.tick();
     }

@@ -184,6 +184,12 @@ impl StagCheckTb {
         }
     }
 
+    /// `rsp_host_addr` this cycle, whether `rsp_valid` or not (it holds the last response's
+    /// address until the next response: RxControl reads it there).
+    pub fn host_addr(&self, sim: &mut dyn Backend) -> u32 {
+        sim.get(self.rsp_host_addr) as u32
+    }
+
     /// The response on the outputs this cycle, if `rsp_valid`.
     pub fn response(&self, sim: &mut dyn Backend) -> Option<Response> {
         (sim.get(self.rsp_valid) == 1).then(|| Response {
