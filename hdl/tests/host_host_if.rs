@@ -717,11 +717,17 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                         // Below `1 << LOCAL_LEN_BITS` (24 bits in the Cu profile: the driver
                         // posts none longer, FEATURES [31:24]).
                         length: rng.gen::<u32>() >> (32 - LOCAL_LEN_BITS),
-                        // An lkey of the table (bits 31..14 zero) half the time.
-                        lkey: if rng.gen_bool(0.5) {
-                            rng.gen::<u32>() & LKEY_MASK
-                        } else {
-                            rng.gen()
+                        // An lkey of the table (bits 31..14 zero) half the time, chosen by
+                        // the drawn word's bit 31 (one draw, as before the choice: the rest of
+                        // the random stream, which is tuned to overflow only the last CQ,
+                        // stays as it was).
+                        lkey: {
+                            let k: u32 = rng.gen();
+                            if k >> 31 == 0 {
+                                k & LKEY_MASK
+                            } else {
+                                k
+                            }
                         },
                         addr: random_to(&mut rng),
                     };
