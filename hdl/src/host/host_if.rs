@@ -156,6 +156,11 @@
 //!
 //! # Size and timing
 //!
+//! With the harness of the seventeenth session on (loop-backs, I/O-tile registers), the block
+//! alone measures 77-84 MHz over nextpnr seeds (helper host2, `docs/decisions.md` "Seventeenth
+//! session"): the failing path runs from a harness input through the CQE writer's hand-off, a
+//! path the composed core drives from registers. The figures below are from older harnesses.
+//!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
 //! profile): 874 logic cells for the block (856 LUT4, 346 DFF, 97 carry), 106.6 MHz since the
 //! strobes' fields share one register (2026-11-29, fourteenth session). Before: 884 logic cells
