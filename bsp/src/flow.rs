@@ -31,7 +31,7 @@ const LOG_TAIL_LINES: usize = 20;
 /// routes in a few minutes; a design that fills the device can keep the router busy for hours
 /// without converging (the whole core at 97 %: router1 still had about 15 700 overused arcs
 /// after 63 000 iterations, `docs/decisions.md` "Eighteenth session"), so the flow stops it and
-/// reports what the placement gave ([`did_not_finish`]).
+/// reports what the placement gave ([`synthesize_within`]).
 pub const NEXTPNR_TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 /// A tool stopped by the flow because it ran past its time limit.
