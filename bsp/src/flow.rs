@@ -137,21 +137,19 @@ fn run_tool_within(
         Err(e) => return Err(e).with_context(|| format!("cannot start `{tool}`")),
     };
     let status = match limit {
-        None => Some(child.wait()),
+        None => child.wait().map(Some),
         Some(limit) => wait_within(&mut child, limit),
-    };
-    let status: ExitStatus = match status {
-        Some(s) => s.with_context(|| format!("cannot wait for `{tool}`"))?,
-        None => {
-            // Past the limit: stop it (an error here means it has just exited by itself).
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(TimedOut {
-                tool: tool.to_string(),
-                limit: limit.unwrap_or_default(),
-            }
-            .into());
+    }
+    .with_context(|| format!("cannot wait for `{tool}`"))?;
+    let Some(status) = status else {
+        // Past the limit: stop it (an error here means it has just exited by itself).
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(TimedOut {
+            tool: tool.to_string(),
+            limit: limit.unwrap_or_default(),
         }
+        .into());
     };
     if !status.success() {
         let text = fs::read_to_string(&log_path).unwrap_or_default();
@@ -170,14 +168,12 @@ fn run_tool_within(
 fn wait_within(
     child: &mut std::process::Child,
     limit: Duration,
-) -> Option<std::io::Result<ExitStatus>> {
+) -> std::io::Result<Option<ExitStatus>> {
     let start = Instant::now();
     loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(Ok(status)),
-            Ok(None) if start.elapsed() >= limit => return None,
-            Ok(None) => thread::sleep(Duration::from_millis(100)),
-            Err(e) => return Some(Err(e)),
+        match child.try_wait()? {
+            None if start.elapsed() < limit => thread::sleep(Duration::from_millis(100)),
+            done => return Ok(done),
         }
     }
 }
@@ -286,7 +282,7 @@ pub fn synthesize_within(
         Some(nextpnr_limit),
     )
     .map_err(|e| match e.downcast_ref::<TimedOut>() {
-        Some(t) => did_not_finish(board, work_dir, t),
+        Some(t) => did_not_finish(board, work_dir, "nextpnr.log", t),
         None => does_not_fit(board, work_dir).unwrap_or(e),
     })?;
     run_tool("icepack", &["out.asc", "out.bin"], work_dir, "icepack.log")?;
@@ -359,8 +355,14 @@ fn nextpnr_args(board: Board, asc: &str, report: &str) -> Vec<String> {
 /// Places and routes the netlist of an earlier [`synthesize`] in `work_dir` again with each of
 /// nextpnr's `seeds` (`--seed N`; logs `nextpnr_seed<N>.log`, reports `report_seed<N>.json`)
 /// and returns the Fmax of the board clock for each: how much a block's Fmax owes to one
-/// placement. The bitstream of [`synthesize`] is left as it is.
-pub fn replace_with_seeds(board: Board, work_dir: &Path, seeds: &[u64]) -> Result<Vec<(u64, f64)>> {
+/// placement. The bitstream of [`synthesize`] is left as it is. Each run is stopped after
+/// `nextpnr_limit`, as in [`synthesize_within`] (the error names the seed's log).
+pub fn replace_with_seeds(
+    board: Board,
+    work_dir: &Path,
+    seeds: &[u64],
+    nextpnr_limit: Duration,
+) -> Result<Vec<(u64, f64)>> {
     let mut fmax = Vec::new();
     for &seed in seeds {
         let asc = format!("seed{seed}.asc");
@@ -369,12 +371,11 @@ pub fn replace_with_seeds(board: Board, work_dir: &Path, seeds: &[u64]) -> Resul
         args.extend(["--seed".to_string(), seed.to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let log = format!("nextpnr_seed{seed}.log");
-        run_tool_within(
-            "nextpnr-ice40",
-            &args,
-            work_dir,
-            &log,
-            Some(NEXTPNR_TIME_LIMIT),
+        run_tool_within("nextpnr-ice40", &args, work_dir, &log, Some(nextpnr_limit)).map_err(
+            |e| match e.downcast_ref::<TimedOut>() {
+                Some(t) => did_not_finish(board, work_dir, &log, t),
+                None => e,
+            },
         )?;
         let path = work_dir.join(&report);
         let text = fs::read_to_string(&path)
@@ -455,16 +456,20 @@ fn does_not_fit(board: Board, work_dir: &Path) -> Option<anyhow::Error> {
 /// The error of a nextpnr run stopped at its time limit: what its log says so far (the
 /// placement's logic cells and block RAMs, the Fmax estimated after placement, the router's
 /// last progress line), or that it had not placed the design yet.
-fn did_not_finish(board: Board, work_dir: &Path, stopped: &TimedOut) -> anyhow::Error {
-    let log_path = work_dir.join("nextpnr.log");
+fn did_not_finish(
+    board: Board,
+    work_dir: &Path,
+    log_name: &str,
+    stopped: &TimedOut,
+) -> anyhow::Error {
+    let log_path = work_dir.join(log_name);
     let log = fs::read_to_string(&log_path).unwrap_or_default();
     let placed = match parse_nextpnr_log(&log) {
         Ok(f) => {
             let estimate = f
                 .clocks
-                .iter()
+                .first()
                 .map(|c| format!("; Fmax estimated after placement {:.1} MHz", c.achieved_mhz))
-                .next()
                 .unwrap_or_default();
             let routing = if log.contains("Routing..") {
                 let last = log
@@ -630,7 +635,7 @@ mod tests {
              Info: Routing..\nInfo: Routing 25871 arcs.\n\
              Info:      40000 |    18499      21500 |  514   486 |     16687|       2.25      90.67|\n";
         fs::write(dir.join("nextpnr.log"), routing).unwrap();
-        let e = format!("{:#}", did_not_finish(board, &dir, &stopped));
+        let e = format!("{:#}", did_not_finish(board, &dir, "nextpnr.log", &stopped));
         assert!(
             e.starts_with(
                 "nextpnr-ice40 did not finish within 1800 s and was stopped on the alchitry-cu"
@@ -648,7 +653,7 @@ mod tests {
         );
         // Stopped before the placement's utilisation was written.
         fs::write(dir.join("nextpnr.log"), "Info: Packing constraints..\n").unwrap();
-        let e = format!("{:#}", did_not_finish(board, &dir, &stopped));
+        let e = format!("{:#}", did_not_finish(board, &dir, "nextpnr.log", &stopped));
         assert!(e.contains("it had not placed the design yet"), "{e}");
         fs::remove_dir_all(&dir).unwrap();
     }

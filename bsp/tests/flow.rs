@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use rnic_bsp::{
     harness_verilog, lint_verilog, lint_verilog_top, parse_ports, plan_harness_with,
     render_harness, replace_with_seeds, synthesize, synthesize_within, Board, Direction,
-    DutAnalysis, HARNESS_TOP,
+    DutAnalysis, HARNESS_TOP, NEXTPNR_TIME_LIMIT,
 };
 
 /// An 8-bit registered adder, written like rust-hdl output (non-ANSI header, `$` in a name).
@@ -142,8 +142,8 @@ fn other_seeds_place_the_same_netlist_again() {
     require_tools();
     let dir = work_dir("adder-seeds");
     let report = synthesize(ADDER, Board::AlchitryCu, &dir).unwrap_or_else(|e| panic!("{e:#}"));
-    let fmax =
-        replace_with_seeds(Board::AlchitryCu, &dir, &[2, 3]).unwrap_or_else(|e| panic!("{e:#}"));
+    let fmax = replace_with_seeds(Board::AlchitryCu, &dir, &[2, 3], NEXTPNR_TIME_LIMIT)
+        .unwrap_or_else(|e| panic!("{e:#}"));
     assert_eq!(fmax.iter().map(|f| f.0).collect::<Vec<_>>(), vec![2, 3]);
     for (seed, f) in &fmax {
         // An 8-bit adder closes far above the board clock whatever the placement.
@@ -157,7 +157,7 @@ fn other_seeds_place_the_same_netlist_again() {
     let empty = work_dir("no-netlist");
     std::fs::create_dir_all(&empty).unwrap();
     let _ = std::fs::remove_file(empty.join("out.json"));
-    let err = replace_with_seeds(Board::AlchitryCu, &empty, &[2]).unwrap_err();
+    let err = replace_with_seeds(Board::AlchitryCu, &empty, &[2], NEXTPNR_TIME_LIMIT).unwrap_err();
     assert!(format!("{err:#}").contains("nextpnr-ice40"), "{err:#}");
 }
 

@@ -14,8 +14,8 @@
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rnic_hdl::config::{CQS, LOCAL_LEN_BITS, QPS, STAG_INDEX_BITS};
-use rnic_hdl::host::host_if::HostIf;
+use rnic_hdl::config::{CQS, LOCAL_LEN_BITS, QPS};
+use rnic_hdl::host::host_if::{HostIf, RQ_LKEY_BITS};
 use rnic_proto::host::{cqe_owner, regs, Cqe, RqWqe, CQE_LEN, RQ_WQE_LEN};
 use rnic_proto::verbs::{AsyncEventKind, WcOpcode};
 use rnic_sim::dma_port::{DmaConfig, DmaPort};
@@ -54,16 +54,15 @@ fn rebuilt_to(to: u64) -> u64 {
 /// from their class (all ones when not all zero), which is all the StagCheck looks at (such an
 /// index is `INVALID_STAG`).
 fn rebuilt_lkey(lkey: u32) -> u32 {
-    if lkey >> LKEY_BITS != 0 {
+    if lkey >> RQ_LKEY_BITS != 0 {
         lkey | !LKEY_MASK
     } else {
         lkey
     }
 }
 
-/// The lkey's key and STag index bits.
-const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
-const LKEY_MASK: u32 = (1 << LKEY_BITS) - 1;
+/// The lkey's key and STag index bits (HostIf's `RQ_LKEY_BITS`).
+const LKEY_MASK: u32 = (1 << RQ_LKEY_BITS) - 1;
 
 /// A WQE TO whose bits 63..33 are in each class now and then.
 fn random_to(rng: &mut impl Rng) -> u64 {

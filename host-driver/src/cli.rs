@@ -57,9 +57,9 @@ pub enum Command {
         /// The exit status still follows the default placement (the bitstream's).
         #[arg(long, value_delimiter = ',')]
         seeds: Vec<u64>,
-        /// Stop nextpnr after this many minutes and report what its placement gave (logic
-        /// cells, block RAMs, the Fmax estimated after placement): a design that fills the
-        /// device can keep its router busy for hours.
+        /// Stop nextpnr (each run, `--seeds` included) after this many minutes and report what
+        /// its placement gave (logic cells, block RAMs, the Fmax estimated after placement): a
+        /// design that fills the device can keep its router busy for hours.
         #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
         nextpnr_limit: u64,
     },
@@ -293,7 +293,7 @@ pub fn run(cli: Cli) -> Result<()> {
             println!("{} at {width} bits on {}", block.name(), board.name());
             println!("{report}");
             if !seeds.is_empty() {
-                let fmax = rnic_bsp::replace_with_seeds(board, &dir, &seeds)?;
+                let fmax = rnic_bsp::replace_with_seeds(board, &dir, &seeds, limit)?;
                 let mut all = vec![report.fmax_mhz];
                 let mut line = format!("Fmax by nextpnr seed: default {:.1} MHz", report.fmax_mhz);
                 for (seed, f) in &fmax {

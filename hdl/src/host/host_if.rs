@@ -210,10 +210,11 @@ use crate::ram::BlockRam;
 use rnic_proto::host::{regs, CQS as CQ_WINDOWS, QP_WINDOWS};
 use rust_hdl::prelude::*;
 
-/// The bits of a WQE's lkey that the answer keeps (`rsp_lkey`): the key (7..0) and the STag
-/// index (13..8, [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with
-/// bits 31..14 not all zero, so those are kept as one flag (`rsp_lkey_hi`).
-const LKEY_BITS: usize = 8 + STAG_INDEX_BITS;
+/// The bits of a WQE's lkey that the answer keeps (`rsp_lkey`): the key (7..0,
+/// [`STAG_KEY_BITS`](rnic_proto::verbs::STAG_KEY_BITS)) and the STag index (13..8,
+/// [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with bits 31..14 not
+/// all zero, so those are kept as one flag (`rsp_lkey_hi`).
+pub const RQ_LKEY_BITS: usize = rnic_proto::verbs::STAG_KEY_BITS as usize + STAG_INDEX_BITS;
 /// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
 const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
 
@@ -518,10 +519,10 @@ pub struct HostIf {
     /// are ones: inverted through signals of their own widths).
     rsp_len: Signal<Local, Bits<LOCAL_LEN_BITS>>,
     rsp_len32: Signal<Local, Bits<32>>,
-    /// The WQE's lkey, bits 13..0 (key and STag index, [`LKEY_BITS`]); bits 31..14 only as
+    /// The WQE's lkey, bits 13..0 (key and STag index, [`RQ_LKEY_BITS`]); bits 31..14 only as
     /// their class (`rsp_lkey_hi` = not all zero: an index the StagCheck answers with
     /// `INVALID_STAG`, whatever its value; see "RQ service").
-    rsp_lkey: DFF<Bits<LKEY_BITS>>,
+    rsp_lkey: DFF<Bits<RQ_LKEY_BITS>>,
     rsp_lkey_hi: DFF<Bit>,
     /// The WQE TO, bits 31..0 and 32; bits 63..33 only as their class for RxControl (see "RQ
     /// service"): `rsp_to_hb` = bits 63..34 all ones, `rsp_to_b33` = bit 33 if so, else
@@ -764,7 +765,7 @@ impl Default for HostIf {
             idle: Default::default(),
             c_ones: Constant::new(((1u64 << RING_INDEX_BITS) - 1).into()),
             c_to_hb: Constant::new(0xFFFF_FFFC_0000_0000u64.into()),
-            c_lkey_hi: Constant::new((0xFFFF_FFFFu64 & !((1u64 << LKEY_BITS) - 1)).into()),
+            c_lkey_hi: Constant::new((0xFFFF_FFFFu64 & !((1u64 << RQ_LKEY_BITS) - 1)).into()),
             c_one: Constant::new(1u64.into()),
             c_rdma_read: Constant::new(u64::from(WcOpcode::RdmaRead as u8).into()),
             c_cq_overflow: Constant::new(u64::from(AsyncEventKind::CqOverflow as u8).into()),
@@ -1460,7 +1461,7 @@ impl Logic for HostIf {
         self.rsp_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.rsp_len.val());
         self.rq_rsp_len_n.next = !self.rsp_len32.val();
         // The rebuilt lkey: bits 31..14 all `rsp_lkey_hi` (see "RQ service").
-        self.rq_rsp_lkey.next = bit_cast::<32, LKEY_BITS>(self.rsp_lkey.q.val());
+        self.rq_rsp_lkey.next = bit_cast::<32, RQ_LKEY_BITS>(self.rsp_lkey.q.val());
         if self.rsp_lkey_hi.q.val() {
             self.rq_rsp_lkey.next = self.rq_rsp_lkey.val() | self.c_lkey_hi.val();
         }
@@ -1579,7 +1580,8 @@ impl Logic for HostIf {
                             !self.dma_rd_cpl_data.val().get_bits::<LOCAL_LEN_BITS>(0);
                     }
                     if self.rq_beat.q.val() == 1 {
-                        self.rsp_lkey.d.next = self.dma_rd_cpl_data.val().get_bits::<LKEY_BITS>(0);
+                        self.rsp_lkey.d.next =
+                            self.dma_rd_cpl_data.val().get_bits::<RQ_LKEY_BITS>(0);
                         self.rsp_lkey_hi.d.next =
                             (self.dma_rd_cpl_data.val() & self.c_lkey_hi.val()) != 0;
                     }

@@ -195,7 +195,7 @@ impl StagCheckTb {
         (sim.get(self.rsp_valid) == 1).then(|| Response {
             tag: sim.get(self.rsp_tag) as u8,
             status: sim.get(self.rsp_status) as u8,
-            host_addr: sim.get(self.rsp_host_addr) as u32,
+            host_addr: self.host_addr(sim),
         })
     }
 }
