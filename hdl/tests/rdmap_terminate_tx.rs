@@ -20,18 +20,22 @@ use rnic_sim::tb::terminate_tx::{HeaderRam, TermRequest, TermRun, TermTraffic, T
 use rnic_sim::testbench::{run_with_waveform_on_failure, Backend, BackendKind};
 
 /// The golden Terminate ULPDU for `req` over the segment in its slot (`slot` = the slot's
-/// octets): the proto's Terminate message with QN 2, MSN 1, MO 0, L = 1.
+/// octets): the proto's Terminate message with QN 2, MSN 1, MO 0, L = 1. R is sent only with
+/// D on an untagged header (the block's contract, `docs/decisions.md` "Twentieth session"):
+/// otherwise the Terminate has R = 0 and no RDMA header.
 fn golden(req: &TermRequest, slot: &[u8]) -> Vec<u8> {
-    let any = req.m || req.d || req.r;
+    let tagged = slot.first().is_some_and(|c| c & 0x80 != 0);
+    let r = req.r && req.d && !tagged;
+    let any = req.m || req.d;
     let repr = TerminateRepr {
         code: TerminateCode::from_raw(req.layer, req.etype, req.code),
         m: req.m,
-        r: req.r,
+        r,
         ddp_segment_length: if any { req.seglen } else { 0 },
         ddp_header: req
             .d
             .then(|| TerminatedDdpHeader::from_bytes(slot).expect("slot holds a header")),
-        rdma_header: req.r.then(|| {
+        rdma_header: r.then(|| {
             ReadRequestRepr::parse(&ReadRequestPacket::new_unchecked(&slot[18..46]))
                 .expect("28 octets")
         }),
@@ -227,17 +231,16 @@ fn check_golden_vector(kind: BackendKind) {
             let run = tb.run(sim, &ram, &[req, other], FULL_SPEED, &mut rng);
             assert_eq!(run.ulpdus[0].bytes, want, "hardware vs the catalog");
             check_run(&run, &ram, &[req, other], "golden");
+            // `other` asks for R after a tagged header: sent as MD (38 octets), R = 0 in the
+            // control word (octet 20: M 0x80, D 0x40, R 0x20).
+            assert_eq!(
+                run.ulpdus[1].bytes.len(),
+                38,
+                "R after a tagged header: no RDMA header"
+            );
+            assert_eq!(run.ulpdus[1].bytes[20] & 0xE0, 0xC0, "M = D = 1, R = 0");
             for (i, u) in run.ulpdus.iter().enumerate() {
                 let beats = u.bytes.len().div_ceil(4) as u64;
-                // Split beats (two cycles each): from beat 6 on for R without D, beat 9 for D
-                // tagged with R (the slot's T flag).
-                let r = [req, other][i];
-                let tagged = ram.slot_bytes(r.conn, r.slot)[0] & 0x80 != 0;
-                let split = match (r.d, r.r) {
-                    (false, true) => beats - 6,
-                    (true, true) if tagged => 1,
-                    _ => 0,
-                };
                 assert_eq!(
                     u.first_cycle,
                     run.taken[i] + TERMINATE_FIRST_BEAT_LATENCY as u64,
@@ -245,8 +248,8 @@ fn check_golden_vector(kind: BackendKind) {
                 );
                 assert_eq!(
                     u.last_cycle - u.first_cycle + 1,
-                    beats + split,
-                    "one beat per cycle, two per split beat"
+                    beats,
+                    "one beat per cycle"
                 );
                 assert_eq!(run.done[i].2, u.last_cycle + 1, "term_done");
             }

@@ -118,9 +118,11 @@ pub mod tx_path;
 //        term_done term_done_conn term_done_slot (one-cycle strobe after the last beat left)
 //   A request is taken at `term_valid && term_ready`; its source holds `term_valid` and every
 //   `term_*` field until `term_done` (TerminateTx reads them in place: no copy), and
-//   `term_done_conn` / `term_done_slot` are its `term_conn` / `term_slot`. With `term_d` or
-//   `term_r`, `term_seglen` is the length of the segment in the slot: the copied octets at and
-//   past it are sent as 0 (the slot's words there are unspecified, `crate::ddp` "Header slots").
+//   `term_done_conn` / `term_done_slot` are its `term_conn` / `term_slot`. With `term_d`,
+//   `term_seglen` is the length of the segment in the slot: the copied octets at and past it
+//   are sent as 0 (the slot's words there are unspecified, `crate::ddp` "Header slots").
+//   `term_r` is honoured only with `term_d` on an untagged header (RxControl's row 20, MDR);
+//   otherwise the Terminate is sent with R = 0 (`terminate_tx.rs`).
 //
 // RxPath (rx_path.rs): MpaRx + DdpRxParse + StagCheck + RxControl + RxPlace + TerminateTx
 //   in : clock; llp_data[32] llp_keep[4] llp_last llp_valid llp_conn (LLP RX);

@@ -8,15 +8,19 @@
 //! |---|---|
 //! | 0..18 | untagged DDP header: `41 47`, RsvdULP 0, QN 2, MSN 1, MO 0 (one Terminate per stream; MSNs start at 1) |
 //! | 18..22 | control word: Layer << 28 \| EType << 24 \| Code << 16 \| M << 15 \| D << 14 \| R << 13 |
-//! | 22..24 | DDP Segment Length (`term_seglen`), only if any of M, D, R |
+//! | 22..24 | DDP Segment Length (`term_seglen`), only if M or D |
 //! | 24.. | if D: the offending segment's DDP header, 14 octets if its T flag (octet 0 bit 7) is set, else 18, copied from its header slot from word 0 on |
 //! | then | if R: the 28 octets at ULPDU octets 18..46 of the slot (the Read Request header) |
 //!
-//! Lengths: 22 (no HdrCt bit), 24 (M only), 38 / 42 (D, tagged / untagged), 52 (R without D),
-//! 66 / 70 (D and R). The HdrCt bits are taken as given (`term_m`, `term_d`, `term_r`): every
-//! combination is built as the table says, including R without D (the RDMA header copy then
-//! starts at octet 24) and R after a tagged header (at octet 38); RxControl sends only the
-//! combinations of its check table.
+//! Lengths: 22 (neither M nor D), 24 (M only), 38 / 42 (D, tagged / untagged), 70 (D and R on
+//! an untagged header). M and D are sent as given (`term_m`, `term_d`). **R is honoured only
+//! with D on an untagged header** (the slot's T flag clear): the one case RxControl sends
+//! (row 20 of its check table, a Read Request: HdrCt MDR; every other row sends none or MD).
+//! Otherwise the Terminate goes out with R = 0 and no RDMA header, a well-formed Terminate of
+//! the other bits. So the RDMA header copy is always slot octets 18..46 right after the
+//! untagged DDP header, contiguous and lane-aligned with the slot (issue 5, area: R without D
+//! and R after a tagged header needed beats built from halves of two slot words;
+//! `docs/decisions.md`, "Twentieth session").
 //!
 //! # Stream and timing
 //!
@@ -25,14 +29,12 @@
 //! ULPDU length) are valid on every beat. A request is taken when `term_valid && term_ready`
 //! (`term_ready`: idle and not the cycle of `term_done`, from registers). The source holds
 //! `term_valid` and the request's fields until `term_done`: the block reads them in place
-//! (`tx_conn`, the control word, the slot address, `term_done_conn` / `term_done_slot` are
-//! `term_*`), so it keeps no copy of them (issue 5, area: 39 flip-flops). With `tx_ready`
+//! (`tx_conn`, the control word but R, the slot address, `term_done_conn` / `term_done_slot`
+//! are `term_*`), so it keeps no copy of them (issue 5, area: 39 flip-flops). With `tx_ready`
 //! always high, a request taken in cycle `t` gives its first beat (`tx_valid`) in `t + 4` and
-//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n + s`, where `s` is the number of split beats
-//! (see "How the slot is copied": 7 for R without D, 1 for D tagged with R, else 0), each
-//! one cycle later than the beat before; `term_done` pulses in the cycle after the last beat
-//! moved, and the next request is taken in the cycle after that, so back-to-back requests
-//! take `n + s + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
+//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n`, one per cycle; `term_done` pulses in the
+//! cycle after the last beat moved, and the next request is taken in the cycle after that, so
+//! back-to-back requests take `n + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
 //! output but those read from `term_*` is driven from registers.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
@@ -43,24 +45,9 @@
 //!
 //! The header slot is read through `hdr_b_addr` / `hdr_b_data` (registered read: the word of the
 //! address presented in cycle `c` is on `hdr_b_data` in `c + 1`), one word per beat, at
-//! consecutive word addresses. Beats 0 to 5 are built from the request; from beat 6 on, each
-//! beat is the word read for it or, for a *split* beat, halves of two words read in two
-//! cycles: the upper half goes into the output register (not offered) in the first, the lower
-//! half in the second, with the beat offered then. By case:
-//!
-//! - D (either T) without R, and D untagged with R: beat `b` is slot word `b - 6` (the copy at
-//!   octet 24 is lane-aligned with the slot, and an untagged header plus the Read Request
-//!   header are slot octets 0..46 contiguous).
-//! - D tagged with R: slot octets 0..14 then 18..46 go to 24..38 and 38..66: beat `b` is word
-//!   `b - 6` for b = 6..8, word `b - 5` from 10 on, and beat 9 is split: word 3's upper half,
-//!   then word 4's lower half (octets 12, 13, 18, 19).
-//! - R without D: slot octets 18..46 go to 24..52, two lanes over: every beat `b` from 6 on is
-//!   split, the lower half of word `b - 2` (into the upper lanes), then the upper half of word
-//!   `b - 1` (into the lower lanes); the next beat reads word `b - 1` again.
-//!
-//! (Before, the word read for the previous beat was kept (`prev`: 32 flip-flops, 30 alone in
-//! their logic cells, fed by the RAM) so that every beat took one cycle; split beats cost
-//! cycles only on these two Terminate layouts, which are error reports.)
+//! consecutive word addresses. Beats 0 to 5 are built from the request; from beat 6 on, beat
+//! `b` is slot word `b - 6`: the copy at octet 24 is lane-aligned with the slot, and an
+//! untagged header plus the Read Request header are slot octets 0..46, contiguous.
 //!
 //! The generator hands beats to one output register (`o_*`); while it holds a beat that
 //! `tx_ready` does not take, the generator stalls (it presents the same slot word again, so
@@ -133,15 +120,12 @@ pub struct TerminateTx {
     /// Index of the last beat, and whether it carries 2 octets (else 4).
     last_b: DFF<Bits<5>>,
     last_half: DFF<Bit>,
-    /// Copy case: 0 word = beat, 1 D tagged with R, 2 R without D.
-    copy: DFF<Bits<2>>,
+    /// The R bit sent: `term_r` with D on an untagged header (set in state B).
+    r_sent: DFF<Bit>,
     /// The next beat to hand to the output register.
     beat: DFF<Bits<5>>,
     /// Slot word read for `beat` (its address was presented in the previous cycle).
     word: DFF<Bits<HDR_WORD_BITS>>,
-    /// A split beat's second cycle: its upper half is in `o_data` (see "How the slot is
-    /// copied").
-    ph: DFF<Bit>,
     done_q: DFF<Bit>,
     /// The output register: a beat, its keep and last flag.
     o_v: DFF<Bit>,
@@ -152,9 +136,6 @@ pub struct TerminateTx {
     offer: Signal<Local, Bit>,
     /// The output register has room (empty, or its beat is taken in this cycle).
     room: Signal<Local, Bit>,
-    /// The beat at hand takes two cycles, a half each (R without D from beat 6 on; beat 9 of D
-    /// tagged with R).
-    split: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
     any_hdr: Signal<Local, Bit>,
     // (Not `tagged`: a SystemVerilog reserved word, which Verilator refuses in the generated Verilog.)
@@ -172,8 +153,6 @@ pub struct TerminateTx {
     ddp_w0: Constant<Bits<32>>,
     ddp_qn: Constant<Bits<32>>,
     ddp_msn: Constant<Bits<32>>,
-    hi_mask: Constant<Bits<32>>,
-    lo_mask: Constant<Bits<32>>,
 }
 
 impl Default for TerminateTx {
@@ -208,10 +187,9 @@ impl Default for TerminateTx {
             len_q: Default::default(),
             last_b: Default::default(),
             last_half: Default::default(),
-            copy: Default::default(),
+            r_sent: Default::default(),
             beat: Default::default(),
             word: Default::default(),
-            ph: Default::default(),
             done_q: Default::default(),
             o_v: Default::default(),
             o_data: Default::default(),
@@ -219,7 +197,6 @@ impl Default for TerminateTx {
             o_last: Default::default(),
             offer: Default::default(),
             room: Default::default(),
-            split: Default::default(),
             is_last: Default::default(),
             any_hdr: Default::default(),
             hdr_tagged: Default::default(),
@@ -236,8 +213,6 @@ impl Default for TerminateTx {
             ddp_w0: c(0x4147_0000),
             ddp_qn: c(0x0002_0000),
             ddp_msn: c(0x0001_0000),
-            hi_mask: c(0xFFFF_0000),
-            lo_mask: c(0x0000_FFFF),
         }
     }
 }
@@ -246,8 +221,8 @@ impl Logic for TerminateTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, len_q, last_b, last_half, copy, beat, word, ph, done_q, o_v,
-            o_data, o_keep, o_last
+            self, clock, state, len_q, last_b, last_half, r_sent, beat, word, done_q, o_v, o_data,
+            o_keep, o_last
         );
         // Not in the cycle of `term_done`: the source clears `term_valid` only at its end.
         self.term_ready.next = (self.state.q.val() == 0) && !self.done_q.q.val();
@@ -261,7 +236,8 @@ impl Logic for TerminateTx {
         if self.state.q.val() == 1 {
             self.state.d.next = 2.into();
         }
-        self.any_hdr.next = self.term_m.val() || self.term_d.val() || self.term_r.val();
+        // R is sent only with D (on an untagged header), so M or D is any HdrCt bit.
+        self.any_hdr.next = self.term_m.val() || self.term_d.val();
         // The DDP Segment Length is sent only with a HdrCt bit; else lanes 2, 3 are not kept.
         self.seglen_v.next = 0.into();
         if self.any_hdr.val() {
@@ -271,30 +247,21 @@ impl Logic for TerminateTx {
         if self.state.q.val() == 2 {
             self.state.d.next = 3.into();
             self.beat.d.next = 0.into();
-            // Word of beat 0 = (0 - 6) or (0 - 2) mod 32: see the module docs.
+            // Word of beat 0 = (0 - 6) mod 32: see the module docs.
             self.word.d.next = 26.into();
-            self.copy.d.next = 0.into();
+            self.r_sent.d.next = false;
             self.last_half.d.next = true;
             if !self.any_hdr.val() {
                 self.len_q.d.next = 22.into();
                 self.last_b.d.next = 5.into();
-            } else if !self.term_d.val() && !self.term_r.val() {
+            } else if !self.term_d.val() {
                 self.len_q.d.next = 24.into();
                 self.last_b.d.next = 5.into();
                 self.last_half.d.next = false;
-            } else if !self.term_d.val() {
-                self.len_q.d.next = 52.into();
-                self.last_b.d.next = 12.into();
-                self.last_half.d.next = false;
-                self.copy.d.next = 2.into();
-                self.word.d.next = 30.into();
-            } else if self.term_r.val() && self.hdr_tagged.val() {
-                self.len_q.d.next = 66.into();
-                self.last_b.d.next = 16.into();
-                self.copy.d.next = 1.into();
-            } else if self.term_r.val() {
+            } else if self.term_r.val() && !self.hdr_tagged.val() {
                 self.len_q.d.next = 70.into();
                 self.last_b.d.next = 17.into();
+                self.r_sent.d.next = true;
             } else if self.hdr_tagged.val() {
                 self.len_q.d.next = 38.into();
                 self.last_b.d.next = 9.into();
@@ -304,13 +271,9 @@ impl Logic for TerminateTx {
             }
         }
 
-        // ---- Sending: one beat to the output register whenever it is empty or taken; a split
-        // beat's upper half in one such cycle (not offered), its lower half in the next.
+        // ---- Sending: one beat to the output register whenever it is empty or taken.
         self.room.next = !self.o_v.q.val() || self.tx_ready.val();
-        self.split.next = (self.beat.q.val() >= 6)
-            && ((self.copy.q.val() == 2) || ((self.copy.q.val() == 1) && (self.beat.q.val() == 9)));
-        self.offer.next =
-            (self.state.q.val() == 3) && self.room.val() && (self.ph.q.val() || !self.split.val());
+        self.offer.next = (self.state.q.val() == 3) && self.room.val();
         self.is_last.next = self.beat.q.val() == self.last_b.q.val();
         self.ob_data.next = self.hdr_b_data.val();
         if self.beat.q.val() == 0 {
@@ -328,12 +291,8 @@ impl Logic for TerminateTx {
         } else if self.beat.q.val() == 5 {
             self.ob_data.next = (bit_cast::<32, 1>(self.term_m.val().into()) << 31)
                 | (bit_cast::<32, 1>(self.term_d.val().into()) << 30)
-                | (bit_cast::<32, 1>(self.term_r.val().into()) << 29)
+                | (bit_cast::<32, 1>(self.r_sent.q.val().into()) << 29)
                 | bit_cast::<32, 16>(self.seglen_v.val());
-        } else if self.copy.q.val() == 2 {
-            // Upper lanes: the lower half of word b - 2 (first cycle), lower lanes: the upper
-            // half of word b - 1 (second cycle).
-            self.ob_data.next = (self.hdr_b_data.val() << 16) | (self.hdr_b_data.val() >> 16);
         }
         self.ob_keep.next = 15.into();
         if self.is_last.val() && self.last_half.q.val() {
@@ -352,22 +311,11 @@ impl Logic for TerminateTx {
                 >= self.term_seglen.val().get_bits::<6>(0));
         self.rd_word.next = self.word.q.val();
         self.rd_pe.next = self.pe0.val();
-        if (self.state.q.val() == 3) && self.room.val() && self.split.val() && !self.ph.q.val() {
-            // A split beat's first cycle: its second half is in the next word.
-            self.ph.d.next = true;
+        if self.offer.val() {
+            self.beat.d.next = self.beat.q.val() + 1;
             self.word.d.next = self.w1.val();
             self.rd_word.next = self.w1.val();
             self.rd_pe.next = self.pe1.val();
-        }
-        if self.offer.val() {
-            self.ph.d.next = false;
-            self.beat.d.next = self.beat.q.val() + 1;
-            // R without D: the next beat's first half is in this word again.
-            if !(self.split.val() && (self.copy.q.val() == 2)) {
-                self.word.d.next = self.w1.val();
-                self.rd_word.next = self.w1.val();
-                self.rd_pe.next = self.pe1.val();
-            }
             if self.is_last.val() {
                 self.state.d.next = 4.into();
             }
@@ -398,11 +346,6 @@ impl Logic for TerminateTx {
         // only `o_v`.
         if self.room.val() {
             self.o_data.d.next = self.ob_data.val();
-            if self.ph.q.val() {
-                // A split beat's second cycle: its upper half stays.
-                self.o_data.d.next = (self.o_data.q.val() & self.hi_mask.val())
-                    | (self.ob_data.val() & self.lo_mask.val());
-            }
             self.o_keep.d.next = self.ob_keep.val();
             self.o_last.d.next = self.is_last.val();
             self.o_v.d.next = self.offer.val();
