@@ -129,6 +129,24 @@
 //! the next cycle. Requests wait meanwhile (`rq_req_ready` = idle). A QP_CTRL write of the QP
 //! during the prefetch is not supported (as for a read: the driver resets only idle QPs).
 //!
+//! # Ring address
+//!
+//! The RQ service's WQE address and the CQE writer's CQE address are one register, `ring_q`
+//! (bits 31..4), loaded from the one ring adder (`ring_sum`) in either engine's `Addr` state
+//! (issue 5: two registers loaded from the adder each took a logic cell per flip-flop, 40
+//! cells). The RQ reads it in `Req` (the DMA read request), the CQE writer in `Write` (every
+//! beat's address). The RQ comes first, so that it never waits for the CQE writer while that
+//! waits for the DMA write arbiter (which can stay locked on a placement write whose segment
+//! waits behind the RQ's answer: the deadlock of `cqe_queue.rs`'s header):
+//! - the RQ's `Base` waits only while the CQE writer *holds* `ring_q`: beat 0 taken, beat 3
+//!   not yet (the arbiter is then locked on the CQE, whose beats wait for nothing but the DMA
+//!   write port and the CqeQueue);
+//! - the CQE writer's beat 0 waits while the RQ is in `Base` or `Addr`, and a writer still in
+//!   `Write` with no beat taken when the RQ loads `ring_q` (`Addr`) goes back to `Base` and
+//!   reloads its address;
+//! - the CQE writer's `Base` is not granted while the RQ is in `Addr` or `Req` (a bounded wait:
+//!   the RQ's request has the DMA read port's first priority).
+//!
 //! # CQE writer
 //!
 //! Round robin between receive and send CQEs. Per CQE: the CQ (QP_CTRL RECV_CQ / SEND_CQ),
@@ -159,7 +177,10 @@
 //! With the harness of the seventeenth session on (loop-backs, I/O-tile registers), the block
 //! alone measures 77-84 MHz over nextpnr seeds (helper host2, `docs/decisions.md` "Seventeenth
 //! session"): the failing path runs from a harness input through the CQE writer's hand-off, a
-//! path the composed core drives from registers. The figures below are from older harnesses.
+//! path the composed core drives from registers. With one ring-address register (`ring_q`,
+//! 2026-11-30, twentieth session): 873 logic cells for the block (765 LUT4, 267 DFF, 50
+//! carry), 79.9 MHz post-route, the path from the harness's `aev_valid` through `ev_ld` to the
+//! register RAM's write enable. The figures below are from older harnesses.
 //!
 //! Standalone on the HX8K (`rnic synth --board alchitry-cu --block host_if`, `--freq 100`, the
 //! profile): 874 logic cells for the block (856 LUT4, 346 DFF, 97 carry), 106.6 MHz since the
@@ -215,7 +236,7 @@ use rust_hdl::prelude::*;
 /// [`STAG_INDEX_BITS`]). The StagCheck answers `INVALID_STAG` to any STag with bits 31..14 not
 /// all zero, so those are kept as one flag (`rsp_lkey_hi`).
 pub const RQ_LKEY_BITS: usize = rnic_proto::verbs::STAG_KEY_BITS as usize + STAG_INDEX_BITS;
-/// Bits of a ring address in 16-octet units (`rq_addr`, `cw_addr`).
+/// Bits of a ring address in 16-octet units (`ring_q`).
 const RING_ADDR_BITS: usize = DMA_ADDR_BITS - 4;
 
 /// The register RAM's initial contents: the constant registers ID, VERSION, CAPS and FEATURES
@@ -501,8 +522,6 @@ pub struct HostIf {
     // ---- RQ service.
     rq_state: DFF<RqState>,
     rq_qp: DFF<Bits<CONN_BITS>>,
-    /// The WQE's address bits 31..4 (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored).
-    rq_addr: DFF<Bits<RING_ADDR_BITS>>,
     rq_beat: DFF<Bits<2>>,
     rq_empty: DFF<Bit>,
     /// The answer registers hold the head WQE of QP `rq_qp` (no pop nor commit since).
@@ -538,9 +557,17 @@ pub struct HostIf {
     cw_last_send: DFF<Bit>,
     cw_qp: DFF<Bits<CONN_BITS>>,
     cw_cq: DFF<Bits<CQ_BITS>>,
-    /// The CQE's address bits 31..4 (CQ_BASE is 16-octet aligned): `base + (pi mod size)`, the
-    /// beat's `[3:2]` are `cw_beat`.
-    cw_addr: DFF<Bits<RING_ADDR_BITS>>,
+    /// The ring address bits 31..4 of the engine that last was in `Addr` (`ring_sum`): the
+    /// RQ's WQE (QP_RQ_BASE is 16-octet aligned, `[3:0]` ignored), read in `Req`, or the CQE
+    /// (CQ_BASE is 16-octet aligned; the beat's `[3:2]` are `cw_beat`), read in `Write`. One
+    /// register for both (see "Ring address"); it packs with the adder's cells.
+    ring_q: DFF<Bits<RING_ADDR_BITS>>,
+    /// The CQE writer has had beat 0 taken and not yet beat 3: it holds `ring_q` (the RQ's
+    /// `Base` waits), and its beats wait for nothing but the DMA write port and the CqeQueue.
+    cw_hold: Signal<Local, Bit>,
+    /// The RQ service is in `Base` or `Addr` (about to load `ring_q`): the CQE writer's beat 0
+    /// waits.
+    rq_ld: Signal<Local, Bit>,
     cw_beat: DFF<Bits<2>>,
     /// The CQE writer is in state Write (a flag, not the state's decode: the beat handshake
     /// to the state's enable is the block's longest path).
@@ -811,7 +838,6 @@ impl Default for HostIf {
             c_ovf: Default::default(),
             rq_state: Default::default(),
             rq_qp: Default::default(),
-            rq_addr: Default::default(),
             rq_beat: Default::default(),
             rq_empty: Default::default(),
             rq_hit: Default::default(),
@@ -833,7 +859,9 @@ impl Default for HostIf {
             cw_last_send: Default::default(),
             cw_qp: Default::default(),
             cw_cq: Default::default(),
-            cw_addr: Default::default(),
+            ring_q: Default::default(),
+            cw_hold: Default::default(),
+            rq_ld: Default::default(),
             cw_beat: Default::default(),
             cw_w: Default::default(),
             cw_owner: Default::default(),
@@ -973,7 +1001,6 @@ impl Logic for HostIf {
             qe_qp_q,
             rq_state,
             rq_qp,
-            rq_addr,
             rq_beat,
             rq_empty,
             rq_hit,
@@ -993,7 +1020,7 @@ impl Logic for HostIf {
             cw_last_send,
             cw_qp,
             cw_cq,
-            cw_addr,
+            ring_q,
             cw_beat,
             cw_w,
             cw_owner,
@@ -1481,6 +1508,13 @@ impl Logic for HostIf {
         }
         self.ring_sum.next = self.base.read_data.val().get_bits::<RING_ADDR_BITS>(4)
             + bit_cast::<RING_ADDR_BITS, RING_INDEX_BITS>(self.ring_off.val());
+        // One load of the shared ring address (see "Ring address").
+        if (self.rq_state.q.val() == RqState::Addr) || (self.cw_state.q.val() == CwState::Addr) {
+            self.ring_q.d.next = self.ring_sum.val();
+        }
+        self.rq_ld.next =
+            (self.rq_state.q.val() == RqState::Base) || (self.rq_state.q.val() == RqState::Addr);
+        self.cw_hold.next = self.cw_w.q.val() && (self.cw_beat.q.val() != 0);
         match self.rq_state.q.val() {
             RqState::Idle => {
                 if self.rq_req_valid.val() {
@@ -1556,13 +1590,15 @@ impl Logic for HostIf {
                 }
             }
             RqState::Base => {
-                if self.rq_gnt.val() {
+                // Not while the CQE writer holds `ring_q` (a bounded wait: its beats then wait
+                // only for the DMA write port and the CqeQueue).
+                if self.rq_gnt.val() && !self.cw_hold.val() {
                     self.rq_state.d.next = RqState::Addr;
                 }
             }
             RqState::Addr => {
-                // In 16-octet units (QP_RQ_BASE is 16-octet aligned: its `[3:0]` are ignored).
-                self.rq_addr.d.next = self.ring_sum.val();
+                // `ring_q` takes the WQE's address, in 16-octet units (QP_RQ_BASE is 16-octet
+                // aligned: its `[3:0]` are ignored).
                 self.rq_state.d.next = RqState::Req;
             }
             RqState::Req => {
@@ -1629,7 +1665,10 @@ impl Logic for HostIf {
         self.cqe_ready.next = (self.rdc_valid.val() && self.rdc_ready.val())
             || (self.cw_rel.val() && !self.cw_send.q.val());
         self.scqe_ready.next = self.cw_rel.val() && self.cw_send.q.val();
-        self.cw_wv.next = self.cw_w.q.val() && (self.cw_send.q.val() || self.cqe_beat_valid.val());
+        // Beat 0 waits while the RQ service is about to load `ring_q` (see "Ring address").
+        self.cw_wv.next = self.cw_w.q.val()
+            && (self.cw_send.q.val() || self.cqe_beat_valid.val())
+            && (self.cw_hold.val() || !self.rq_ld.val());
         self.w_pass.next = self.ix.val() >> self.x_log2.val();
         match self.cw_state.q.val() {
             CwState::Idle => {
@@ -1700,14 +1739,19 @@ impl Logic for HostIf {
                 }
             }
             CwState::Base => {
-                if self.cw_gnt.val() {
+                // Not while the RQ service loads or uses `ring_q` (`Addr`, `Req`: a bounded
+                // wait, the DMA read port).
+                if self.cw_gnt.val()
+                    && (self.rq_state.q.val() != RqState::Addr)
+                    && (self.rq_state.q.val() != RqState::Req)
+                {
                     self.cw_state.d.next = CwState::Addr;
                 }
             }
             CwState::Addr => {
-                // The ring base from the RAM plus the ring offset, in 16-octet units (the
-                // base is 16-octet aligned; the beats' offsets are `cw_beat`, no adder).
-                self.cw_addr.d.next = self.ring_sum.val();
+                // `ring_q` takes the ring base from the RAM plus the ring offset, in 16-octet
+                // units (the base is 16-octet aligned; the beats' offsets are `cw_beat`, no
+                // adder).
                 self.cw_beat.d.next = 0.into();
                 self.cw_state.d.next = CwState::Write;
                 self.cw_w.d.next = true;
@@ -1737,6 +1781,12 @@ impl Logic for HostIf {
                 self.cw_state.d.next = CwState::Idle;
             }
         }
+        // The RQ service takes `ring_q` from a CQE writer that has had no beat taken (its beat
+        // 0 waited in the RQ's `Base` and `Addr`): the writer reloads its address.
+        if (self.rq_state.q.val() == RqState::Addr) && self.cw_w.q.val() {
+            self.cw_state.d.next = CwState::Base;
+            self.cw_w.d.next = false;
+        }
         // The CQE's beats: a send CQE's read from its source (which holds them until its
         // ready), a receive CQE's as they come from the CqeQueue.
         self.cw_wdata.next = self.cqe_beat.val();
@@ -1764,7 +1814,7 @@ impl Logic for HostIf {
         if self.rq_rd_v.val() {
             self.dma_rd_req_valid.next = true;
             self.dma_rd_req_addr.next =
-                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.rq_addr.q.val()) << 4;
+                bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_q.q.val()) << 4;
             self.dma_rd_req_len.next = 16.into();
             self.dma_rd_req_tag.next = 0.into();
         } else if self.sq_rd_req_valid.val() {
@@ -1804,7 +1854,7 @@ impl Logic for HostIf {
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
             self.dma_wr_addr.next =
-                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.cw_addr.q.val()) << 4)
+                (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_q.q.val()) << 4)
                     | (bit_cast::<DMA_ADDR_BITS, 2>(self.cw_beat.q.val()) << 2);
             self.dma_wr_data.next = self.cw_wdata.val();
             self.dma_wr_keep.next = 0xF.into();
