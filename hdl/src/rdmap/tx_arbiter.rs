@@ -132,6 +132,10 @@ pub struct TxArbiter {
     /// The ReadResponder's job is chosen: shown from the next cycle on (its `rr_msg_addr` is
     /// copied now).
     pub rr_msg_pick: Signal<Out, Bit>,
+    /// The same two strobes for the SendEngine (it reads its rkey and remote address from its
+    /// `orq` RAM in the cycles DdpTx reads `msg_to` / `msg_stag`, as the ReadResponder does).
+    pub se_msg_first: Signal<Out, Bit>,
+    pub se_msg_pick: Signal<Out, Bit>,
     // A source's hint address is its `*_msg_addr` (both sources hint from the register that
     // drives it): no `*_nxt_addr` port.
     pub se_nxt_valid: Signal<In, Bit>,
@@ -248,6 +252,7 @@ impl Logic for TxArbiter {
         // First cycle shown: not held from the last cycle (a job is shown at the earliest
         // the cycle after the previous one's handshake, when DdpTx is back in Idle).
         self.rr_msg_first.next = self.msg_valid.val() && !self.held.q.val() && self.pick_rr.val();
+        self.se_msg_first.next = self.msg_valid.val() && !self.held.q.val() && !self.pick_rr.val();
         // The next cycle's source: the shown one while its job waits, else round robin
         // between the sources waiting now (when both wait, the one not granted last, this
         // cycle's handshake counted; when one waits, it; when none, the SendEngine). A source
@@ -316,6 +321,9 @@ impl Logic for TxArbiter {
         self.rr_msg_pick.next = (!self.msg_valid.val() || self.msg_ready.val())
             && self.pick_d.val()
             && self.mv_q.d.val();
+        self.se_msg_pick.next = (!self.msg_valid.val() || self.msg_ready.val())
+            && !self.pick_d.val()
+            && self.mv_q.d.val();
         self.msg_addr.next = self.m_addr.q.val();
 
         // Take strobe and the read-ahead hint of the source expected next.
@@ -380,6 +388,6 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, nxt_valid, nxt_addr, nxt_len,
+        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, se_msg_first, se_msg_pick, nxt_valid, nxt_addr, nxt_len,
         nxt_shown;
 });
