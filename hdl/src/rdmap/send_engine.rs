@@ -82,7 +82,8 @@
 //! # Message fields
 //!
 //! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
-//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
+//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr
+//! (read from `orq`, below),
 //! `msg_inv_stag` = lkey, `msg_src_to` = addr's low half, upper half 0 (one register each,
 //! no opcode mux; a local TO that passed the check is below 2^32: regions end at or below
 //! 2^32, so only whether addr's upper half is 0 is kept, as bit 32 of `lchk_to`, and a Read
@@ -91,6 +92,22 @@
 //! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (the WQE's
 //! opcode plus 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag`.
 //! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
+//!
+//! **The rkey and remote address have no register** (issue 5: 96 flip-flops, each alone in a
+//! logic cell or with its 2:1 load mux): every WQE's words are in `orq`'s WQE region, the
+//! fetched one's beats written there as they arrive (`f_wr`), and `msg_stag` / `msg_to` are
+//! `orq`'s read register, valid in the cycles DdpTx reads them, as the ReadResponder's
+//! (`docs/core.md` "The message job"): the TxArbiter strobes `msg_pick` the cycle before the
+//! job is shown (T-1: word 7, the TO's low half, is read for T), `msg_first` in its first
+//! cycle shown (T: word 3, the STag, for T+1; then word 6, the TO's high half, for T+2).
+//! Both words of `msg_to` and `msg_stag` are that one register (the arbiter's STag / TO
+//! multiplexers of the two sources are then one 32-bit multiplexer in the flat netlist).
+//! The region has two halves, `{1, b, word}`: the prefetch writes, and the early check reads,
+//! half `pfb`; the WQE being sent is in the other one (a fetched WQE is written there, and
+//! `Load2`'s take of a prefetched WQE flips `pfb`), so the next WQE's prefetch never
+//! overwrites the words of the message on `msg_*`. Nothing else reads `orq` from T-1 to T+1:
+//! the early check starts two cycles after `msg_take` (T+1 at the soonest), `Cqe` after
+//! `msg_done` (DdpTx strobes it after T+2; the reads are not in `orq_ra_q`, `Cqe`'s address).
 //!
 //! # State
 //!
@@ -112,7 +129,8 @@
 //! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
 //! in `Decide`, the write-back writing only that word; and the outstanding Reads' lengths (32 bits,
 //! 2 blocks) at `{0, qp, slot}` (a Write / Send's length too, in the QP's free slot, for its
-//! CQE), the prefetched WQE at `{1, 0, word}`. An outstanding Read's ring
+//! CQE), the prefetched WQE at `{1, pfb, word}`, the WQE being sent at `{1, !pfb, word}`. An
+//! outstanding Read's ring
 //! index is not kept: only Reads pass the hold rules while Reads are outstanding and each moves ci
 //! on, so a QP's outstanding Reads are the WQEs ci - count .. ci - 1, and the oldest one's index is
 //! ci - count (a flush completes them before it moves ci). The hardware FIFO holds [`ORQ_DEPTH`] =

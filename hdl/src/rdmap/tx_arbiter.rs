@@ -28,6 +28,12 @@
 //!   one's handshake, when DdpTx is back in Idle, so DdpTx takes it up in that cycle: the
 //!   ReadResponder reads the STag and the TO's high half from its queue RAM in the next two
 //!   cycles, when DdpTx copies them (`docs/core.md` "The message job").
+//! - **The SendEngine the same way**: `se_msg_first` / `se_msg_pick` are the two strobes for
+//!   a SendEngine job; it reads its rkey and remote address (`se_msg_stag` / `se_msg_to`)
+//!   from its `orq` RAM in those cycles (no registers of them). Both sources' `*_msg_to`
+//!   halves and `*_msg_stag` are then one RAM read register each, so in the flat netlist the
+//!   STag / TO multiplexers here are one 32-bit multiplexer (`msg_stag` = each half of
+//!   `msg_to`).
 //! - **`msg_addr` is a register** (`m_addr`): the chosen source's `*_msg_addr`, copied in the
 //!   cycle the job is chosen (the cycle before it is shown, while no job is held) and held
 //!   while it is shown. `rr_msg_pick` strobes then when the ReadResponder is chosen: its
