@@ -82,7 +82,8 @@
 //! # Message fields
 //!
 //! `msg_conn` = QP, `msg_len` = length, `msg_addr` = the host address from the check
-//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr,
+//! (unspecified when `length` = 0). Every opcode: `msg_stag` = rkey, `msg_to` = remote_addr
+//! (read from `orq`, below),
 //! `msg_inv_stag` = lkey, `msg_src_to` = addr's low half, upper half 0 (one register each,
 //! no opcode mux; a local TO that passed the check is below 2^32: regions end at or below
 //! 2^32, so only whether addr's upper half is 0 is kept, as bit 32 of `lchk_to`, and a Read
@@ -91,6 +92,22 @@
 //! / `msg_src_to` the Data Sink's), `msg_msn` = MSN of QN 1. Sends: opcode 3..=6 (the WQE's
 //! opcode plus 1), `msg_msn` = MSN of QN 0, the Invalidate STag of 4 and 6 is `msg_stag`.
 //! Fields an opcode does not use carry unspecified values (no muxes spent on zeroing them).
+//!
+//! **The rkey and remote address have no register** (issue 5: 96 flip-flops, each alone in a
+//! logic cell or with its 2:1 load mux): every WQE's words are in `orq`'s WQE region, the
+//! fetched one's beats written there as they arrive (`f_wr`), and `msg_stag` / `msg_to` are
+//! `orq`'s read register, valid in the cycles DdpTx reads them, as the ReadResponder's
+//! (`docs/core.md` "The message job"): the TxArbiter strobes `msg_pick` the cycle before the
+//! job is shown (T-1: word 7, the TO's low half, is read for T), `msg_first` in its first
+//! cycle shown (T: word 3, the STag, for T+1; then word 6, the TO's high half, for T+2).
+//! Both words of `msg_to` and `msg_stag` are that one register (the arbiter's STag / TO
+//! multiplexers of the two sources are then one 32-bit multiplexer in the flat netlist).
+//! The region has two halves, `{1, b, word}`: the prefetch writes, and the early check reads,
+//! half `pfb`; the WQE being sent is in the other one (a fetched WQE is written there, and
+//! `Load2`'s take of a prefetched WQE flips `pfb`), so the next WQE's prefetch never
+//! overwrites the words of the message on `msg_*`. Nothing else reads `orq` from T-1 to T+1:
+//! the early check starts two cycles after `msg_take` (T+1 at the soonest), `Cqe` after
+//! `msg_done` (DdpTx strobes it after T+2; the reads are not in `orq_ra_q`, `Cqe`'s address).
 //!
 //! # State
 //!
@@ -112,7 +129,8 @@
 //! register) addressed while the WQE's words arrive (its opcode is known from the first) and taken
 //! in `Decide`, the write-back writing only that word; and the outstanding Reads' lengths (32 bits,
 //! 2 blocks) at `{0, qp, slot}` (a Write / Send's length too, in the QP's free slot, for its
-//! CQE), the prefetched WQE at `{1, 0, word}`. An outstanding Read's ring
+//! CQE), the prefetched WQE at `{1, pfb, word}`, the WQE being sent at `{1, !pfb, word}`. An
+//! outstanding Read's ring
 //! index is not kept: only Reads pass the hold rules while Reads are outstanding and each moves ci
 //! on, so a QP's outstanding Reads are the WQEs ci - count .. ci - 1, and the oldest one's index is
 //! ci - count (a flush completes them before it moves ci). The hardware FIFO holds [`ORQ_DEPTH`] =
@@ -299,6 +317,12 @@ pub struct SendEngine {
     pub msg_done: Signal<In, Bit>,
     /// DdpTx read `msg_addr` / `msg_len` for the last time (through the TxArbiter).
     pub msg_take: Signal<In, Bit>,
+    /// The TxArbiter shows this block's job from the next cycle on (T-1): `orq`'s port reads
+    /// the remote address's low half for T.
+    pub msg_pick: Signal<In, Bit>,
+    /// The job is shown for the first cycle (T): DdpTx takes it up now and reads
+    /// `msg_to[31:0]` now, `msg_stag` at T+1, `msg_to[63:32]` at T+2.
+    pub msg_first: Signal<In, Bit>,
     /// Read-ahead hint: the prefetched WQE's payload, checked (`docs/core.md` "DdpTx").
     /// The hinted region starts at `msg_addr` (one register, `host_addr`; the TxArbiter takes
     /// the hint's address from there).
@@ -372,13 +396,22 @@ pub struct SendEngine {
     /// The WQE's length, [`LOCAL_LEN_BITS`] (the driver posts none longer, FEATURES `[31:24]`).
     w_len: DFF<Bits<LOCAL_LEN_BITS>>,
     w_lkey: DFF<Bits<32>>,
-    w_rkey: DFF<Bits<32>>,
     /// The local address's upper half is not 0 (board profile: a local TO that passes the
     /// check is below 2^32, so only this flag of it is kept).
     w_ahi: DFF<Bit>,
     w_addr_lo: DFF<Bits<32>>,
-    w_raddr_hi: DFF<Bits<32>>,
-    w_raddr_lo: DFF<Bits<32>>,
+    /// The half of `orq`'s WQE region (`{1, b, word}`) the prefetch writes and the early check
+    /// reads; the WQE being sent (fetched or prefetched) is in the other half, where
+    /// `msg_stag` / `msg_to` are read from (no rkey / remote address registers).
+    pfb: DFF<Bit>,
+    /// `msg_first` of the last cycle: the port reads the remote address's high half.
+    f1: DFF<Bit>,
+    /// A fetch's DMA beat is written into `orq` (the WQE being sent's half).
+    f_wr: Signal<Local, Bit>,
+    /// `orq` address of word 0 of the prefetch's half (`{1, pfb, 0}`) and of the sent WQE's
+    /// half (`{1, !pfb, 0}`).
+    o_pf: Signal<Local, Bits<5>>,
+    o_cur: Signal<Local, Bits<5>>,
     host_addr: DFF<Bits<DMA_ADDR_BITS>>,
     done_seen: DFF<Bit>,
     /// Read completions (`rdc_*`) waiting for the engine: {status, QP} at `rq_wp` (issue 5:
@@ -556,10 +589,10 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, hold_q, l_en,
             l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr, cur, msn, beat,
-            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_rkey, w_ahi, w_addr_lo,
-            w_raddr_hi, w_raddr_lo, host_addr, done_seen, c_op, c_st, h_valid, h_qp, h_op, h_st,
-            h_len, h_idx, rq_wp, rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use, orq_ra_q,
-            orq_wa_q, ec_st, ec_ws, e_ok, tk, pf_ok, l_ordf
+            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_ahi, w_addr_lo, pfb, f1,
+            host_addr, done_seen, c_op, c_st, h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp,
+            rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok,
+            tk, pf_ok, l_ordf
         );
         self.s.next = self.st.q.val() ^ 1;
         // Read completions wait in a queue (`rdcq`, one entry per outstanding Read of every
@@ -832,9 +865,11 @@ impl Logic for SendEngine {
         // One register per field, no opcode mux (issue 5): the remote STag / TO for every
         // opcode (a Read Request's Data Source, a Send's Invalidate STag), the local ones
         // (a Read Request's Data Sink) on `msg_inv_stag` / `msg_src_to`.
-        self.msg_stag.next = self.w_rkey.q.val();
-        self.msg_to.next = (bit_cast::<64, 32>(self.w_raddr_hi.q.val()) << 32)
-            | bit_cast::<64, 32>(self.w_raddr_lo.q.val());
+        // The rkey and remote address straight from `orq`'s read register (the WQE's words 3,
+        // 6, 7 in the sent WQE's half), each valid in the cycle DdpTx reads it (`msg_pick`).
+        self.msg_stag.next = self.orq.read_data.val();
+        self.msg_to.next = (bit_cast::<64, 32>(self.orq.read_data.val()) << 32)
+            | bit_cast::<64, 32>(self.orq.read_data.val());
         self.msg_msn.next = self.msn.q.val();
         self.msg_inv_stag.next = self.w_lkey.q.val();
         // A Read's sink TO passed the local check (length > 0), so it is below 2^32: its low
@@ -1215,10 +1250,17 @@ impl Logic for SendEngine {
         // while writing an entry, read another one; in `Cqe` keep reading the entry the state
         // before it addressed (the CQE's length: the Read's, or the Write / Send's written
         // at `r_lw`; a pop applied meanwhile moves `oh`).
-        // The prefetch writes its beats at `{1, 0, beat}` (never with a push or `r_lw`: the
+        // The prefetch writes its beats at `{1, pfb, beat}` (never with a push or `r_lw`: the
         // prefetch runs only while a Write / Send is offered, from the third cycle after its
         // `Decide` on; a push follows a Read's hand-over).
-        self.orq.write_enable.next = self.r_push.q.val() || self.r_lw.q.val() || self.pf_wr.val();
+        // A fetch's beats go into the sent WQE's half `{1, !pfb, beat}` too (words 3, 6, 7 are
+        // read from there as `msg_stag` / `msg_to`; never with a push or `r_lw` either).
+        self.o_pf.next = bits::<5>(16) | (bit_cast::<5, 1>(self.pfb.q.val().into()) << 3);
+        self.o_cur.next = self.o_pf.val() ^ 8;
+        self.f_wr.next =
+            self.s.val().get_bit(6) && self.sq_rd_cpl_valid.val() && !self.pf_use.q.val();
+        self.orq.write_enable.next =
+            self.r_push.q.val() || self.r_lw.q.val() || self.pf_wr.val() || self.f_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
         if self.r_push.q.val() || self.r_lw.q.val() {
@@ -1229,8 +1271,12 @@ impl Logic for SendEngine {
             self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
         self.cpl_nz.next = self.sq_rd_cpl_data.val().any();
+        if self.f_wr.val() {
+            self.orq.write_addr.next = self.o_cur.val() | bit_cast::<5, 3>(self.beat.q.val());
+            self.orq.write_data.next = self.sq_rd_cpl_data.val();
+        }
         if self.pf_wr.val() {
-            self.orq.write_addr.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
+            self.orq.write_addr.next = self.o_pf.val() | bit_cast::<5, 3>(self.beat.q.val());
             self.orq.write_data.next = self.sq_rd_cpl_data.val();
             // Word 4 (the local address's upper half) is kept as "not 0" in its bit 0.
             if self.beat.q.val() == 4 {
@@ -1241,17 +1287,33 @@ impl Logic for SendEngine {
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
         if self.ec_st.q.val() == 1 {
-            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val());
+            self.orq_ra.next = self.o_pf.val() | bit_cast::<5, 3>(self.beat.q.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
-        // `beat + 1` in `Fetch`.
+        // `beat + 1` in `Fetch`. Taking it makes its half the sent WQE's (`pfb` flips).
         if self.pf_take.val() {
-            self.orq_ra.next = bits::<5>(16);
+            self.orq_ra.next = self.o_pf.val();
+            self.pfb.d.next = !self.pfb.q.val();
         }
         if self.pf_use.q.val() {
-            self.orq_ra.next = bits::<5>(16) | bit_cast::<5, 3>(self.beat.q.val() + 1);
+            self.orq_ra.next = self.o_cur.val() | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
         self.orq.read_addr.next = self.orq_ra.val();
+        // The message's rkey and remote address (`msg_stag` / `msg_to`), each read in the
+        // cycle before DdpTx reads it: word 7 (TO low) at T-1 (`msg_pick`), word 3 (STag) at
+        // T (`msg_first`), word 6 (TO high) at T+1 (`f1`). Nothing else reads `orq` then (the
+        // early check starts after `msg_take`, `Cqe` after `msg_done`, which DdpTx strobes
+        // after T+2); not in `orq_ra_q` (`Cqe`'s address).
+        self.f1.d.next = self.msg_first.val();
+        if self.msg_pick.val() {
+            self.orq.read_addr.next = self.o_cur.val() | bits::<5>(7);
+        }
+        if self.msg_first.val() {
+            self.orq.read_addr.next = self.o_cur.val() | bits::<5>(3);
+        }
+        if self.f1.q.val() {
+            self.orq.read_addr.next = self.o_cur.val() | bits::<5>(6);
+        }
         // The signaled bits: written with the entry, read beside it through the registered
         // read address, like the RAM (the upper half has none).
         self.orq_ra_q.d.next = self.orq_ra.val().get_bits::<4>(0);
@@ -1528,13 +1590,6 @@ impl Logic for SendEngine {
                 self.w_lkey.d.next = self.sq_rd_cpl_data.val();
             }
         }
-        if self.f_ld.val().get_bit(3) {
-            if self.f_orq.val().get_bit(3) {
-                self.w_rkey.d.next = self.orq.read_data.val();
-            } else {
-                self.w_rkey.d.next = self.sq_rd_cpl_data.val();
-            }
-        }
         if self.f_ld.val().get_bit(4) {
             // (`orq` keeps the flag in bit 0 of word 4.)
             if self.f_orq.val().get_bit(4) {
@@ -1548,20 +1603,6 @@ impl Logic for SendEngine {
                 self.w_addr_lo.d.next = self.orq.read_data.val();
             } else {
                 self.w_addr_lo.d.next = self.sq_rd_cpl_data.val();
-            }
-        }
-        if self.f_ld.val().get_bit(6) {
-            if self.f_orq.val().get_bit(6) {
-                self.w_raddr_hi.d.next = self.orq.read_data.val();
-            } else {
-                self.w_raddr_hi.d.next = self.sq_rd_cpl_data.val();
-            }
-        }
-        if self.f_ld.val().get_bit(7) {
-            if self.f_orq.val().get_bit(7) {
-                self.w_raddr_lo.d.next = self.orq.read_data.val();
-            } else {
-                self.w_raddr_lo.d.next = self.sq_rd_cpl_data.val();
             }
         }
         if (self.ec_st.q.val() == 2) && self.lchk_ready.val() {
@@ -1603,7 +1644,7 @@ crate::sim_ports!(impl[] SendEngine {
         sq_db_valid, sq_db_qp, sq_db_pi, qp_err_valid, qp_err_qp, sq_rd_req_ready,
         sq_rd_cpl_valid, sq_rd_cpl_tag, sq_rd_cpl_data, sq_rd_cpl_keep, sq_rd_cpl_last,
         lchk_ready, lrsp_valid, lrsp_status, lrsp_host_addr, msg_ready, msg_done, msg_take,
-        rdc_valid, rdc_qp, rdc_status, scqe_ready;
+        msg_pick, msg_first, rdc_valid, rdc_qp, rdc_status, scqe_ready;
     outputs: sq_rd_req_valid, sq_rd_req_addr, sq_rd_req_len, sq_rd_req_tag, lchk_valid,
         lchk_stag, lchk_to, lchk_len, lchk_pd, lchk_qp, lchk_access, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,

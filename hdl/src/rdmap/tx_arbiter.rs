@@ -28,6 +28,12 @@
 //!   one's handshake, when DdpTx is back in Idle, so DdpTx takes it up in that cycle: the
 //!   ReadResponder reads the STag and the TO's high half from its queue RAM in the next two
 //!   cycles, when DdpTx copies them (`docs/core.md` "The message job").
+//! - **The SendEngine the same way**: `se_msg_first` / `se_msg_pick` are the two strobes for
+//!   a SendEngine job; it reads its rkey and remote address (`se_msg_stag` / `se_msg_to`)
+//!   from its `orq` RAM in those cycles (no registers of them). Both sources' `*_msg_to`
+//!   halves and `*_msg_stag` are then one RAM read register each, so in the flat netlist the
+//!   STag / TO multiplexers here are one 32-bit multiplexer (`msg_stag` = each half of
+//!   `msg_to`).
 //! - **`msg_addr` is a register** (`m_addr`): the chosen source's `*_msg_addr`, copied in the
 //!   cycle the job is chosen (the cycle before it is shown, while no job is held) and held
 //!   while it is shown. `rr_msg_pick` strobes then when the ReadResponder is chosen: its
@@ -132,6 +138,10 @@ pub struct TxArbiter {
     /// The ReadResponder's job is chosen: shown from the next cycle on (its `rr_msg_addr` is
     /// copied now).
     pub rr_msg_pick: Signal<Out, Bit>,
+    /// The same two strobes for the SendEngine (it reads its rkey and remote address from its
+    /// `orq` RAM in the cycles DdpTx reads `msg_to` / `msg_stag`, as the ReadResponder does).
+    pub se_msg_first: Signal<Out, Bit>,
+    pub se_msg_pick: Signal<Out, Bit>,
     // A source's hint address is its `*_msg_addr` (both sources hint from the register that
     // drives it): no `*_nxt_addr` port.
     pub se_nxt_valid: Signal<In, Bit>,
@@ -248,6 +258,7 @@ impl Logic for TxArbiter {
         // First cycle shown: not held from the last cycle (a job is shown at the earliest
         // the cycle after the previous one's handshake, when DdpTx is back in Idle).
         self.rr_msg_first.next = self.msg_valid.val() && !self.held.q.val() && self.pick_rr.val();
+        self.se_msg_first.next = self.msg_valid.val() && !self.held.q.val() && !self.pick_rr.val();
         // The next cycle's source: the shown one while its job waits, else round robin
         // between the sources waiting now (when both wait, the one not granted last, this
         // cycle's handshake counted; when one waits, it; when none, the SendEngine). A source
@@ -316,6 +327,9 @@ impl Logic for TxArbiter {
         self.rr_msg_pick.next = (!self.msg_valid.val() || self.msg_ready.val())
             && self.pick_d.val()
             && self.mv_q.d.val();
+        self.se_msg_pick.next = (!self.msg_valid.val() || self.msg_ready.val())
+            && !self.pick_d.val()
+            && self.mv_q.d.val();
         self.msg_addr.next = self.m_addr.q.val();
 
         // Take strobe and the read-ahead hint of the source expected next.
@@ -380,6 +394,6 @@ crate::sim_ports!(impl[] TxArbiter {
         se_nxt_valid, se_nxt_len, rr_nxt_valid, rr_nxt_len, msg_take;
     outputs: se_msg_ready, se_msg_done, rr_msg_ready, rr_msg_done, msg_valid, msg_conn,
         msg_opcode, msg_stag, msg_to, msg_inv_stag, msg_src_to, msg_msn, msg_addr, msg_len,
-        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, nxt_valid, nxt_addr, nxt_len,
+        idle, se_msg_take, rr_msg_take, rr_msg_first, rr_msg_pick, se_msg_first, se_msg_pick, nxt_valid, nxt_addr, nxt_len,
         nxt_shown;
 });

@@ -271,6 +271,8 @@ impl Logic for TxPath {
         // Take strobes and read-ahead hints (`docs/core.md` "DdpTx", "Read-ahead").
         self.arb.msg_take.next = self.ddp.msg_take.val();
         self.se.msg_take.next = self.arb.se_msg_take.val();
+        self.se.msg_pick.next = self.arb.se_msg_pick.val();
+        self.se.msg_first.next = self.arb.se_msg_first.val();
         self.arb.se_nxt_valid.next = self.se.nxt_valid.val();
         self.arb.se_nxt_len.next = self.se.nxt_len.val();
         self.rr.rr_msg_take.next = self.arb.rr_msg_take.val();

@@ -426,6 +426,14 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
     let mut rdc_due: [Option<u64>; QPS] = [None; QPS];
     let mut lrsp: VecDeque<(u64, u8, u32, usize)> = VecDeque::new();
     let mut done_due: Option<u64> = None;
+    // The fake TxArbiter / DdpTx: a job is picked (`msg_pick`) the cycle before it is shown;
+    // in its first cycle shown (`msg_first`, T) the TO's low half is read, the STag at T+1,
+    // the TO's high half at T+2 (`docs/core.md` "The message job"): `cap`, patched into the
+    // message handed over (`patch`: QP, index), which may be handed over from T on.
+    let mut shown = false;
+    let mut t_first: Option<u64> = None;
+    let mut cap: [Option<u32>; 3] = [None; 3];
+    let mut patch: Option<(usize, usize)> = None;
     let mut msg_wait: u64 = 0;
     let mut orq_pushes = 0usize;
     let mut ord_hits = 0usize;
@@ -526,8 +534,28 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
             sim.set(i(sim, "msg_done"), 1);
             done_due = None;
         }
-        let mready = done_due.is_none() && msg_wait <= now && rng.gen_bool(p(0.5));
+        let se_valid = sim.get(o(sim, "msg_valid")) == 1;
+        let first = shown && t_first.is_none();
+        if first {
+            t_first = Some(now);
+            cap = [None; 3];
+        }
+        sim.set(i(sim, "msg_first"), u128::from(first));
+        let mready = shown && done_due.is_none() && msg_wait <= now && rng.gen_bool(p(0.5));
         sim.set(i(sim, "msg_ready"), u128::from(mready));
+        // Picked: shown from the next cycle on (not in the cycle of a hand-over).
+        let pick = !shown && se_valid && rng.gen_bool(p(0.7));
+        sim.set(i(sim, "msg_pick"), u128::from(pick));
+        if let Some(t) = t_first {
+            let k = now - t;
+            if k < 3 {
+                let w = sim.get(o(sim, "msg_stag")) as u32;
+                let to = sim.get(o(sim, "msg_to")) as u64;
+                assert_eq!((to >> 32) as u32, w, "seed {seed}: msg_to halves differ");
+                assert_eq!(to as u32, w, "seed {seed}: msg_to / msg_stag differ");
+                cap[k as usize] = Some(w);
+            }
+        }
         // The fake takes a message at its hand-over (`msg_take` with `msg_ready`).
         let take = mready && sim.get(o(sim, "msg_valid")) == 1;
         sim.set(i(sim, "msg_take"), u128::from(take));
@@ -543,7 +571,7 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
         if hint.is_some() {
             hints_seen += 1;
         }
-        if mready && sim.get(o(sim, "msg_valid")) == 1 {
+        if mready && se_valid {
             let m = Msg {
                 conn: sim.get(o(sim, "msg_conn")) as u8,
                 opcode: sim.get(o(sim, "msg_opcode")) as u8,
@@ -627,8 +655,13 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                     m.opcode, wqe.w.flags, outst[q], setups[q].ord
                 );
             }
+            patch = Some((q, msgs[q].len()));
             msgs[q].push(m);
             msg_wqe[q].push(wi);
+            shown = false;
+            if done_due.is_some_and(|d| d < t_first.unwrap() + 3) {
+                done_due = Some(t_first.unwrap() + 3);
+            }
             retired[q] = retired[q].max(wi + 1);
         } else {
             assert!(!push, "seed {seed}: orq_push without a hand-over");
@@ -691,6 +724,17 @@ pub fn run(sim: &mut dyn Backend, cfg: RunCfg) {
                 eprintln!("{now} cqe {c:?}");
             }
             cqes[q].push(c);
+        }
+        if let (Some((q, k)), [Some(lo), Some(stag), Some(hi)]) = (patch, cap) {
+            let m = &mut msgs[q][k];
+            m.stag = stag;
+            m.to = (u64::from(hi) << 32) | u64::from(lo);
+            *m = m.masked();
+            patch = None;
+            t_first = None;
+        }
+        if pick {
+            shown = true;
         }
         let idle = sim.get(o(sim, "idle")) == 1;
         sim.tick();
