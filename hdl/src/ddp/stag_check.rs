@@ -62,7 +62,9 @@
 //!           half (16-bit add); WRAP from the registered sum.
 //!  t+3  S3  BOUNDS: TO[63:32] (base_to[63:32] is 0) must equal the borrow of off[31:0] (so
 //!           that 0 <= off < 2^32): TO[63:33] == 0 and TO[32] == borrow; and off[31:0] <= q
-//!           with q >= 0 (the carry of off + ~q; the low halves still in the S2 registers).
+//!           with q >= 0: off[31:L] == 0 and the carry of off[L-1:0] + ~q is 0 (L =
+//!           LOCAL_LEN_BITS, 24 on the Cu: q is below 2^L; the low halves still in the S2
+//!           registers).
 //!  t+4  S4  the status is chosen and registered; host address high half (16-bit add).
 //!  t+5      rsp_valid, rsp_tag, rsp_status, rsp_host_addr (registers; rsp_host_addr
 //!           holds until the next response).
@@ -143,6 +145,11 @@ pub const STAG_CHECK_LATENCY: usize = 5;
 
 /// Bits of the host address above its low half (word 1 keeps the address from bit 48 on).
 const HOST_H_BITS: usize = DMA_ADDR_BITS - 16;
+/// Bits of a local length above its low half (8 on the Cu), and with the borrow above them:
+/// `q = region_len - len` is computed on [`LOCAL_LEN_BITS`] only (both operands are below
+/// `1 << LOCAL_LEN_BITS`), its upper part in `q_h`.
+const QH_BITS: usize = LOCAL_LEN_BITS - 16;
+const QH_BITS1: usize = QH_BITS + 1;
 
 // The literal bit offsets in `update` (hdl_gen takes literals) follow the Cu configuration and
 // the word packing of `stag_table`.
@@ -207,7 +214,9 @@ pub struct StagCheck {
     // S1: the request, registered in cycle t.
     s1_v: DFF<Bit>,
     s1_tag: DFF<Bits<CHK_TAG_BITS>>,
-    /// TO\[31:0\]; TO\[63:32\] as flags: TO\[63:LOCAL_LEN_BITS\] all ones (for WRAP); for BOUNDS
+    /// TO\[31:0\]; TO\[63:32\] as flags: TO\[63:32\] all ones (for WRAP, with TO\[31:L\]
+    /// tested in S2 from `s1_to`, so that the request's TO\[31:L\] loads only `s1_to`: its
+    /// flip-flops share their logic cells with RxPath's request multiplexer); for BOUNDS
     /// TO\[32\] and
     /// TO\[63:33\] == 0 (a TO that passes BOUNDS is below 2^33: base_to < 2^32 and the
     /// region length < 2^32).
@@ -264,9 +273,9 @@ pub struct StagCheck {
     /// `TO[32]`, `TO[63:33] == 0` (base_to\[63:32\] is 0).
     s3_to32: DFF<Bit>,
     s3_hiz: DFF<Bit>,
-    /// `~q[31:16]` of `q = len_of_region - len`, bit 16 its borrow (q < 0; `~q[15:0]` is
-    /// `s2_q_l`).
-    s3_q_h: DFF<Bits<17>>,
+    /// `~q[L-1:16]` of `q = len_of_region - len` (L = [`LOCAL_LEN_BITS`]; both are below
+    /// `2^L`), the top bit its borrow (q < 0; `~q[15:0]` is `s2_q_l`).
+    s3_q_h: DFF<Bits<QH_BITS1>>,
     /// `host_addr[15:0] + off[15:0]` with its carry; `host_addr[31:16]`.
     s3_host_l: DFF<Bits<17>>,
     s3_host_h: DFF<Bits<HOST_H_BITS>>,
@@ -286,16 +295,15 @@ pub struct StagCheck {
     invalid: Signal<Local, Bit>,
     early: Signal<Local, Bits<3>>,
     off_h: Signal<Local, Bits<17>>,
-    q_h: Signal<Local, Bits<17>>,
-    /// `s1_len` zero-extended (for `q_h`'s upper half).
-    s1_len32: Signal<Local, Bits<32>>,
+    q_h: Signal<Local, Bits<QH_BITS1>>,
     host_l: Signal<Local, Bits<17>>,
     host: Signal<Local, Bits<DMA_ADDR_BITS>>,
     hi_ok: Signal<Local, Bit>,
-    off32: Signal<Local, Bits<32>>,
-    q32: Signal<Local, Bits<32>>,
-    /// `off + ~q`: its carry is `off > q`.
-    oq: Signal<Local, Bits<33>>,
+    /// `off[L-1:0]` and `~q` (L = [`LOCAL_LEN_BITS`]).
+    off_l: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    nq_l: Signal<Local, Bits<LOCAL_LEN_BITS>>,
+    /// `off[L-1:0] + ~q`: its carry is `off[L-1:0] > q` (`off > q` with `off[31:L]` zero).
+    oq: Signal<Local, Bits<LOCAL_LEN_BITS1>>,
     /// `~prog_base_to[31:0]`, `~prog_len` (the table's polarity; a signal of their width, so
     /// that the Verilog inverts before it widens).
     p_nbase: Signal<Local, Bits<32>>,
@@ -311,16 +319,21 @@ pub struct StagCheck {
     /// A 32-bit length's bits above `LOCAL_LEN_BITS` (`chk_len` of `1 << LOCAL_LEN_BITS` or
     /// more when any is set).
     c_len_hi: Constant<Bits<32>>,
-    /// TO's bits below `LOCAL_LEN_BITS` (as ones: WRAP's "the bits above are all ones").
+    /// TO's bits below 32 (as ones: WRAP's "the bits above are all ones").
     c_to_lo: Constant<Bits<64>>,
+    /// TO\[31:0\]'s bits below `LOCAL_LEN_BITS` (as ones: WRAP's TO\[31:L\] all ones).
+    c_to_mid: Constant<Bits<32>>,
     /// `s2_sum`'s carry bit, and its bits below it.
     c_sum_c: Constant<Bits<LOCAL_LEN_BITS1>>,
     c_sum_lo: Constant<Bits<LOCAL_LEN_BITS1>>,
-    /// `~region_len[31:16]`'s bits above `LOCAL_LEN_BITS` as the ones they are for a region
-    /// below `1 << LOCAL_LEN_BITS` (the driver registers none longer; the table keeps 32
-    /// bits, and a longer one programmed anyway checks as its length modulo
-    /// `1 << LOCAL_LEN_BITS`: a smaller region, never a larger one).
+    /// A 32-bit value's upper half's bits above `LOCAL_LEN_BITS`: `off[31:L]`, which must be
+    /// 0 for `off <= q`. (`q` is computed from the region length's low `LOCAL_LEN_BITS`: the
+    /// driver registers none longer; the table keeps 32 bits, and a longer one programmed
+    /// anyway checks as its length modulo `1 << LOCAL_LEN_BITS`: a smaller region, never a
+    /// larger one.)
     c_nlen_hi: Constant<Bits<16>>,
+    /// `q_h`'s top bit (the borrow).
+    c_qh_c: Constant<Bits<QH_BITS1>>,
 }
 
 impl Default for StagCheck {
@@ -387,8 +400,8 @@ impl Default for StagCheck {
             s3_to32: Default::default(),
             s3_hiz: Default::default(),
             s3_q_h: Default::default(),
-            off32: Default::default(),
-            q32: Default::default(),
+            off_l: Default::default(),
+            nq_l: Default::default(),
             oq: Default::default(),
             p_nbase: Default::default(),
             p_nlen: Default::default(),
@@ -406,7 +419,6 @@ impl Default for StagCheck {
             early: Default::default(),
             off_h: Default::default(),
             q_h: Default::default(),
-            s1_len32: Default::default(),
             host_l: Default::default(),
             hi_ok: Default::default(),
             status: Default::default(),
@@ -417,10 +429,12 @@ impl Default for StagCheck {
             st_bounds: st(check_status::BOUNDS),
             st_not_inv: st(check_status::NOT_INVALIDATABLE),
             c_len_hi: Constant::new(LOCAL_LEN_HI_MASK.into()),
-            c_to_lo: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
+            c_to_lo: Constant::new(0xFFFF_FFFFu64.into()),
+            c_to_mid: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
             c_sum_c: Constant::new((1u64 << LOCAL_LEN_BITS).into()),
             c_sum_lo: Constant::new(((1u64 << LOCAL_LEN_BITS) - 1).into()),
             c_nlen_hi: Constant::new((LOCAL_LEN_HI_MASK >> 16).into()),
+            c_qh_c: Constant::new((1u64 << QH_BITS).into()),
         }
     }
 }
@@ -471,7 +485,7 @@ impl Logic for StagCheck {
         if self.chk_valid.val() {
             self.s1_tag.d.next = self.chk_tag.val();
             self.s1_to.d.next = self.chk_to.val().get_bits::<32>(0);
-            // TO[63:LOCAL_LEN_BITS] all ones (see S1's WRAP).
+            // TO[63:32] all ones (see S1's WRAP; TO[31:L] in S2).
             self.s1_hi_ones.d.next = (self.chk_to.val() | self.c_to_lo.val()).all()
                 && ((self.chk_len.val() & self.c_len_hi.val()) == 0);
             self.s1_to32.d.next = self.chk_to.val().get_bit(32);
@@ -518,7 +532,7 @@ impl Logic for StagCheck {
         // WRAP from the request alone: `TO[31:0] + len` registered (the sum bits pack with the
         // adder's carry cells), its carry and "not 0 mod 2^32" tested in S2.
         // With `len < 2^L` (L = LOCAL_LEN_BITS; a longer one is BOUNDS, `s1_hi_ones` is 0),
-        // `TO[31:0] + len > 2^32` iff TO[31:L] is all ones (in `s1_hi_ones`) and
+        // `TO[31:0] + len > 2^32` iff TO[31:L] is all ones (tested in S2) and
         // `TO[L-1:0] + len > 2^L`: an (L+1)-bit sum (session 19: 33 bits before, 8 carries,
         // LUTs and flip-flops more on the Cu).
         if self.s1_v.q.val() {
@@ -573,12 +587,12 @@ impl Logic for StagCheck {
             + bit_cast::<17, 1>(self.s2_off_l.q.val().get_bits::<1>(16));
         self.s3_to32.d.next = self.s1_to32.q.val();
         self.s3_hiz.d.next = self.s1_hiz.q.val();
-        self.s1_len32.next = bit_cast::<32, LOCAL_LEN_BITS>(self.s1_len.q.val());
-        self.q_h.next = bit_cast::<17, 16>(self.s1_len32.val().get_bits::<16>(16))
-            + bit_cast::<17, 16>(
-                self.stags.read_data.val().get_bits::<16>(16) | self.c_nlen_hi.val(),
-            )
-            + bit_cast::<17, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
+        // `~q`'s upper part on the length's bits only (the region length's bits above
+        // `LOCAL_LEN_BITS` are read as the ones of their inverse, see `c_nlen_hi`, and the
+        // request's as 0: the 32-bit chain had a carry out of bit L-1 equal to this one's).
+        self.q_h.next = bit_cast::<QH_BITS1, QH_BITS>(self.s1_len.q.val().get_bits::<QH_BITS>(16))
+            + bit_cast::<QH_BITS1, QH_BITS>(self.stags.read_data.val().get_bits::<QH_BITS>(16))
+            + bit_cast::<QH_BITS1, 1>(self.s2_q_l.q.val().get_bits::<1>(16));
         self.s3_q_h.d.next = self.q_h.val();
         self.host_l.next = bit_cast::<17, 16>(self.stags.read_data.val().get_bits::<16>(32))
             + bit_cast::<17, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
@@ -590,6 +604,7 @@ impl Logic for StagCheck {
             self.s3_early.d.next = self.early.val();
             self.s3_inv.d.next = self.s1_inv.q.val();
             self.s3_wrap.d.next = self.s1_hi_ones.q.val()
+                && (self.s1_to.q.val() | self.c_to_mid.val()).all()
                 && ((self.s2_sum.q.val() & self.c_sum_c.val()) != 0)
                 && ((self.s2_sum.q.val() & self.c_sum_lo.val()) != 0);
             self.s3_off_h.d.next = self.off_h.val();
@@ -602,14 +617,22 @@ impl Logic for StagCheck {
         // (`s3_off_h[16]` is the carry, NOT the borrow).
         self.hi_ok.next =
             self.s3_hiz.q.val() && (self.s3_to32.q.val() != self.s3_off_h.q.val().get_bit(16));
-        self.off32.next = (bit_cast::<32, 16>(self.s3_off_h.q.val().get_bits::<16>(0)) << 16)
-            | bit_cast::<32, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
-        self.q32.next = (bit_cast::<32, 16>(self.s3_q_h.q.val().get_bits::<16>(0)) << 16)
-            | bit_cast::<32, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
-        // `off > q` is the carry of `off + ~q` (`q32` holds `~q`): a bare carry chain.
-        self.oq.next = bit_cast::<33, 32>(self.off32.val()) + bit_cast::<33, 32>(self.q32.val());
-        self.s4_bounds.d.next =
-            !self.hi_ok.val() || self.s3_q_h.q.val().get_bit(16) || self.oq.val().get_bit(32);
+        // `off > q` with `0 <= q < 2^L` (L = LOCAL_LEN_BITS): `off[31:L]` not 0, or
+        // `off[L-1:0] > q`, the carry of `off[L-1:0] + ~q` (`nq_l` holds `~q`): a bare carry
+        // chain of L + 1 bits (33 before, with `~q[31:L]` all ones).
+        self.off_l.next =
+            (bit_cast::<LOCAL_LEN_BITS, QH_BITS>(self.s3_off_h.q.val().get_bits::<QH_BITS>(0))
+                << 16)
+                | bit_cast::<LOCAL_LEN_BITS, 16>(self.s2_off_l.q.val().get_bits::<16>(0));
+        self.nq_l.next =
+            (bit_cast::<LOCAL_LEN_BITS, QH_BITS>(self.s3_q_h.q.val().get_bits::<QH_BITS>(0)) << 16)
+                | bit_cast::<LOCAL_LEN_BITS, 16>(self.s2_q_l.q.val().get_bits::<16>(0));
+        self.oq.next = bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(self.off_l.val())
+            + bit_cast::<LOCAL_LEN_BITS1, LOCAL_LEN_BITS>(self.nq_l.val());
+        self.s4_bounds.d.next = !self.hi_ok.val()
+            || ((self.s3_q_h.q.val() & self.c_qh_c.val()) != 0)
+            || ((self.s3_off_h.q.val().get_bits::<16>(0) & self.c_nlen_hi.val()) != 0)
+            || ((self.oq.val() & self.c_sum_c.val()) != 0);
         self.s4_v.d.next = self.s3_v.q.val();
 
         // ---- S4 (cycle t+4): the status, in check order.
