@@ -184,7 +184,7 @@ fn wait_within(
 /// 1. writes `dut.v`; analyses it with yosys ([`crate::harness::analysis_script`], log
 ///    `yosys_analysis.log`) and writes `harness.v` ([`plan_harness_with`] on the board's pins)
 ///    and the board's pin constraints with the harness's further pins;
-/// 2. writes `abc.script` ([`ABC_SCRIPT`]) and runs `yosys -p` [`yosys_script`]:
+/// 2. writes `abc.script` ([`abc_script`]) and runs `yosys -p` [`yosys_script`]:
 ///    `synth_ice40 -dffe_min_ce_use 8 -top rnic_synth_top` with its LUT mapping done by that
 ///    ABC script, `out.json` and `stat.json`; when the netlist shows harness output registers that cannot pack
 ///    with a DUT LUT ([`crate::harness::unpacked_output_registers`]), the harness is planned
@@ -250,7 +250,7 @@ pub fn synthesize_within(
         .context("cannot build the synthesis harness")?;
     let mut yosys_log = PathBuf::new();
     // ABC runs in a directory of its own: it gets the script's absolute path.
-    write("abc.script", ABC_SCRIPT)?;
+    write("abc.script", &abc_script())?;
     let abc_script = fs::canonicalize(work_dir.join("abc.script"))
         .with_context(|| format!("cannot find {}", work_dir.join("abc.script").display()))?;
     // Pass 1 finds the output registers that cannot pack with a DUT LUT; pass 2 (only if there
@@ -523,7 +523,7 @@ fn did_not_finish(
 /// for 5 cells more, and it places (`docs/decisions.md`, "Seventeenth session").
 ///
 /// The LUT mapping (`synth_ice40`'s `map_luts` step) is spelled out so that ABC runs
-/// [`ABC_SCRIPT`] (the file `abc_script`, an absolute path: ABC runs in a directory of its
+/// [`abc_script`] (the file `abc_script`, an absolute path: ABC runs in a directory of its
 /// own) instead of yosys's default; the other commands are `map_luts`'s own (yosys 0.23).
 pub fn yosys_script(abc_script: &Path) -> String {
     let abc = abc_script.display();
@@ -543,26 +543,29 @@ pub fn yosys_script(abc_script: &Path) -> String {
     )
 }
 
+/// yosys 0.23's default ABC script for `abc -lut 4`, less its closing `lutpack -S 1`.
+pub const ABC_DEFAULT_MAPPING: &str =
+    "strash; &get -n; &fraig -x; &put; scorr; dc2; dretime; strash; dch -f; if; mfs2; ";
+
 /// One more round of ABC's LUT mapping on the mapped netlist: back to an AIG (`strash`),
 /// choices (`dch -f`), delay-oriented cut mapping (`if`), don't-care resubstitution (`mfs2`).
 pub const ABC_ROUND: &str = "strash; dch -f; if; mfs2; ";
 
-/// The ABC script of the LUT mapping: yosys 0.23's default for `abc -lut 4` (`strash; &get
-/// -n; &fraig -x; &put; scorr; dc2; dretime; strash; dch -f; if; mfs2; lutpack -S 1`) with
-/// five more mapping rounds ([`ABC_ROUND`]) before `lutpack`: each round maps the previous
+/// Rounds of [`ABC_ROUND`] the flow adds to yosys's default mapping.
+pub const ABC_EXTRA_ROUNDS: usize = 5;
+
+/// The ABC script of the LUT mapping: [`ABC_DEFAULT_MAPPING`], [`ABC_EXTRA_ROUNDS`] more
+/// mapping rounds, then `lutpack -S 1` as in yosys's default. Each round maps the previous
 /// mapping's logic again and keeps finding LUTs to merge. On the whole core (Cu profile, same
 /// netlist): 6 290 -> 6 190 LUT4, 7 426 -> 7 327 logic cells after packing; more rounds add
 /// little (10: 7 356, 20: 7 355, ABC's noise), `if -a` (area-only) rounds, `&satlut` and
 /// wider `mfs2` windows did no better (`docs/decisions.md`, "Twentieth session").
-pub const ABC_SCRIPT: &str = concat!(
-    "strash; &get -n; &fraig -x; &put; scorr; dc2; dretime; strash; dch -f; if; mfs2; ",
-    "strash; dch -f; if; mfs2; ",
-    "strash; dch -f; if; mfs2; ",
-    "strash; dch -f; if; mfs2; ",
-    "strash; dch -f; if; mfs2; ",
-    "strash; dch -f; if; mfs2; ",
-    "lutpack -S 1\n"
-);
+pub fn abc_script() -> String {
+    format!(
+        "{ABC_DEFAULT_MAPPING}{}lutpack -S 1\n",
+        ABC_ROUND.repeat(ABC_EXTRA_ROUNDS)
+    )
+}
 
 /// Smallest group of flip-flops that keeps a shared clock enable (`synth_ice40
 /// -dffe_min_ce_use`): a tile's 8 logic cells.
@@ -636,10 +639,15 @@ mod tests {
             script.contains("abc -dress -lut 4 -script /w/abc.script;"),
             "{script}"
         );
-        // yosys's default mapping, five more rounds, then lutpack.
-        assert_eq!(ABC_SCRIPT.matches(ABC_ROUND).count(), 6, "{ABC_SCRIPT}");
-        assert!(ABC_SCRIPT.starts_with("strash; &get -n; &fraig -x; &put; scorr; dc2; dretime;"));
-        assert!(ABC_SCRIPT.ends_with("lutpack -S 1\n"));
+        // yosys's default mapping, the extra rounds, then lutpack.
+        let abc = abc_script();
+        let rounds = abc
+            .strip_prefix(ABC_DEFAULT_MAPPING)
+            .expect("starts with the default");
+        let rounds = rounds
+            .strip_suffix("lutpack -S 1\n")
+            .expect("ends with lutpack");
+        assert_eq!(rounds, ABC_ROUND.repeat(5), "{abc}");
     }
 
     #[test]

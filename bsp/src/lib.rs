@@ -22,8 +22,9 @@ pub mod report;
 
 pub use board::Board;
 pub use flow::{
-    check_tools, lint_verilog, lint_verilog_top, replace_with_seeds, synthesize, synthesize_within,
-    yosys_script, ABC_ROUND, ABC_SCRIPT, LINT_SUPPRESSED, NEXTPNR_TIME_LIMIT,
+    abc_script, check_tools, lint_verilog, lint_verilog_top, replace_with_seeds, synthesize,
+    synthesize_within, yosys_script, ABC_DEFAULT_MAPPING, ABC_EXTRA_ROUNDS, ABC_ROUND,
+    LINT_SUPPRESSED, NEXTPNR_TIME_LIMIT,
 };
 pub use harness::{
     analyse_dut, analysis_script, harness_pcf, harness_verilog, packed_output_registers,
