@@ -190,7 +190,9 @@ fn wait_within(
 ///    with a DUT LUT ([`crate::harness::unpacked_output_registers`]), the harness is planned
 ///    again with those in I/O-tile registers ([`plan_harness_io`]) and yosys runs again;
 /// 3. `nextpnr-ice40 <device> --freq <board MHz> --timing-allow-fail --pcf <board>.pcf
-///    --json out.json --asc out.asc --report report.json`;
+///    --json out.json --asc out.asc --report report.json --sdf out.sdf` (the SDF carries every
+///    net's and cell's delay: `scripts/sdf_sta.py` lists every failing endpoint from it, where
+///    nextpnr reports only the worst path);
 /// 4. `icepack out.asc out.bin`.
 ///
 /// Each tool's output goes to `<tool>.log` in `work_dir`; a non-zero exit status is an error
@@ -220,6 +222,7 @@ pub fn synthesize_within(
         "out.asc",
         "out.bin",
         "report.json",
+        "out.sdf",
         "stat.json",
     ] {
         let p = work_dir.join(stale);
@@ -280,7 +283,7 @@ pub fn synthesize_within(
             .context("cannot build the synthesis harness")?;
     }
 
-    let args = nextpnr_args(board, "out.asc", "report.json");
+    let args = nextpnr_args(board, "out.asc", "report.json", "out.sdf");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let nextpnr_log = run_tool_within(
         "nextpnr-ice40",
@@ -333,8 +336,9 @@ pub fn synthesize_within(
     Ok(report)
 }
 
-/// nextpnr's arguments for `board` at its clock, placing `out.json` (written by yosys).
-fn nextpnr_args(board: Board, asc: &str, report: &str) -> Vec<String> {
+/// nextpnr's arguments for `board` at its clock, placing `out.json` (written by yosys), with
+/// the bitstream text `asc`, the JSON report `report` and the delay annotation `sdf`.
+fn nextpnr_args(board: Board, asc: &str, report: &str, sdf: &str) -> Vec<String> {
     let mut args: Vec<String> = board
         .nextpnr_device_args()
         .iter()
@@ -354,6 +358,8 @@ fn nextpnr_args(board: Board, asc: &str, report: &str) -> Vec<String> {
         asc,
         "--report",
         report,
+        "--sdf",
+        sdf,
     ] {
         args.push(a.to_string());
     }
@@ -375,7 +381,8 @@ pub fn replace_with_seeds(
     for &seed in seeds {
         let asc = format!("seed{seed}.asc");
         let report = format!("report_seed{seed}.json");
-        let mut args = nextpnr_args(board, &asc, &report);
+        let sdf = format!("seed{seed}.sdf");
+        let mut args = nextpnr_args(board, &asc, &report, &sdf);
         args.extend(["--seed".to_string(), seed.to_string()]);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let log = format!("nextpnr_seed{seed}.log");

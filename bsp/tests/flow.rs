@@ -4,7 +4,7 @@
 mod common;
 
 use common::require_tools;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rnic_bsp::{
     harness_verilog, lint_verilog, lint_verilog_top, parse_ports, plan_harness_with,
@@ -112,6 +112,10 @@ fn adder_synthesizes_on_alchitry_cu() {
     for log in ["yosys.log", "nextpnr.log", "icepack.log"] {
         assert!(dir.join(log).is_file(), "{log} kept in the work dir");
     }
+    assert!(
+        dir.join("out.sdf").is_file(),
+        "nextpnr's delays kept for scripts/sdf_sta.py"
+    );
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(json["logic_cells_used"], report.logic_cells_used);
 }
@@ -312,11 +316,48 @@ fn missed_timing_is_reported_not_an_error() {
     always @(posedge clock) p <= a * b;
 endmodule
 ";
-    let report =
-        synthesize(slow, Board::AlchitryCu, &work_dir("slow")).unwrap_or_else(|e| panic!("{e:#}"));
+    let dir = work_dir("slow");
+    let report = synthesize(slow, Board::AlchitryCu, &dir).unwrap_or_else(|e| panic!("{e:#}"));
     println!("{report}");
     assert!(report.fmax_mhz < 100.0, "{report}");
     assert!(!report.timing_met);
     assert!(report.to_string().contains("FAILED"));
     assert!(report.bitstream.is_file());
+
+    // scripts/sdf_sta.py times every endpoint from the run's SDF: its worst slack is nextpnr's
+    // Fmax, and the product register's bits are among the failing endpoints.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/sdf_sta.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(dir.join("out.sdf"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first = text.lines().next().unwrap_or_default();
+    let fmax: f64 = first
+        .split("(Fmax ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no Fmax in {first:?}"));
+    assert!(
+        (fmax - report.fmax_mhz).abs() < 0.05,
+        "sdf_sta {fmax} vs nextpnr {report}"
+    );
+    let failing: usize = first
+        .split("failing at 10.00 ns: ")
+        .nth(1)
+        .and_then(|t| t.split(';').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no failing count in {first:?}"));
+    assert!(failing > 0, "{text}");
+    assert!(
+        text.contains("\ndut.p"),
+        "the product register fails: {text}"
+    );
 }
