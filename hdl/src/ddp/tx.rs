@@ -32,7 +32,7 @@
 //! a Read Request is read in place): the SendEngine uses those registers for the next WQE's
 //! early check meanwhile. `msg_stag` / `msg_to` are read in three cycles only: `msg_to[31:0]`
 //! in the cycle the message is taken up (`taking`, T: the first cycle it is shown, into
-//! `to_lo`), `msg_stag` at T+1 (into `m_stag`), `msg_to[63:32]` at T+2 (into `hi0`): the
+//! `to_lo`), `msg_stag` at T+1 (into `m_stag`), `msg_to[63:32]` at T+2 (into `to_hi`): the
 //! ReadResponder drives the three from its queue RAM, one word a cycle.
 //!
 //! # Read-ahead (issue 5)
@@ -335,24 +335,26 @@ pub struct DdpTx {
     sr: DFF<Bits<16>>,
     /// The current segment is the message's last.
     seg_last: DFF<Bit>,
-    /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, the upper half
-    /// `to_hi` = `msg_to[63:32]` (its copy `hi0`) plus the carry `to_c`, registered every
-    /// cycle (no load mux; `to_c` is sticky: the offset is below 2^32, so the lower half
-    /// carries out once at most). `c_nx`: the next segment's add will carry
-    /// (from `to_sum`, which is `to_lo + maxpay` in every cycle), so that `to_c` is set at
-    /// the segment's start and `to_hi` is right from its beat 1 on. Untagged messages carry
-    /// no TO: there `to_lo` is the segment's message offset (MO, from 0), so one 32-bit
-    /// adder serves both.
+    /// TO of the current segment (`msg_to + offset`): `to_lo` the lower half, `to_hi` the
+    /// upper half, loaded with `msg_to[63:32]` at `tk2` and incremented once where the lower
+    /// half carries out (the offset is below 2^32: once at most). `c_nx`: the next segment's
+    /// add will carry (from `to_sum`, which is `to_lo + maxpay` in every cycle); the increment
+    /// is `ss_e && c_nx` (the cycle `to_lo` takes that add), so that `to_hi` is right from
+    /// the segment's beat 1 on, as `to_lo`. Untagged messages carry no TO: there `to_lo` is
+    /// the segment's message offset (MO, from 0), so one 32-bit adder serves both.
+    /// `to_hi`'s D is `tk2 ? msg_to[63:32] : to_hi + {32{tk2}} + inc`: the load select is
+    /// also the adder's second operand (its sum is not used when it is 1), so that the load
+    /// multiplexer, the sum's XOR and the carry share one logic cell per bit with the
+    /// flip-flop (a separate copy `hi0` and `to_hi = hi0 + to_c` took two: issue 5, −32).
     to_lo: DFF<Bits<32>>,
     to_hi: DFF<Bits<32>>,
-    to_c: DFF<Bit>,
-    /// `msg_to[63:32]` and `msg_stag`, copied two and one cycles after the message is taken
-    /// up (`tk2`, `tk1`: `taking` delayed): the ReadResponder drives them from its queue RAM,
-    /// each in that cycle only (`docs/core.md` "The message job"). Each copy is the only
-    /// load of the arbiter's multiplexer LUT in front of it, so they pack; `to_hi` is
-    /// `hi0 + to_c` (ready from beat 1 of the first segment, T+4 at the soonest; `m_stag`
-    /// from T+2, beat 0 is at T+3 at the soonest).
-    hi0: DFF<Bits<32>>,
+    /// `{32{tk2}}`, the incrementer's second operand (see `to_hi`).
+    tk2_ones: Signal<Local, Bits<32>>,
+    /// `msg_stag`, copied one cycle after the message is taken up (`tk1`; `tk2` two cycles:
+    /// `taking` delayed, the cycle `to_hi` is loaded): the ReadResponder drives `msg_stag`
+    /// and `msg_to[63:32]` from its queue RAM, each in that cycle only (`docs/core.md` "The
+    /// message job"). `m_stag` is ready from T+2 (beat 0 is at T+3 at the soonest), `to_hi`
+    /// from T+3.
     m_stag: DFF<Bits<32>>,
     tk1: DFF<Bit>,
     tk2: DFF<Bit>,
@@ -727,11 +729,10 @@ impl Default for DdpTx {
             seg_last: Default::default(),
             to_lo: Default::default(),
             to_hi: Default::default(),
-            hi0: Default::default(),
+            tk2_ones: Default::default(),
             m_stag: Default::default(),
             tk1: Default::default(),
             tk2: Default::default(),
-            to_c: Default::default(),
             c_nx: Default::default(),
             to_sum: Default::default(),
             ulen: Default::default(),
@@ -938,11 +939,11 @@ impl Logic for DdpTx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, k_tagged, k_rreq, maxpay, msg_rem_n, seg_rem, sr, rem_big, bl, nw,
-            pop_k, seg_last, to_lo, to_hi, hi0, m_stag, tk1, tk2, to_c, c_nx, ss_r, ss_e, ulen, hb,
-            inpay, p0, rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r,
-            seg_wait, rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid,
-            o_data, o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r,
-            k_pay, rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
+            pop_k, seg_last, to_lo, to_hi, m_stag, tk1, tk2, c_nx, ss_r, ss_e, ulen, hb, inpay, p0,
+            rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
+            rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
+            o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1086,10 +1087,17 @@ impl Logic for DdpTx {
         if self.tk1.q.val() {
             self.m_stag.d.next = self.msg_stag.val();
         }
+        // `to_hi`: loaded at `tk2`, else incremented where `to_lo` carries out (see its doc).
+        self.tk2_ones.next = 0.into();
         if self.tk2.q.val() {
-            self.hi0.d.next = self.msg_to.val().get_bits::<32>(32);
+            self.tk2_ones.next = 0xFFFF_FFFFu64.into();
         }
-        self.to_hi.d.next = self.hi0.q.val() + bit_cast::<32, 1>(self.to_c.q.val().into());
+        self.to_hi.d.next = self.to_hi.q.val()
+            + self.tk2_ones.val()
+            + bit_cast::<32, 1>((self.ss_e.q.val() && self.c_nx.q.val()).into());
+        if self.tk2.q.val() {
+            self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
+        }
         // QN of a Read Request (1, untagged beat 2).
         self.h_qn.next = self.h_r.val() && self.h2.val();
         self.m_ctrl.next = 0.into();
@@ -1361,7 +1369,7 @@ impl Logic for DdpTx {
             self.state.d.next = DdpTxState::Emit;
         }
         // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
-        // off the beat -> `start_seg` path, and fewer enables on it): `to_lo` / `to_c` are
+        // off the beat -> `start_seg` path, and fewer enables on it): `to_lo` / `to_hi` are
         // read from the segment's beat 1 on (two cycles after its start), `msg_rem` (through
         // `fits_r`) at the next segment's start, at least 4 beats later.
         self.ss_r.d.next = self.start_seg.val();
@@ -1381,9 +1389,6 @@ impl Logic for DdpTx {
         self.c_nx.d.next = self.to_sum.val().get_bit(32);
         if self.ss_e.q.val() {
             self.to_lo.d.next = self.to_sum.val().get_bits::<32>(0);
-        }
-        if self.start_seg.val() && (self.state.q.val() == DdpTxState::Emit) && self.c_nx.q.val() {
-            self.to_c.d.next = true;
         }
 
         // ---- Requester: one request per 256-octet host block, 8 blocks ahead at most.
@@ -1779,7 +1784,6 @@ impl Logic for DdpTx {
             if self.is_tagged.val() || self.rreq.val() {
                 self.to_lo.d.next = self.msg_to.val().get_bits::<32>(0);
             }
-            self.to_c.d.next = false;
             self.seg_last.d.next = false;
             if !self.ra.q.val() {
                 self.a_src.next = 3.into();

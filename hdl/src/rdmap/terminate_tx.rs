@@ -61,8 +61,9 @@
 //! length whenever a header is copied: RxControl's contract), but the parser's port B is its
 //! RAM's output, where a word past the end is what an earlier segment left. The parser never
 //! writes words 16..31 of a slot, so a word `w` (0..15) with `4 w >= term_seglen` is read at
-//! `w + 16` instead: bit 4 of the word address. Both candidates (`word`, `word + 1`) are
-//! compared from registers and `term_seglen`, so the address stays one multiplexer by `offer`.
+//! `w + 16` instead: bit 4 of the word address. Both candidates (`beat`, `beat + 1`, counted
+//! as words) are compared from registers and `term_seglen`, so the address stays one
+//! multiplexer by `offer`.
 //! (The parser's zero gate before: about 60 logic cells.) Word 0 is always written (every
 //! segment has a beat 0, a 0-octet ULPDU one with no lane kept, written 0).
 //!
@@ -117,15 +118,16 @@ pub struct TerminateTx {
     state: DFF<Bits<3>>,
     /// ULPDU length (22 to 70).
     len_q: DFF<Bits<7>>,
-    /// Index of the last beat, and whether it carries 2 octets (else 4).
+    /// The last beat (as `beat` counts it), and whether it carries 2 octets (else 4).
     last_b: DFF<Bits<5>>,
     last_half: DFF<Bit>,
     /// The R bit sent: `term_r` with D on an untagged header (set in state B).
     r_sent: DFF<Bit>,
-    /// The next beat to hand to the output register.
-    beat: DFF<Bits<5>>,
-    /// Slot word read for `beat` (its address was presented in the previous cycle).
-    word: DFF<Bits<HDR_WORD_BITS>>,
+    /// The next beat to hand to the output register, counted as the slot word it reads (its
+    /// address was presented in the previous cycle): beat `b` is word `b - 6` mod 32, so beats
+    /// 0 to 5 are 26 to 31 and beat 6 is word 0 (one counter for both: no `word` register
+    /// and incrementer beside `beat`, issue 5).
+    beat: DFF<Bits<HDR_WORD_BITS>>,
     done_q: DFF<Bit>,
     /// The output register: a beat, its keep and last flag.
     o_v: DFF<Bit>,
@@ -142,8 +144,8 @@ pub struct TerminateTx {
     hdr_tagged: Signal<Local, Bit>,
     seglen_v: Signal<Local, Bits<16>>,
     rd_word: Signal<Local, Bits<HDR_WORD_BITS>>,
-    /// `word + 1`; `word` / `word + 1` is at or past the segment's end (`4 w >= term_seglen`),
-    /// and the one addressed (see "How the slot is copied").
+    /// `beat + 1`; `beat` / `beat + 1` (as words) is at or past the segment's end
+    /// (`4 w >= term_seglen`), and the one addressed (see "How the slot is copied").
     w1: Signal<Local, Bits<HDR_WORD_BITS>>,
     pe0: Signal<Local, Bit>,
     pe1: Signal<Local, Bit>,
@@ -189,7 +191,6 @@ impl Default for TerminateTx {
             last_half: Default::default(),
             r_sent: Default::default(),
             beat: Default::default(),
-            word: Default::default(),
             done_q: Default::default(),
             o_v: Default::default(),
             o_data: Default::default(),
@@ -221,7 +222,7 @@ impl Logic for TerminateTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, len_q, last_b, last_half, r_sent, beat, word, done_q, o_v, o_data,
+            self, clock, state, len_q, last_b, last_half, r_sent, beat, done_q, o_v, o_data,
             o_keep, o_last
         );
         // Not in the cycle of `term_done`: the source clears `term_valid` only at its end.
@@ -246,28 +247,27 @@ impl Logic for TerminateTx {
         self.hdr_tagged.next = self.hdr_b_data.val().get_bit(31);
         if self.state.q.val() == 2 {
             self.state.d.next = 3.into();
-            self.beat.d.next = 0.into();
-            // Word of beat 0 = (0 - 6) mod 32: see the module docs.
-            self.word.d.next = 26.into();
+            // Beat 0 = word (0 - 6) mod 32: see `beat`.
+            self.beat.d.next = 26.into();
             self.r_sent.d.next = false;
             self.last_half.d.next = true;
             if !self.any_hdr.val() {
                 self.len_q.d.next = 22.into();
-                self.last_b.d.next = 5.into();
+                self.last_b.d.next = 31.into();
             } else if !self.term_d.val() {
                 self.len_q.d.next = 24.into();
-                self.last_b.d.next = 5.into();
+                self.last_b.d.next = 31.into();
                 self.last_half.d.next = false;
             } else if self.term_r.val() && !self.hdr_tagged.val() {
                 self.len_q.d.next = 70.into();
-                self.last_b.d.next = 17.into();
+                self.last_b.d.next = 11.into();
                 self.r_sent.d.next = true;
             } else if self.hdr_tagged.val() {
                 self.len_q.d.next = 38.into();
-                self.last_b.d.next = 9.into();
+                self.last_b.d.next = 3.into();
             } else {
                 self.len_q.d.next = 42.into();
-                self.last_b.d.next = 10.into();
+                self.last_b.d.next = 4.into();
             }
         }
 
@@ -276,19 +276,19 @@ impl Logic for TerminateTx {
         self.offer.next = (self.state.q.val() == 3) && self.room.val();
         self.is_last.next = self.beat.q.val() == self.last_b.q.val();
         self.ob_data.next = self.hdr_b_data.val();
-        if self.beat.q.val() == 0 {
+        if self.beat.q.val() == 26 {
             self.ob_data.next = self.ddp_w0.val();
-        } else if self.beat.q.val() == 1 {
+        } else if self.beat.q.val() == 27 {
             self.ob_data.next = 0.into();
-        } else if self.beat.q.val() == 2 {
+        } else if self.beat.q.val() == 28 {
             self.ob_data.next = self.ddp_qn.val();
-        } else if self.beat.q.val() == 3 {
+        } else if self.beat.q.val() == 29 {
             self.ob_data.next = self.ddp_msn.val();
-        } else if self.beat.q.val() == 4 {
+        } else if self.beat.q.val() == 30 {
             self.ob_data.next = (bit_cast::<32, 4>(self.term_layer.val()) << 12)
                 | (bit_cast::<32, 4>(self.term_etype.val()) << 8)
                 | bit_cast::<32, 8>(self.term_code.val());
-        } else if self.beat.q.val() == 5 {
+        } else if self.beat.q.val() == 31 {
             self.ob_data.next = (bit_cast::<32, 1>(self.term_m.val().into()) << 31)
                 | (bit_cast::<32, 1>(self.term_d.val().into()) << 30)
                 | (bit_cast::<32, 1>(self.r_sent.q.val().into()) << 29)
@@ -302,18 +302,17 @@ impl Logic for TerminateTx {
         // words 16..31 are never written) is read from word `w + 16` of the slot, which the
         // parser never writes: it reads 0. Both candidates from registers, so the address
         // is one multiplexer by `offer` as before.
-        self.w1.next = self.word.q.val() + 1;
+        self.w1.next = self.beat.q.val() + 1;
         self.pe0.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
-            && ((bit_cast::<6, 4>(self.word.q.val().get_bits::<4>(0)) << 2)
+            && ((bit_cast::<6, 4>(self.beat.q.val().get_bits::<4>(0)) << 2)
                 >= self.term_seglen.val().get_bits::<6>(0));
         self.pe1.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
             && ((bit_cast::<6, 4>(self.w1.val().get_bits::<4>(0)) << 2)
                 >= self.term_seglen.val().get_bits::<6>(0));
-        self.rd_word.next = self.word.q.val();
+        self.rd_word.next = self.beat.q.val();
         self.rd_pe.next = self.pe0.val();
         if self.offer.val() {
-            self.beat.d.next = self.beat.q.val() + 1;
-            self.word.d.next = self.w1.val();
+            self.beat.d.next = self.w1.val();
             self.rd_word.next = self.w1.val();
             self.rd_pe.next = self.pe1.val();
             if self.is_last.val() {
