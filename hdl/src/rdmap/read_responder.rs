@@ -78,11 +78,11 @@
 //!   address in the cycle it chooses the job (`rr_msg_pick`, T-1, into its `msg_addr`
 //!   register); DdpTx takes a message up in the first cycle it is shown (T; the TxArbiter
 //!   strobes `rr_msg_first` then) and reads the TO's low half at T (into `to_lo`), the STag at
-//!   T+1 and the TO's high half at T+2 (into its copies `m_stag`, `hi0`). So the read port
-//!   rests on word 0 of the head entry (`rd_ptr`, which moves on at `rr_msg_take`), reads word
-//!   3 at T-1 (`rr_msg_pick`), word 1 at T (`rr_msg_first`) and word 2 at T+1 (`f1`).
-//!   `rr_msg_take` comes at T+1 at the soonest, so the hint's reads (from the cycle after it,
-//!   on the next entry) do not collide. `rr_msg_len` stays stable until `rr_msg_take`.
+//!   T+1 (into its copy `m_stag`) and the TO's high half at T+2 (loaded into its `to_hi`
+//!   counter). So the read port rests on word 0 of the head entry (`rd_ptr`, which moves on at
+//!   `rr_msg_take`), reads word 3 at T-1 (`rr_msg_pick`), word 1 at T (`rr_msg_first`) and
+//!   word 2 at T+1 (`f1`). `rr_msg_take` comes at T+1 at the soonest, so the hint's reads
+//!   (from the cycle after it, on the next entry) do not collide. `rr_msg_len` stays stable until `rr_msg_take`.
 //! - Latency: a request is offered 4 cycles after its last word (queue empty, output register
 //!   free); the next job 4 cycles after the previous one was taken, or in the cycle after its
 //!   handshake when it was hinted. A Read Response is at least one segment on the link, so
