@@ -64,17 +64,20 @@
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
 //!   read data (late in the cycle); the head beat's address mod 4 and its address source
 //!   (connection 0-3 or, for a run's first beat, the verdict port; one-hot, so the address
-//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
-//!   incrementer for all connections computes the head beat's host word (`na + adv`, see
-//!   below): three 10-bit parts side by side whose carries in are flags kept with each
-//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, the
-//!   `vd_a10` / `vd_a20` ports; for a connection's, computed from
-//!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
-//!   the address selection. The head register costs one cycle of
+//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. The
+//!   head beat's host word (`na + adv`, see below) is the selected word plus an increment:
+//!   three 10-bit parts side by side whose carries in are flags kept with each address (word
+//!   bits 9..0 all ones, 19..0 all ones; for the verdict's address, the `vd_a10` / `vd_a20`
+//!   ports; for a connection's, computed from the placed word as it is written), so no
+//!   30-bit carry chain and no all-ones tree follows the address selection. The increment is
+//!   made once per connection, from the shared selected word (`wu[i]`, carry in `adv[i]` and
+//!   that connection's flags): each chain's sum LUTs feed only `na[i]`, so its flip-flops
+//!   share their logic cells (one shared incrementer feeding both connections' `na` left all
+//!   of them alone in a cell, issue 5). The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
 //! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
 //!   the per-connection state is a host word (`na`, 30 bits), the next octet's lane, `adv`,
-//!   two increment flags and the place flag: no per-connection incrementer.
+//!   two increment flags and the place flag (and the incrementer that loads `na`).
 //! - The write address is registered once, in the output register: `na[c]` is the host word
 //!   of connection c's last DMA beat (or of its run's first beat), and `adv[c]` says the next
 //!   octet is in the word after it (the last DMA beat was a full word), so the head beat's
