@@ -64,17 +64,20 @@
 //! - 100 MHz on the iCE40: the beat is placed from the head register, not from the block RAM's
 //!   read data (late in the cycle); the head beat's address mod 4 and its address source
 //!   (connection 0-3 or, for a run's first beat, the verdict port; one-hot, so the address
-//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. One
-//!   incrementer for all connections computes the head beat's host word (`na + adv`, see
-//!   below): three 10-bit parts side by side whose carries in are flags kept with each
-//!   address (word bits 9..0 all ones, 19..0 all ones; for the verdict's address, the
-//!   `vd_a10` / `vd_a20` ports; for a connection's, computed from
-//!   the placed word as it is written), so no 30-bit carry chain and no all-ones tree follows
-//!   the address selection. The head register costs one cycle of
+//!   is an AND-OR of two LUT levels) are looked up as it enters the head register. The
+//!   head beat's host word (`na + adv`, see below) is the selected word plus an increment:
+//!   three 10-bit parts side by side whose carries in are flags kept with each address (word
+//!   bits 9..0 all ones, 19..0 all ones; for the verdict's address, the `vd_a10` / `vd_a20`
+//!   ports; for a connection's, computed from the placed word as it is written), so no
+//!   30-bit carry chain and no all-ones tree follows the address selection. The increment is
+//!   made once per connection, from the shared selected word (`wu[i]`, carry in `adv[i]` and
+//!   that connection's flags): each chain's sum LUTs feed only `na[i]`, so its flip-flops
+//!   share their logic cells (one shared incrementer feeding both connections' `na` left all
+//!   of them alone in a cell, issue 5). The head register costs one cycle of
 //!   latency, no throughput (it loads in the cycle its beat is placed).
 //! - Area: the input FIFO is a block RAM without a read-during-write bypass ([`BlockRam`]), and
 //!   the per-connection state is a host word (`na`, 30 bits), the next octet's lane, `adv`,
-//!   two increment flags and the place flag: no per-connection incrementer.
+//!   two increment flags and the place flag (and the incrementer that loads `na`).
 //! - The write address is registered once, in the output register: `na[c]` is the host word
 //!   of connection c's last DMA beat (or of its run's first beat), and `adv[c]` says the next
 //!   octet is in the word after it (the last DMA beat was a full word), so the head beat's
@@ -94,7 +97,7 @@
 //!   receive path's critical path, `vd_addr` -> `w_hi1` -> the carry's address register).
 //! - The carry's host word is not copied: it is always `na[cur] + adv[cur]`. When the carry
 //!   leaves (`fin`, or a flush before another connection's beat), the address source `hr_oh`
-//!   selects `cur`, so its address is the placement's `wused`. Which cycle that is, is
+//!   selects `cur`, so its address is the placement's `wu[cur]`. Which cycle that is, is
 //!   registered a cycle ahead (`ovr`, with `hr_oh` set to `cur` then), so neither the address
 //!   selection nor `proc` starts with the flush compare (`h_conn != cur`, the carry not empty):
 //!   30 flip-flops (each alone in its logic cell) and the output address multiplexer fewer.
@@ -281,10 +284,19 @@ pub struct RxPlace {
     sa20: Signal<Local, Bit>,
     new_a10: Signal<Local, Bit>,
     new_a20: Signal<Local, Bit>,
-    /// The head beat's host word: `word + adv` of its address source.
-    wused: Signal<Local, Bits<WA_BITS>>,
+    /// Per connection: the head beat's host word, `word + adv`, if its address source is
+    /// that connection or the verdict port (the value `na[i]` loads; see `wu_adv`).
+    wu: [Signal<Local, Bits<WA_BITS>>; CONNECTIONS],
+    /// Per connection: `adv[i]` and the address source is connection i (the increment's
+    /// select for `wu[i]`), and with it `na_a10[i]` / `na_a20[i]` (the upper parts' selects).
+    wu_adv: Signal<Local, Bit>,
+    wu_a10: Signal<Local, Bit>,
+    wu_a20: Signal<Local, Bit>,
+    wl: Signal<Local, Bits<10>>,
+    wm: Signal<Local, Bits<10>>,
+    wh: Signal<Local, Bits<WH_BITS>>,
     sadv: Signal<Local, Bit>,
-    /// `na`'s update with `wused` (a DMA beat of the head beat's connection, or a run's first
+    /// `na`'s update with `wu` (a DMA beat of the head beat's connection, or a run's first
     /// beat), and `adv`'s new value then.
     upd: Signal<Local, Bit>,
     adv_nx: Signal<Local, Bit>,
@@ -294,9 +306,6 @@ pub struct RxPlace {
     w_lo: Signal<Local, Bits<10>>,
     w_mid: Signal<Local, Bits<10>>,
     w_hi: Signal<Local, Bits<WH_BITS>>,
-    w_lo1: Signal<Local, Bits<10>>,
-    w_mid1: Signal<Local, Bits<10>>,
-    w_hi1: Signal<Local, Bits<WH_BITS>>,
     /// A run's first beat is placed: its verdict is taken (`vd_ready`).
     vpop: Signal<Local, Bit>,
     word_keep: Signal<Local, Bits<4>>,
@@ -430,7 +439,13 @@ impl Default for RxPlace {
             sa20: Default::default(),
             new_a10: Default::default(),
             new_a20: Default::default(),
-            wused: Default::default(),
+            wu: Default::default(),
+            wu_adv: Default::default(),
+            wu_a10: Default::default(),
+            wu_a20: Default::default(),
+            wl: Default::default(),
+            wm: Default::default(),
+            wh: Default::default(),
             sadv: Default::default(),
             upd: Default::default(),
             adv_nx: Default::default(),
@@ -439,9 +454,6 @@ impl Default for RxPlace {
             w_lo: Default::default(),
             w_mid: Default::default(),
             w_hi: Default::default(),
-            w_lo1: Default::default(),
-            w_mid1: Default::default(),
-            w_hi1: Default::default(),
             vd_a10: Default::default(),
             vd_a20: Default::default(),
             vpop: Default::default(),
@@ -648,25 +660,30 @@ impl Logic for RxPlace {
         self.w_lo.next = self.word.val().get_bits::<10>(0);
         self.w_mid.next = self.word.val().get_bits::<10>(10);
         self.w_hi.next = self.word.val().get_bits::<WH_BITS>(20);
-        self.w_lo1.next = self.w_lo.val();
-        self.w_mid1.next = self.w_mid.val();
-        self.w_hi1.next = self.w_hi.val();
         self.new_a10.next = self.sa10.val();
         self.new_a20.next = self.sa20.val();
         if self.sadv.val() {
-            self.w_lo1.next = self.w_lo.val() + 1;
             self.new_a10.next = self.w_lo.val() == 0x3FE;
             self.new_a20.next = (self.w_lo.val() == 0x3FE) && self.w_mid.val().all();
         }
-        if self.sadv.val() && self.sa10.val() {
-            self.w_mid1.next = self.w_mid.val() + 1;
+        // `word + adv` per connection (`wu[i]`: the three parts' increments, each a carry
+        // chain whose carry in is that connection's own `adv` and flags), so that each `na[i]`
+        // flip-flop shares its logic cell with the chain's sum LUT that feeds it. One shared
+        // `word + adv` feeding both connections' `na` left all of them alone in a cell
+        // (issue 5). When `na[i]` loads (`upd` for connection i), the address source
+        // `hr_oh` is connection i (a later beat, or the carry of `cur` while `ovr`) or the
+        // verdict port (a run's first beat: no increment), so `wu[i]` is `word + adv` then.
+        for i in 0..CONNECTIONS {
+            self.wu_adv.next = self.adv[i].q.val() && self.hr_oh.q.val().get_bit(i);
+            self.wu_a10.next = self.wu_adv.val() && self.na_a10[i].q.val();
+            self.wu_a20.next = self.wu_adv.val() && self.na_a20[i].q.val();
+            self.wl.next = self.w_lo.val() + bit_cast::<10, 1>(self.wu_adv.val().into());
+            self.wm.next = self.w_mid.val() + bit_cast::<10, 1>(self.wu_a10.val().into());
+            self.wh.next = self.w_hi.val() + bit_cast::<WH_BITS, 1>(self.wu_a20.val().into());
+            self.wu[i].next = bit_cast::<WA_BITS, 10>(self.wl.val())
+                | (bit_cast::<WA_BITS, 10>(self.wm.val()) << 10)
+                | (bit_cast::<WA_BITS, WH_BITS>(self.wh.val()) << 20);
         }
-        if self.sadv.val() && self.sa20.val() {
-            self.w_hi1.next = self.w_hi.val() + 1;
-        }
-        self.wused.next = bit_cast::<WA_BITS, 10>(self.w_lo1.val())
-            | (bit_cast::<WA_BITS, 10>(self.w_mid1.val()) << 10)
-            | (bit_cast::<WA_BITS, WH_BITS>(self.w_hi1.val()) << 20);
         // The beat's lanes in this host word: alo..min(e, 4) - 1. A full word: the carry's lanes
         // and lanes alo..3; the rest (lanes 0..e-4) is the new carry. Otherwise the carry grows
         // by lanes alo..e-1 (and a run's tail leaves with the same lanes).
@@ -706,7 +723,7 @@ impl Logic for RxPlace {
             // The run's good flag: the hold register keeps the run's last full word, emitted
             // with it in the cycle that set `fin` (the hold register loads only with `em`).
             self.em_good.next = self.hold_good.q.val();
-            // Its word is `wused`: `na[cur] + adv[cur]` while `ovr`.
+            // Its word is `wu[cur]`: `na[cur] + adv[cur]` while `ovr`.
             self.em_conn.next = self.cur.q.val();
             self.em_data.next = self.cw.q.val();
             self.em_keep.next = self.ck.q.val();
@@ -771,7 +788,7 @@ impl Logic for RxPlace {
         self.adv_nx.next = self.full.val() && !self.ovr.q.val();
         for i in 0..CONNECTIONS {
             if self.upd.val() && (self.em_conn.val().index() == i) {
-                self.na[i].d.next = self.wused.val();
+                self.na[i].d.next = self.wu[i].val();
                 self.adv[i].d.next = self.adv_nx.val();
                 self.na_a10[i].d.next = self.new_a10.val();
                 self.na_a20[i].d.next = self.new_a20.val();
