@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build, the tests and the benchmarks need, when it is missing:
 # Verilator (second simulation back end), yosys + nextpnr-ice40 + icestorm (synthesis flow),
-# tshark (decodes the captures), a C++ compiler, and the rustfmt/clippy components.
+# tshark (decodes the captures), a C++ compiler, python3 (scripts/sdf_sta.py, the flow's
+# timing test), and the rustfmt/clippy components.
 # Debian packages; runs as root, or through sudo.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ have icepack || need+=(fpga-icestorm)
 have tshark || need+=(tshark)
 have g++ || need+=(g++)
 have make || need+=(make)
+have python3 || need+=(python3)
 
 if ((${#need[@]})); then
   echo "install-deps: installing ${need[*]}" >&2
@@ -30,6 +32,6 @@ if have rustup; then
   done
 fi
 
-for t in verilator yosys nextpnr-ice40 icepack tshark g++ cargo; do
+for t in verilator yosys nextpnr-ice40 icepack tshark g++ python3 cargo; do
   have "$t" || { echo "install-deps: $t is still missing" >&2; exit 1; }
 done

@@ -136,74 +136,49 @@ def report(sdf, period, npaths, out):
 # Two flip-flops into a LUT into a third flip-flop, in nextpnr-ice40 0.4's HX8K delays (its own
 # report gives 3.08 ns for a[0] -> q: 0.54 clock-to-out + 0.588 + 0.399 + 1.218 + 0.335 setup),
 # and b's slower net; b's input from an unregistered pad has no path.
-SELF_TEST_SDF = """(DELAYFILE
-  (TIMESCALE 1ps)
-  (CELL
-    (CELLTYPE "top")
-    (INSTANCE )
-    (DELAY
-      (ABSOLUTE
-        (INTERCONNECT gb/GLOBAL_BUFFER_OUTPUT a\\[0\\]_LC/CLK (308:308:308) (308:308:308))
-        (INTERCONNECT a\\[0\\]_LC/O lut_LC/I1 (588:588:588) (588:588:588))
-        (INTERCONNECT b_LC/O lut_LC/I2 (700:700:700) (700:700:700))
-        (INTERCONNECT lut_LC/O q_LC/I3 (1218:1218:1218) (1218:1218:1218))
-        (INTERCONNECT pad\\$sb_io/D_IN_0 b_LC/I0 (2000:2000:2000) (2000:2000:2000))
-      )
-    )
-  )
-  (CELL
-    (CELLTYPE "ICESTORM_LC")
-    (INSTANCE a\\[0\\]_LC)
-    (DELAY
-      (ABSOLUTE
-        (IOPATH CLK O (540:540:540) (540:540:540))
-      )
-    )
-  )
-  (CELL
-    (CELLTYPE "ICESTORM_LC")
-    (INSTANCE b_LC)
-    (DELAY
-      (ABSOLUTE
-        (IOPATH CLK O (540:540:540) (540:540:540))
-      )
-    )
-    (TIMINGCHECK
-      (SETUPHOLD (posedge I0) (posedge CLK) (468:468:468) (0:0:0))
-    )
-  )
-  (CELL
-    (CELLTYPE "ICESTORM_LC")
-    (INSTANCE lut_LC)
-    (DELAY
-      (ABSOLUTE
-        (IOPATH I1 O (399:399:399) (399:399:399))
-        (IOPATH I2 O (378:378:378) (378:378:378))
-      )
-    )
-  )
-  (CELL
-    (CELLTYPE "ICESTORM_LC")
-    (INSTANCE q_LC)
-    (DELAY
-      (ABSOLUTE
-        (IOPATH CLK O (540:540:540) (540:540:540))
-      )
-    )
-    (TIMINGCHECK
-      (SETUPHOLD (posedge I3) (posedge CLK) (335:335:335) (0:0:0))
-    )
-  )
-  (CELL
-    (CELLTYPE "SB_IO")
-    (INSTANCE pad\\$sb_io)
-  )
-)
-"""
+def sdf_cell(celltype, inst, arcs=(), setups=()):
+    """One CELL entry in nextpnr's SDF layout: IOPATH `arcs` (input, output, ps) and SETUPHOLD
+    `setups` (pin, ps) against CLK."""
+    text = '  (CELL\n    (CELLTYPE "%s")\n    (INSTANCE %s)\n' % (celltype, inst)
+    if arcs:
+        text += "    (DELAY\n      (ABSOLUTE\n"
+        for i, o, ps in arcs:
+            text += "        (IOPATH %s %s (%d:%d:%d) (%d:%d:%d))\n" % ((i, o) + (ps,) * 6)
+        text += "      )\n    )\n"
+    if setups:
+        text += "    (TIMINGCHECK\n"
+        for pin, ps in setups:
+            text += "      (SETUPHOLD (posedge %s) (posedge CLK) (%d:%d:%d) (0:0:0))\n" % (
+                (pin,) + (ps,) * 3)
+        text += "    )\n"
+    return text + "  )\n"
+
+
+def self_test_sdf():
+    """Two flip-flops into a LUT into a third flip-flop, in nextpnr-ice40 0.4's HX8K delays
+    (its own report gives 3.08 ns for a[0] -> q: 0.54 clock-to-out + 0.588 + 0.399 + 1.218 +
+    0.335 setup), and b's slower net; b's input from an unregistered pad has no path."""
+    nets = [("gb/GLOBAL_BUFFER_OUTPUT", "a\\[0\\]_LC/CLK", 308),
+            ("a\\[0\\]_LC/O", "lut_LC/I1", 588),
+            ("b_LC/O", "lut_LC/I2", 700),
+            ("lut_LC/O", "q_LC/I3", 1218),
+            ("pad\\$sb_io/D_IN_0", "b_LC/I0", 2000)]
+    top = "".join("        (INTERCONNECT %s %s (%d:%d:%d) (%d:%d:%d))\n" % ((a, b) + (ps,) * 6)
+                  for a, b, ps in nets)
+    clk_q = [("CLK", "O", 540)]
+    return ("(DELAYFILE\n  (TIMESCALE 1ps)\n"
+            + '  (CELL\n    (CELLTYPE "top")\n    (INSTANCE )\n    (DELAY\n      (ABSOLUTE\n'
+            + top + "      )\n    )\n  )\n"
+            + sdf_cell("ICESTORM_LC", "a\\[0\\]_LC", clk_q)
+            + sdf_cell("ICESTORM_LC", "b_LC", clk_q, [("I0", 468)])
+            + sdf_cell("ICESTORM_LC", "lut_LC", [("I1", "O", 399), ("I2", "O", 378)])
+            + sdf_cell("ICESTORM_LC", "q_LC", clk_q, [("I3", 335)])
+            + sdf_cell("SB_IO", "pad\\$sb_io")
+            + ")\n")
 
 
 def self_test():
-    ends, path = analyse(SELF_TEST_SDF, 3.0)
+    ends, path = analyse(self_test_sdf(), 3.0)
     # The unregistered pad's path to b is asynchronous: one endpoint, q's I3.
     assert len(ends) == 1, ends
     slack, pin, total = ends[0]
