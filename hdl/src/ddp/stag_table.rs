@@ -51,7 +51,9 @@
 //!     of word 0 is kept here, issue 5). A *repeated* commit (`write` in `p - 1` too: the same
 //!     staging registers, which the commit write does not change) writes nothing: its words are
 //!     those of the commit before it.
-//!   - A clear (`clear`) writes word 0 of `clear_index` with the valid bit 0. Priority at the
+//!   - A clear (`clear`) writes word 0 of `clear_index` with the valid bit 0 (its other bits
+//!     are word 1's write data: an invalid entry's other fields are never looked at, so the
+//!     write data is word 0's only for a commit's word 0). Priority at the
 //!     port: a new commit's word 0, then a **pending** clear, then a new commit's word 1, then
 //!     the clear of this cycle. A clear that does not get the port waits in a one-entry pending
 //!     register (`pend_v`, `pend_index`: the user forwards it to its reads) and is written in
@@ -66,6 +68,12 @@
 //!   - A `write` of the clear's index in the clear's cycle, or a `write` or word-0 write of the
 //!     pending clear's index, drops the clear (the programming is the later, explicit action
 //!     of the firmware).
+//! - **Timing of `write`** (issue 5): `write` is HostIf's decode of the STAG_COMMIT MMIO write,
+//!   a path from the MMIO port that crosses the die to this RAM (the whole core's critical
+//!   path in session 20, ending at this RAM's write enable). The write data's select is `nw`
+//!   (a register), not the new commit's word-1 select: `write` drives the write enable, the
+//!   address and the valid bit only, not 64 data multiplexers (`docs/decisions.md`
+//!   "StagTable: the write data selected by a register").
 //! - A read and a write of the same RAM word at the same edge return undefined data
 //!   (`no_rw_check`: iCE40 block RAM gives no guarantee, and no bypass logic is built); the
 //!   user must not use such data ([`StagCheck`](super::stag_check::StagCheck) answers
@@ -160,6 +168,8 @@ pub struct StagTable {
     sel_w1: Signal<Local, Bit>,
     w_index: Signal<Local, Bits<STAG_INDEX_BITS>>,
     w0_valid: Signal<Local, Bit>,
+    /// Word 1's bit 52 when a new commit's word 1 takes the port, else 0 (a clear's valid bit).
+    w1_52: Signal<Local, Bit>,
 }
 
 /// RAM address bits: the index and the word.
@@ -213,15 +223,20 @@ impl Logic for StagTable {
             << 1)
             | bit_cast::<RAM_ABITS, 1>(self.sel_w1.val().into());
         self.w0_valid.next = self.nw.q.val() && self.write_valid.val() && !self.kill.q.val();
-        // Word 0: the fields and the valid bit (0 for a clear, whose other fields are the
-        // staging registers' don't-care values, and for a displaced commit).
+        // The data: word 0 for a commit's word 0 (`nw`: the fields and the valid bit, 0 for a
+        // displaced commit), else word 1. A clear's word 0 needs only its valid bit 0: the
+        // other fields of an invalid entry are never looked at, so a clear writes word 1's
+        // bits there with bit 52 (the valid bit) 0, and only that bit looks at `write`.
         // Bits 63..53 (word 0's spare bits, never read) are word 1's in both words: no
         // multiplexer for them.
-        self.ram.write_data.next = bit_cast::<W_BITS, W0_VALID>(self.write_w0.val())
-            | (bit_cast::<W_BITS, 1>(self.w0_valid.val().into()) << 52)
-            | ((self.write_w1.val() >> 53) << 53);
-        if self.sel_w1.val() {
-            self.ram.write_data.next = self.write_w1.val();
+        self.w1_52.next = self.sel_w1.val() && self.write_w1.val().get_bit(52);
+        self.ram.write_data.next = ((self.write_w1.val() >> 53) << 53)
+            | (bit_cast::<W_BITS, 1>(self.w1_52.val().into()) << 52)
+            | bit_cast::<W_BITS, 52>(self.write_w1.val().get_bits::<52>(0));
+        if self.nw.q.val() {
+            self.ram.write_data.next = ((self.write_w1.val() >> 53) << 53)
+                | (bit_cast::<W_BITS, 1>(self.w0_valid.val().into()) << 52)
+                | bit_cast::<W_BITS, W0_VALID>(self.write_w0.val());
         }
 
         // Reads: word 0 for a new request, else word 1 of the previous one.
