@@ -211,6 +211,11 @@ pub struct RxPlace {
     na_a20: [DFF<Bit>; CONNECTIONS],
     // The carry: connection, host word address, octets (lanes `ck`).
     cur: DFF<Bits<CONN_BITS>>,
+    /// The carry's octets. The carry never holds lane 3 (`ck` bit 0 is always 0: a full word
+    /// leaves lanes 0..e-5 with e <= 7, a partial one lanes below e <= 3), so lane 3 (bits
+    /// 7..0) loads 0 and yosys removes its 8 flip-flops (they were alone in their logic cells,
+    /// fed by the rotation's LUTs that also feed `em_data`); the carry leaves with lane 3 zero
+    /// and its keep bit clear.
     cw: DFF<Bits<32>>,
     ck: DFF<Bits<4>>,
     /// The carry is the tail of a run that has ended: it leaves next, with the completion.
@@ -740,10 +745,11 @@ impl Logic for RxPlace {
             self.ck.d.next = 0.into();
         } else if self.proc.val() {
             self.ck.d.next = self.ck_next.val();
+            // Lanes 0-2 only (`low3`): lane 3 is never in the carry (see `cw`).
             if self.full.val() {
-                self.cw.d.next = self.rot.val();
+                self.cw.d.next = self.rot.val() & self.low3.val();
             } else {
-                self.cw.d.next = self.merged.val();
+                self.cw.d.next = self.merged.val() & self.low3.val();
             }
             for i in 0..CONNECTIONS {
                 if self.h_conn.val().index() == i {
