@@ -1149,7 +1149,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                 read_checks += 1;
             }
         } else {
-            assert_eq!(get(sim, "mmio_rvalid"), 0, "mmio_rvalid without a read taken");
+            assert_eq!(
+                get(sim, "mmio_rvalid"),
+                0,
+                "mmio_rvalid without a read taken"
+            );
         }
         if get(sim, "rq_rsp_valid") == 1 {
             let (qp, ci, present, at, after_pop) = rq_wait.take().expect("rq_rsp without a read");

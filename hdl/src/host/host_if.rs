@@ -8,9 +8,19 @@
 //!
 //! # MMIO
 //!
-//! Never stalls: a write takes effect at the end of its cycle, a read's data is on `mmio_rdata`
-//! with `mmio_rvalid` in the next cycle (a register, or the register RAM's registered read
-//! port).
+//! An access takes two cycles (`docs/core.md`: the master holds it until `mmio_ready`): in the
+//! first (`ph` low, `mmio_ready` low: the wait state) the address decode is computed from the
+//! port and registered (`we_q`, `mask_q`, `uwe_q`, `uwa_q`, `rz_q`, `qc_q`, `stc_q`); in the
+//! second (`ph` high, `mmio_ready` high) the access is performed from those registers and the
+//! port's held address and data, so no decode reaches a RAM's write port (or `prog_write`,
+//! StagCheck's commit strobe, now a register) from the port. A write takes effect at the end of
+//! the second cycle, a read's data is on `mmio_rdata` with `mmio_rvalid` in the cycle after it
+//! (a register, or the register RAM's registered read port). The status bits a read returns
+//! (`rdata_q`) are taken in the wait cycle. "A cycle without MMIO access" below means a cycle
+//! without an access taken (`ph` low): the engines and the event latch use the RAMs' ports in
+//! the wait cycles too (the MMIO access uses them only in its second cycle). Every access
+//! waits (not only those whose decode feeds a RAM): one flip-flop and no decode on the ready
+//! path, and a PCIe core delivers an MMIO TLP only every several cycles anyway.
 //! Registers keep only their implemented bits (STAG_INDEX `[5:0]`, STAG_FLAGS key / PD /
 //! access / valid / bound / remote-invalidate / QP `[25:24]`, QP_CTRL `[23:0]`, log2 `[3:0]`);
 //! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
@@ -27,8 +37,9 @@
 //! `qpc_*`, QP_SQ_PI `[15:0]` and the QP for `sq_db_*`) are valid with the strobe only
 //! (`docs/core.md`): one register (`wd_q`, `wqp_q`) takes the write data and QP in every cycle and
 //! serves both (16 + 2 flip-flops fewer than a copy per strobe). `prog_write` is the STAG_COMMIT
-//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle and the
-//! next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the entry's
+//! write's decode (`stc_q`, registered in its wait cycle), high in the cycle the write is
+//! taken: the staging registers are then unchanged in that cycle and the next (an MMIO write
+//! takes effect at the end of the cycle it is taken in), and StagCheck writes the entry's
 //! second table word from them in the next cycle instead of keeping a 52-bit copy
 //! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
 //! (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid in the commit's
