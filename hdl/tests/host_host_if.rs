@@ -4,6 +4,9 @@
 //! - `registers_and_strobes`: ID / VERSION / CAPS / STATUS / FEATURES, read-back of every writable
 //!   register, the exact `prog_*` strobe of STAG_COMMIT, the exact `qpc_*` strobe of QP_CTRL
 //!   (and its reset of the QP's RQ indexes), the SQ doorbell, CQ_LOG2's commit.
+//! - `held_access_once`: the MMIO wait state (`mmio_ready` in an access's second cycle): a held
+//!   write takes effect once (one strobe, the register written when taken), a held read gives
+//!   one `mmio_rvalid`, back-to-back accesses one per two cycles.
 //! - `random_traffic`: everything at once under a random DMA port (latency, pieces, stalls):
 //!   an RQ requester like RxControl (reads answered with the WQE bytes and `present`, pops
 //!   advancing CI, rings wrapping, QP_RQ_CI read back), receive and send CQEs written
@@ -161,7 +164,12 @@ fn registers(sim: &mut dyn Backend) {
     assert_eq!(Mmio::read(sim, regs::STAG_BASE_TO_HI), 0x5566_7788);
     assert_eq!(Mmio::read(sim, regs::STAG_TO_LEN_HI), 0x0001_1122);
     assert_eq!(Mmio::read(sim, 0x054), 0);
+    // The commit's wait cycle: nothing yet.
     Mmio::set_write(sim, regs::STAG_COMMIT, 0x8000_1000);
+    assert!(!Mmio::ready(sim));
+    assert_eq!(get(sim, "prog_write"), 0);
+    sim.tick();
+    assert!(Mmio::ready(sim));
     let want = [
         ("prog_write", 1),
         ("prog_index", 0x2B),
@@ -186,7 +194,8 @@ fn registers(sim: &mut dyn Backend) {
         }
     }
     sim.tick();
-    // The next MMIO write (a staging register) takes effect only at the end of this cycle.
+    // The next MMIO write (a staging register) takes effect only at the end of the cycle it is
+    // taken in (the next: this is its wait cycle).
     Mmio::set_write(sim, regs::STAG_TO_LEN_HI, 0x1234_5678);
     for (n, v) in want {
         let v = if n == "prog_write" { 0 } else { v };
@@ -194,8 +203,7 @@ fn registers(sim: &mut dyn Backend) {
             assert_eq!(get(sim, n), v, "{n} in the cycle after the commit");
         }
     }
-    sim.tick();
-    Mmio::clear(sim);
+    Mmio::hold(sim);
     assert_eq!(get(sim, "prog_write"), 0);
     assert_eq!(get(sim, "prog_len") >> 16, 0x1234);
     assert_eq!(get(sim, "prog_base_to") >> 16 & 0xFFFF, 0x5678);
@@ -432,6 +440,111 @@ fn registers_and_strobes() {
     }
 }
 
+/// Presents the access for `cycles` cycles from now (ticking), recording per cycle
+/// (`mmio_ready`, `sq_db_valid`, `qpc_write`, `prog_write`, `mmio_rvalid`) after each edge, then
+/// drops it and records `tail` more cycles.
+fn held(sim: &mut dyn Backend, cycles: usize, tail: usize) -> Vec<[u128; 5]> {
+    let mut log = Vec::new();
+    for c in 0..cycles + tail {
+        if c == cycles {
+            Mmio::clear(sim);
+        }
+        let ready = get(sim, "mmio_ready");
+        sim.tick();
+        log.push([
+            ready,
+            get(sim, "sq_db_valid"),
+            get(sim, "qpc_write"),
+            get(sim, "prog_write"),
+            get(sim, "mmio_rvalid"),
+        ]);
+    }
+    log
+}
+
+fn held_access(sim: &mut dyn Backend) {
+    sim.tick();
+    // Idle: no wait state pending, ready low.
+    assert_eq!(get(sim, "mmio_ready"), 0);
+    // A doorbell held two cycles: ready low in the first (the wait state), high in the second,
+    // where it is taken; one strobe, in the cycle after.
+    Mmio::set_write(sim, regs::qp_reg(0, regs::QP_SQ_PI), 5);
+    let log = held(sim, 2, 3);
+    let ready: Vec<u128> = log.iter().map(|l| l[0]).collect();
+    let db: Vec<u128> = log.iter().map(|l| l[1]).collect();
+    assert_eq!(ready, [0, 1, 0, 0, 0], "mmio_ready of a held write");
+    assert_eq!(db, [0, 1, 0, 0, 0], "sq_db_valid of a held write");
+    assert_eq!(get(sim, "sq_db_pi"), 5);
+    // Held four cycles (the master keeps `mmio_valid`): two accesses, two strobes, one per two
+    // cycles.
+    Mmio::set_write(sim, regs::qp_reg(0, regs::QP_SQ_PI), 6);
+    let log = held(sim, 4, 3);
+    let ready: Vec<u128> = log.iter().map(|l| l[0]).collect();
+    let db: Vec<u128> = log.iter().map(|l| l[1]).collect();
+    assert_eq!(ready, [0, 1, 0, 1, 0, 0, 0], "mmio_ready, back to back");
+    assert_eq!(db, [0, 1, 0, 1, 0, 0, 0], "sq_db_valid, back to back");
+    // QP_CTRL and STAG_COMMIT: one strobe each (`prog_write` in the cycle the commit is taken,
+    // `qpc_write` in the next).
+    Mmio::set_write(sim, regs::qp_reg(0, regs::QP_CTRL), 1);
+    let log = held(sim, 2, 3);
+    let qpc: Vec<u128> = log.iter().map(|l| l[2]).collect();
+    assert_eq!(qpc, [0, 1, 0, 0, 0], "qpc_write of a held QP_CTRL write");
+    Mmio::set_write(sim, regs::STAG_COMMIT, 0x1000);
+    assert_eq!(get(sim, "prog_write"), 0);
+    let mut prog = Vec::new();
+    for c in 0..5 {
+        if c == 2 {
+            Mmio::clear(sim);
+        }
+        prog.push(get(sim, "prog_write"));
+        sim.tick();
+    }
+    assert_eq!(prog, [0, 1, 0, 0, 0], "prog_write of a held STAG_COMMIT");
+    // A register write under ready low has not taken effect: STAG_INDEX (`prog_index`) changes
+    // only at the edge where the write is taken.
+    Mmio::write(sim, regs::STAG_INDEX, 0x11);
+    assert_eq!(get(sim, "prog_index"), 0x11);
+    Mmio::set_write(sim, regs::STAG_INDEX, 0x22);
+    assert!(!Mmio::ready(sim));
+    sim.tick();
+    assert_eq!(get(sim, "prog_index"), 0x11, "a write in its wait cycle");
+    assert!(Mmio::ready(sim));
+    sim.tick();
+    assert_eq!(get(sim, "prog_index"), 0x22);
+    Mmio::clear(sim);
+    // A held read: one `mmio_rvalid`, in the cycle after it is taken, with the data.
+    Mmio::set_read(sim, regs::STAG_INDEX);
+    let mut rv = Vec::new();
+    for c in 0..5 {
+        if c == 2 {
+            Mmio::clear(sim);
+        }
+        let ready = get(sim, "mmio_ready");
+        sim.tick();
+        rv.push((ready, get(sim, "mmio_rvalid")));
+        if get(sim, "mmio_rvalid") == 1 {
+            assert_eq!(get(sim, "mmio_rdata"), 0x22);
+        }
+    }
+    assert_eq!(rv, [(0, 0), (1, 1), (0, 0), (0, 0), (0, 0)], "a held read");
+    // Two reads back to back (held four cycles): two `mmio_rvalid`s.
+    Mmio::set_read(sim, regs::ID);
+    let log = held(sim, 4, 2);
+    let rvalid: Vec<u128> = log.iter().map(|l| l[4]).collect();
+    assert_eq!(rvalid, [0, 1, 0, 1, 0, 0], "mmio_rvalid, back to back");
+}
+
+#[test]
+fn held_access_once() {
+    for kind in BackendKind::ALL {
+        run_with_waveform_on_failure(
+            "host_if_held_access",
+            || kind.build(HostIf::default()),
+            held_access,
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Random traffic.
 
@@ -579,6 +692,8 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     let mut place_addr = PLACE_AREA;
     let mut next_idx = 0u16;
     let mut mmio_reads: VecDeque<(u16, u32)> = VecDeque::new();
+    // The MMIO access on the port (address, write, data), held until taken (`mmio_ready`).
+    let mut mmio_pend: Option<(u16, bool, u32)> = None;
     let mut read_checks = 0;
 
     for cyc in 0..cfg.cycles {
@@ -706,7 +821,15 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         Mmio::clear(sim);
 
         let mut mmio_busy = false;
-        if rng.gen_bool(0.05) {
+        if let Some((a, w, d)) = mmio_pend {
+            if w {
+                Mmio::set_write(sim, a, d);
+            } else {
+                Mmio::set_read(sim, a);
+            }
+            mmio_busy = true;
+        }
+        if rng.gen_bool(0.05) && !mmio_busy {
             let qp = rng.gen_range(0..QPS);
             let room = rq_size - (rq_pi[qp].wrapping_sub(rq_ci[qp]));
             if room > 0 && rq_wait.is_none() && !winding_down {
@@ -738,7 +861,9 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
                     rq_wqes[qp].insert(rq_pi[qp], w);
                     rq_pi[qp] = rq_pi[qp].wrapping_add(1);
                 }
-                Mmio::set_write(sim, regs::qp_reg(qp, regs::QP_RQ_PI), u32::from(rq_pi[qp]));
+                let a = regs::qp_reg(qp, regs::QP_RQ_PI);
+                Mmio::set_write(sim, a, u32::from(rq_pi[qp]));
+                mmio_pend = Some((a, true, u32::from(rq_pi[qp])));
                 mmio_busy = true;
             }
         }
@@ -747,7 +872,9 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             // Consume a CQ (not the last): the driver takes everything written.
             let cq = rng.gen_range(0..CQS - 1);
             cq_ci[cq] = cq_pi[cq];
-            Mmio::set_write(sim, regs::cq_reg(cq, regs::CQ_CI), u32::from(cq_ci[cq]));
+            let a = regs::cq_reg(cq, regs::CQ_CI);
+            Mmio::set_write(sim, a, u32::from(cq_ci[cq]));
+            mmio_pend = Some((a, true, u32::from(cq_ci[cq])));
             mmio_busy = true;
         }
         // RQ_CI is read with the RQ service idle: a pop's new index reaches the register (in the
@@ -758,9 +885,11 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             let qp = rng.gen_range(0..QPS);
             if rng.gen_bool(0.5) {
                 Mmio::set_read(sim, regs::qp_reg(qp, regs::QP_RQ_CI));
+                mmio_pend = Some((regs::qp_reg(qp, regs::QP_RQ_CI), false, 0));
                 mmio_reads.push_back((regs::qp_reg(qp, regs::QP_RQ_CI), u32::from(rq_ci[qp])));
             } else {
                 Mmio::set_read(sim, regs::cq_reg(qp, regs::CQ_PI));
+                mmio_pend = Some((regs::cq_reg(qp, regs::CQ_PI), false, 0));
                 mmio_reads.push_back((regs::cq_reg(qp, regs::CQ_PI), u32::from(cq_pi[qp])));
             }
         }
@@ -1001,6 +1130,7 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             }
         }
 
+        let mmio_taken = mmio_pend.is_some() && Mmio::ready(sim);
         sim.tick();
 
         // ---- After the edge: strobes and answers.
@@ -1012,9 +1142,18 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
             // The strobe comes the cycle after the event.
             assert!(qp_errs.is_empty(), "missing qp_err for {qp_errs:?}");
         }
-        if let Some((r, v)) = mmio_reads.pop_front() {
-            assert_eq!(Mmio::rdata(sim), v, "MMIO read of {r:#x}");
-            read_checks += 1;
+        if mmio_taken {
+            if !mmio_pend.take().unwrap().1 {
+                let (r, v) = mmio_reads.pop_front().unwrap();
+                assert_eq!(Mmio::rdata(sim), v, "MMIO read of {r:#x}");
+                read_checks += 1;
+            }
+        } else {
+            assert_eq!(
+                get(sim, "mmio_rvalid"),
+                0,
+                "mmio_rvalid without a read taken"
+            );
         }
         if get(sim, "rq_rsp_valid") == 1 {
             let (qp, ci, present, at, after_pop) = rq_wait.take().expect("rq_rsp without a read");

@@ -8,9 +8,19 @@
 //!
 //! # MMIO
 //!
-//! Never stalls: a write takes effect at the end of its cycle, a read's data is on `mmio_rdata`
-//! with `mmio_rvalid` in the next cycle (a register, or the register RAM's registered read
-//! port).
+//! An access takes two cycles (`docs/core.md`: the master holds it until `mmio_ready`): in the
+//! first (`ph` low, `mmio_ready` low: the wait state) the address decode is computed from the
+//! port and registered (`we_q`, `mask_q`, `uwe_q`, `uwa_q`, `rz_q`, `qc_q`, `stc_q`); in the
+//! second (`ph` high, `mmio_ready` high) the access is performed from those registers and the
+//! port's held address and data, so no decode reaches a RAM's write port (or `prog_write`,
+//! StagCheck's commit strobe, now a register) from the port. A write takes effect at the end of
+//! the second cycle, a read's data is on `mmio_rdata` with `mmio_rvalid` in the cycle after it
+//! (a register, or the register RAM's registered read port). The status bits a read returns
+//! (`rdata_q`) are taken in the wait cycle. "A cycle without MMIO access" below means a cycle
+//! without an access taken (`ph` low): the engines and the event latch use the RAMs' ports in
+//! the wait cycles too (the MMIO access uses them only in its second cycle). Every access
+//! waits (not only those whose decode feeds a RAM): one flip-flop and no decode on the ready
+//! path, and a PCIe core delivers an MMIO TLP only every several cycles anyway.
 //! Registers keep only their implemented bits (STAG_INDEX `[5:0]`, STAG_FLAGS key / PD /
 //! access / valid / bound / remote-invalidate / QP `[25:24]`, QP_CTRL `[23:0]`, log2 `[3:0]`);
 //! reads return those, 0 elsewhere. QP_SQ_PI reads 0 (the send engine owns the SQ indexes);
@@ -27,8 +37,9 @@
 //! `qpc_*`, QP_SQ_PI `[15:0]` and the QP for `sq_db_*`) are valid with the strobe only
 //! (`docs/core.md`): one register (`wd_q`, `wqp_q`) takes the write data and QP in every cycle and
 //! serves both (16 + 2 flip-flops fewer than a copy per strobe). `prog_write` is the STAG_COMMIT
-//! write's decode, in its own cycle: the staging registers are then unchanged in that cycle and the
-//! next (an MMIO write takes effect at the end of its cycle), and StagCheck writes the entry's
+//! write's decode (`stc_q`, registered in its wait cycle), high in the cycle the write is
+//! taken: the staging registers are then unchanged in that cycle and the next (an MMIO write
+//! takes effect at the end of the cycle it is taken in), and StagCheck writes the entry's
 //! second table word from them in the next cycle instead of keeping a 52-bit copy
 //! (`docs/decisions.md`, "HostIf, CqeQueue, StagCheck: area"). The fields of the table's word 1
 //! (`prog_index`, base TO `[31:16]`, length `[31:16]`, host address) are valid in the commit's
@@ -304,6 +315,9 @@ pub struct HostIf {
     pub mmio_write: Signal<In, Bit>,
     pub mmio_addr: Signal<In, Bits<12>>,
     pub mmio_wdata: Signal<In, Bits<32>>,
+    /// The access on the port is taken in this cycle (with `mmio_valid`): high in the second
+    /// cycle of every access (the first is a wait state, see "MMIO").
+    pub mmio_ready: Signal<Out, Bit>,
     pub mmio_rvalid: Signal<Out, Bit>,
     pub mmio_rdata: Signal<Out, Bits<32>>,
     pub rx_idle: Signal<In, Bit>,
@@ -475,6 +489,23 @@ pub struct HostIf {
     rvalid_q: DFF<Bit>,
     rdata_q: DFF<Bits<32>>,
 
+    // ---- The MMIO wait state: the decode of the access on the port, registered in its first
+    // cycle (`ph` low), used in its second (`ph` high, `mmio_ready`: the access is taken).
+    ph: DFF<Bit>,
+    /// The register RAM's MMIO write enable (`a_we`).
+    we_q: DFF<Bit>,
+    /// The register RAM's write mask (`a_mask`).
+    mask_q: DFF<Bits<32>>,
+    /// The auxiliary RAM's MMIO write enable and address.
+    uwe_q: DFF<Bit>,
+    uwa_q: DFF<Bits<4>>,
+    /// A read of a register that reads 0 (the read port reads word 3).
+    rz_q: DFF<Bit>,
+    /// A QP_CTRL write (the read port reads the QP's SQ_BASE for the commit).
+    qc_q: DFF<Bit>,
+    /// A STAG_COMMIT write (`prog_write`; the read ports read STAG_FLAGS and STAG_TO_LEN_LO).
+    stc_q: DFF<Bit>,
+
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
     /// STAG_TO_LEN_HI: base TO `[31:16]` and the length `[31:16]` (the table's word 1, written
@@ -592,8 +623,14 @@ pub struct HostIf {
     wr_lock_cw: DFF<Bit>,
 
     // ---- Combinational.
+    /// A read / write taken in this cycle (`ph` high).
     rd: Signal<Local, Bit>,
     wr: Signal<Local, Bit>,
+    /// A read / write in its wait cycle (decoded for the registers `*_q` above).
+    pr: Signal<Local, Bit>,
+    pw: Signal<Local, Bit>,
+    ulp_we: Signal<Local, Bit>,
+    ulp_wa: Signal<Local, Bits<4>>,
     a_glob: Signal<Local, Bit>,
     a_qp: Signal<Local, Bit>,
     a_cq: Signal<Local, Bit>,
@@ -671,6 +708,7 @@ impl Default for HostIf {
             mmio_write: Default::default(),
             mmio_addr: Default::default(),
             mmio_wdata: Default::default(),
+            mmio_ready: Default::default(),
             mmio_rvalid: Default::default(),
             mmio_rdata: Default::default(),
             rx_idle: Default::default(),
@@ -816,6 +854,14 @@ impl Default for HostIf {
             ulp: Default::default(),
             rvalid_q: Default::default(),
             rdata_q: Default::default(),
+            ph: Default::default(),
+            we_q: Default::default(),
+            mask_q: Default::default(),
+            uwe_q: Default::default(),
+            uwa_q: Default::default(),
+            rz_q: Default::default(),
+            qc_q: Default::default(),
+            stc_q: Default::default(),
             st_index: Default::default(),
             st_hi: Default::default(),
             st_to_hi_nz: Default::default(),
@@ -876,6 +922,10 @@ impl Default for HostIf {
             wr_lock_cw: Default::default(),
             rd: Default::default(),
             wr: Default::default(),
+            pr: Default::default(),
+            pw: Default::default(),
+            ulp_we: Default::default(),
+            ulp_wa: Default::default(),
             a_glob: Default::default(),
             a_qp: Default::default(),
             a_cq: Default::default(),
@@ -988,6 +1038,14 @@ impl Logic for HostIf {
             clock,
             rvalid_q,
             rdata_q,
+            ph,
+            we_q,
+            mask_q,
+            uwe_q,
+            uwa_q,
+            rz_q,
+            qc_q,
+            stc_q,
             st_index,
             st_hi,
             st_to_hi_nz,
@@ -1064,11 +1122,18 @@ impl Logic for HostIf {
         self.db_q.d.next = false;
         self.qe_q.d.next = false;
         self.rsp_v.d.next = false;
-        self.rvalid_q.d.next = false;
+
+        // ---- The wait state: every access takes two cycles, the master holding it; the first
+        // (`ph` low) decodes it into the registers `*_q`, the second (`ph` high, `mmio_ready`)
+        // performs it from them and the port's held address and data.
+        self.ph.d.next = self.mmio_valid.val() && !self.ph.q.val();
+        self.mmio_ready.next = self.ph.q.val();
+        self.rd.next = self.ph.q.val() && !self.mmio_write.val();
+        self.wr.next = self.ph.q.val() && self.mmio_write.val();
+        self.pr.next = self.mmio_valid.val() && !self.ph.q.val() && !self.mmio_write.val();
+        self.pw.next = self.mmio_valid.val() && !self.ph.q.val() && self.mmio_write.val();
 
         // ---- Address decode.
-        self.rd.next = self.mmio_valid.val() && !self.mmio_write.val();
-        self.wr.next = self.mmio_valid.val() && self.mmio_write.val();
         self.a_glob.next = self.mmio_addr.val().get_bits::<4>(8) == 0;
         self.a_qp.next = self.mmio_addr.val().get_bits::<4>(8) == 1;
         // The QP window holds `QP_WINDOWS` QPs' registers (`regs::QP_STRIDE`); with fewer QPs the
@@ -1125,7 +1190,7 @@ impl Logic for HostIf {
         // The RAM's MMIO write enable, decoded flat from the port (a path to the RAM's clock
         // enable): a_ram without QP_RQ_CI (QP word 8) and CQ_PI (CQ word 2), which the engines
         // write.
-        self.a_we.next = self.wr.val()
+        self.a_we.next = self.pw.val()
             && (self.a_goff.val().get_bits::<2>(0) == 0)
             && (((self.mmio_addr.val().get_bits::<7>(5) == 2)
                 && !(self.a_goff.val().get_bit(4)
@@ -1164,6 +1229,8 @@ impl Logic for HostIf {
             // QP_RQ_PI, CQ_CI.
             self.a_mask.next = self.c_m_ring.val();
         }
+        self.we_q.d.next = self.a_we.val();
+        self.mask_q.d.next = self.a_mask.val();
 
         // ---- Per-QP / per-CQ selections: m_* by the MMIO address, k_* by the commit strobe,
         // r_* by the RQ service, w_* by the CQE writer.
@@ -1236,6 +1303,9 @@ impl Logic for HostIf {
         if self.a_cq.val() && (self.a_coff.val() == 0x08) {
             self.a_zero.next = !self.m_cpi_v.val();
         }
+        self.rz_q.d.next = self.pr.val() && self.a_zero.val();
+        self.qc_q.d.next = self.pw.val() && self.a_qp.val() && (self.a_qoff.val() == 0);
+        self.stc_q.d.next = self.pw.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
 
         // ---- Asynchronous events: the event word goes into the register RAM's write port in
         // a cycle without MMIO access or an engine's write-back (`ev_free`); the first per QP
@@ -1243,11 +1313,11 @@ impl Logic for HostIf {
         // has none latched) and taken in the next if that is one too (registered decisions:
         // no path from `aev_*` to the RAM's write enable); the CQE writer's CqOverflow is taken
         // in a free cycle without one of RxPath's offered.
-        self.ev_free.next = !self.mmio_valid.val()
+        self.ev_free.next = !self.ph.q.val()
             && (self.rq_state.q.val() != RqState::PopW)
             && (self.cw_state.q.val() != CwState::Pw);
         self.aev_ready.next = self.ev_go.q.val() && self.ev_free.val();
-        self.ev_go.d.next = self.aev_valid.val() && !self.aev_ready.val() && !self.mmio_valid.val();
+        self.ev_go.d.next = self.aev_valid.val() && !self.aev_ready.val() && !self.ph.q.val();
         self.ev_new.d.next = false;
         for i in 0..QPS {
             if (self.aev_qp.val().index() == i) && !self.q_aev_v[i].q.val() {
@@ -1291,15 +1361,15 @@ impl Logic for HostIf {
         // The auxiliary RAM's read port: the MMIO address's QP's ULPDU (the commit's), else
         // with an engine's register-RAM read the log2 it needs next.
         self.ulp.read_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
-        if self.mmio_valid.val() {
-            if self.rd.val() && self.a_zero.val() {
+        if self.ph.q.val() {
+            if self.rz_q.q.val() {
                 self.base.read_addr.next = 3.into();
             }
-            if self.wr.val() && self.a_qp.val() && (self.a_qoff.val() == 0) {
+            if self.qc_q.q.val() {
                 // The commit's SQ base: word {01, qp, 0010}.
                 self.base.read_addr.next = (bit_cast::<8, CONN_BITS>(self.a_q.val()) << 4) | 0x42;
             }
-            if self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58) {
+            if self.stc_q.q.val() {
                 // The STag commit: STAG_FLAGS (word 0x11) and (auxiliary RAM word 12)
                 // STAG_TO_LEN_LO for the STag table's word 0 in the next cycle.
                 self.base.read_addr.next = 0x11.into();
@@ -1358,30 +1428,34 @@ impl Logic for HostIf {
         }
         // The auxiliary RAM's writes: QP_ULPDU, QP_RQ_LOG2, CQ_LOG2.
         self.ulp.write_data.next = self.mmio_wdata.val();
-        self.ulp.write_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
+        self.ulp_wa.next = bit_cast::<4, CONN_BITS>(self.a_q.val());
         if self.a_qoff.val().get_bit(4) {
-            self.ulp.write_addr.next = bit_cast::<4, CONN_BITS>(self.a_q.val()) | 4;
+            self.ulp_wa.next = bit_cast::<4, CONN_BITS>(self.a_q.val()) | 4;
         }
         if !self.a_qp.val() {
-            self.ulp.write_addr.next = bit_cast::<4, CQ_BITS>(self.a_c.val()) | 8;
+            self.ulp_wa.next = bit_cast::<4, CQ_BITS>(self.a_c.val()) | 8;
         }
         if self.a_glob.val() {
-            self.ulp.write_addr.next = 12.into();
+            self.ulp_wa.next = 12.into();
         }
-        self.ulp.write_enable.next = self.wr.val()
+        self.uwa_q.d.next = self.ulp_wa.val();
+        self.ulp.write_addr.next = self.uwa_q.q.val();
+        self.ulp_we.next = self.pw.val()
             && ((self.a_qp.val() && ((self.a_qoff.val() == 0x04) || (self.a_qoff.val() == 0x18)))
                 || (self.a_cq.val() && (self.a_coff.val() == 0x04))
                 || (self.a_glob.val() && (self.a_goff.val() == 0x48)));
+        self.uwe_q.d.next = self.ulp_we.val();
+        self.ulp.write_enable.next = self.uwe_q.q.val();
         self.x_log2.next = self.ulp.read_data.val().get_bits::<RING_LOG2_BITS>(0);
         // The write port: an MMIO write, else (in a cycle without MMIO access, so that no
         // MMIO read reads the word being written) the RQ service's new consumer index, else
         // the CQE writer's new producer index.
         self.rq_wgnt.next = false;
         self.cw_wgnt.next = false;
-        self.base.write_enable.next = self.a_we.val();
+        self.base.write_enable.next = self.we_q.q.val();
         self.base.write_addr.next = self.a_ram_addr.val();
-        self.base.write_data.next = self.mmio_wdata.val() & self.a_mask.val();
-        if !self.mmio_valid.val() {
+        self.base.write_data.next = self.mmio_wdata.val() & self.mask_q.q.val();
+        if !self.ph.q.val() {
             // QP_AEV: {01, qp, 1001} (an event is taken only when the engines do not write,
             // `aev_ready`). The event's address and word are on the write port in every cycle
             // without MMIO access and without an engine's write-back, whether or not an event
@@ -1423,8 +1497,10 @@ impl Logic for HostIf {
         if self.a_cq.val() && (self.a_coff.val() == 0x10) {
             self.rv.next = bit_cast::<32, 1>(self.m_c_ovf.val().into());
         }
-        if self.rd.val() {
-            self.rvalid_q.d.next = true;
+        // The status bits are taken in the wait cycle (`rdata_q` holds them through the access
+        // cycle into the next, where they are read).
+        self.rvalid_q.d.next = self.rd.val();
+        if !self.ph.q.val() {
             self.rdata_q.d.next = self.rv.val();
         }
         self.mmio_rvalid.next = self.rvalid_q.q.val();
@@ -1435,7 +1511,7 @@ impl Logic for HostIf {
         // ---- STag programming.
         // In the commit write's cycle (the staging registers hold in it and in the next cycle,
         // where StagCheck writes the entry's second word from them).
-        self.prog_write.next = self.wr.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
+        self.prog_write.next = self.stc_q.q.val();
         self.prog_index.next = self.st_index.q.val();
         // Word 0's fields, valid in the cycle after the commit write only: STAG_FLAGS on the
         // register RAM's read port, STAG_TO_LEN_LO (base TO and length [15:0]) on the
@@ -1958,7 +2034,7 @@ crate::sim_ports!(impl[] HostIf {
         pay_rd_req_addr, pay_rd_req_len, pay_rd_req_tag, dma_rd_req_ready, dma_rd_cpl_valid,
         dma_rd_cpl_tag, dma_rd_cpl_data, dma_rd_cpl_keep, dma_rd_cpl_last, place_wr_valid,
         place_wr_addr, place_wr_data, place_wr_keep, place_wr_last, dma_wr_ready, dma_wr_done;
-    outputs: mmio_rvalid, mmio_rdata, qpc_write, qpc_qp, qpc_enable, qpc_fpdu_mode, qpc_rx_crc,
+    outputs: mmio_ready, mmio_rvalid, mmio_rdata, qpc_write, qpc_qp, qpc_enable, qpc_fpdu_mode, qpc_rx_crc,
         qpc_rx_markers, qpc_tx_crc, qpc_tx_markers, qpc_pd, qpc_ird, qpc_ord, qpc_rx_max_ulpdu,
         qpc_tx_mulpdu, qpc_sq_base, qpc_sq_log2, prog_write, prog_index, prog_valid, prog_key,
         prog_pd, prog_access, prog_qp_bound, prog_qp, prog_remote_inv, prog_base_to, prog_len,

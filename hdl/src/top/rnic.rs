@@ -61,6 +61,8 @@ pub struct Rnic {
     pub mmio_write: Signal<In, Bit>,
     pub mmio_addr: Signal<In, Bits<MMIO_ADDR_BITS>>,
     pub mmio_wdata: Signal<In, Bits<32>>,
+    /// The access is taken in this cycle (`docs/core.md` "MMIO": the master holds it until).
+    pub mmio_ready: Signal<Out, Bit>,
     pub mmio_rvalid: Signal<Out, Bit>,
     pub mmio_rdata: Signal<Out, Bits<32>>,
     // DMA read.
@@ -101,6 +103,7 @@ impl Logic for Rnic {
         self.host.mmio_write.next = self.mmio_write.val();
         self.host.mmio_addr.next = self.mmio_addr.val();
         self.host.mmio_wdata.next = self.mmio_wdata.val();
+        self.mmio_ready.next = self.host.mmio_ready.val();
         self.mmio_rvalid.next = self.host.mmio_rvalid.val();
         self.mmio_rdata.next = self.host.mmio_rdata.val();
         self.host.rx_idle.next = self.rx.rx_idle.val() && self.cq.idle.val();
@@ -318,6 +321,6 @@ crate::sim_ports!(impl[] Rnic {
         dma_wr_done;
     outputs: llp_rx_ready, llp_tx_data, llp_tx_keep, llp_tx_last, llp_tx_valid, llp_tx_conn,
         raw_rx_data, raw_rx_keep, raw_rx_last, raw_rx_valid, raw_rx_conn, raw_tx_ready,
-        mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len,
+        mmio_ready, mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr, dma_rd_req_len,
         dma_rd_req_tag, dma_wr_valid, dma_wr_addr, dma_wr_data, dma_wr_keep, dma_wr_last;
 });

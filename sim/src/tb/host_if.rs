@@ -17,12 +17,32 @@ fn get(sim: &mut dyn Backend, name: &str) -> u128 {
     sim.get(id)
 }
 
-/// The MMIO port: one access per cycle, never stalled. Writes take effect at the end of their
-/// cycle; a read's data comes with `mmio_rvalid` in the next cycle.
+/// The MMIO port (`docs/core.md` "MMIO"): an access is taken in a cycle with `mmio_valid` and
+/// `mmio_ready`, and the master holds it until then (HostIf's wait state: the second cycle of
+/// an access). A write takes effect at the end of the cycle it is taken in; a read's data comes
+/// with `mmio_rvalid` in the next cycle.
 pub struct Mmio;
 
 impl Mmio {
-    /// Presents a write for the coming edge (the caller ticks).
+    /// Whether an access presented now is taken at the coming edge (`mmio_ready`).
+    pub fn ready(sim: &mut dyn Backend) -> bool {
+        get(sim, "mmio_ready") == 1
+    }
+
+    /// Ticks until the access presented is taken (at most 4 cycles), then drops it.
+    pub fn hold(sim: &mut dyn Backend) {
+        for _ in 0..4 {
+            let taken = Self::ready(sim);
+            sim.tick();
+            if taken {
+                Self::clear(sim);
+                return;
+            }
+        }
+        panic!("MMIO access: no mmio_ready within 4 cycles");
+    }
+
+    /// Presents a write (held until the caller sees it taken, [`Mmio::ready`]).
     pub fn set_write(sim: &mut dyn Backend, addr: u16, data: u32) {
         set(sim, "mmio_valid", 1);
         set(sim, "mmio_write", 1);
@@ -30,7 +50,7 @@ impl Mmio {
         set(sim, "mmio_wdata", u128::from(data));
     }
 
-    /// Presents a read for the coming edge (the caller ticks, then takes [`Mmio::rdata`]).
+    /// Presents a read (held until taken; the caller then takes [`Mmio::rdata`]).
     pub fn set_read(sim: &mut dyn Backend, addr: u16) {
         set(sim, "mmio_valid", 1);
         set(sim, "mmio_write", 0);
@@ -42,25 +62,22 @@ impl Mmio {
         set(sim, "mmio_valid", 0);
     }
 
-    /// The read data of the access presented before the last tick; panics unless
-    /// `mmio_rvalid`.
+    /// The read data of the access taken at the last tick; panics unless `mmio_rvalid`.
     pub fn rdata(sim: &mut dyn Backend) -> u32 {
         assert_eq!(get(sim, "mmio_rvalid"), 1, "mmio_rvalid after a read");
         get(sim, "mmio_rdata") as u32
     }
 
-    /// One write cycle (ticks once).
+    /// One write (held until taken: two cycles).
     pub fn write(sim: &mut dyn Backend, addr: u16, data: u32) {
         Self::set_write(sim, addr, data);
-        sim.tick();
-        Self::clear(sim);
+        Self::hold(sim);
     }
 
-    /// One read (ticks once); returns the data.
+    /// One read (held until taken: two cycles); returns the data.
     pub fn read(sim: &mut dyn Backend, addr: u16) -> u32 {
         Self::set_read(sim, addr);
-        sim.tick();
-        Self::clear(sim);
+        Self::hold(sim);
         Self::rdata(sim)
     }
 }

@@ -146,6 +146,7 @@ struct Ports {
     raw_rx_valid: OutputId,
     raw_rx_conn: OutputId,
     raw_tx_ready: OutputId,
+    mmio_ready: OutputId,
     mmio_rvalid: OutputId,
     mmio_rdata: OutputId,
     dma_rd_req_valid: OutputId,
@@ -174,7 +175,7 @@ impl Ports {
                 dma_rd_cpl_keep, dma_rd_cpl_last, dma_wr_ready, dma_wr_done;
             out: llp_rx_ready, llp_tx_data, llp_tx_keep, llp_tx_last, llp_tx_valid, llp_tx_conn,
                 raw_rx_data, raw_rx_keep, raw_rx_last, raw_rx_valid, raw_rx_conn, raw_tx_ready,
-                mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr,
+                mmio_ready, mmio_rvalid, mmio_rdata, dma_rd_req_valid, dma_rd_req_addr,
                 dma_rd_req_len, dma_rd_req_tag, dma_wr_valid, dma_wr_addr, dma_wr_data,
                 dma_wr_keep, dma_wr_last,
         ))
@@ -330,7 +331,23 @@ impl SimDevice {
         self.dma.busy() || self.llp.busy() || self.raw_tx.iter().any(|q| !q.is_empty())
     }
 
-    /// One MMIO register write (takes one cycle).
+    /// Holds the access on the MMIO port until `mmio_ready` takes it (`docs/core.md` "MMIO":
+    /// the core's wait state, so two cycles), then drops `mmio_valid`.
+    fn mmio_hold(&mut self) -> Result<()> {
+        let p = self.p;
+        for _ in 0..4 {
+            let taken = self.sim.get(p.mmio_ready) == 1;
+            self.step();
+            if taken {
+                self.sim.set(p.mmio_valid, 0);
+                self.sim.set(p.mmio_write, 0);
+                return Ok(());
+            }
+        }
+        bail!("MMIO access: no mmio_ready within 4 cycles")
+    }
+
+    /// One MMIO register write (two cycles: the wait state, then the write).
     pub fn mmio_write(&mut self, addr: u16, value: u32) {
         let p = self.p;
         self.sim.set(p.mmio_valid, 1);
@@ -339,19 +356,18 @@ impl SimDevice {
         self.sim.set(p.mmio_wdata, u128::from(value));
         let now = self.sim.cycles();
         self.event(now, DevEvent::Mmio { addr, value });
-        self.step();
-        self.sim.set(p.mmio_valid, 0);
-        self.sim.set(p.mmio_write, 0);
+        self.mmio_hold()
+            .unwrap_or_else(|e| panic!("MMIO write of {addr:#05x}: {e}"));
     }
 
-    /// One MMIO register read (two cycles: the request, then the data).
+    /// One MMIO register read (two cycles: the wait state and the read; the data is on the port
+    /// after them, with `mmio_rvalid`).
     pub fn mmio_read(&mut self, addr: u16) -> Result<u32> {
         let p = self.p;
         self.sim.set(p.mmio_valid, 1);
         self.sim.set(p.mmio_write, 0);
         self.sim.set(p.mmio_addr, u128::from(addr));
-        self.step();
-        self.sim.set(p.mmio_valid, 0);
+        self.mmio_hold()?;
         for _ in 0..4 {
             if self.sim.get(p.mmio_rvalid) == 1 {
                 return Ok(self.sim.get(p.mmio_rdata) as u32);
