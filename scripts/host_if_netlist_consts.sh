@@ -14,9 +14,10 @@ trap 'rm -rf "$d"' EXIT
 target/release/rnic verilog --block host_if --out "$d" >/dev/null
 yosys -q -p "read_verilog $d/host_if_w32.v; synth_ice40 -top top; write_verilog -noattr $d/net.v"
 cat > "$d/tb.v" <<'V'
-module tb(input clock, input [11:0] addr, input valid, output rvalid, output [31:0] rdata);
+module tb(input clock, input [11:0] addr, input valid, output ready, output rvalid,
+          output [31:0] rdata);
   top dut(.clock(clock), .mmio_valid(valid), .mmio_write(1'b0), .mmio_addr(addr),
-          .mmio_wdata(32'd0), .mmio_rvalid(rvalid), .mmio_rdata(rdata));
+          .mmio_wdata(32'd0), .mmio_ready(ready), .mmio_rvalid(rvalid), .mmio_rdata(rdata));
 endmodule
 V
 cat > "$d/main.cpp" <<'C'
@@ -31,8 +32,9 @@ int main() {
   t.clock = 0; t.valid = 0; t.addr = 0; t.eval();
   for (int c = 0; c < 4; c++) tick();
   for (int k = 0; k < 3; k++) {
+    // Held until `mmio_ready` takes it (docs/core.md "MMIO": a wait state first).
     t.addr = addr[k]; t.valid = 1; t.eval();
-    tick();
+    for (int c = 0; c < 4; c++) { bool taken = t.ready; tick(); if (taken) break; }
     t.valid = 0; t.eval();
     for (int c = 0; c < 3 && !t.rvalid; c++) tick();
     printf("MMIO 0x%03x: %08x (expected %08x)\n", addr[k], (unsigned)t.rdata, want[k]);
