@@ -544,10 +544,6 @@ pub struct DdpTx {
     kind_p0: Signal<Local, Bit>,
     kind_pay: Signal<Local, Bit>,
     hdr_hi: Signal<Local, Bits<16>>,
-    /// The lower half of the header field of the beat last fired (the next beat's upper
-    /// half; 0 after a beat without a field), and its D (see "Header halves" in `update`).
-    hc: DFF<Bits<16>>,
-    hc_d: Signal<Local, Bits<16>>,
     hdr_lo: Signal<Local, Bits<16>>,
     ctrl16: Signal<Local, Bits<16>>,
     /// The message carries an Invalidate STag (Send with Invalidate, opcode 4 or 6).
@@ -570,7 +566,14 @@ pub struct DdpTx {
     h10: Signal<Local, Bit>,
     h11: Signal<Local, Bit>,
     m_ctrl: Signal<Local, Bits<16>>,
+    m_stag_lo: Signal<Local, Bits<16>>,
+    m_tohi_lo: Signal<Local, Bits<16>>,
+    m_tolo_lo: Signal<Local, Bits<16>>,
+    m_inv_lo: Signal<Local, Bits<16>>,
+    m_msn_lo: Signal<Local, Bits<16>>,
+    m_len_lo: Signal<Local, Bits<16>>,
     m_src_a: Signal<Local, Bits<16>>,
+    m_src_b: Signal<Local, Bits<16>>,
     m_stag_hi: Signal<Local, Bits<16>>,
     m_tohi_hi: Signal<Local, Bits<16>>,
     m_tolo_hi: Signal<Local, Bits<16>>,
@@ -825,8 +828,6 @@ impl Default for DdpTx {
             kind_p0: Default::default(),
             kind_pay: Default::default(),
             hdr_hi: Default::default(),
-            hc: Default::default(),
-            hc_d: Default::default(),
             hdr_lo: Default::default(),
             ctrl16: Default::default(),
             inv_op: Default::default(),
@@ -847,7 +848,14 @@ impl Default for DdpTx {
             h10: Default::default(),
             h11: Default::default(),
             m_ctrl: Default::default(),
+            m_stag_lo: Default::default(),
+            m_tohi_lo: Default::default(),
+            m_tolo_lo: Default::default(),
+            m_inv_lo: Default::default(),
+            m_msn_lo: Default::default(),
+            m_len_lo: Default::default(),
             m_src_a: Default::default(),
+            m_src_b: Default::default(),
             m_stag_hi: Default::default(),
             m_tohi_hi: Default::default(),
             m_tolo_hi: Default::default(),
@@ -935,7 +943,7 @@ impl Logic for DdpTx {
             rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
             rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
             o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, hc
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1090,23 +1098,46 @@ impl Logic for DdpTx {
         if self.tk2.q.val() {
             self.to_hi.d.next = self.msg_to.val().get_bits::<32>(32);
         }
-        // The header as a sequence of 32-bit fields at a 16-bit offset: field `F_k` of beat
-        // `k` puts its upper half in the beat's lower half (`hdr_lo`) and its lower half in
-        // beat `k + 1`'s upper half. That lower half is registered at the beat's fire (`hc`),
-        // so that every field half has one select (beat `k`'s) and the upper half of a beat is
-        // `hc`, the control word (beat 0) or the window: an AND-OR of 3, not of 10 (`hc`'s
-        // AND-OR feeds its flip-flops only, so they share its logic cells). A beat without a
-        // field (the first payload beat, payload beats, a Read Request's beat 11) loads 0,
-        // so `hc` is 0 at every segment's beat 0 and in payload beats. The fields are read
-        // a beat earlier than their lower half is sent: all are valid from the beat on (see
-        // "The hand-over" and `to_hi`).
-        // Tagged: STag 0, TO 1, 2. Untagged: Invalidate STag 0 (4, 6), QN 1, MSN 2, MO 3.
-        // Read Request: QN 1 (= 1), MSN 2, sink STag 4, sink TO 5, 6, size 7, source STag 8,
-        // source TO 9, 10.
-        self.h_qn.next = self.h_r.val() && self.h1.val();
+        // QN of a Read Request (1, untagged beat 2).
+        self.h_qn.next = self.h_r.val() && self.h2.val();
         self.m_ctrl.next = 0.into();
         if self.h0.val() {
             self.m_ctrl.next = 0xFFFF.into();
+        }
+        self.m_stag_lo.next = 0.into();
+        if (self.h_t.val() && self.h1.val())
+            || (self.h_u.val() && self.h1.val() && self.inv_op.val())
+            || (self.h_r.val() && self.h9.val())
+        {
+            self.m_stag_lo.next = 0xFFFF.into();
+        }
+        self.m_tohi_lo.next = 0.into();
+        if (self.h_t.val() && self.h2.val()) || (self.h_r.val() && self.h10.val()) {
+            self.m_tohi_lo.next = 0xFFFF.into();
+        }
+        self.m_tolo_lo.next = 0.into();
+        if self.kind_p0.val() || (self.h_r.val() && self.h11.val()) {
+            self.m_tolo_lo.next = 0xFFFF.into();
+        }
+        self.m_inv_lo.next = 0.into();
+        if self.h_r.val() && self.h5.val() {
+            self.m_inv_lo.next = 0xFFFF.into();
+        }
+        self.m_msn_lo.next = 0.into();
+        if !self.h_t.val() && self.h3.val() {
+            self.m_msn_lo.next = 0xFFFF.into();
+        }
+        self.m_len_lo.next = 0.into();
+        if self.h_r.val() && self.h8.val() {
+            self.m_len_lo.next = 0xFFFF.into();
+        }
+        self.m_src_a.next = 0.into();
+        if self.h_r.val() && self.h6.val() {
+            self.m_src_a.next = 0xFFFF.into();
+        }
+        self.m_src_b.next = 0.into();
+        if self.h_r.val() && self.h7.val() {
+            self.m_src_b.next = 0xFFFF.into();
         }
         self.m_stag_hi.next = 0.into();
         if (self.h_t.val() && self.h0.val())
@@ -1142,10 +1173,6 @@ impl Logic for DdpTx {
         if self.h_r.val() && self.h5.val() {
             self.m_src_c.next = 0xFFFF.into();
         }
-        self.m_src_a.next = 0.into();
-        if self.h_r.val() && self.h6.val() {
-            self.m_src_a.next = 0xFFFF.into();
-        }
         self.m_win_hi.next = 0.into();
         if self.kind_pay.val() {
             self.m_win_hi.next = 0xFFFF.into();
@@ -1154,18 +1181,17 @@ impl Logic for DdpTx {
         if self.kind_p0.val() || self.kind_pay.val() {
             self.m_win_lo.next = 0xFFFF.into();
         }
-        self.hc_d.next = (self.m_stag.q.val().get_bits::<16>(0) & self.m_stag_hi.val())
-            | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_hi.val())
-            | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_hi.val())
-            | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_hi.val())
-            | (self.msg_msn.val().get_bits::<16>(0) & self.m_msn_hi.val())
-            | (self.msg_len.val().get_bits::<16>(0) & self.m_len_hi.val())
-            | (self.msg_src_to.val().get_bits::<16>(32) & self.m_src_c.val())
-            | (self.msg_src_to.val().get_bits::<16>(0) & self.m_src_a.val())
-            | bit_cast::<16, 1>(self.h_qn.val().into());
         self.hdr_hi.next = (self.ctrl16.val() & self.m_ctrl.val())
-            | self.hc.q.val()
-            | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val());
+            | (self.m_stag.q.val().get_bits::<16>(0) & self.m_stag_lo.val())
+            | (self.to_hi.q.val().get_bits::<16>(0) & self.m_tohi_lo.val())
+            | (self.to_lo.q.val().get_bits::<16>(0) & self.m_tolo_lo.val())
+            | (self.msg_inv_stag.val().get_bits::<16>(0) & self.m_inv_lo.val())
+            | (self.msg_msn.val().get_bits::<16>(0) & self.m_msn_lo.val())
+            | (self.msg_len.val().get_bits::<16>(0) & self.m_len_lo.val())
+            | (self.msg_src_to.val().get_bits::<16>(32) & self.m_src_a.val())
+            | (self.msg_src_to.val().get_bits::<16>(0) & self.m_src_b.val())
+            | (self.win.val().get_bits::<16>(16) & self.m_win_hi.val())
+            | bit_cast::<16, 1>(self.h_qn.val().into());
         self.hdr_lo.next = (self.m_stag.q.val().get_bits::<16>(16) & self.m_stag_hi.val())
             | (self.to_hi.q.val().get_bits::<16>(16) & self.m_tohi_hi.val())
             | (self.to_lo.q.val().get_bits::<16>(16) & self.m_tolo_hi.val())
@@ -1244,7 +1270,6 @@ impl Logic for DdpTx {
         // it counts only when the output register could not take the beat (`s_valid`). So its
         // 37 enables are `fire`, from registers, not `ulpdu_ready` (timing, composed).
         if self.fire.val() {
-            self.hc.d.next = self.hc_d.val();
             self.s_data.d.next = self.b_data.val();
             self.s_keep.d.next = self.b_keep.val();
             self.s_last.d.next = self.b_last.val();
