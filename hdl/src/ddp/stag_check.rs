@@ -124,10 +124,11 @@
 //!   a *new* commit's word 1 (`prog_write` in `p`, none in `p - 1`); that commit then writes
 //!   word 0 with the valid bit 0: the entry ends **invalid** (a STag of it answers
 //!   `INVALID_STAG`), never half programmed. This bounds the clear's wait to 2 cycles with one
-//!   pending register, whatever HostIf's MMIO writes do (HostIf never stalls them, so a
-//!   programming cannot be made to wait without a copy of its fields); it happens only to a
-//!   commit 2 or 3 cycles after the previous new commit, with a clear due in between. The
-//!   driver writes 6 MMIO registers per programming: its commits are never displaced. A
+//!   pending register, whatever HostIf's MMIO writes do (HostIf's `mmio_ready` holds no
+//!   commit back for a clear, so a programming cannot be made to wait without a copy of its
+//!   fields); it happens only to a commit 2 or 3 cycles after the previous new commit, with a
+//!   clear due in between. The driver writes 6 MMIO registers per programming: its commits are
+//!   never displaced. A
 //!   repeated commit (`prog_write` in `p - 1` too, the same staging registers) writes nothing
 //!   and is never displaced; its in-flight refusal rules above are unchanged.
 
