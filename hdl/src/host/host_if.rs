@@ -1187,9 +1187,9 @@ impl Logic for HostIf {
                 && (self.a_coff.val().get_bits::<2>(0) == 0)
                 && !self.a_coff.val().get_bit(4));
         self.a_ram_addr.next = self.mmio_addr.val().get_bits::<8>(2);
-        // The RAM's MMIO write enable, decoded flat from the port (a path to the RAM's clock
-        // enable): a_ram without QP_RQ_CI (QP word 8) and CQ_PI (CQ word 2), which the engines
-        // write.
+        // The RAM's MMIO write enable, decoded from the port in the wait cycle into `we_q`
+        // (the RAM's clock enable is then a register): a_ram without QP_RQ_CI (QP word 8) and
+        // CQ_PI (CQ word 2), which the engines write.
         self.a_we.next = self.pw.val()
             && (self.a_goff.val().get_bits::<2>(0) == 0)
             && (((self.mmio_addr.val().get_bits::<7>(5) == 2)

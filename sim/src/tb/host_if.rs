@@ -23,15 +23,20 @@ fn get(sim: &mut dyn Backend, name: &str) -> u128 {
 /// with `mmio_rvalid` in the next cycle.
 pub struct Mmio;
 
+/// Cycles an MMIO master waits for `mmio_ready` before it calls the core hung (HostIf takes
+/// every access in its second cycle); used by this block's testbench and the core's.
+pub const MMIO_READY_LIMIT: usize = 4;
+
 impl Mmio {
     /// Whether an access presented now is taken at the coming edge (`mmio_ready`).
     pub fn ready(sim: &mut dyn Backend) -> bool {
         get(sim, "mmio_ready") == 1
     }
 
-    /// Ticks until the access presented is taken (at most 4 cycles), then drops it.
+    /// Ticks until the access presented is taken (at most [`MMIO_READY_LIMIT`] cycles), then
+    /// drops it.
     pub fn hold(sim: &mut dyn Backend) {
-        for _ in 0..4 {
+        for _ in 0..MMIO_READY_LIMIT {
             let taken = Self::ready(sim);
             sim.tick();
             if taken {
@@ -39,7 +44,7 @@ impl Mmio {
                 return;
             }
         }
-        panic!("MMIO access: no mmio_ready within 4 cycles");
+        panic!("MMIO access: no mmio_ready within {MMIO_READY_LIMIT} cycles");
     }
 
     /// Presents a write (held until the caller sees it taken, [`Mmio::ready`]).

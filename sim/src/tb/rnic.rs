@@ -14,6 +14,7 @@
 use crate::dma_port::{DmaConfig, DmaPort};
 use crate::host_mem::HostMemory;
 use crate::stream::{beat_payload, packet_beats, Beat};
+use crate::tb::host_if::MMIO_READY_LIMIT;
 use crate::testbench::{Backend, BackendKind, InputId, OutputId};
 use anyhow::{bail, Result};
 use rnic_hdl::config::{CONNECTIONS, DATA_WIDTH};
@@ -335,7 +336,7 @@ impl SimDevice {
     /// the core's wait state, so two cycles), then drops `mmio_valid`.
     fn mmio_hold(&mut self) -> Result<()> {
         let p = self.p;
-        for _ in 0..4 {
+        for _ in 0..MMIO_READY_LIMIT {
             let taken = self.sim.get(p.mmio_ready) == 1;
             self.step();
             if taken {
@@ -344,7 +345,7 @@ impl SimDevice {
                 return Ok(());
             }
         }
-        bail!("MMIO access: no mmio_ready within 4 cycles")
+        bail!("MMIO access: no mmio_ready within {MMIO_READY_LIMIT} cycles")
     }
 
     /// One MMIO register write (two cycles: the wait state, then the write).
