@@ -305,6 +305,9 @@ pub struct RxPlace {
     /// beat), and `adv`'s new value then.
     upd: Signal<Local, Bit>,
     adv_nx: Signal<Local, Bit>,
+    /// `full` for a head beat that is not a run's first (from `hr_alo`, no `vd_addr`): the
+    /// `na` load enables use it where the address source is a connection.
+    full_l: Signal<Local, Bit>,
     /// The hold beat's word (`na[hold_conn]`) and its "last word of a 4 KiB page" flag.
     o_addr: Signal<Local, Bits<WA_BITS>>,
     o_pe: Signal<Local, Bit>,
@@ -454,6 +457,7 @@ impl Default for RxPlace {
             sadv: Default::default(),
             upd: Default::default(),
             adv_nx: Default::default(),
+            full_l: Default::default(),
             o_addr: Default::default(),
             o_pe: Default::default(),
             w_lo: Default::default(),
@@ -789,11 +793,30 @@ impl Logic for RxPlace {
         // `na[hold_conn]` is the hold beat's word until the hold register pushes it: a beat
         // that changes it is emitted (the hold beat leaves at that edge), or is a run's first
         // beat (the connection's previous run ended: its last beat leaves at the first `can`).
-        self.upd.next = (self.can.val() && self.ovr.q.val())
-            || (self.proc.val() && (self.h_first.val() || self.full.val() || self.h_last.val()));
+        // The enable of connection i, `upd` && `em_conn == i`, written from the address source
+        // `hr_oh` rather than from `em_conn` (a multiplexer after `fin` / `flush` / `proc`): while
+        // `ovr`, `hr_oh` is `cur` (`em_conn` then); otherwise, with a head beat, it is the head
+        // beat's source: connection `h_conn` for a later beat (placed with `proc`: `hr_v`, not
+        // `ovr`, not a first beat), the verdict port for a run's first beat (placed when the
+        // verdict is offered). So every term but `can` (from `dma_wr_ready`) is of registers,
+        // and a later beat's `full` needs no `vd_addr` (`full_l`).
+        self.full_l.next = self.h_keep.val().all()
+            || (self.hr_alo.q.val().get_bit(1) && self.n1.val())
+            || (self.hr_alo.q.val().get_bit(0)
+                && self.n0.val()
+                && (self.hr_alo.q.val().get_bit(1) != self.n1.val()));
         self.adv_nx.next = self.full.val() && !self.ovr.q.val();
         for i in 0..CONNECTIONS {
-            if self.upd.val() && (self.em_conn.val().index() == i) {
+            self.upd.next = self.can.val()
+                && ((self.hr_oh.q.val().get_bit(i)
+                    && (self.ovr.q.val()
+                        || (self.hr_v.q.val() && (self.full_l.val() || self.h_last.val()))))
+                    || (self.hr_oh.q.val().get_bit(4)
+                        && (self.h_conn.val().index() == i)
+                        && self.hr_v.q.val()
+                        && self.vd_valid.val()
+                        && !self.vtook.q.val()));
+            if self.upd.val() {
                 self.na[i].d.next = self.wu[i].val();
                 self.adv[i].d.next = self.adv_nx.val();
                 self.na_a10[i].d.next = self.new_a10.val();

@@ -942,16 +942,15 @@ impl Logic for MpaRx {
         } else {
             self.sk_ovf_v.d.next = self.ob_v.val();
         }
-        // The overflow entry's data loads as in `RxSkid`, but not during a swap (no beat is
-        // offered then), where it carries context bits in transit instead.
+        // The overflow entry's data loads whenever the entry is empty (what it loads is used
+        // only if `sk_ovf_v` rises at the same edge), so its enable is of registers only, not
+        // `ulpdu_ready` (the consumer's ready chain ended at these 20 enables). Not during a
+        // swap (no beat is offered then), where it carries context bits in transit instead,
+        // nor while a swap waits for a configuration restart (`s1_switch` without `switch`).
         if self.switch.val() {
             self.sk_ovf.d.next = bit_cast::<OVF_BITS, 17>(self.crc.q.val().get_bits::<17>(15))
                 | (bit_cast::<OVF_BITS, 3>(self.ctx.read_data.val().get_bits::<3>(25)) << 17);
-        } else if !self.s1_switch.q.val()
-            && !self.sk_ovf_v.q.val()
-            && self.sk_main_v.q.val()
-            && !self.ulpdu_ready.val()
-        {
+        } else if !self.s1_switch.q.val() && !self.sk_ovf_v.q.val() {
             self.sk_ovf.d.next = bit_cast::<OVF_BITS, 16>(self.ob_all.val().get_bits::<16>(16))
                 | (bit_cast::<OVF_BITS, 4>(self.ob_all.val().get_bits::<4>(36)) << 16);
         }
