@@ -646,6 +646,11 @@ pub struct DdpTx {
     room: Signal<Local, Bits<8>>,
     rq_len: Signal<Local, Bits<8>>,
     rq_fire: Signal<Local, Bit>,
+    /// `rq_fire` of the last cycle: the request's bookkeeping (the next block's address and
+    /// length, the slot's `busy` / `lastblk`, the counts, the pacing) is done a cycle after
+    /// the handshake, so that `pay_rd_req_ready` (HostIf's read arbiter) loads two
+    /// flip-flops only (`rq_ok`, `rq_fq`), not the requester's wide enables.
+    rq_fq: DFF<Bit>,
     cpl_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     /// `cpl_wptr + 1`: one incrementer for the 8 write pointers.
     cpl_wp1: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
@@ -915,6 +920,7 @@ impl Default for DdpTx {
             room: Default::default(),
             rq_len: Default::default(),
             rq_fire: Default::default(),
+            rq_fq: Default::default(),
             cpl_wptr: Default::default(),
             cpl_wp1: Default::default(),
             c14: Constant::new(14.into()),
@@ -943,7 +949,7 @@ impl Logic for DdpTx {
             rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
             rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
             o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, rq_fq
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -1445,8 +1451,29 @@ impl Logic for DdpTx {
             self.rq_ok.d.next = false;
         }
         self.pay_rd_req_valid.next = self.rq_ok.q.val();
+        // The handshake loads `rq_ok` (0 next) and `rq_fq` only; the request's bookkeeping is
+        // done in the next cycle (`rq_fq`), from the port's registers, which hold the request
+        // until then (`rq_addr`, `rq_left_n`, `rq_tag`, `rq_lenr`, `rq_fin`: nothing else
+        // loads them in a cycle a request is offered). `rq_ok` stays 0 in that cycle too (its
+        // inputs are not updated yet): a request every 3 cycles at most (the pacing below
+        // spaces full blocks by 32 anyway).
         self.rq_fire.next = self.rq_ok.q.val() && self.pay_rd_req_ready.val();
-        if self.rq_fire.val() {
+        self.rq_fq.d.next = self.rq_fire.val();
+        if self.rq_fire.val() || self.rq_fq.q.val() {
+            self.rq_ok.d.next = false;
+        }
+        // The slot's write pointer and `done` are loaded while its request is offered (from
+        // registers: the slot is free, no completion of it is due), so that a completion
+        // the cycle after the handshake finds them.
+        if self.rq_ok.q.val() {
+            for i in 0..TX_BLOCKS {
+                if self.rq_tag.q.val().index() == i {
+                    self.done[i].d.next = false;
+                    self.wptr[i].d.next = self.rq_a.val().get_bits::<TX_BLK_WORD_BITS>(2);
+                }
+            }
+        }
+        if self.rq_fq.q.val() {
             self.rq_tag.d.next = self.rq_tag.q.val() + 1;
             // A request ends at its block's end unless it is the region's last (then `rq_addr`
             // is not used again before it is loaded): the next block, an incrementer.
@@ -1454,24 +1481,21 @@ impl Logic for DdpTx {
             self.a_en.next = true;
             self.l_src.next = 1.into();
             self.l_en.next = true;
-            self.rq_ok.d.next = false;
             self.rq_cnt.d.next = self.rq_cnt.q.val() + 1;
-            self.last_slot.d.next = self.pay_rd_req_tag.val();
-            // Beats of the request (one DW-aligned beat per 4 octets, about) less the 2
-            // cycles a request takes anyway.
+            self.last_slot.d.next = self.rq_tag.q.val();
+            // Beats of the request (one DW-aligned beat per 4 octets, about) less the 3
+            // cycles a request takes anyway (the handshake, `rq_fq`, `rq_ok`'s update).
             self.rq_gap.d.next = 0.into();
             // (`> 2` as zero tests: a compare is a carry chain with an inverter LUT per bit.)
             if (self.rq_lenr.q.val().get_bits::<4>(4) != 0)
                 || (self.rq_lenr.q.val().get_bits::<2>(2) == 3)
             {
-                self.rq_gap.d.next = self.rq_lenr.q.val().get_bits::<6>(2) - 2;
+                self.rq_gap.d.next = self.rq_lenr.q.val().get_bits::<6>(2) - 3;
             }
             for i in 0..TX_BLOCKS {
-                if self.pay_rd_req_tag.val().index() == i {
+                if self.rq_tag.q.val().index() == i {
                     self.busy[i].d.next = true;
-                    self.done[i].d.next = false;
                     self.lastblk[i].d.next = self.rq_fin.q.val();
-                    self.wptr[i].d.next = self.rq_a.val().get_bits::<TX_BLK_WORD_BITS>(2);
                 }
             }
         }
@@ -1737,8 +1761,11 @@ impl Logic for DdpTx {
         }
         // Cancel: once every completion of the region is in, free its slots (every busy slot
         // is the region's: no message is being read), in a flush or between messages.
-        self.all_in_r.d.next = self.all_in.val() && !self.rq_fire.val();
+        self.all_in_r.d.next = self.all_in.val() && !self.rq_fire.val() && !self.rq_fq.q.val();
+        // (Not while a request is offered: its bookkeeping, a cycle after its handshake,
+        // would land on the message's loads below.)
         if self.all_in_r.q.val()
+            && !self.rq_ok.q.val()
             && (self.fl.q.val()
                 || ((self.state.q.val() == DdpTxState::Idle)
                     && !self.msg_valid.val()
