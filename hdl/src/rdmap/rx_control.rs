@@ -548,6 +548,16 @@ pub struct RxControl {
     irq_full_q: DFF<Bit>,
     orq_zero_q: DFF<Bit>,
     xdone_q: DFF<Bit>,
+    /// The job's QP is disabled, in error or dying (row 0), registered from the per-QP flags
+    /// (timing: the QP multiplexer is off the rows' path; see the Eval2 wait for its lag).
+    jq_dead_q: DFF<Bit>,
+    /// The check queue was not empty in either of the two previous cycles (the Eval2 wait of a
+    /// job that is not pushed: one cycle more than `cq_busy_q`, for `jq_dead_q`'s lag).
+    cq_busy2_q: DFF<Bit>,
+    /// `irq_done` / `irq_done_qp` registered (timing: the transmit side's done strobe is
+    /// combinational from the arbiter's handshake; the IRQ credit comes back a cycle later).
+    irq_done_q: DFF<Bit>,
+    irq_done_qp_q: DFF<Bits<CONN_BITS>>,
     f_zpay: DFF<Bit>,
     f_rrlen_bad: DFF<Bit>,
     f_term_short: DFF<Bit>,
@@ -1119,6 +1129,10 @@ impl Default for RxControl {
             irq_full_q: Default::default(),
             orq_zero_q: Default::default(),
             xdone_q: Default::default(),
+            jq_dead_q: Default::default(),
+            cq_busy2_q: Default::default(),
+            irq_done_q: Default::default(),
+            irq_done_qp_q: Default::default(),
             f_zpay: Default::default(),
             f_rrlen_bad: Default::default(),
             f_term_short: Default::default(),
@@ -1499,6 +1513,10 @@ impl Logic for RxControl {
             irq_full_q,
             orq_zero_q,
             xdone_q,
+            jq_dead_q,
+            cq_busy2_q,
+            irq_done_q,
+            irq_done_qp_q,
             f_zpay,
             f_rrlen_bad,
             f_term_short,
@@ -2318,7 +2336,7 @@ impl Logic for RxControl {
                     self.chk_acc_q.d.next = self.acc_rr.val();
                 }
                 self.e_drop.d.next = false;
-                if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
+                if self.jq_dead_q.q.val() {
                     // Row 0: dropped silently.
                     self.e_drop.d.next = true;
                     self.go_vd.next = true;
@@ -2434,7 +2452,7 @@ impl Logic for RxControl {
                 // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
-                    || (!self.e_push.q.val() && self.cq_busy_q.q.val())
+                    || (!self.e_push.q.val() && self.cq_busy2_q.q.val())
                     || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
                     self.state.d.next = RxState::Eval;
@@ -3090,10 +3108,19 @@ impl Logic for RxControl {
         self.ap_orq.d.next = self.orq_dec.val();
         self.irq_full_q.d.next = self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val());
         self.orq_zero_q.d.next = self.jq_orq.val() == 0;
-        self.xdone_q.d.next = self.irq_done.val() || self.orq_push.val();
+        self.xdone_q.d.next = self.irq_done_q.q.val() || self.orq_push.val();
+        self.irq_done_q.d.next = self.irq_done.val();
+        self.irq_done_qp_q.d.next = self.irq_done_qp.val();
+        // Row 0's flag a cycle late (the job's QP is chosen in Idle, at least three cycles
+        // before its Eval). A QP changes state in a cycle before an Eval only by a queue pop
+        // (`bdying_set`) or a configuration write: a job that is pushed is checked again at
+        // the queue's head (`h_dead`); one that is not waits in Eval2 for `cq_busy2_q`, i.e.
+        // until its Eval ran two cycles after the last pop.
+        self.jq_dead_q.d.next = !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val();
         // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
+        self.cq_busy2_q.d.next = (self.cq_count.q.val() != 0) || self.cq_busy_q.q.val();
         // A push also waits while the queue is not empty and the verdict register is held
         // (one host address for the queue, StagCheck's, see "State"; registered for timing).
         self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
@@ -3147,7 +3174,7 @@ impl Logic for RxControl {
         self.irq_st.next = self.c_steps.val();
         self.orq_st.next = self.c_steps.val();
         for i in 0..CONNECTIONS {
-            if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
+            if self.irq_done_q.q.val() && (self.irq_done_qp_q.q.val().index() == i) {
                 self.irq_dn.next = self.irq_dn.val().replace_bit(i, true);
                 self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 1, true);
                 self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 2, true);
