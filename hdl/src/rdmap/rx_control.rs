@@ -108,9 +108,9 @@
 //!   word 4 against `chk_to_q`'s low half, loaded with octets 10-13 at word 3; MO low half with
 //!   word 5 against `chk_to_q`'s low half, loaded with octets 14-17 at word 4: so each compare
 //!   has one operand, and an untagged job reads one word more, word 5). The header's MSN is
-//!   kept plus 1 (`h_b`, incremented as it is captured, a
-//!   carry-select `sh1`) and MO + P is summed as word 4 arrives (`s_sum`); the header's MO goes
-//!   whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
+//!   kept plus 1 (`h_b`, incremented as it is captured, from `chk_to_q` at word 4: a
+//!   register's chain, not the header RAM's) and MO + P is summed as word 4 arrives
+//!   (`s_sum`); the header's MO goes whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
 //!   Send's TO + MO in RqWait adds it to the WQE's TO (it is the expected MO since row 14
 //!   passed), and `chk_to_q` loads the sum only with the RQ's answer. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
@@ -689,16 +689,10 @@ pub struct RxControl {
 
     // ---- Combinational signals.
     sh: Signal<Local, Bits<32>>,
-    /// `sh + 1` as a carry-select: the low half (from the header RAM's read data) + 1 in 17
-    /// bits, the high half `prev_lo` or `prev_lo + 1` (a register's increment, computed
-    /// beside it) by the low half's carry, so no 32-bit carry chain starts at the RAM output.
-    sh1_lo: Signal<Local, Bits<17>>,
-    sh1_hi: Signal<Local, Bits<16>>,
-    /// `prev_lo + 1` (17 bits), the high half of both carry-selects (`sh1`, MO + P).
+    /// `prev_lo + 1` (17 bits), the high half of the carry-select MO + P.
     pl1: Signal<Local, Bits<17>>,
     /// MO + P's low half and its carry: the header word's high half + `p_len` (17 bits).
     ss_lo: Signal<Local, Bits<17>>,
-    sh1: Signal<Local, Bits<32>>,
     msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
     jq_pd: Signal<Local, Bits<PD_BITS>>,
@@ -1239,11 +1233,8 @@ impl Default for RxControl {
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
-            sh1_lo: Default::default(),
-            sh1_hi: Default::default(),
             pl1: Default::default(),
             ss_lo: Default::default(),
-            sh1: Default::default(),
             msn_next: Default::default(),
             jq_en: Default::default(),
             jq_pd: Default::default(),
@@ -1797,12 +1788,7 @@ impl Logic for RxControl {
         if (self.prev_lo.q.val() & self.c_len_hi16.val()) != 0 {
             self.sz_ld.next = self.sz_ld.val() | self.c_len_top.val();
         }
-        self.sh1_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16)) + 1;
         self.pl1.next = bit_cast::<17, 16>(self.prev_lo.q.val()) + 1;
-        self.sh1_hi.next = self.prev_lo.q.val();
-        if self.sh1_lo.val().get_bit(16) {
-            self.sh1_hi.next = self.pl1.val().get_bits::<16>(0);
-        }
         // MO + P the same way (`s_sum`): a 17-bit chain from the header RAM, the high half
         // chosen by its carry (a 33-bit chain from the RAM was the composed receive path's
         // critical path, 85.4 MHz, once `vd_ready` was registered).
@@ -1822,8 +1808,6 @@ impl Logic for RxControl {
         if self.s_big.val() {
             self.s_ld.next = self.s_ld.val() | self.c_len_top.val();
         }
-        self.sh1.next = (bit_cast::<32, 16>(self.sh1_hi.val()) << 16)
-            | bit_cast::<32, 16>(self.sh1_lo.val().get_bits::<16>(0));
         // A TO high half's bits 63..33 as flags (see `chk_to_q`).
         self.sh_hz.next = self.sh.val().get_bits::<31>(1) != 0;
         self.sh_ho.next = self.sh.val().get_bits::<31>(1).all();
@@ -2182,7 +2166,6 @@ impl Logic for RxControl {
                         self.f_msn_eq.d.next = self.c_eq_a.val();
                     }
                     if self.rk.q.val().get_bit(3) {
-                        self.h_b.d.next = self.sh1.val();
                         // Octets 10-13: a tagged segment's TO low half (for its check), an
                         // untagged one's MSN (its low half compared at word 4).
                         self.chk_to_q.d.next =
@@ -2197,6 +2180,10 @@ impl Logic for RxControl {
                         self.f_mo_eq.d.next = self.c_eq_a.val();
                     }
                     if self.rk.q.val().get_bit(4) {
+                        // The header's MSN + 1 from `chk_to_q` (octets 10-13, loaded at word
+                        // 3): a 32-bit chain from a register, not from the header RAM's output.
+                        // (A tagged job's read ends at word 3: it has no MSN.)
+                        self.h_b.d.next = self.chk_to_q.q.val().get_bits::<32>(0) + 1;
                         // The MO whole (octets 14-17) into `chk_to_q`, which an untagged job
                         // does not use before RqWait: its low half for row 14 (word 5), the
                         // whole for a Send's WQE TO + MO (a tagged job's read ends at word 3;
