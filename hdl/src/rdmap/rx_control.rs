@@ -108,9 +108,9 @@
 //!   word 4 against `chk_to_q`'s low half, loaded with octets 10-13 at word 3; MO low half with
 //!   word 5 against `chk_to_q`'s low half, loaded with octets 14-17 at word 4: so each compare
 //!   has one operand, and an untagged job reads one word more, word 5). The header's MSN is
-//!   kept plus 1 (`h_b`, incremented as it is captured, a
-//!   carry-select `sh1`) and MO + P is summed as word 4 arrives (`s_sum`); the header's MO goes
-//!   whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
+//!   kept plus 1 (`h_b`, incremented as it is captured, from `chk_to_q` at word 4: a
+//!   register's chain, not the header RAM's) and MO + P is summed as word 4 arrives
+//!   (`s_sum`); the header's MO goes whole into `chk_to_q` at word 4 (an untagged job uses `chk_to` only from RqWait on): a
 //!   Send's TO + MO in RqWait adds it to the WQE's TO (it is the expected MO since row 14
 //!   passed), and `chk_to_q` loads the sum only with the RQ's answer. A
 //!   QP configuration write sets the QP's three *fresh* flags (the field has its reset value,
@@ -548,6 +548,16 @@ pub struct RxControl {
     irq_full_q: DFF<Bit>,
     orq_zero_q: DFF<Bit>,
     xdone_q: DFF<Bit>,
+    /// The job's QP is disabled, in error or dying (row 0), registered from the per-QP flags
+    /// (timing: the QP multiplexer is off the rows' path; see the Eval2 wait for its lag).
+    jq_dead_q: DFF<Bit>,
+    /// The check queue was not empty in either of the two previous cycles (the Eval2 wait of a
+    /// job that is not pushed: one cycle more than `cq_busy_q`, for `jq_dead_q`'s lag).
+    cq_busy2_q: DFF<Bit>,
+    /// `irq_done` / `irq_done_qp` registered (timing: the transmit side's done strobe is
+    /// combinational from the arbiter's handshake; the IRQ credit comes back a cycle later).
+    irq_done_q: DFF<Bit>,
+    irq_done_qp_q: DFF<Bits<CONN_BITS>>,
     f_zpay: DFF<Bit>,
     f_rrlen_bad: DFF<Bit>,
     f_term_short: DFF<Bit>,
@@ -679,16 +689,10 @@ pub struct RxControl {
 
     // ---- Combinational signals.
     sh: Signal<Local, Bits<32>>,
-    /// `sh + 1` as a carry-select: the low half (from the header RAM's read data) + 1 in 17
-    /// bits, the high half `prev_lo` or `prev_lo + 1` (a register's increment, computed
-    /// beside it) by the low half's carry, so no 32-bit carry chain starts at the RAM output.
-    sh1_lo: Signal<Local, Bits<17>>,
-    sh1_hi: Signal<Local, Bits<16>>,
-    /// `prev_lo + 1` (17 bits), the high half of both carry-selects (`sh1`, MO + P).
+    /// `prev_lo + 1` (17 bits), the high half of the carry-select MO + P.
     pl1: Signal<Local, Bits<17>>,
     /// MO + P's low half and its carry: the header word's high half + `p_len` (17 bits).
     ss_lo: Signal<Local, Bits<17>>,
-    sh1: Signal<Local, Bits<32>>,
     msn_next: Signal<Local, Bits<32>>,
     jq_en: Signal<Local, Bit>,
     jq_pd: Signal<Local, Bits<PD_BITS>>,
@@ -1119,6 +1123,10 @@ impl Default for RxControl {
             irq_full_q: Default::default(),
             orq_zero_q: Default::default(),
             xdone_q: Default::default(),
+            jq_dead_q: Default::default(),
+            cq_busy2_q: Default::default(),
+            irq_done_q: Default::default(),
+            irq_done_qp_q: Default::default(),
             f_zpay: Default::default(),
             f_rrlen_bad: Default::default(),
             f_term_short: Default::default(),
@@ -1225,11 +1233,8 @@ impl Default for RxControl {
             term_mdr_q: Default::default(),
             term_seglen_q: Default::default(),
             sh: Default::default(),
-            sh1_lo: Default::default(),
-            sh1_hi: Default::default(),
             pl1: Default::default(),
             ss_lo: Default::default(),
-            sh1: Default::default(),
             msn_next: Default::default(),
             jq_en: Default::default(),
             jq_pd: Default::default(),
@@ -1499,6 +1504,10 @@ impl Logic for RxControl {
             irq_full_q,
             orq_zero_q,
             xdone_q,
+            jq_dead_q,
+            cq_busy2_q,
+            irq_done_q,
+            irq_done_qp_q,
             f_zpay,
             f_rrlen_bad,
             f_term_short,
@@ -1779,12 +1788,7 @@ impl Logic for RxControl {
         if (self.prev_lo.q.val() & self.c_len_hi16.val()) != 0 {
             self.sz_ld.next = self.sz_ld.val() | self.c_len_top.val();
         }
-        self.sh1_lo.next = bit_cast::<17, 16>(self.hdr_a_data.val().get_bits::<16>(16)) + 1;
         self.pl1.next = bit_cast::<17, 16>(self.prev_lo.q.val()) + 1;
-        self.sh1_hi.next = self.prev_lo.q.val();
-        if self.sh1_lo.val().get_bit(16) {
-            self.sh1_hi.next = self.pl1.val().get_bits::<16>(0);
-        }
         // MO + P the same way (`s_sum`): a 17-bit chain from the header RAM, the high half
         // chosen by its carry (a 33-bit chain from the RAM was the composed receive path's
         // critical path, 85.4 MHz, once `vd_ready` was registered).
@@ -1804,8 +1808,6 @@ impl Logic for RxControl {
         if self.s_big.val() {
             self.s_ld.next = self.s_ld.val() | self.c_len_top.val();
         }
-        self.sh1.next = (bit_cast::<32, 16>(self.sh1_hi.val()) << 16)
-            | bit_cast::<32, 16>(self.sh1_lo.val().get_bits::<16>(0));
         // A TO high half's bits 63..33 as flags (see `chk_to_q`).
         self.sh_hz.next = self.sh.val().get_bits::<31>(1) != 0;
         self.sh_ho.next = self.sh.val().get_bits::<31>(1).all();
@@ -2164,7 +2166,6 @@ impl Logic for RxControl {
                         self.f_msn_eq.d.next = self.c_eq_a.val();
                     }
                     if self.rk.q.val().get_bit(3) {
-                        self.h_b.d.next = self.sh1.val();
                         // Octets 10-13: a tagged segment's TO low half (for its check), an
                         // untagged one's MSN (its low half compared at word 4).
                         self.chk_to_q.d.next =
@@ -2179,6 +2180,10 @@ impl Logic for RxControl {
                         self.f_mo_eq.d.next = self.c_eq_a.val();
                     }
                     if self.rk.q.val().get_bit(4) {
+                        // The header's MSN + 1 from `chk_to_q` (octets 10-13, loaded at word
+                        // 3): a 32-bit chain from a register, not from the header RAM's output.
+                        // (A tagged job's read ends at word 3: it has no MSN.)
+                        self.h_b.d.next = self.chk_to_q.q.val().get_bits::<32>(0) + 1;
                         // The MO whole (octets 14-17) into `chk_to_q`, which an untagged job
                         // does not use before RqWait: its low half for row 14 (word 5), the
                         // whole for a Send's WQE TO + MO (a tagged job's read ends at word 3;
@@ -2318,7 +2323,7 @@ impl Logic for RxControl {
                     self.chk_acc_q.d.next = self.acc_rr.val();
                 }
                 self.e_drop.d.next = false;
-                if !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val() {
+                if self.jq_dead_q.q.val() {
                     // Row 0: dropped silently.
                     self.e_drop.d.next = true;
                     self.go_vd.next = true;
@@ -2434,7 +2439,7 @@ impl Logic for RxControl {
                 // for the queue or the verdict register with a done pending is a deadlock.
                 if self.xdone_q.q.val()
                     || (self.e_push.q.val() && self.cq_full_q.q.val())
-                    || (!self.e_push.q.val() && self.cq_busy_q.q.val())
+                    || (!self.e_push.q.val() && self.cq_busy2_q.q.val())
                     || (!self.e_push.q.val() && !self.e_block.q.val() && self.vd_v.q.val())
                 {
                     self.state.d.next = RxState::Eval;
@@ -3090,10 +3095,19 @@ impl Logic for RxControl {
         self.ap_orq.d.next = self.orq_dec.val();
         self.irq_full_q.d.next = self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val());
         self.orq_zero_q.d.next = self.jq_orq.val() == 0;
-        self.xdone_q.d.next = self.irq_done.val() || self.orq_push.val();
+        self.xdone_q.d.next = self.irq_done_q.q.val() || self.orq_push.val();
+        self.irq_done_q.d.next = self.irq_done.val();
+        self.irq_done_qp_q.d.next = self.irq_done_qp.val();
+        // Row 0's flag a cycle late (the job's QP is chosen in Idle, at least three cycles
+        // before its Eval). A QP changes state in a cycle before an Eval only by a queue pop
+        // (`bdying_set`) or a configuration write: a job that is pushed is checked again at
+        // the queue's head (`h_dead`); one that is not waits in Eval2 for `cq_busy2_q`, i.e.
+        // until its Eval ran two cycles after the last pop.
+        self.jq_dead_q.d.next = !self.jq_en.val() || self.jq_err.val() || self.jq_dying.val();
         // The queue as it was in the previous cycle: only `Eval` pushes, and it does not push
         // in two cycles in a row, so these are exact or err on the side of waiting.
         self.cq_busy_q.d.next = self.cq_count.q.val() != 0;
+        self.cq_busy2_q.d.next = (self.cq_count.q.val() != 0) || self.cq_busy_q.q.val();
         // A push also waits while the queue is not empty and the verdict register is held
         // (one host address for the queue, StagCheck's, see "State"; registered for timing).
         self.cq_full_q.d.next = (self.cq_count.q.val() == self.cq_full.val())
@@ -3147,7 +3161,7 @@ impl Logic for RxControl {
         self.irq_st.next = self.c_steps.val();
         self.orq_st.next = self.c_steps.val();
         for i in 0..CONNECTIONS {
-            if self.irq_done.val() && (self.irq_done_qp.val().index() == i) {
+            if self.irq_done_q.q.val() && (self.irq_done_qp_q.q.val().index() == i) {
                 self.irq_dn.next = self.irq_dn.val().replace_bit(i, true);
                 self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 1, true);
                 self.irq_st.next = self.irq_st.val().replace_bit(5 * i + 2, true);
