@@ -20,7 +20,8 @@ rm -rf "$dir"
 mkdir -p "$dir"
 ./target/release/rnic verilog --block rnic --out "$dir" >/dev/null
 mv "$dir/rnic_w32.v" "$dir/dut.v"
-# rnic_bsp::flow::abc_script(): ABC_DEFAULT_MAPPING, ABC_EXTRA_ROUNDS (5) x ABC_ROUND, lutpack.
+# rnic_bsp::flow::abc_script(): ABC_DEFAULT_MAPPING, ABC_EXTRA_ROUNDS (5) x ABC_ROUND, lutpack
+# (bsp/src/flow.rs's test `flat_core_script_follows_the_flow` keeps the two in step).
 round="strash; dch -f; if; mfs2; "
 printf '%s%s%s%s%s%slutpack -S 1\n' \
     "strash; &get -n; &fraig -x; &put; scorr; dc2; dretime; strash; dch -f; if; mfs2; " \
@@ -45,4 +46,8 @@ lut=$(awk '/SB_LUT4/ {print $2}' stat.txt | tail -1)
 ff=$(awk '/SB_DFF/ {s += $2} END {print s}' stat.txt)
 carry=$(awk '/SB_CARRY/ {print $2}' stat.txt | tail -1)
 lone=$(grep -o "in a logic cell of their own: [0-9]*" scan.txt | grep -o "[0-9]*$" || true)
-echo "LUT4 $lut  FF $ff  carries $carry  lone FF ${lone:-?}  estimate $((lut + ${lone:-0}))"
+if [ -z "$lut" ] || [ -z "$lone" ]; then
+    echo "flat_core: cannot read LUT4 from $dir/stat.txt or lone flip-flops from $dir/scan.txt" >&2
+    exit 1
+fi
+echo "LUT4 $lut  FF $ff  carries ${carry:-0}  lone FF $lone  estimate $((lut + lone))"

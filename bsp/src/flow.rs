@@ -754,4 +754,36 @@ mod tests {
         .is_err());
         fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// `scripts/flat_core.sh` spells out the flow's ABC script and yosys commands (a shell
+    /// script cannot call `abc_script`): it must run the same mapping as the flow, or its
+    /// figures stop predicting the flow's.
+    #[test]
+    fn flat_core_script_follows_the_flow() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/flat_core.sh");
+        let sh = fs::read_to_string(path).unwrap();
+        // The printf line's arguments: the default mapping, then the rounds.
+        assert!(sh.contains(&format!("\"{ABC_DEFAULT_MAPPING}\"")), "{path}");
+        assert!(sh.contains(&format!("round=\"{ABC_ROUND}\"")), "{path}");
+        let rounds = sh.matches("\"$round\"").count();
+        assert_eq!(rounds, ABC_EXTRA_ROUNDS, "{path}: rounds of ABC_ROUND");
+        assert!(abc_script().ends_with("lutpack -S 1\n") && sh.contains("lutpack -S 1\\n"));
+        // The yosys commands, less the harness: every command of the flow's script but
+        // `read_verilog` and `setattr`, with `top` for the harness's top (and but the
+        // statistics' `tee`: the script prints them as text for its own parsing).
+        let flow = yosys_script(Path::new("$dir/abc.script")).replace(HARNESS_TOP, "top");
+        for cmd in flow.split(';').map(str::trim) {
+            if ["read_verilog", "setattr", "tee"]
+                .iter()
+                .any(|c| cmd.starts_with(c))
+                || cmd.is_empty()
+            {
+                continue;
+            }
+            let cmd = cmd.split_whitespace().collect::<Vec<_>>().join(" ");
+            let flat = sh.split_whitespace().collect::<Vec<_>>().join(" ");
+            let first = cmd.split(" -json").next().unwrap();
+            assert!(flat.contains(first), "{path} lacks `{first}`");
+        }
+    }
 }

@@ -301,8 +301,9 @@ pub struct RxPlace {
     wm: Signal<Local, Bits<10>>,
     wh: Signal<Local, Bits<WH_BITS>>,
     sadv: Signal<Local, Bit>,
-    /// `na`'s update with `wu` (a DMA beat of the head beat's connection, or a run's first
-    /// beat), and `adv`'s new value then.
+    /// Connection i's `na` update with `wu` (a DMA beat of the head beat's connection, or a
+    /// run's first beat), and `adv`'s new value then: assigned per connection in the loop
+    /// that uses it (from `hr_oh`, see there).
     upd: Signal<Local, Bit>,
     adv_nx: Signal<Local, Bit>,
     /// `full` for a head beat that is not a run's first (from `hr_alo`, no `vd_addr`): the
