@@ -621,6 +621,9 @@ pub struct HostIf {
     // ---- Write arbiter.
     wr_lock: DFF<Bit>,
     wr_lock_cw: DFF<Bit>,
+    /// STATUS's idle bits (`rx_idle`, `tx_idle`) at the previous edge: their sources run
+    /// through the blocks' state and MpaTx's output (timing).
+    idle_q: DFF<Bits<2>>,
 
     // ---- Combinational.
     /// A read / write taken in this cycle (`ph` high).
@@ -920,6 +923,7 @@ impl Default for HostIf {
             ring_off: Default::default(),
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
+            idle_q: Default::default(),
             rd: Default::default(),
             wr: Default::default(),
             pr: Default::default(),
@@ -1088,7 +1092,8 @@ impl Logic for HostIf {
             cw_off,
             rq_off,
             wr_lock,
-            wr_lock_cw
+            wr_lock_cw,
+            idle_q
         );
         self.base.clock.next = self.clock.val();
         self.ulp.clock.next = self.clock.val();
@@ -1481,11 +1486,12 @@ impl Logic for HostIf {
         }
 
         // ---- MMIO reads.
+        self.idle_q.d.next = bit_cast::<2, 1>(self.rx_idle.val().into())
+            | (bit_cast::<2, 1>(self.tx_idle.val().into()) << 1);
         self.rv.next = 0.into();
         if self.a_glob.val() {
             if self.a_goff.val() == 0x0C {
-                self.rv.next = bit_cast::<32, 1>(self.rx_idle.val().into())
-                    | (bit_cast::<32, 1>(self.tx_idle.val().into()) << 1);
+                self.rv.next = bit_cast::<32, 2>(self.idle_q.q.val());
             }
         }
         if self.a_qp.val() {
