@@ -45,7 +45,9 @@
 //!
 //! # Timing and throughput
 //!
-//! - One payload beat per cycle sustained (`pay_ready` is the FIFO not full), outputs ready.
+//! - One payload beat per cycle sustained (`pay_ready`, a flip-flop: low from the cycle after
+//!   the FIFO held 63 or 64 entries, so a beat written meanwhile still has room), outputs
+//!   ready.
 //!   Extra cycles: one per change of connection with a non-empty carry, one at the end of a run
 //!   whose last beat overflows a host word.
 //! - Latency: a payload beat taken in cycle t is the block RAM's read data in t + 2, in the
@@ -177,6 +179,12 @@ pub struct RxPlace {
     wp: DFF<Bits<7>>,
     rp: DFF<Bits<7>>,
     hv: DFF<Bit>,
+    /// `pay_ready` registered, one entry conservative: set when `wp - rp >= 63` at the
+    /// previous edge (a beat written in that cycle leaves at most 64 now), so `pay_ready` is a
+    /// flip-flop (timing: the 7-bit compare ended MpaRx's skid enable through RxParse's ready).
+    /// Kept inverted so that it powers up ready.
+    pay_nr: DFF<Bit>,
+    fill: Signal<Local, Bits<7>>,
     // Head register: the beat being placed, registered out of the block RAM (its read data
     // comes late in the cycle; placing straight from it missed 100 MHz).
     hr: DFF<Bits<FIFO_BITS>>,
@@ -374,6 +382,8 @@ impl Default for RxPlace {
             wp: Default::default(),
             rp: Default::default(),
             hv: Default::default(),
+            pay_nr: Default::default(),
+            fill: Default::default(),
             hr: Default::default(),
             hr_v: Default::default(),
             hr_alo: Default::default(),
@@ -501,6 +511,7 @@ impl Logic for RxPlace {
             wp,
             rp,
             hv,
+            pay_nr,
             hr,
             hr_v,
             hr_alo,
@@ -541,9 +552,11 @@ impl Logic for RxPlace {
         self.skid.clock.next = self.clock.val();
 
         // ---- Input FIFO write side.
-        self.pay_ready.next = !((self.wp.q.val().get_bits::<6>(0)
-            == self.rp.q.val().get_bits::<6>(0))
-            && (self.wp.q.val().get_bit(6) != self.rp.q.val().get_bit(6)));
+        // Entries written and not yet read: 0..=64; no room in the next cycle from 63 (a beat
+        // may be written in this one).
+        self.fill.next = self.wp.q.val() - self.rp.q.val();
+        self.pay_nr.d.next = (self.fill.val() == 63) || self.fill.val().get_bit(6);
+        self.pay_ready.next = !self.pay_nr.q.val();
         self.fifo.write_enable.next = self.pay_valid.val() && self.pay_ready.val();
         self.fifo.write_addr.next = self.wp.q.val().get_bits::<FIFO_ABITS>(0);
         self.fifo.write_data.next = bit_cast::<FIFO_BITS, 32>(self.pay_data.val())

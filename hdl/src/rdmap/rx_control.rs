@@ -71,11 +71,11 @@
 //!   "State"). Jobs stay in order, so the jobs behind it wait too.
 //! - A verdict sent from `Direct` is applied (Eval2) only when the check queue is empty and the
 //!   verdict register is free, so `Direct` never waits for `vd_ready`. While a job waits in
-//!   Eval2 (for the queue, the verdict register or an `orq_push` / `irq_done`), a done with
-//!   events takes the FSM first and the job runs again from its first header word: RxPlace
-//!   takes a verdict only once its previous `done_*` was taken, so a job holding the FSM
-//!   while that done waits for it is a deadlock (seen with small LLP segments and heavy
-//!   back-pressure; `sim/tests/rx_path.rs`, `campaign_harsh_no_deadlock_verilator`).
+//!   Eval2 (for the queue, the verdict register or an `orq_push` / `irq_done`, both registered
+//!   on entry), a done with events takes the FSM first and the job runs again from its first
+//!   header word: RxPlace takes a verdict only once its previous `done_*` was taken, so a job
+//!   holding the FSM while that done waits for it is a deadlock (seen with small LLP segments
+//!   and heavy back-pressure; `sim/tests/rx_path.rs`, `campaign_harsh_no_deadlock_verilator`).
 //! - The RQ answers (`rq_rsp_valid`) only reads (`rq_req_pop = 0`), at the earliest in the
 //!   cycle after the read was taken; a pop has no answer.
 //! - Error CQEs have `cqe_byte_len = 0`; RdmaRead CQEs carry `cqe_index = 0` and
@@ -558,6 +558,10 @@ pub struct RxControl {
     /// combinational from the arbiter's handshake; the IRQ credit comes back a cycle later).
     irq_done_q: DFF<Bit>,
     irq_done_qp_q: DFF<Bits<CONN_BITS>>,
+    /// `orq_push` / `orq_push_qp` registered (timing: SendEngine's strobe is combinational from
+    /// DdpTx's `msg_ready`; the ORQ count goes up a cycle later, long before a Read Response).
+    orq_push_q: DFF<Bit>,
+    orq_push_qp_q: DFF<Bits<CONN_BITS>>,
     f_zpay: DFF<Bit>,
     f_rrlen_bad: DFF<Bit>,
     f_term_short: DFF<Bit>,
@@ -1127,6 +1131,8 @@ impl Default for RxControl {
             cq_busy2_q: Default::default(),
             irq_done_q: Default::default(),
             irq_done_qp_q: Default::default(),
+            orq_push_q: Default::default(),
+            orq_push_qp_q: Default::default(),
             f_zpay: Default::default(),
             f_rrlen_bad: Default::default(),
             f_term_short: Default::default(),
@@ -1508,6 +1514,8 @@ impl Logic for RxControl {
             cq_busy2_q,
             irq_done_q,
             irq_done_qp_q,
+            orq_push_q,
+            orq_push_qp_q,
             f_zpay,
             f_rrlen_bad,
             f_term_short,
@@ -3095,7 +3103,9 @@ impl Logic for RxControl {
         self.ap_orq.d.next = self.orq_dec.val();
         self.irq_full_q.d.next = self.jq_irq.val() == bit_cast::<5, 4>(self.jq_ird.val());
         self.orq_zero_q.d.next = self.jq_orq.val() == 0;
-        self.xdone_q.d.next = self.irq_done_q.q.val() || self.orq_push.val();
+        self.xdone_q.d.next = self.irq_done_q.q.val() || self.orq_push_q.q.val();
+        self.orq_push_q.d.next = self.orq_push.val();
+        self.orq_push_qp_q.d.next = self.orq_push_qp.val();
         self.irq_done_q.d.next = self.irq_done.val();
         self.irq_done_qp_q.d.next = self.irq_done_qp.val();
         // Row 0's flag a cycle late (the job's QP is chosen in Idle, at least three cycles
@@ -3217,7 +3227,7 @@ impl Logic for RxControl {
                 self.q_irq[i].d.next =
                     self.q_irq[i].q.val() + self.irq_st.val().get_bits::<5>(5 * i);
             }
-            if (self.orq_push.val() && (self.orq_push_qp.val().index() == i))
+            if (self.orq_push_q.q.val() && (self.orq_push_qp_q.q.val().index() == i))
                 != self.orq_dn.val().get_bit(i)
             {
                 self.q_orq[i].d.next =
