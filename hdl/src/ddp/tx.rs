@@ -1698,13 +1698,15 @@ impl Logic for DdpTx {
             }
         }
         self.take_now.next = self.taking.val() && !self.ra.q.val();
-        // Start: the requests of the message (if any) are all issued, a hint is there.
+        // Start: the requests of the message (if any) are all issued, a hint is there. (Not
+        // at a take either: there the take's loads below come last and it keeps `ra` and
+        // `rq_off`, so that `taking`, from the arbiter's `msg_valid`, is one OR term of the
+        // `rq_addr` / `rq_left_n` enables, not under the start's AND: tx_path's Fmax path.)
         self.ra_start.next = !self.ra.q.val()
             && self.nxt_valid.val()
             && (self.nxt_len.val() != 0)
             && self.rq_lz.q.val()
             && !self.fl.q.val()
-            && !self.taking.val()
             && !self.take_q.q.val()
             && !self.take_q2.q.val();
         if self.ra_start.val() {
@@ -1816,6 +1818,9 @@ impl Logic for DdpTx {
                 self.a_src.next = 3.into();
                 self.a_en.next = true;
                 self.rq_tag.d.next = self.m_slot.val();
+                // (A read-ahead's start in this cycle is undone.)
+                self.ra.d.next = false;
+                self.rq_off.d.next = self.rq_off.q.val();
             }
             self.k_pay.d.next = self.pay.val();
             self.rv.d.next = false;

@@ -62,8 +62,10 @@
 //! RAM's output, where a word past the end is what an earlier segment left. The parser never
 //! writes words 16..31 of a slot, so a word `w` (0..15) with `4 w >= term_seglen` is read at
 //! `w + 16` instead: bit 4 of the word address. Both candidates (`beat`, `beat + 1`, counted
-//! as words) are compared from registers and `term_seglen`, so the address stays one
-//! multiplexer by `offer`.
+//! as words) and their bit 4 are registers (`beat`, `beat1`, `a4_0`, `a4_1`), the next
+//! candidate's increment and compare done a word ahead, so the address is one multiplexer by
+//! `offer` between flip-flops (the incrementer and the compare were on the path to the
+//! parser's RAM address).
 //! (The parser's zero gate before: about 60 logic cells.) Word 0 is always written (every
 //! segment has a beat 0, a 0-octet ULPDU one with no lane kept, written 0).
 //!
@@ -128,6 +130,13 @@ pub struct TerminateTx {
     /// 0 to 5 are 26 to 31 and beat 6 is word 0 (one counter for both: no `word` register
     /// and incrementer beside `beat`, issue 5).
     beat: DFF<Bits<HDR_WORD_BITS>>,
+    /// `beat + 1`, kept in step with `beat`, and bit 4 of the slot address for `beat` /
+    /// `beat + 1` (the word's bit 4, or the word at or past the segment's end: see "How the
+    /// slot is copied"), so that the slot address is one multiplexer by `offer` between
+    /// registers (the incrementer and the compares were on the header RAM's address path).
+    beat1: DFF<Bits<HDR_WORD_BITS>>,
+    a4_0: DFF<Bit>,
+    a4_1: DFF<Bit>,
     done_q: DFF<Bit>,
     /// The output register: a beat, its keep and last flag.
     o_v: DFF<Bit>,
@@ -144,12 +153,10 @@ pub struct TerminateTx {
     hdr_tagged: Signal<Local, Bit>,
     seglen_v: Signal<Local, Bits<16>>,
     rd_word: Signal<Local, Bits<HDR_WORD_BITS>>,
-    /// `beat + 1`; `beat` / `beat + 1` (as words) is at or past the segment's end
-    /// (`4 w >= term_seglen`), and the one addressed (see "How the slot is copied").
-    w1: Signal<Local, Bits<HDR_WORD_BITS>>,
-    pe0: Signal<Local, Bit>,
-    pe1: Signal<Local, Bit>,
-    rd_pe: Signal<Local, Bit>,
+    /// `beat1 + 1`, and whether it is at or past the segment's end (`4 w >= term_seglen`).
+    w2: Signal<Local, Bits<HDR_WORD_BITS>>,
+    pe2: Signal<Local, Bit>,
+    rd_a4: Signal<Local, Bit>,
     ob_data: Signal<Local, Bits<32>>,
     ob_keep: Signal<Local, Bits<4>>,
     ddp_w0: Constant<Bits<32>>,
@@ -191,6 +198,9 @@ impl Default for TerminateTx {
             last_half: Default::default(),
             r_sent: Default::default(),
             beat: Default::default(),
+            beat1: Default::default(),
+            a4_0: Default::default(),
+            a4_1: Default::default(),
             done_q: Default::default(),
             o_v: Default::default(),
             o_data: Default::default(),
@@ -203,10 +213,9 @@ impl Default for TerminateTx {
             hdr_tagged: Default::default(),
             seglen_v: Default::default(),
             rd_word: Default::default(),
-            w1: Default::default(),
-            pe0: Default::default(),
-            pe1: Default::default(),
-            rd_pe: Default::default(),
+            w2: Default::default(),
+            pe2: Default::default(),
+            rd_a4: Default::default(),
             ob_data: Default::default(),
             ob_keep: Default::default(),
             // DDP untagged header of a Terminate (`rfc5040-rdmap.md` §1.8): T=0 L=1 DV=1,
@@ -222,8 +231,8 @@ impl Logic for TerminateTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, len_q, last_b, last_half, r_sent, beat, done_q, o_v, o_data,
-            o_keep, o_last
+            self, clock, state, len_q, last_b, last_half, r_sent, beat, beat1, a4_0, a4_1, done_q,
+            o_v, o_data, o_keep, o_last
         );
         // Not in the cycle of `term_done`: the source clears `term_valid` only at its end.
         self.term_ready.next = (self.state.q.val() == 0) && !self.done_q.q.val();
@@ -247,8 +256,11 @@ impl Logic for TerminateTx {
         self.hdr_tagged.next = self.hdr_b_data.val().get_bit(31);
         if self.state.q.val() == 2 {
             self.state.d.next = 3.into();
-            // Beat 0 = word (0 - 6) mod 32: see `beat`.
+            // Beat 0 = word (0 - 6) mod 32: see `beat`. (Words 26, 27: bit 4 set.)
             self.beat.d.next = 26.into();
+            self.beat1.d.next = 27.into();
+            self.a4_0.d.next = true;
+            self.a4_1.d.next = true;
             self.r_sent.d.next = false;
             self.last_half.d.next = true;
             if !self.any_hdr.val() {
@@ -300,35 +312,36 @@ impl Logic for TerminateTx {
         }
         // A slot word at or past the segment's end (`4 w >= term_seglen`, for words 0..15;
         // words 16..31 are never written) is read from word `w + 16` of the slot, which the
-        // parser never writes: it reads 0. Both candidates from registers, so the address
-        // is one multiplexer by `offer` as before.
-        self.w1.next = self.beat.q.val() + 1;
-        self.pe0.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
-            && ((bit_cast::<6, 4>(self.beat.q.val().get_bits::<4>(0)) << 2)
-                >= self.term_seglen.val().get_bits::<6>(0));
-        self.pe1.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
-            && ((bit_cast::<6, 4>(self.w1.val().get_bits::<4>(0)) << 2)
+        // parser never writes: it reads 0. Computed a word ahead (`w2`, `pe2`, for the word
+        // after `beat1`) into registers, so the address is one multiplexer by `offer`.
+        self.w2.next = self.beat1.q.val() + 1;
+        self.pe2.next = (self.term_seglen.val().get_bits::<10>(6) == 0)
+            && ((bit_cast::<6, 4>(self.w2.val().get_bits::<4>(0)) << 2)
                 >= self.term_seglen.val().get_bits::<6>(0));
         self.rd_word.next = self.beat.q.val();
-        self.rd_pe.next = self.pe0.val();
+        self.rd_a4.next = self.a4_0.q.val();
         if self.offer.val() {
-            self.beat.d.next = self.w1.val();
-            self.rd_word.next = self.w1.val();
-            self.rd_pe.next = self.pe1.val();
+            self.beat.d.next = self.beat1.q.val();
+            self.beat1.d.next = self.w2.val();
+            self.a4_0.d.next = self.a4_1.q.val();
+            self.a4_1.d.next = self.w2.val().get_bit(4) || self.pe2.val();
+            self.rd_word.next = self.beat1.q.val();
+            self.rd_a4.next = self.a4_1.q.val();
             if self.is_last.val() {
                 self.state.d.next = 4.into();
             }
         }
-        // Slot address: word 0 in A, then the word of the beat handed over next.
+        // Idle: word 0 (with bit 4 clear), which A presents (no multiplexer for A's address).
+        if self.state.q.val() == 0 {
+            self.beat.d.next = 0.into();
+            self.a4_0.d.next = false;
+        }
+        // Slot address: word 0 in A (`beat` = 0 from Idle, no offer before sending), then
+        // the word of the beat handed over next.
         self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val()) << 6)
             | (bit_cast::<HDR_ADDR_BITS, 1>(self.term_slot.val().into()) << 5)
-            | bit_cast::<HDR_ADDR_BITS, HDR_WORD_BITS>(self.rd_word.val())
-            | (bit_cast::<HDR_ADDR_BITS, 1>(self.rd_pe.val().into()) << 4);
-        if self.state.q.val() == 1 {
-            self.hdr_b_addr.next = (bit_cast::<HDR_ADDR_BITS, CONN_BITS>(self.term_conn.val())
-                << 6)
-                | (bit_cast::<HDR_ADDR_BITS, 1>(self.term_slot.val().into()) << 5);
-        }
+            | bit_cast::<HDR_ADDR_BITS, 4>(self.rd_word.val().get_bits::<4>(0))
+            | (bit_cast::<HDR_ADDR_BITS, 1>(self.rd_a4.val().into()) << 4);
 
         // ---- Draining: done when the last beat has left.
         if (self.state.q.val() == 4)
