@@ -37,7 +37,8 @@ pub mod regs {
     /// Read only: `[7:0]` QPs, `[15:8]` CQs, `[23:16]` log2 of the STag table entries,
     /// `[31:24]` datapath width in octets.
     pub const CAPS: u16 = 0x008;
-    /// Read only: bit [`STATUS_RX_IDLE`], bit [`STATUS_TX_IDLE`].
+    /// Read only: bit [`STATUS_RX_IDLE`], bit [`STATUS_TX_IDLE`], as they were in the cycle
+    /// before the read's first (the core registers them).
     pub const STATUS: u16 = 0x00C;
     /// The receive path is drained (RxPath `rx_idle`).
     pub const STATUS_RX_IDLE: u32 = 1 << 0;
