@@ -591,6 +591,15 @@ struct Cfg {
     dma: DmaConfig,
 }
 
+/// Presents the traffic's MMIO access `(address, write, data)` (held until taken).
+fn present(sim: &mut dyn Backend, (a, w, d): (u16, bool, u32)) {
+    if w {
+        Mmio::set_write(sim, a, d);
+    } else {
+        Mmio::set_read(sim, a);
+    }
+}
+
 fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut mem = HostMemory::new();
@@ -824,12 +833,8 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
         Mmio::clear(sim);
 
         let mut mmio_busy = false;
-        if let Some((a, w, d)) = mmio_pend {
-            if w {
-                Mmio::set_write(sim, a, d);
-            } else {
-                Mmio::set_read(sim, a);
-            }
+        if let Some(p) = mmio_pend {
+            present(sim, p);
             mmio_busy = true;
         }
         if rng.gen_bool(0.05) && !mmio_busy {
@@ -1198,14 +1203,10 @@ fn traffic(sim: &mut dyn Backend, seed: u64, cfg: &Cfg) {
     // An access still in its wait cycle is held until taken: a master does not withdraw one
     // (`Mmio`'s contract; withdrawn, HostIf's decode registers would answer the next read
     // with this one's register).
-    if let Some((a, w, d)) = mmio_pend.take() {
-        if w {
-            Mmio::set_write(sim, a, d);
-        } else {
-            Mmio::set_read(sim, a);
-        }
+    if let Some(p) = mmio_pend.take() {
+        present(sim, p);
         Mmio::hold(sim);
-        if !w {
+        if !p.1 {
             let (r, v) = mmio_reads.pop_front().unwrap();
             assert_eq!(Mmio::rdata(sim), v, "MMIO read of {r:#x}");
             read_checks += 1;
