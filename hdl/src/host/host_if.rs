@@ -624,6 +624,7 @@ pub struct HostIf {
     /// STATUS's idle bits (`rx_idle`, `tx_idle`) at the previous edge: their sources run
     /// through the blocks' state and MpaTx's output (timing).
     idle_q: DFF<Bits<2>>,
+    wr_pick_q: DFF<Bit>,
 
     // ---- Combinational.
     /// A read / write taken in this cycle (`ph` high).
@@ -924,6 +925,7 @@ impl Default for HostIf {
             wr_lock: Default::default(),
             wr_lock_cw: Default::default(),
             idle_q: Default::default(),
+            wr_pick_q: Default::default(),
             rd: Default::default(),
             wr: Default::default(),
             pr: Default::default(),
@@ -1093,7 +1095,8 @@ impl Logic for HostIf {
             rq_off,
             wr_lock,
             wr_lock_cw,
-            idle_q
+            idle_q,
+            wr_pick_q
         );
         self.base.clock.next = self.clock.val();
         self.ulp.clock.next = self.clock.val();
@@ -1928,10 +1931,11 @@ impl Logic for HostIf {
         self.pay_rd_cpl_last.next = self.dma_rd_cpl_last.val();
 
         // ---- DMA write arbiter: whole packets, placement first at a packet boundary.
+        self.wr_pick_q.d.next = !self.place_wr_valid.val();
         if self.wr_lock.q.val() {
             self.pick_cw.next = self.wr_lock_cw.q.val();
         } else {
-            self.pick_cw.next = !self.place_wr_valid.val();
+            self.pick_cw.next = self.cw_w.q.val() && self.wr_pick_q.q.val();
         }
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
