@@ -32,10 +32,11 @@
 //! (`tx_conn`, the control word but R, the slot address, `term_done_conn` / `term_done_slot`
 //! are `term_*`), so it keeps no copy of them (issue 5, area: 39 flip-flops). With `tx_ready`
 //! always high, a request taken in cycle `t` gives its first beat (`tx_valid`) in `t + 4` and
-//! its `n` beats (6 to 18) in `t + 4 .. t + 3 + n`, one per cycle; `term_done` pulses in the
-//! cycle after the last beat moved, and the next request is taken in the cycle after that, so
-//! back-to-back requests take `n + 5` cycles each. Back-pressure on `tx_ready` only stretches this; every
-//! output but those read from `term_*` is driven from registers.
+//! its `n` beats (6 to 18) one every other cycle, in `t + 4, t + 6, .., t + 2n + 2`;
+//! `term_done` pulses in the cycle after the last beat moved, and the next request is taken in
+//! the cycle after that, so back-to-back requests take `2n + 4` cycles each. Back-pressure on
+//! `tx_ready` only stretches this; every output but those read from `term_*` is driven from
+//! registers.
 //!
 //! Measured on the iCE40-HX8K (yosys + nextpnr-ice40 `--freq 100`, the block alone in the
 //! `rnic-bsp` synthesis harness): 275 logic cells, no block RAM, 128.6 MHz (357 and 108.8 MHz
@@ -49,13 +50,14 @@
 //! `b` is slot word `b - 6`: the copy at octet 24 is lane-aligned with the slot, and an
 //! untagged header plus the Read Request header are slot octets 0..46, contiguous.
 //!
-//! The generator hands beats to one output register (`o_*`); while it holds a beat that
-//! `tx_ready` does not take, the generator stalls (it presents the same slot word again, so
-//! `hdr_b_data` holds too). `tx_ready` therefore reaches the generator's advance and the slot
-//! address (one AND and the word multiplexer): there is no second (overflow) entry, which the
-//! two-entry skid buffer used before needed for 37 flip-flops (issue 5, area). The beats on
-//! `tx_*` are the same in every cycle as with the skid: at full speed one per cycle, and under
-//! back-pressure the next beat is in the register in the cycle after the held one was taken.
+//! The generator hands beats to one output register (`o_*`), and only when it is empty: while
+//! it holds a beat, taken or not, the generator stalls (it presents the same slot word again,
+//! so `hdr_b_data` holds too). So a beat leaves every other cycle at best, and `tx_ready`
+//! reaches only `o_v` and the end of the drain, never the generator's advance, the state or
+//! the slot address. (With the advance on `o_v || tx_ready`, MpaTx's LLP ready ran through
+//! UlpduMux into the state and the parser's RAM address: −2.5 ns in the routed core, issue 5.
+//! A stream has one Terminate, so its rate does not matter.) There is no second (overflow)
+//! entry, which the two-entry skid buffer used before needed for 37 flip-flops (issue 5, area).
 //!
 //! The copy must read 0 at and past the segment's end (`term_seglen`, the slot's segment
 //! length whenever a header is copied: RxControl's contract), but the parser's port B is its
@@ -145,7 +147,7 @@ pub struct TerminateTx {
     o_last: DFF<Bit>,
 
     offer: Signal<Local, Bit>,
-    /// The output register has room (empty, or its beat is taken in this cycle).
+    /// The output register is empty (from registers only: see "Stream and timing").
     room: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
     any_hdr: Signal<Local, Bit>,
@@ -283,8 +285,10 @@ impl Logic for TerminateTx {
             }
         }
 
-        // ---- Sending: one beat to the output register whenever it is empty or taken.
-        self.room.next = !self.o_v.q.val() || self.tx_ready.val();
+        // ---- Sending: one beat to the output register whenever it is empty (not when its
+        // beat is taken in the same cycle: `tx_ready` then reaches only `o_v`, see "Stream
+        // and timing").
+        self.room.next = !self.o_v.q.val();
         self.offer.next = (self.state.q.val() == 3) && self.room.val();
         self.is_last.next = self.beat.q.val() == self.last_b.q.val();
         self.ob_data.next = self.hdr_b_data.val();
@@ -355,7 +359,10 @@ impl Logic for TerminateTx {
 
         // ---- Outputs.
         // The register loads whenever it has room, offered or not, so that the state reaches
-        // only `o_v`.
+        // only `o_v`; a beat taken empties it.
+        if self.o_v.q.val() && self.tx_ready.val() {
+            self.o_v.d.next = false;
+        }
         if self.room.val() {
             self.o_data.d.next = self.ob_data.val();
             self.o_keep.d.next = self.ob_keep.val();
