@@ -259,6 +259,41 @@ fn wrong_lkey_hardware_path_completes_loc_prot_err_then_flushes() {
     f.dev.dereg_mr(f.mr[0]).unwrap();
 }
 
+/// The same element above 4 GiB in a work request that the core prefetches: posted while a
+/// 4 KiB Write is being sent, the SendEngine reads it into its prefetch buffer, whose copy of
+/// the address's upper half is kept as a "not 0" flag apart from the buffer (`pf_ahi`). The
+/// flag must reach the local STag check: with it lost, the check would see the low 32 bits,
+/// inside the region, and the Write would succeed. The first Write completes; the second
+/// completes with a local protection error, and nothing is written that must not be.
+#[test]
+fn sge_above_4_gib_prefetched() {
+    let mut f = fixture([6, 6]);
+    f.dev.set_driver_checks(false);
+    let first = write_wr(1, &f.mr[0], &f.mr[1], 4096);
+    let second = SendWr {
+        sg_list: vec![Sge {
+            addr: f.mr[0].addr + (1 << 32),
+            length: 16,
+            lkey: f.mr[0].lkey,
+        }],
+        ..write_wr(2, &f.mr[0], &f.mr[1], 16)
+    };
+    f.dev.post_send(f.qp[0], &first).unwrap();
+    f.dev.post_send(f.qp[0], &second).unwrap();
+    let wc = f.dev.wait_cq(f.cq[0], 2, WAIT).unwrap();
+    assert_eq!(
+        wc.iter().map(|w| (w.wr_id, w.status)).collect::<Vec<_>>(),
+        vec![(1, WcStatus::Success), (2, WcStatus::LocProtErr)],
+        "{wc:?}"
+    );
+    settle(&mut f.dev);
+    assert!(
+        f.dev.mem().violations().is_empty(),
+        "{:?}",
+        f.dev.mem().violations()
+    );
+}
+
 /// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA,
 /// 24-bit in the Cu profile);
 /// the STag check fails (the tagged offset is outside the region) and the work request

@@ -399,6 +399,10 @@ pub struct SendEngine {
     /// The local address's upper half is not 0 (board profile: a local TO that passes the
     /// check is below 2^32, so only this flag of it is kept).
     w_ahi: DFF<Bit>,
+    /// The prefetched WQE's `w_ahi` (its word 4 not 0), written with the word (which `orq`
+    /// keeps as it is) and read where the word would be: valid from the prefetch's beat 4
+    /// until the next `pf_start`, after the prefetched WQE was used or dropped.
+    pf_ahi: DFF<Bit>,
     w_addr_lo: DFF<Bits<32>>,
     /// The half of `orq`'s WQE region (`{1, b, word}`) the prefetch writes and the early check
     /// reads; the WQE being sent (fetched or prefetched) is in the other half, where
@@ -490,8 +494,8 @@ pub struct SendEngine {
     /// its own LUT and packs with its flip-flop (one shared multiplexer, `f_data`, left all
     /// of them alone in their logic cells).
     f_orq: Signal<Local, Bits<8>>,
-    /// The DMA beat is not 0 (word 4, the local address's upper half; the prefetch writes
-    /// this flag into bit 0 of its copy in `orq`).
+    /// The DMA beat is not 0 (word 4, the local address's upper half; the prefetch keeps
+    /// it in `pf_ahi`).
     cpl_nz: Signal<Local, Bit>,
     // Combinational helpers.
     el: [Signal<Local, Bit>; QPS],
@@ -589,7 +593,7 @@ impl Logic for SendEngine {
         dff_setup!(
             self, clock, st, r_pop, r_push, r_lw, r_ci_inc, r_set_err, r_set_blk, hold_q, l_en,
             l_err, l_oc, l_ne, l_blk, l_pf, elig_q, pick_q, any_q, foff, faddr, rr, cur, msn, beat,
-            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_ahi, w_addr_lo, pfb, f1,
+            w_mop, w_rd, w_unk, w_sig, w_fence, w_len, w_lkey, w_ahi, pf_ahi, w_addr_lo, pfb, f1,
             host_addr, done_seen, c_op, c_st, h_valid, h_qp, h_op, h_st, h_len, h_idx, rq_wp,
             rq_rp, rq_v, rq_qp, rq_h, pf_st, pf_qp, pf_use, orq_ra_q, orq_wa_q, ec_st, ec_ws, e_ok,
             tk, pf_ok, l_ordf
@@ -1278,10 +1282,10 @@ impl Logic for SendEngine {
         if self.pf_wr.val() {
             self.orq.write_addr.next = self.o_pf.val() | bit_cast::<5, 3>(self.beat.q.val());
             self.orq.write_data.next = self.sq_rd_cpl_data.val();
-            // Word 4 (the local address's upper half) is kept as "not 0" in its bit 0.
+            // Word 4 (the local address's upper half) is kept as "not 0" in `pf_ahi`, not in
+            // the RAM: the 32-input OR stays off the RAM's write data (timing).
             if self.beat.q.val() == 4 {
-                self.orq.write_data.next =
-                    self.sq_rd_cpl_data.val().replace_bit(0, self.cpl_nz.val());
+                self.pf_ahi.d.next = self.cpl_nz.val();
             }
         }
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
@@ -1591,9 +1595,9 @@ impl Logic for SendEngine {
             }
         }
         if self.f_ld.val().get_bit(4) {
-            // (`orq` keeps the flag in bit 0 of word 4.)
+            // (The prefetched WQE's flag is `pf_ahi`.)
             if self.f_orq.val().get_bit(4) {
-                self.w_ahi.d.next = self.orq.read_data.val().get_bit(0);
+                self.w_ahi.d.next = self.pf_ahi.q.val();
             } else {
                 self.w_ahi.d.next = self.cpl_nz.val();
             }
