@@ -461,6 +461,10 @@ pub struct DdpTx {
     rq_lz: DFF<Bit>,
     /// The slot of the next request is busy.
     rq_busy: Signal<Local, Bit>,
+    /// The reader left slot `bclr_i` in the previous cycle (its last word was issued): the
+    /// slot's `busy` clears now.
+    bclr: DFF<Bit>,
+    bclr_i: DFF<Bits<DMA_SUB_TAG_BITS>>,
     taking: Signal<Local, Bit>,
     /// The offered message reads payload.
     pay: Signal<Local, Bit>,
@@ -784,6 +788,8 @@ impl Default for DdpTx {
             all_in_r: Default::default(),
             rq_lz: Default::default(),
             rq_busy: Default::default(),
+            bclr: Default::default(),
+            bclr_i: Default::default(),
             taking: Default::default(),
             pay: Default::default(),
             ra_start: Default::default(),
@@ -949,7 +955,7 @@ impl Logic for DdpTx {
             rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
             rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
             o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, rq_fq
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, rq_fq, bclr, bclr_i
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
@@ -966,6 +972,16 @@ impl Logic for DdpTx {
             self.lastblk[i].d.next = self.lastblk[i].q.val();
         }
         self.pbuf.clock.next = self.clock.val();
+        // A slot whose last word was issued in the previous cycle is freed now: a cycle late,
+        // which only delays a request for the slot (`rq_busy`) or `all_in`, towards "busy";
+        // keeps the slot decode and the busy multiplexers off the `issue` path (issue 5,
+        // -1.35 ns in the routed core). Before the request's set and the flush's clear below.
+        self.bclr.d.next = false;
+        for i in 0..TX_BLOCKS {
+            if self.bclr.q.val() && (self.bclr_i.q.val().index() == i) {
+                self.busy[i].d.next = false;
+            }
+        }
         self.a_src.next = 0.into();
         self.l_src.next = 0.into();
         self.a_en.next = false;
@@ -1640,9 +1656,11 @@ impl Logic for DdpTx {
                     || self.w_last.val()
                 {
                     self.rd_cnt.d.next = self.rd_cnt.q.val() + 1;
+                    // The slot is freed in the next cycle (`bclr`).
+                    self.bclr.d.next = true;
+                    self.bclr_i.d.next = self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0);
                     for i in 0..TX_BLOCKS {
                         if self.rptr_blk.val().get_bits::<DMA_SUB_TAG_BITS>(0).index() == i {
-                            self.busy[i].d.next = false;
                             self.lastblk[i].d.next = false;
                         }
                     }

@@ -55,7 +55,7 @@
 //! one word of the FPDU (marker, header + ULPDU, PAD, CRC), and a new packet starts in the cycle
 //! after the previous one's last word, so the only beats beyond the input beats are the ones the
 //! protocol adds. The LLP outputs come from a register stage (`llp_data` through one AND-OR for
-//! the CRC word, `llp_valid` through one AND for a refused packet's first word); `ulpdu_ready`
+//! the CRC word, `llp_valid` straight from a flip-flop); `ulpdu_ready`
 //! and `raw_ready` are combinational from `llp_ready` and the input `valid`s. Decisions a
 //! packet's first cycle needs are kept per connection in registers (`conn_lead`, `conn_wrap`,
 //! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it.
@@ -251,9 +251,6 @@ pub struct MpaTx {
     out_span_last: DFF<Bit>,
     /// The word is the CRC of a connection with CRC on: send the computed CRC.
     out_crc: DFF<Bit>,
-    /// The word is the first of a refused packet: not sent (the refusal is decided late in
-    /// the cycle, so it gates `llp_valid` after the register instead of `out_valid` before).
-    out_kill: DFF<Bit>,
     err_q: DFF<Bit>,
     err_conn_q: DFF<Bits<CONN_BITS>>,
 
@@ -261,7 +258,6 @@ pub struct MpaTx {
 
     // Combinational signals.
     load: Signal<Local, Bit>,
-    out_live: Signal<Local, Bit>,
     grant_raw: Signal<Local, Bit>,
     sel_fpdu: Signal<Local, Bit>,
     sel_markers: Signal<Local, Bit>,
@@ -377,12 +373,10 @@ impl Default for MpaTx {
             out_span: Default::default(),
             out_span_last: Default::default(),
             out_crc: Default::default(),
-            out_kill: Default::default(),
             err_q: Default::default(),
             err_conn_q: Default::default(),
             crc32c: Default::default(),
             load: Default::default(),
-            out_live: Default::default(),
             grant_raw: Default::default(),
             sel_fpdu: Default::default(),
             sel_markers: Default::default(),
@@ -454,7 +448,6 @@ impl Logic for MpaTx {
             out_span,
             out_span_last,
             out_crc,
-            out_kill,
             err_q,
             err_conn_q
         );
@@ -480,9 +473,8 @@ impl Logic for MpaTx {
         self.crc32c.data.next = self.out_data.q.val();
         self.crc32c.keep.next = self.keep_all.val();
         self.crc32c.last.next = self.out_span_last.q.val();
-        self.out_live.next = self.out_valid.q.val() && !self.out_kill.q.val();
         self.crc32c.valid.next =
-            self.out_live.val() && self.llp_ready.val() && self.out_span.q.val();
+            self.out_valid.q.val() && self.llp_ready.val() && self.out_span.q.val();
         // The CRC in wire order: least significant octet in lane 0 (§5.2; 4 lanes).
         self.crc_wire.next = (bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(0))
             << 24)
@@ -491,7 +483,7 @@ impl Logic for MpaTx {
             | bit_cast::<DATA_WIDTH, 8>(self.crc32c.crc.val().get_bits::<8>(24));
 
         // LLP outputs from the output register.
-        self.llp_valid.next = self.out_live.val();
+        self.llp_valid.next = self.out_valid.q.val();
         self.llp_data.next = self.out_data.q.val();
         if self.out_crc.q.val() {
             self.llp_data.next = self.out_data.q.val() | self.crc_wire.val();
@@ -503,7 +495,7 @@ impl Logic for MpaTx {
         self.err_conn.next = self.err_conn_q.q.val();
 
         // The output register takes a word when it is empty or its word leaves.
-        self.load.next = !self.out_live.val() || self.llp_ready.val();
+        self.load.next = !self.out_valid.q.val() || self.llp_ready.val();
 
         // Per-connection state of the connections at the inputs. `slack` = 0xFFFF - ulpdu_len
         // (MAX_ULPDU is all ones): a ULPDU is refused when its connection is in raw mode or,
@@ -810,8 +802,11 @@ impl Logic for MpaTx {
 
         // Output register.
         if self.load.val() {
-            self.out_valid.d.next = self.emit.val();
-            self.out_kill.d.next = self.kill.val();
+            // A refused packet's first word is not sent (`kill`). (It gated `llp_valid`
+            // after the register, `out_kill`, which put a LUT between the output register
+            // and `llp_valid` / `load`: -2.5 ns from `llp_ready` to UlpduMux's sources in the
+            // routed core, issue 5.)
+            self.out_valid.d.next = self.emit.val() && !self.kill.val();
             self.out_data.d.next = (bit_cast::<DATA_WIDTH, HALF>(self.emit_hi.val())
                 << self.half_shift.val())
                 | bit_cast::<DATA_WIDTH, HALF>(self.emit_lo.val());
