@@ -2996,12 +2996,10 @@ impl Logic for RxControl {
             // the QP's later jobs, as `!en || err` does. Timing: `h_dead` is not in the path
             // to the per-QP `dying` enables.)
             self.bdying_set.next = self.h_st.val() != self.st_ok.val();
-            // A dead QP's record is kind none, whatever its status: its other fields mean
-            // nothing then (the done only frees the slot), so they are the status's (timing:
-            // `h_dead`, the QP state multiplexed by the head's connection, reaches only the
-            // kind bits and `vd_place`, not the record's 41 other bits).
-            if self.h_st.val() == self.st_ok.val() {
-                if (self.h_ctx.val() != 2) && !self.h_dead.val() {
+            if self.h_dead.val() {
+                self.w_kind_n.next = self.k_none.val();
+            } else if self.h_st.val() == self.st_ok.val() {
+                if self.h_ctx.val() != 2 {
                     self.vd_place_q.d.next = true;
                 }
             } else {
@@ -3038,9 +3036,6 @@ impl Logic for RxControl {
                 self.w_val_n.next = (bit_cast::<32, 16>(self.h_addr32.val().get_bits::<16>(16))
                     << 16)
                     | bit_cast::<32, 16>(self.w_triple_n.val());
-            }
-            if self.h_dead.val() {
-                self.w_kind_n.next = self.k_none.val();
             }
             for i in 0..CQ_DEPTH {
                 if self.cq_head.q.val().index() == i {
