@@ -160,8 +160,6 @@ pub struct DdpRxParse {
     c_at_jb: Signal<Local, Bit>,
     c_past_jb: Signal<Local, Bit>,
     c_busy: Signal<Local, Bit>,
-    /// A first beat taken (`take && ulpdu_first`).
-    take_first: Signal<Local, Bit>,
     cur_idx: Signal<Local, Bits<5>>,
     cur_slot: Signal<Local, Bit>,
     new_t: Signal<Local, Bit>,
@@ -242,7 +240,6 @@ impl Default for DdpRxParse {
             c_at_jb: Default::default(),
             c_past_jb: Default::default(),
             c_busy: Default::default(),
-            take_first: Default::default(),
             cur_idx: Default::default(),
             cur_slot: Default::default(),
             new_t: Default::default(),
@@ -364,14 +361,6 @@ impl Logic for DdpRxParse {
         self.ready.next = (self.pay_ready.val() || !self.pay_beat.val()) && self.job_ok.val();
         self.ulpdu_ready.next = self.ready.val();
         self.take.next = self.ready.val() && self.ulpdu_valid.val();
-        // `take && ulpdu_first`, written out for a first beat (no job beat index, nothing
-        // past it: `job_beat` is `ulpdu_last`), so the connection's `at_jb` / `past_jb`
-        // multiplexers stay off the busy bits' set (timing: that chain ran through RxPlace's
-        // `pay_first` and MpaRx's skid to `busy`).
-        self.take_first.next = self.ulpdu_valid.val()
-            && self.ulpdu_first.val()
-            && !self.c_busy.val()
-            && (!self.ulpdu_last.val() || (self.pay_ready.val() && self.job_skid.room.val()));
 
         // ---- Per-connection state.
         for i in 0..CONNECTIONS {
@@ -408,7 +397,7 @@ impl Logic for DdpRxParse {
             if self.free_valid.val() && (self.slot_free.val().index() == j) {
                 self.busy[j].d.next = false;
             }
-            if self.take_first.val() && (self.slot_new.val().index() == j) {
+            if self.take.val() && self.ulpdu_first.val() && (self.slot_new.val().index() == j) {
                 self.busy[j].d.next = true;
             }
         }
