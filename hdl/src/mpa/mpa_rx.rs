@@ -236,7 +236,8 @@ pub struct MpaRx {
     crc_next: DFF<Bit>,
     /// An error was reported: drop everything.
     dead: DFF<Bit>,
-    /// Data words (after the header, without markers) still to come before the CRC field.
+    /// Data words (after the header, without markers) still to come before the CRC field,
+    /// less one when `len_lo` is 3: counted down from ULPDU_Length / 4.
     words_left: DFF<Bits<15>>,
     /// `words_left == 1`.
     one_left: DFF<Bit>,
@@ -315,7 +316,6 @@ pub struct MpaRx {
     ctx_wr3: Signal<Local, Bits<CTX_WORD_BITS>>,
     ctx_rd_word: Signal<Local, Bits<2>>,
     length: Signal<Local, Bits<16>>,
-    length_p1: Signal<Local, Bits<17>>,
     /// `length > max_of` by 2-bit slices: per slice, greater, and greater or equal (in the odd
     /// bits of `cmp_gt`, `cmp_ge`; the 2-bit verdicts in `gt2`, `ge2`); `longer` is the carry
     /// out of `gt2 + ge2`: a slice greater generates, a slice equal propagates.
@@ -458,7 +458,6 @@ impl Default for MpaRx {
             ctx_wr3: Default::default(),
             ctx_rd_word: Default::default(),
             length: Default::default(),
-            length_p1: Default::default(),
             cmp_gt: Default::default(),
             cmp_ge: Default::default(),
             gt2: Default::default(),
@@ -649,7 +648,6 @@ impl Logic for MpaRx {
         self.crc_upd.data.next = self.s1_word.q.val();
         self.crc_upd.keep.next = 15.into();
         self.length.next = self.s1_word.q.val().get_bits::<16>(16);
-        self.length_p1.next = bit_cast::<17, 16>(self.length.val()) + 1;
         // `length > max_of` without the 16 inverters that a subtraction's carry chain needs
         // in front of one operand (`max_of` is the store's read data): each 2-bit slice's
         // greater / greater-or-equal in one LUT, then a carry chain of 8 in which a greater
@@ -678,8 +676,10 @@ impl Logic for MpaRx {
             | (bit_cast::<9, 1>(self.cmp_ge.val().get_bit(15).into()) << 7);
         self.cmp_sum.next = self.gt2.val() + self.ge2.val();
         self.longer.next = self.cmp_sum.val().get_bit(8);
-        // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4.
-        self.fpdu_words.next = self.length_p1.val().get_bits::<15>(2);
+        // Words after the header: (2 + L + PAD) / 4 - 1 = (L + 1) / 4 = L / 4 + (L % 4 == 3).
+        // `words_left` counts L / 4 of them (the +1 of L % 4 == 3 stays in `len_lo`, which
+        // `one_left` reads): no 16-bit carry chain after the realigner's word (timing).
+        self.fpdu_words.next = bit_cast::<15, 14>(self.length.val().get_bits::<14>(2));
         // (L + 1) / 4 == 0: L <= 2; (L + 1) / 4 == 1: 3 <= L <= 6 (from L directly, no adder).
         self.no_data_words.next =
             (self.length.val().get_bits::<14>(2) == 0) && (self.length.val().get_bits::<2>(0) != 3);
@@ -775,7 +775,11 @@ impl Logic for MpaRx {
                     self.since_hdr.d.next = self.since_hdr.q.val() + 1;
                 }
                 self.words_left.d.next = self.words_left.q.val() - 1;
-                self.one_left.d.next = self.words_left.q.val() == 2;
+                // Two words left (this one and one more): (L + 1) / 4 counted down to 2, so
+                // `words_left` (L / 4 counted down) at 1 when L % 4 == 3, else at 2.
+                self.one_left.d.next = (self.words_left.q.val().get_bits::<13>(2) == 0)
+                    && (self.words_left.q.val().get_bit(0) == (self.len_lo.q.val() == 3))
+                    && (self.words_left.q.val().get_bit(1) != (self.len_lo.q.val() == 3));
                 if self.one_left.q.val() {
                     self.crc_next.d.next = true;
                 }
