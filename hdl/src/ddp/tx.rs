@@ -955,7 +955,8 @@ impl Logic for DdpTx {
             rr_end, rq_addr, rq_left_n, rq_cnt, rq_lenr, rq_ok, rq_tag, rq_gap, fits_r, seg_wait,
             rd_cnt, rptr, rptr1, pre, m_end, end_w, rq_fin, wr, sh, rv, f0, v0, o_valid, o_data,
             o_keep, o_last, o_conn, s_valid, s_data, s_keep, s_last, ra, ra_stale, m_r, k_pay,
-            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, rq_fq, bclr, bclr_i
+            rq_off, last_slot, fell, fl, all_in_r, rq_lz, take_q, take_q2, done_q, rq_fq, bclr,
+            bclr_i
         );
         for i in 0..CONNECTIONS {
             self.mulpdu[i].clock.next = self.clock.val();
