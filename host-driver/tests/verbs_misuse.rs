@@ -120,6 +120,25 @@ fn settle(dev: &mut Device) {
     panic!("the device did not go idle within {WAIT} cycles");
 }
 
+/// `settle`, then: nothing was written or read that must not be.
+fn settle_without_violations(dev: &mut Device) {
+    settle(dev);
+    assert!(
+        dev.mem().violations().is_empty(),
+        "{:?}",
+        dev.mem().violations()
+    );
+}
+
+/// One 16-octet element of `mr`'s lkey at 4 GiB above the region: its low 32 bits are inside.
+fn above_4_gib(mr: &Mr) -> Vec<Sge> {
+    vec![Sge {
+        addr: mr.addr + (1 << 32),
+        length: 16,
+        lkey: mr.lkey,
+    }]
+}
+
 /// A wrong lkey (right index, wrong key), an out-of-bounds element and a stale lkey are
 /// refused by the driver with `LocalProtection` before anything reaches the core; nothing was
 /// posted (the rings are untouched), so the QP still works.
@@ -271,11 +290,7 @@ fn sge_above_4_gib_prefetched() {
     f.dev.set_driver_checks(false);
     let first = write_wr(1, &f.mr[0], &f.mr[1], 4096);
     let second = SendWr {
-        sg_list: vec![Sge {
-            addr: f.mr[0].addr + (1 << 32),
-            length: 16,
-            lkey: f.mr[0].lkey,
-        }],
+        sg_list: above_4_gib(&f.mr[0]),
         ..write_wr(2, &f.mr[0], &f.mr[1], 16)
     };
     f.dev.post_send(f.qp[0], &first).unwrap();
@@ -286,12 +301,7 @@ fn sge_above_4_gib_prefetched() {
         vec![(1, WcStatus::Success), (2, WcStatus::LocProtErr)],
         "{wc:?}"
     );
-    settle(&mut f.dev);
-    assert!(
-        f.dev.mem().violations().is_empty(),
-        "{:?}",
-        f.dev.mem().violations()
-    );
+    settle_without_violations(&mut f.dev);
 }
 
 /// An element above 4 GiB (the driver's checks off): the core cannot address it (32-bit DMA,
@@ -301,13 +311,8 @@ fn sge_above_4_gib_prefetched() {
 #[test]
 fn sge_above_4_gib() {
     let mut f = fixture([6, 6]);
-    let high = vec![Sge {
-        addr: f.mr[0].addr + (1 << 32),
-        length: 16,
-        lkey: f.mr[0].lkey,
-    }];
     let wr = SendWr {
-        sg_list: high.clone(),
+        sg_list: above_4_gib(&f.mr[0]),
         ..write_wr(1, &f.mr[0], &f.mr[1], 16)
     };
     let e = f.dev.post_send(f.qp[0], &wr).unwrap_err();
@@ -320,12 +325,7 @@ fn sge_above_4_gib() {
         (1, WcStatus::LocProtErr),
         "{wc:?}"
     );
-    settle(&mut f.dev);
-    assert!(
-        f.dev.mem().violations().is_empty(),
-        "{:?}",
-        f.dev.mem().violations()
-    );
+    settle_without_violations(&mut f.dev);
     // Registration and allocation above 4 GiB are refused.
     let e = f
         .dev
