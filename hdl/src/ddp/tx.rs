@@ -367,7 +367,10 @@ pub struct DdpTx {
     to_sum: Signal<Local, Bits<33>>,
     /// ULPDU length of the current segment.
     ulen: DFF<Bits<16>>,
-    /// Beat within the segment's header part, one-hot (bit `i`: beat `i`).
+    /// Beat within the segment, one-hot (bit `i`: beat `i`; 0 from beat 12 on). It shifts at
+    /// every beat, header or payload (its enable is `fire` or the first segment's set-up, not
+    /// the beat's kind and `start_seg`: timing): past a tagged or untagged header its bits
+    /// select nothing, every field beyond beat 3 being a Read Request's (`h_r`).
     hb: DFF<Bits<12>>,
     /// Past the segment's first payload beat.
     inpay: DFF<Bit>,
@@ -1349,8 +1352,8 @@ impl Logic for DdpTx {
             // a payload beat's next `seg_rem` is `rem_sub`; where the beat ends its segment
             // (`rem_sub` negative) the next beat is a new segment's (cleared at `start_seg`)
             // or none (`Drain`).
+            self.hb.d.next = self.hb.q.val() << 1;
             if !(self.kind_p0.val() || self.kind_pay.val()) {
-                self.hb.d.next = self.hb.q.val() << 1;
                 self.p0.d.next = self.p0n.val();
                 self.rr_end.d.next = self.rrn.val();
                 self.bl.d.next = self.rrn.val() || (self.p0n.val() && self.rem_le2.val());
