@@ -572,6 +572,13 @@ pub struct SendEngine {
     /// (`h_idx` is bits `RING_INDEX_BITS`..1).
     c_isum: Signal<Local, Bits<ISUM_BITS>>,
     orq_raddr: Signal<Local, Bits<4>>,
+    /// `orq`'s read address from everything but `orq_raddr` (0 where that is used), and
+    /// whether `orq_raddr` is used for `orq_ra` / for the port (`ra_def` / `rd_def`, from
+    /// registers): `orq_raddr` (`sel` -> `s_oh`) is late, so it enters last, one
+    /// multiplexer before the RAM (through the whole chain it was `tx_path`'s worst path).
+    orq_ra_c: Signal<Local, Bits<5>>,
+    ra_def: Signal<Local, Bit>,
+    rd_def: Signal<Local, Bit>,
     // Per-QP strobes of the cycle.
     pop: Signal<Local, Bit>,
     push: Signal<Local, Bit>,
@@ -1267,12 +1274,18 @@ impl Logic for SendEngine {
             self.r_push.q.val() || self.r_lw.q.val() || self.pf_wr.val() || self.f_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
+        self.ra_def.next = !(self.r_push.q.val() || self.r_lw.q.val())
+            && !self.s.val().get_bit(14)
+            && (self.ec_st.q.val() != 1)
+            && !self.pf_take.val()
+            && !self.pf_use.q.val();
+        self.rd_def.next =
+            self.ra_def.val() && !self.msg_pick.val() && !self.msg_first.val() && !self.f1.q.val();
+        self.orq_ra_c.next = 0.into();
         if self.r_push.q.val() || self.r_lw.q.val() {
-            self.orq_ra.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
+            self.orq_ra_c.next = bit_cast::<5, 4>(self.orq_waddr.val() ^ 1);
         } else if self.s.val().get_bit(14) {
-            self.orq_ra.next = bit_cast::<5, 4>(self.orq_ra_q.q.val());
-        } else {
-            self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
+            self.orq_ra_c.next = bit_cast::<5, 4>(self.orq_ra_q.q.val());
         }
         self.cpl_nz.next = self.sq_rd_cpl_data.val().any();
         if self.f_wr.val() {
@@ -1291,18 +1304,22 @@ impl Logic for SendEngine {
         // The early check reads words 0..=5 of the prefetched WQE (below; never with
         // `pf_take` / `pf_use`, which stay last in this mux: timing).
         if self.ec_st.q.val() == 1 {
-            self.orq_ra.next = self.o_pf.val() | bit_cast::<5, 3>(self.beat.q.val());
+            self.orq_ra_c.next = self.o_pf.val() | bit_cast::<5, 3>(self.beat.q.val());
         }
         // A prefetched WQE is read word by word: word 0 at the edge leaving `Load2`, word
         // `beat + 1` in `Fetch`. Taking it makes its half the sent WQE's (`pfb` flips).
         if self.pf_take.val() {
-            self.orq_ra.next = self.o_pf.val();
+            self.orq_ra_c.next = self.o_pf.val();
             self.pfb.d.next = !self.pfb.q.val();
         }
         if self.pf_use.q.val() {
-            self.orq_ra.next = self.o_cur.val() | bit_cast::<5, 3>(self.beat.q.val() + 1);
+            self.orq_ra_c.next = self.o_cur.val() | bit_cast::<5, 3>(self.beat.q.val() + 1);
         }
-        self.orq.read_addr.next = self.orq_ra.val();
+        self.orq_ra.next = self.orq_ra_c.val();
+        if self.ra_def.val() {
+            self.orq_ra.next = bit_cast::<5, 4>(self.orq_raddr.val());
+        }
+        self.orq.read_addr.next = self.orq_ra_c.val();
         // The message's rkey and remote address (`msg_stag` / `msg_to`), each read in the
         // cycle before DdpTx reads it: word 7 (TO low) at T-1 (`msg_pick`), word 3 (STag) at
         // T (`msg_first`), word 6 (TO high) at T+1 (`f1`). Nothing else reads `orq` then (the
@@ -1317,6 +1334,9 @@ impl Logic for SendEngine {
         }
         if self.f1.q.val() {
             self.orq.read_addr.next = self.o_cur.val() | bits::<5>(6);
+        }
+        if self.rd_def.val() {
+            self.orq.read_addr.next = bit_cast::<5, 4>(self.orq_raddr.val());
         }
         // The signaled bits: written with the entry, read beside it through the registered
         // read address, like the RAM (the upper half has none).
