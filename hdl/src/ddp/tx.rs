@@ -479,6 +479,10 @@ pub struct DdpTx {
     ra_start: Signal<Local, Bit>,
     /// The cycle after a take with a read-ahead: continue it, leave it, or cancel it.
     decide: Signal<Local, Bit>,
+    /// A flush ends (`all_in_r && !rq_ok && fl`, registers only): the message's requests are
+    /// loaded. Written out apart from the cancel between messages (which reads `msg_valid`),
+    /// so that the `rq_addr` / `rq_left_n` enables do not wait for the arbiter's valid there.
+    fl_end: Signal<Local, Bit>,
     /// DdpTx has read `msg_addr` / `msg_len` for the last time (this cycle): `take_q`'s D.
     take_now: Signal<Local, Bit>,
     /// `msg_take`, a cycle after `take_now` (a register: the strobe does not carry the take's
@@ -802,6 +806,7 @@ impl Default for DdpTx {
             pay: Default::default(),
             ra_start: Default::default(),
             decide: Default::default(),
+            fl_end: Default::default(),
             take_now: Default::default(),
             take_q: Default::default(),
             take_q2: Default::default(),
@@ -1810,18 +1815,19 @@ impl Logic for DdpTx {
             self.rd_cnt.d.next = self.rq_cnt.q.val();
             self.ra.d.next = false;
             self.ra_stale.d.next = false;
-            if self.fl.q.val() {
-                self.a_src.next = 3.into();
-                self.a_en.next = true;
-                self.rq_tag.d.next = self.m_slot.val();
-                self.l_src.next = 3.into();
-                self.l_en.next = true;
-                // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
-                self.rq_ok.d.next = false;
-                self.fl.d.next = false;
-                self.seg_wait.d.next = false;
-                self.take_now.next = true;
-            }
+        }
+        self.fl_end.next = self.all_in_r.q.val() && !self.rq_ok.q.val() && self.fl.q.val();
+        if self.fl_end.val() {
+            self.a_src.next = 3.into();
+            self.a_en.next = true;
+            self.rq_tag.d.next = self.m_slot.val();
+            self.l_src.next = 3.into();
+            self.l_en.next = true;
+            // `rq_ok` / `rq_lenr` were computed for the region's address: recompute.
+            self.rq_ok.d.next = false;
+            self.fl.d.next = false;
+            self.seg_wait.d.next = false;
+            self.take_now.next = true;
         }
 
         self.take_q.d.next = self.take_now.val();
