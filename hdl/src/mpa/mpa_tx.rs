@@ -56,7 +56,8 @@
 //! after the previous one's last word, so the only beats beyond the input beats are the ones the
 //! protocol adds. The LLP outputs come from a register stage (`llp_data` through one AND-OR for
 //! the CRC word, `llp_valid` straight from a flip-flop); `ulpdu_ready`
-//! and `raw_ready` are combinational from `llp_ready` and the input `valid`s. Decisions a
+//! and `raw_ready` are combinational from `llp_ready` and the input `valid`s (`ulpdu_ready`
+//! from `raw_valid` only: it may be up without a ULPDU beat offered). Decisions a
 //! packet's first cycle needs are kept per connection in registers (`conn_lead`, `conn_wrap`,
 //! `conn_room`), and the word to load does not depend on `llp_ready`, which only enables it.
 //! The CRC-32C block watches the beats leaving the output register (its `keep` tied to all
@@ -592,6 +593,11 @@ impl Logic for MpaTx {
         self.drain_raw.next = false;
         match self.state.q.val() {
             TxState::Idle => {
+                // Ready for a ULPDU's first beat whether or not one is offered (so `ulpdu_ready`
+                // does not wait for `ulpdu_valid`, which comes through UlpduMux's choice): where
+                // one is offered this is `!grant_raw && !sel_lead`, as below.
+                self.take_ulpdu.next =
+                    !(self.raw_valid.val() && self.prefer_raw.q.val()) && !self.sel_lead.val();
                 if self.grant_raw.val() {
                     // A raw beat; raw bytes in FPDU mode are refused (`kill`).
                     self.emit.next = true;
@@ -616,7 +622,6 @@ impl Logic for MpaTx {
                     self.emit_span.next = true;
                     if !self.sel_lead.val() {
                         // Header word: ULPDU_Length and the first two ULPDU octets.
-                        self.take_ulpdu.next = true;
                         self.emit_hi.next = self.ulpdu_len.val();
                         self.emit_lo.next = self.in_hi.val();
                         self.emit_span_last.next =
