@@ -653,6 +653,14 @@ pub struct DdpTx {
     rb1: Signal<Local, Bits<DMA_SUB_TAG_BITS>>,
     blk_wptr: Signal<Local, Bits<TX_BLK_WORD_BITS>>,
     start_seg: Signal<Local, Bit>,
+    /// `start_seg`'s two halves: the first segment's set-up cycle (`seg_go`), a beat that
+    /// ends a segment which is not the message's last (`seg_end`, with `fire`). The beat
+    /// flags (`hb`, `p0`, `inpay`, `rr_end`, `bl`, `nw`, `nwr`, `pop_k`) are reset at a
+    /// segment's start under `fire` / `seg_go` apart, so that their enable is `fire ||
+    /// seg_go`, not `start_seg || fire` (`fire` -> `start_seg` -> the enable was `tx_path`'s
+    /// worst path).
+    seg_go: Signal<Local, Bit>,
+    seg_end: Signal<Local, Bit>,
     /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
     ss_r: DFF<Bit>,
     ss_e: DFF<Bit>,
@@ -931,6 +939,8 @@ impl Default for DdpTx {
             rb1: Default::default(),
             blk_wptr: Default::default(),
             start_seg: Default::default(),
+            seg_go: Default::default(),
+            seg_end: Default::default(),
             ss_r: Default::default(),
             ss_e: Default::default(),
             seg_take: Default::default(),
@@ -1338,8 +1348,9 @@ impl Logic for DdpTx {
         if self.state.q.val() == DdpTxState::Seg {
             self.seg_wait.d.next = false;
         }
-        self.start_seg.next = ((self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val())
-            || (self.fire.val() && self.b_last.val() && !self.seg_last.q.val());
+        self.seg_go.next = (self.state.q.val() == DdpTxState::Seg) && !self.seg_wait.q.val();
+        self.seg_end.next = self.b_last.val() && !self.seg_last.q.val();
+        self.start_seg.next = self.seg_go.val() || (self.fire.val() && self.seg_end.val());
         self.rem_sub.next = self.sr.q.val();
         // The next beat is `k_pstart` (3 tagged, 4 untagged) / 11.
         self.p0n.next = !self.k_rreq.q.val()
@@ -1387,6 +1398,27 @@ impl Logic for DdpTx {
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
             }
+            // A segment's start (see `seg_go`, `seg_end`).
+            if self.seg_end.val() {
+                self.hb.d.next = 1.into();
+                self.inpay.d.next = false;
+                self.p0.d.next = false;
+                self.rr_end.d.next = false;
+                self.bl.d.next = false;
+                self.nw.d.next = false;
+                self.nwr.d.next = false;
+                self.pop_k.d.next = false;
+            }
+        }
+        if self.seg_go.val() {
+            self.hb.d.next = 1.into();
+            self.inpay.d.next = false;
+            self.p0.d.next = false;
+            self.rr_end.d.next = false;
+            self.bl.d.next = false;
+            self.nw.d.next = false;
+            self.nwr.d.next = false;
+            self.pop_k.d.next = false;
         }
         // A segment's start: its last flag, ULPDU length and first header beat (its payload
         // length, the TO and `msg_rem` follow a cycle later, below).
@@ -1396,14 +1428,6 @@ impl Logic for DdpTx {
             if self.k_rreq.q.val() {
                 self.ulen.d.next = 46.into();
             }
-            self.hb.d.next = 1.into();
-            self.inpay.d.next = false;
-            self.p0.d.next = false;
-            self.rr_end.d.next = false;
-            self.bl.d.next = false;
-            self.nw.d.next = false;
-            self.nwr.d.next = false;
-            self.pop_k.d.next = false;
             self.state.d.next = DdpTxState::Emit;
         }
         // The wide per-segment updates one cycle after the segment's start (`ss_r`, `ss_e`:
