@@ -597,7 +597,7 @@ impl Logic for MpaTx {
                 // does not wait for `ulpdu_valid`, which comes through UlpduMux's choice): where
                 // one is offered this is `!grant_raw && !sel_lead`, as below.
                 self.take_ulpdu.next =
-                    !(self.raw_valid.val() && self.prefer_raw.q.val()) && !self.sel_lead.val();
+                    !(self.sel_lead.val() || (self.raw_valid.val() && self.prefer_raw.q.val()));
                 if self.grant_raw.val() {
                     // A raw beat; raw bytes in FPDU mode are refused (`kill`).
                     self.emit.next = true;

@@ -1274,11 +1274,12 @@ impl Logic for SendEngine {
             self.r_push.q.val() || self.r_lw.q.val() || self.pf_wr.val() || self.f_wr.val();
         self.orq_raddr.next =
             (bit_cast::<4, CONN_BITS>(self.sel.val()) << 2) | bit_cast::<4, 2>(self.s_oh.val());
-        self.ra_def.next = !(self.r_push.q.val() || self.r_lw.q.val())
-            && !self.s.val().get_bit(14)
-            && (self.ec_st.q.val() != 1)
-            && !self.pf_take.val()
-            && !self.pf_use.q.val();
+        self.ra_def.next = !(self.r_push.q.val()
+            || self.r_lw.q.val()
+            || self.s.val().get_bit(14)
+            || (self.ec_st.q.val() == 1)
+            || self.pf_take.val()
+            || self.pf_use.q.val());
         self.rd_def.next =
             self.ra_def.val() && !self.msg_pick.val() && !self.msg_first.val() && !self.f1.q.val();
         self.orq_ra_c.next = 0.into();
