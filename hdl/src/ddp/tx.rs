@@ -656,9 +656,9 @@ pub struct DdpTx {
     /// `start_seg`'s two halves: the first segment's set-up cycle (`seg_go`), a beat that
     /// ends a segment which is not the message's last (`seg_end`, with `fire`). The beat
     /// flags (`hb`, `p0`, `inpay`, `rr_end`, `bl`, `nw`, `nwr`, `pop_k`) are reset at a
-    /// segment's start under `fire` / `seg_go` apart, so that their enable is `fire ||
-    /// seg_go`, not `start_seg || fire` (`fire` -> `start_seg` -> the enable was `tx_path`'s
-    /// worst path).
+    /// segment's start under `(fire || seg_go) && (seg_go || seg_end)`, so that their enable
+    /// is `fire || seg_go`, not `start_seg || fire` (`fire` -> `start_seg` -> the enable was
+    /// `tx_path`'s worst path).
     seg_go: Signal<Local, Bit>,
     seg_end: Signal<Local, Bit>,
     /// `start_seg` one cycle later (`ss_e`: of a segment after the first).
@@ -1398,19 +1398,10 @@ impl Logic for DdpTx {
             if self.fin.val() {
                 self.state.d.next = DdpTxState::Drain;
             }
-            // A segment's start (see `seg_go`, `seg_end`).
-            if self.seg_end.val() {
-                self.hb.d.next = 1.into();
-                self.inpay.d.next = false;
-                self.p0.d.next = false;
-                self.rr_end.d.next = false;
-                self.bl.d.next = false;
-                self.nw.d.next = false;
-                self.nwr.d.next = false;
-                self.pop_k.d.next = false;
-            }
         }
-        if self.seg_go.val() {
+        // A segment's start (see `seg_go`, `seg_end`): under `fire || seg_go`, so that this
+        // and the beat's updates above share one enable.
+        if (self.fire.val() || self.seg_go.val()) && (self.seg_go.val() || self.seg_end.val()) {
             self.hb.d.next = 1.into();
             self.inpay.d.next = false;
             self.p0.d.next = false;
