@@ -625,6 +625,11 @@ pub struct HostIf {
     /// through the blocks' state and MpaTx's output (timing).
     idle_q: DFF<Bits<2>>,
     wr_pick_q: DFF<Bit>,
+    /// `pick_cw` of this cycle, computed at the edge before from the next values of its
+    /// sources (`wr_lock`, `wr_lock_cw`, `cw_w`, `wr_pick_q`): `place_wr_ready` is one LUT
+    /// after a register and the DMA port's ready (timing: the routed core's RxPlace groups
+    /// `em_data` / `hr_oh` / `hold_v` began with `cw_w` -> `pick_cw` -> `place_wr_ready`).
+    pick_cw_q: DFF<Bit>,
 
     // ---- Combinational.
     /// A read / write taken in this cycle (`ph` high).
@@ -926,6 +931,7 @@ impl Default for HostIf {
             wr_lock_cw: Default::default(),
             idle_q: Default::default(),
             wr_pick_q: Default::default(),
+            pick_cw_q: Default::default(),
             rd: Default::default(),
             wr: Default::default(),
             pr: Default::default(),
@@ -1096,7 +1102,8 @@ impl Logic for HostIf {
             wr_lock,
             wr_lock_cw,
             idle_q,
-            wr_pick_q
+            wr_pick_q,
+            pick_cw_q
         );
         self.base.clock.next = self.clock.val();
         self.ulp.clock.next = self.clock.val();
@@ -1932,11 +1939,7 @@ impl Logic for HostIf {
 
         // ---- DMA write arbiter: whole packets, placement first at a packet boundary.
         self.wr_pick_q.d.next = !self.place_wr_valid.val();
-        if self.wr_lock.q.val() {
-            self.pick_cw.next = self.wr_lock_cw.q.val();
-        } else {
-            self.pick_cw.next = self.cw_w.q.val() && self.wr_pick_q.q.val();
-        }
+        self.pick_cw.next = self.pick_cw_q.q.val();
         if self.pick_cw.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
             self.dma_wr_addr.next =
@@ -1960,6 +1963,15 @@ impl Logic for HostIf {
         if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
             self.wr_lock.d.next = !self.dma_wr_last.val();
             self.wr_lock_cw.d.next = self.pick_cw.val();
+        }
+        // The next cycle's choice, from the next values written above (`cw_w`'s last write is
+        // the CQE writer's, before): a locked packet keeps its owner; at a packet boundary the
+        // CQE writer takes the port when it is writing and the placement offered nothing in
+        // the cycle before.
+        if self.wr_lock.d.val() {
+            self.pick_cw_q.d.next = self.wr_lock_cw.d.val();
+        } else {
+            self.pick_cw_q.d.next = self.cw_w.d.val() && self.wr_pick_q.d.val();
         }
 
         // ---- The QP's event latch (QP_AEV / QP_STATUS), before the MMIO writes: a QP_CTRL
