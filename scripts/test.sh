@@ -21,7 +21,8 @@ cargo clippy -p rnic-hdl -p rnic-sim -p rnic-driver --features rnic-driver/alchi
 cargo test -p rnic-hdl --features two-qps,no-markers --test mpa_mpa_tx --test mpa_mpa_rx \
     --test mpa_loopback --test host_host_if --test rdmap_send_engine --test ddp_rx_parse \
     --test ddp_rx_place --test ddp_tx --test ddp_stag_check --test top_cqe_queue \
-    --test rdmap_tx_arbiter --test rdmap_read_responder --test rdmap_terminate_tx
+    --test rdmap_tx_arbiter --test rdmap_read_responder --test rdmap_terminate_tx \
+    --test rdmap_rx_control
 cargo test -p rnic-sim --features two-qps,no-markers --test rx_path
 cargo test -p rnic-driver --features alchitry-cu --test core_loopback --test core_peer \
     --test verbs_misuse --test cm --test cli

@@ -5,9 +5,17 @@
 //! parser, StagCheck, the RQ, RxPlace and TerminateTx with random back-pressure; every case
 //! asserts exact values written here by hand, and the whole outcome against the software model
 //! `rnic_sim::tb::rx_control::model`.
+//!
+//! The file covers both profiles: the default build (four QPs) and the Alchitry Cu profile
+//! (`--features two-qps,no-markers`: two QPs, 24-bit host addresses and local lengths). The
+//! directed cases send on QPs 0 and 1 only (their host addresses through `in_window`), the
+//! random traffic on every QP (`CONNECTIONS`). One case alone needs four QPs,
+//! `terminates_four_qps` (four QPs in four states at once): it is ignored in the two-QP
+//! profile, where `terminates_and_llp` checks the same rules on two QPs.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use rnic_hdl::config::CONNECTIONS;
 use rnic_hdl::rdmap::rx_control::RxControl;
 use rnic_proto::ddp::{
     ErrorType as DdpEType, TaggedBufferCode as Tg, UntaggedBufferCode as Ut,
@@ -19,7 +27,7 @@ use rnic_proto::rdmap::terminate::{
 };
 use rnic_proto::rdmap::Opcode;
 use rnic_proto::verbs::{access, make_stag, AsyncEventKind, WcOpcode, WcStatus};
-use rnic_sim::host_mem::DMA_ADDR_MASK;
+use rnic_sim::host_mem::{in_window, DMA_ADDR_MASK};
 use rnic_sim::tb::rx_control::{
     model, Aev, Cqe, Env, Irq, Outcome, QpConfig, RxControlTb, Segment, StagEntry, Term, Timing,
     Verdict, Wqe,
@@ -33,16 +41,16 @@ const PD0: u8 = 1;
 /// Write / Read Response sink of QP 0 (remote write, local write, remote invalidate).
 const W0: u32 = make_stag(1, 0x11);
 const W0_BASE: u64 = 0x1000;
-const W0_HOST: u32 = 0x8000_0000;
+const W0_HOST: u32 = in_window(0x8000_0000);
 /// Read source of QP 0 (remote read only), with a TO above 2^32 (below 2^33: RxControl keeps
 /// TO bits 63..33 as flags, exact only for the STag table's 32-bit base TOs).
 const R0: u32 = make_stag(2, 0x22);
 const R0_BASE: u64 = 0x1_2000_0000;
-const R0_HOST: u32 = 0x9000_0000;
+const R0_HOST: u32 = in_window(0x9000_0000);
 /// Receive buffer of QP 0 (local write), across a 2^32 boundary of TO.
 const L0: u32 = make_stag(3, 0x33);
 const L0_BASE: u64 = 0x1_FFFF_FF00;
-const L0_HOST: u32 = 0xA000_0000;
+const L0_HOST: u32 = in_window(0xA000_0000);
 /// Remote-write region that cannot be invalidated.
 const NI: u32 = make_stag(4, 0x44);
 /// A region of another PD.
@@ -53,6 +61,9 @@ const TOP_BASE: u64 = 0xFFFF_FFFF_FFFF_F000;
 /// Never registered.
 const BAD: u32 = make_stag(9, 0x99);
 
+/// QP 0 (PD 1, IRD 2, four receive WQEs) and QP 1 (PD 2, IRD 2) and, in a build of four QPs,
+/// QP 2 (PD 3, IRD 1) and a disabled QP 3: only the QPs below `CONNECTIONS` (the two-QP profile
+/// has QPs 0 and 1 only).
 fn env() -> Env {
     let cfg = |pd, ird| QpConfig {
         enable: true,
@@ -72,6 +83,7 @@ fn env() -> Env {
             },
         ),
     ]);
+    e.qps.retain(|&(qp, _)| qp < CONNECTIONS);
     let entry = |stag, pd, access, remote_inv, base_to, len, host_addr| StagEntry {
         stag,
         pd,
@@ -557,7 +569,7 @@ fn check_table(kind: BackendKind) {
             c.row
         );
         assert_eq!(out.verdicts.len(), c.segs.len(), "row {}", c.row);
-        for q in 1..4 {
+        for q in 1..CONNECTIONS {
             assert!(
                 out.terms[q].is_empty() && out.aevs[q].is_empty(),
                 "row {}",
@@ -579,19 +591,22 @@ fn check_table_verilator() {
 
 // ---- Good paths (`rnic_hdl::rdmap` completion rules, `rfc5040-rdmap.md` §2.2).
 
-/// Read Response sink of QP 2 (PD 3) and its Read source.
-const RR2: u32 = make_stag(7, 0x77);
-const SR2: u32 = make_stag(8, 0x88);
+/// Read Response sink of QP 1 (PD 2, bound to QP 1) and its Read source.
+const RR1: u32 = make_stag(7, 0x77);
+const RR1_HOST: u32 = in_window(0xB000_0000);
+const SR1: u32 = make_stag(8, 0x88);
+const SR1_HOST: u32 = in_window(0xC000_0000);
 
+/// [`env`] with QP 1 also a Read requester (one Read outstanding into RR1) and a Read responder
+/// (SR1): QP 1 interleaves Sends, a Read Response and Read Requests, beside QP 0's traffic.
 fn good_env() -> Env {
     let mut e = env();
-    e.qps[2].1.ird = 2;
-    e.orq[2] = 1;
+    e.orq[1] = 1;
     let entry = |stag, access, base_to, host_addr| StagEntry {
         stag,
-        pd: 3,
+        pd: 2,
         access,
-        qp: Some(2),
+        qp: Some(1),
         remote_inv: false,
         base_to,
         len: 0x1000,
@@ -599,10 +614,10 @@ fn good_env() -> Env {
     };
     e.stags
         .entries
-        .push(entry(RR2, access::LOCAL_WRITE, 0x5000, 0xB000_0000));
+        .push(entry(RR1, access::LOCAL_WRITE, 0x5000, RR1_HOST));
     e.stags
         .entries
-        .push(entry(SR2, access::REMOTE_READ, 0x1_7000_0000, 0xC000_0000));
+        .push(entry(SR1, access::REMOTE_READ, 0x1_7000_0000, SR1_HOST));
     // QP 1 receives into the region of PD 2.
     e.rqs[1] = (0..2)
         .map(|i| Wqe {
@@ -617,23 +632,33 @@ fn good_env() -> Env {
 
 fn good_segments() -> Vec<Segment> {
     vec![
-        // QP 0: Write, a three-segment Send, a Send with Invalidate of W0.
+        // QP 0: Write, a three-segment Send, a Send with Invalidate of W0. QP 1, between them:
+        // a two-segment Read Response, a zero-length Send SE, a Send SE with Invalidate of
+        // OTHER, two Read Requests.
         write(0, W0, W0_BASE + 0x10, 100),
         send(1, 0, false, 40),
-        Segment::tagged(2, Opcode::RdmaReadResponse, false, RR2, 0x5000, 32),
+        Segment::tagged(1, Opcode::RdmaReadResponse, false, RR1, 0x5000, 32),
         send(1, 40, false, 40),
-        Segment::send(1, Opcode::SendSe, true, 0, 1, 0, 0),
+        Segment::tagged(1, Opcode::RdmaReadResponse, true, RR1, 0x5020, 16),
         send(1, 80, true, 20),
-        Segment::tagged(2, Opcode::RdmaReadResponse, true, RR2, 0x5020, 16),
+        Segment::send(1, Opcode::SendSe, true, 0, 1, 0, 0),
         Segment::send(0, Opcode::SendInvalidate, true, W0, 2, 0, 8),
         Segment::send(1, Opcode::SendSeInvalidate, true, OTHER, 2, 0, 16),
-        rrq(2, 1, 0x20, SR2, 0x1_7000_0010),
+        rrq(1, 1, 0x20, SR1, 0x1_7000_0010),
         // Zero-length: no check, even with an invalid STag.
         write(0, BAD, 0, 0),
-        rrq(2, 2, 0, BAD, 0),
+        rrq(1, 2, 0, BAD, 0),
         // W0 was invalidated by the Send with Invalidate: this Write fails (row 10).
         write(0, W0, W0_BASE, 4),
     ]
+}
+
+/// `qp0` and `qp1` at QPs 0 and 1, 0 at the others.
+fn per_qp(qp0: usize, qp1: usize) -> Vec<usize> {
+    let mut v = vec![0; CONNECTIONS];
+    v[0] = qp0;
+    v[1] = qp1;
+    v
 }
 
 fn good_paths(kind: BackendKind) {
@@ -654,13 +679,20 @@ fn good_paths(kind: BackendKind) {
     assert_eq!(
         out.verdicts[2],
         Verdict {
-            conn: 2,
+            conn: 1,
             place: true,
-            addr: 0xB000_0000
+            addr: RR1_HOST
         }
     );
-    assert_eq!(out.verdicts[6].addr, 0xB000_0020);
-    assert!(!out.verdicts[4].place && !out.verdicts[10].place && !out.verdicts[11].place);
+    assert_eq!(
+        out.verdicts[4],
+        Verdict {
+            conn: 1,
+            place: true,
+            addr: RR1_HOST + 0x20
+        }
+    );
+    assert!(!out.verdicts[6].place && !out.verdicts[10].place && !out.verdicts[11].place);
     assert!(!out.verdicts[12].place);
     // The lkey checks: WQE TO + MO across 2^32, the payload length.
     let lkey_tos: Vec<(u64, u32)> = out
@@ -705,17 +737,21 @@ fn good_paths(kind: BackendKind) {
     );
     assert_eq!(
         out.cqes[1],
-        vec![recv(0, 40, 0, false, true), recv(16, 41, OTHER, true, true)]
+        vec![
+            read_cqe(WcStatus::Success),
+            recv(0, 40, 0, false, true),
+            recv(16, 41, OTHER, true, true)
+        ]
     );
-    assert_eq!(out.cqes[2], vec![read_cqe(WcStatus::Success)]);
-    assert_eq!(out.pops, vec![2, 2, 0, 0]);
+    assert_eq!(out.pops, per_qp(2, 2));
     let irq = |size, src_addr| Irq {
         sink_stag: 0xABCD_0001,
         sink_to: 0x1122_3344_5566_7788,
         size,
         src_addr,
     };
-    assert_eq!(out.irqs[2], vec![irq(0x20, 0xC000_0010), irq(0, 0)]);
+    assert!(out.irqs[0].is_empty());
+    assert_eq!(out.irqs[1], vec![irq(0x20, SR1_HOST + 0x10), irq(0, 0)]);
     let t = term(
         Layer::Ddp,
         DdpEType::TaggedBuffer as u8,
@@ -726,7 +762,8 @@ fn good_paths(kind: BackendKind) {
     );
     assert_eq!(out.terms[0], vec![t]);
     assert_eq!(out.aevs[0], vec![sent(&t)]);
-    assert!(out.terms[1].is_empty() && out.terms[2].is_empty());
+    assert!(out.terms[1..].iter().all(Vec::is_empty));
+    assert!(out.aevs[1..].iter().all(Vec::is_empty));
 }
 
 #[test]
@@ -794,48 +831,9 @@ fn first_error_only_verilator() {
     first_error_only(BackendKind::Verilator);
 }
 
-/// Row 9 (received Terminates), a run ending with `done_good = 0` and an LLP error, and a
-/// disabled QP (row 0).
-fn terminates_and_llp(kind: BackendKind) {
-    let mut bad_term = Segment::terminate(2, 1, 0x12, 0x05, 0);
-    bad_term.len = 20;
-    let mut bad_send = send(1, 0, true, 4);
-    bad_send.good = false;
-    let segs = vec![
-        Segment::terminate(1, 1, 0x12, 0x05, 10),
-        bad_term,
-        bad_send,
-        write(1, OTHER, 0, 8),
-        write(3, W0, W0_BASE, 8),
-        write(2, W0, W0_BASE, 8),
-    ];
-    let mut e = env();
-    let code = LlpErrorCode::CrcError.code();
-    e.llp_errors = vec![(0, code, 3)];
-    let out = run_hw(kind, "rx_control_terminates", &segs, &e, 5);
-    assert_eq!(
-        out.aevs[1],
-        vec![Aev {
-            kind: AsyncEventKind::TerminateReceived as u8,
-            layer: 1,
-            etype: 2,
-            code: 5
-        }]
-    );
-    assert_eq!(
-        out.aevs[2],
-        vec![Aev {
-            kind: AsyncEventKind::BadTerminateReceived as u8,
-            layer: 0,
-            etype: 0,
-            code: 0
-        }]
-    );
-    assert!(
-        out.terms[1].is_empty() && out.terms[2].is_empty(),
-        "a Terminate is never answered"
-    );
-    let llp = Term {
+/// The Terminate an LLP error sends (no header copied).
+fn llp_term(code: u8) -> Term {
+    Term {
         slot: 0,
         layer: Layer::Llp as u8,
         etype: TERMINATE_ETYPE_LLP,
@@ -844,7 +842,123 @@ fn terminates_and_llp(kind: BackendKind) {
         d: false,
         r: false,
         seglen: 0,
-    };
+    }
+}
+
+fn terminate_received() -> Aev {
+    Aev {
+        kind: AsyncEventKind::TerminateReceived as u8,
+        layer: 1,
+        etype: 2,
+        code: 5,
+    }
+}
+
+fn bad_terminate_received() -> Aev {
+    Aev {
+        kind: AsyncEventKind::BadTerminateReceived as u8,
+        layer: 0,
+        etype: 0,
+        code: 0,
+    }
+}
+
+/// A Terminate of 20 octets (shorter than its header): a bad Terminate received.
+fn bad_terminate(conn: usize) -> Segment {
+    let mut s = Segment::terminate(conn, 1, 0x12, 0x05, 0);
+    s.len = 20;
+    s
+}
+
+/// Row 9 (received Terminates), a run ending with `done_good = 0` and an LLP error, and a
+/// disabled QP (row 0), on QPs 0 and 1 (every build): a Terminate received on QP 1 while QP 0
+/// ends with an LLP error; then a bad Terminate received on QP 0 while QP 1 is disabled.
+fn terminates_and_llp(kind: BackendKind) {
+    let mut bad_send = send(1, 0, true, 4);
+    bad_send.good = false;
+    let segs = vec![
+        Segment::terminate(1, 1, 0x12, 0x05, 10),
+        bad_send,
+        write(1, OTHER, 0, 8),
+    ];
+    let mut e = env();
+    let code = LlpErrorCode::CrcError.code();
+    // Once the Send is offered.
+    e.llp_errors = vec![(0, code, 2)];
+    let out = run_hw(kind, "rx_control_terminates", &segs, &e, 5);
+    assert_eq!(out.aevs[1], vec![terminate_received()]);
+    assert!(out.terms[1].is_empty(), "a Terminate is never answered");
+    assert!(out.cqes[1].is_empty());
+    let llp = llp_term(code);
+    assert_eq!(out.terms[0], vec![llp]);
+    assert_eq!(out.aevs[0], vec![sent(&llp)]);
+    assert!(out.cqes[0].is_empty(), "done_good = 0: no completion");
+    // The Send's WQE is popped if it was checked before the LLP error (`crc_after_check`).
+    assert!(out.pops[0] <= 1);
+    // The Write after QP 1's Terminate (placed in `first_error_only` without it) is dropped.
+    assert!(out.verdicts.iter().all(|v| !v.place), "{:?}", out.verdicts);
+    // The LLP error may come before or after the Send's check; nothing else is checked.
+    assert!(out.checks.iter().all(|c| c.stag == L0), "{:?}", out.checks);
+
+    // A Write that passes its checks on QP 0 and on QP 1 (`first_error_only`), after a bad
+    // Terminate on QP 0 and on a disabled QP 1: neither is checked or placed, and the disabled
+    // QP reports nothing. No LLP error: the model covers this run.
+    let segs = vec![
+        bad_terminate(0),
+        write(1, OTHER, 0x10, 8),
+        write(0, W0, W0_BASE, 8),
+    ];
+    let mut e = env();
+    e.qps[1].1.enable = false;
+    let out = run(kind, "rx_control_bad_terminate", &segs, &e, 6);
+    assert_eq!(out.aevs[0], vec![bad_terminate_received()]);
+    assert!(out.terms[0].is_empty(), "a Terminate is never answered");
+    assert!(out.cqes[0].is_empty());
+    assert!(
+        out.aevs[1].is_empty() && out.terms[1].is_empty() && out.cqes[1].is_empty(),
+        "disabled QP 1"
+    );
+    assert!(out.verdicts.iter().all(|v| !v.place), "{:?}", out.verdicts);
+    assert!(out.checks.is_empty(), "{:?}", out.checks);
+}
+
+#[test]
+fn terminates_and_llp_rust_hdl() {
+    terminates_and_llp(BackendKind::RustHdl);
+}
+
+#[test]
+fn terminates_and_llp_verilator() {
+    terminates_and_llp(BackendKind::Verilator);
+}
+
+/// [`terminates_and_llp`]'s states at once, each on its own QP of four: a Terminate received on
+/// QP 1, a bad one on QP 2, an LLP error on QP 0 (its Send ends with `done_good = 0`), QP 3
+/// disabled, with a Write after each: isolation among four QPs. Builds of four QPs only (the
+/// two-QP profile checks the same rules on its two QPs in `terminates_and_llp`).
+fn terminates_four_qps(kind: BackendKind) {
+    let mut bad_send = send(1, 0, true, 4);
+    bad_send.good = false;
+    let segs = vec![
+        Segment::terminate(1, 1, 0x12, 0x05, 10),
+        bad_terminate(2),
+        bad_send,
+        write(1, OTHER, 0, 8),
+        write(3, W0, W0_BASE, 8),
+        write(2, W0, W0_BASE, 8),
+    ];
+    let mut e = env();
+    assert_eq!(e.qps.len(), 4, "four QPs");
+    let code = LlpErrorCode::CrcError.code();
+    e.llp_errors = vec![(0, code, 3)];
+    let out = run_hw(kind, "rx_control_terminates_four_qps", &segs, &e, 5);
+    assert_eq!(out.aevs[1], vec![terminate_received()]);
+    assert_eq!(out.aevs[2], vec![bad_terminate_received()]);
+    assert!(
+        out.terms[1].is_empty() && out.terms[2].is_empty(),
+        "a Terminate is never answered"
+    );
+    let llp = llp_term(code);
     assert_eq!(out.terms[0], vec![llp]);
     assert_eq!(out.aevs[0], vec![sent(&llp)]);
     assert!(out.cqes[0].is_empty(), "done_good = 0: no completion");
@@ -857,13 +971,21 @@ fn terminates_and_llp(kind: BackendKind) {
 }
 
 #[test]
-fn terminates_and_llp_rust_hdl() {
-    terminates_and_llp(BackendKind::RustHdl);
+#[cfg_attr(
+    feature = "two-qps",
+    ignore = "four QPs: the two-QP profile has two (terminates_and_llp covers its rules)"
+)]
+fn terminates_four_qps_rust_hdl() {
+    terminates_four_qps(BackendKind::RustHdl);
 }
 
 #[test]
-fn terminates_and_llp_verilator() {
-    terminates_and_llp(BackendKind::Verilator);
+#[cfg_attr(
+    feature = "two-qps",
+    ignore = "four QPs: the two-QP profile has two (terminates_and_llp covers its rules)"
+)]
+fn terminates_four_qps_verilator() {
+    terminates_four_qps(BackendKind::Verilator);
 }
 
 // ---- When the receive WQE is popped.
@@ -878,7 +1000,7 @@ fn pop_at_check(kind: BackendKind) {
     for seed in [7, 8, 9] {
         let (out, t) = run_hw_timed(kind, "rx_control_pop_at_check", &segs, &e, seed);
         assert_eq!(out, model::expect(&segs, &e), "seed {seed}");
-        assert_eq!(out.pops, vec![2, 2, 0, 0]);
+        assert_eq!(out.pops, per_qp(2, 2));
         for qp in 0..2 {
             assert_eq!(t.pops[qp].len(), t.send_last_dones[qp].len(), "QP {qp}");
             for (k, (p, d)) in t.pops[qp].iter().zip(&t.send_last_dones[qp]).enumerate() {
@@ -927,19 +1049,10 @@ fn crc_after_check(kind: BackendKind) {
         assert_eq!(out.pops[0], 1, "seed {seed}: popped at the check");
         assert!(t.pops[0][0] < t.send_last_dones[0][0], "seed {seed}");
         assert!(out.cqes[0].is_empty(), "seed {seed}: done_good = 0, no CQE");
-        let llp = Term {
-            slot: 0,
-            layer: Layer::Llp as u8,
-            etype: TERMINATE_ETYPE_LLP,
-            code,
-            m: false,
-            d: false,
-            r: false,
-            seglen: 0,
-        };
+        let llp = llp_term(code);
         assert_eq!(out.terms[0], vec![llp], "seed {seed}");
         assert_eq!(out.aevs[0], vec![sent(&llp)], "seed {seed}");
-        assert_eq!(out.pops[1..], [0, 0, 0]);
+        assert!(out.pops[1..].iter().all(|&n| n == 0), "seed {seed}");
         assert!(out.verdicts[1].place && out.cqes[1].is_empty());
     }
 }
@@ -1022,7 +1135,6 @@ fn wide_wire_lengths_verilator() {
 
 // ---- Random traffic against the model.
 
-/// Random, mostly valid traffic on the four QPs with rare corruptions.
 /// MO and MSN beyond 16 bits (RxControl keeps the expected MSNs and MO in 16-bit halves of a
 /// block RAM): a three-segment Send whose MO passes 2^16, then a segment whose MO is off by
 /// 2^16 (row 14); and a Send whose MSN is off by 2^16 (row 13).
@@ -1080,13 +1192,19 @@ fn wide_mo_msn_verilator() {
     wide_mo_msn(BackendKind::Verilator);
 }
 
+/// Random, mostly valid traffic on every QP (four, or two in the two-QP profile) with rare
+/// errors that end a QP (a Send longer than its WQE, a corrupted header octet). Their rates are
+/// per segment of a QP's traffic: halved with two QPs (each has twice the segments), so a QP
+/// lives as long into a run in both profiles (the same rates and draws with four).
 fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
+    let per_qp = CONNECTIONS as f64 / 4.0;
     let cfg = |q: usize| QpConfig {
         enable: true,
         pd: q as u8 + 1,
         ird: 15,
     };
-    let mut e = Env::new(&[(0, cfg(0)), (1, cfg(1)), (2, cfg(2)), (3, cfg(3))]);
+    let qps: Vec<(usize, QpConfig)> = (0..CONNECTIONS).map(|q| (q, cfg(q))).collect();
+    let mut e = Env::new(&qps);
     e.stall = 0.25;
     fn region(
         e: &mut Env,
@@ -1126,7 +1244,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     }
     use std::collections::VecDeque;
     let mut qs: Vec<Q> = Vec::new();
-    for q in 0..4 {
+    for q in 0..CONNECTIONS {
         let w = region(
             &mut e,
             rng,
@@ -1163,7 +1281,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
     }
     let mut segs = Vec::new();
     while segs.len() < count {
-        let c = rng.gen_range(0..4);
+        let c = rng.gen_range(0..CONNECTIONS);
         let q = &mut qs[c];
         let kind = rng.gen_range(0..100);
         let mut new: Vec<Segment> = Vec::new();
@@ -1179,7 +1297,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
             let Some(w) = q.wqes.front().copied() else {
                 continue;
             };
-            let total = if rng.gen_bool(0.005) {
+            let total = if rng.gen_bool(0.005 * per_qp) {
                 w.len + 1
             } else {
                 rng.gen_range(0..=w.len)
@@ -1249,7 +1367,7 @@ fn random_traffic(rng: &mut StdRng, count: usize) -> (Vec<Segment>, Env) {
         let _ = q.l;
         // Rare corruption of one header octet.
         for s in &mut new {
-            if rng.gen_bool(0.001) {
+            if rng.gen_bool(0.001 * per_qp) {
                 let i = rng.gen_range(0..s.header.len().min(20));
                 s.header[i] ^= 1 << rng.gen_range(0..8);
             }
@@ -1294,17 +1412,24 @@ fn random_long_verilator() {
             "seed {seed}: {cqes} CQEs, {irqs} IRQs, {placed} placed, terms {:?}",
             out.terms.iter().map(Vec::len).collect::<Vec<_>>()
         );
-        assert!(cqes > 50 && irqs > 20 && placed > 200);
+        // A QP takes at most 15 Read Requests in a run (IRD 15, no `irq_done`): at least a
+        // third of them over the QPs.
+        assert!(cqes > 50 && irqs > 5 * CONNECTIONS && placed > 200);
     }
 }
 
 /// Cycles per job with every output ready, for short segments of each kind (printed; the
-/// bounds are the figures of the module documentation).
+/// bounds are the figures of the module documentation). A Send's figure depends on the bench's
+/// random RQ latencies and done delays: 39.7 to 40.7 cycles over seeds 0-15 in either profile,
+/// so its bound is 41. (Seed 3 gives 39.7 with four QPs and 40.3 with two: the bench's draws
+/// of `job_conn` between jobs, from `0..CONNECTIONS`, take the random stream elsewhere; with
+/// the same stream the two profiles' cycles are the same, but for the configuration of QPs 2
+/// and 3.)
 #[test]
 fn throughput_verilator() {
     let mut e = good_env();
     e.stall = 0.0;
-    e.qps[2].1.ird = 15;
+    e.qps[1].1.ird = 15;
     e.rqs[0] = (0..200)
         .map(|i| Wqe {
             to: L0_BASE,
@@ -1328,10 +1453,10 @@ fn throughput_verilator() {
             8,
         ),
         ("Write, 0 octets", |i| write(i % 2, BAD, 0, 0), 9),
-        ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 40),
+        ("Send, 4 octets", |i| send(i as u32 + 1, 0, true, 4), 41),
         (
             "Read Request, 8 octets",
-            |i| rrq(2, i as u32 + 1, 8, SR2, 0x1_7000_0000),
+            |i| rrq(1, i as u32 + 1, 8, SR1, 0x1_7000_0000),
             32,
         ),
     ];

@@ -15,6 +15,7 @@
 //! table of `rnic_hdl::rdmap`, `rfc5040-rdmap.md` §5.4), for runs where every segment ends
 //! good and no LLP error occurs.
 
+use crate::host_mem::DMA_ADDR_MASK;
 use crate::testbench::{Backend, InputId, OutputId};
 use anyhow::Result;
 use rand::Rng;
@@ -81,9 +82,10 @@ impl StagTable {
         if to < e.base_to || end > e.base_to + u64::from(e.len) {
             return (check_status::BOUNDS, 0);
         }
+        // StagCheck adds at the width of a host address (24 bits in the Cu profile).
         (
             check_status::OK,
-            e.host_addr.wrapping_add((to - e.base_to) as u32),
+            e.host_addr.wrapping_add((to - e.base_to) as u32) & DMA_ADDR_MASK,
         )
     }
 }
