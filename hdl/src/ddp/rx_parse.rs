@@ -59,7 +59,7 @@
 //!   `job_*` in t + 1; its header word is readable with an address presented in t + 1 (data in
 //!   t + 2).
 //! - `ulpdu_ready` = `pay_ready` for a payload beat, room in the job register for a job beat
-//!   and, on a first beat, its slot not busy (a 4:1 and an 8:1 multiplexer of registers by the
+//!   and, on a first beat, its slot not busy (4:1 multiplexers of registers by the
 //!   input's connection): combinational from `pay_ready` and `job_ready`; `pay_valid` from
 //!   `ulpdu_valid` and `job_ready`.
 
@@ -146,6 +146,11 @@ pub struct DdpRxParse {
     past_jb: [DFF<Bit>; CONNECTIONS],
     /// Per (connection, slot): taken and not yet freed.
     busy: [DFF<Bit>; SLOT_COUNT],
+    /// Per connection: `busy` of its slot `nxt` (the one its next first beat takes), kept
+    /// from the next values of both (timing: a first beat's wait is a 4:1 multiplexer of
+    /// these by the input's connection, not an 8:1 of `busy` by connection and `nxt`; the
+    /// routed core's MpaRx `sk_main` group began at `busy` -> `c_busy` -> `ulpdu_ready`).
+    nbusy: [DFF<Bit>; CONNECTIONS],
     /// The header RAM copies: block RAM without read-during-write logic (a port reads only
     /// slots whose segment is in, never the slot being written).
     hdr_a: BlockRam<32, HDR_ADDR_BITS>,
@@ -230,6 +235,7 @@ impl Default for DdpRxParse {
             at_jb: core::array::from_fn(|_| Default::default()),
             past_jb: core::array::from_fn(|_| Default::default()),
             busy: core::array::from_fn(|_| Default::default()),
+            nbusy: core::array::from_fn(|_| Default::default()),
             hdr_a: Default::default(),
             hdr_b: Default::default(),
             job_skid: Default::default(),
@@ -283,6 +289,7 @@ impl Logic for DdpRxParse {
             self.at_jb[i].d.next = self.at_jb[i].q.val();
             self.past_jb[i].clock.next = self.clock.val();
             self.past_jb[i].d.next = self.past_jb[i].q.val();
+            self.nbusy[i].clock.next = self.clock.val();
         }
         for j in 0..SLOT_COUNT {
             self.busy[j].clock.next = self.clock.val();
@@ -312,10 +319,10 @@ impl Logic for DdpRxParse {
         // (connection, slot) of a first beat: the slot it takes.
         self.slot_new.next = (bit_cast::<3, CONN_BITS>(self.ulpdu_conn.val()) << 1)
             | bit_cast::<3, 1>(self.c_nxt.val().into());
-        self.c_busy.next = false;
-        for j in 0..SLOT_COUNT {
-            if self.slot_new.val().index() == j {
-                self.c_busy.next = self.busy[j].q.val();
+        self.c_busy.next = self.nbusy[0].q.val();
+        for i in 1..CONNECTIONS {
+            if self.ulpdu_conn.val().index() == i {
+                self.c_busy.next = self.nbusy[i].q.val();
             }
         }
         self.cur_idx.next = self.c_idx.val();
@@ -456,6 +463,14 @@ impl Logic for DdpRxParse {
         for j in 0..SLOT_COUNT {
             if self.busy[j].q.val() {
                 self.idle.next = false;
+            }
+        }
+
+        // `nbusy` from the next values of `nxt` and `busy` (written above).
+        for i in 0..CONNECTIONS {
+            self.nbusy[i].d.next = self.busy[2 * i].d.val();
+            if self.nxt[i].d.val() {
+                self.nbusy[i].d.next = self.busy[2 * i + 1].d.val();
             }
         }
     }

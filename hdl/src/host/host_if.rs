@@ -10,8 +10,8 @@
 //!
 //! An access takes two cycles (`docs/core.md`: the master holds it until `mmio_ready`): in the
 //! first (`ph` low, `mmio_ready` low: the wait state) the address decode is computed from the
-//! port and registered (`we_q`, `mask_q`, `uwe_q`, `uwa_q`, `rz_q`, `qc_q`, `stc_q`); in the
-//! second (`ph` high, `mmio_ready` high) the access is performed from those registers and the
+//! port and registered (`we_q`, `mask_q`, `uwe_q`, `uwa_q`, `rz_q`, `qc_q`, `stc_q`,
+//! `gw_q`); in the second (`ph` high, `mmio_ready` high) the access is performed from those registers and the
 //! port's held address and data, so no decode reaches a RAM's write port (or `prog_write`,
 //! StagCheck's commit strobe, now a register) from the port. A write takes effect at the end of
 //! the second cycle, a read's data is on `mmio_rdata` with `mmio_rvalid` in the cycle after it
@@ -505,6 +505,10 @@ pub struct HostIf {
     qc_q: DFF<Bit>,
     /// A STAG_COMMIT write (`prog_write`; the read ports read STAG_FLAGS and STAG_TO_LEN_LO).
     stc_q: DFF<Bit>,
+    /// A write of STAG_INDEX (bit 0), STAG_BASE_TO_HI (bit 1) or STAG_TO_LEN_HI (bit 2),
+    /// decoded in its wait cycle (timing: the held address's decode stays off the staging
+    /// registers' 39 enables).
+    gw_q: DFF<Bits<3>>,
 
     // ---- STag staging.
     st_index: DFF<Bits<STAG_INDEX_BITS>>,
@@ -630,6 +634,12 @@ pub struct HostIf {
     /// after a register and the DMA port's ready (timing: the routed core's RxPlace groups
     /// `em_data` / `hr_oh` / `hold_v` began with `cw_w` -> `pick_cw` -> `place_wr_ready`).
     pick_cw_q: DFF<Bit>,
+    /// The CQE writer may take a receive CQE's beat in this cycle but for the DMA port's
+    /// ready and the beat's valid (`cw_w`, beat 0 not held for `ring_q`, not a send CQE,
+    /// `pick_cw`), from the next values at the edge before: `cqe_beat_ready` is one LUT
+    /// after a register and the DMA port's ready (timing: the routed core's CqeQueue `lo`
+    /// group began at `rq_state` -> `rq_ld` -> `cw_wv` -> `cqe_beat_ready`).
+    cw_go_q: DFF<Bit>,
 
     // ---- Combinational.
     /// A read / write taken in this cycle (`ph` high).
@@ -871,6 +881,7 @@ impl Default for HostIf {
             rz_q: Default::default(),
             qc_q: Default::default(),
             stc_q: Default::default(),
+            gw_q: Default::default(),
             st_index: Default::default(),
             st_hi: Default::default(),
             st_to_hi_nz: Default::default(),
@@ -932,6 +943,7 @@ impl Default for HostIf {
             idle_q: Default::default(),
             wr_pick_q: Default::default(),
             pick_cw_q: Default::default(),
+            cw_go_q: Default::default(),
             rd: Default::default(),
             wr: Default::default(),
             pr: Default::default(),
@@ -1058,6 +1070,7 @@ impl Logic for HostIf {
             rz_q,
             qc_q,
             stc_q,
+            gw_q,
             st_index,
             st_hi,
             st_to_hi_nz,
@@ -1103,7 +1116,8 @@ impl Logic for HostIf {
             wr_lock_cw,
             idle_q,
             wr_pick_q,
-            pick_cw_q
+            pick_cw_q,
+            cw_go_q
         );
         self.base.clock.next = self.clock.val();
         self.ulp.clock.next = self.clock.val();
@@ -1321,6 +1335,18 @@ impl Logic for HostIf {
         self.rz_q.d.next = self.pr.val() && self.a_zero.val();
         self.qc_q.d.next = self.pw.val() && self.a_qp.val() && (self.a_qoff.val() == 0);
         self.stc_q.d.next = self.pw.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
+        self.gw_q.d.next = 0.into();
+        if self.pw.val() && self.a_glob.val() {
+            if self.a_goff.val() == 0x40 {
+                self.gw_q.d.next = 1.into();
+            }
+            if self.a_goff.val() == 0x4C {
+                self.gw_q.d.next = 2.into();
+            }
+            if self.a_goff.val() == 0x50 {
+                self.gw_q.d.next = 4.into();
+            }
+        }
 
         // ---- Asynchronous events: the event word goes into the register RAM's write port in
         // a cycle without MMIO access or an engine's write-back (`ev_free`); the first per QP
@@ -1956,10 +1982,9 @@ impl Logic for HostIf {
             self.dma_wr_last.next = self.place_wr_last.val();
         }
         self.place_wr_ready.next = !self.pick_cw.val() && self.dma_wr_ready.val();
-        self.cqe_beat_ready.next = self.cw_wv.val()
-            && !self.cw_send.q.val()
-            && self.pick_cw.val()
-            && self.dma_wr_ready.val();
+        // `cw_wv && !cw_send && pick_cw && dma_wr_ready` without the beat's valid (the
+        // CqeQueue looks at the ready only with a beat offered).
+        self.cqe_beat_ready.next = self.cw_go_q.q.val() && self.dma_wr_ready.val();
         if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
             self.wr_lock.d.next = !self.dma_wr_last.val();
             self.wr_lock_cw.d.next = self.pick_cw.val();
@@ -1983,18 +2008,18 @@ impl Logic for HostIf {
         }
 
         // ---- MMIO writes (after the engines: a write wins over an engine's update).
+        // (The staging registers' decode is `gw_q`, from the wait cycle: the write is
+        // performed in the cycle after, `wr`, the master holding the access.)
+        if self.gw_q.q.val().get_bit(0) {
+            self.st_index.d.next = self.mmio_wdata.val().get_bits::<STAG_INDEX_BITS>(0);
+        }
+        if self.gw_q.q.val().get_bit(1) {
+            self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
+        }
+        if self.gw_q.q.val().get_bit(2) {
+            self.st_hi.d.next = self.mmio_wdata.val();
+        }
         if self.wr.val() {
-            if self.a_glob.val() {
-                if self.a_goff.val() == 0x40 {
-                    self.st_index.d.next = self.mmio_wdata.val().get_bits::<STAG_INDEX_BITS>(0);
-                }
-                if self.a_goff.val() == 0x4C {
-                    self.st_to_hi_nz.d.next = self.mmio_wdata.val().any();
-                }
-                if self.a_goff.val() == 0x50 {
-                    self.st_hi.d.next = self.mmio_wdata.val();
-                }
-            }
             if self.a_qp.val() {
                 for i in 0..QPS {
                     if self.a_q.val().index() == i {
@@ -2044,6 +2069,15 @@ impl Logic for HostIf {
             && !self.qpc_q.q.val()
             && !self.db_q.q.val()
             && !self.qe_q.q.val();
+
+        // `cw_go_q` for the next cycle, from the next values written above (last: no write
+        // of its sources follows).
+        self.cw_go_q.d.next = self.cw_w.d.val()
+            && ((self.cw_beat.d.val() != 0)
+                || !((self.rq_state.d.val() == RqState::Base)
+                    || (self.rq_state.d.val() == RqState::Addr)))
+            && !self.cw_send.d.val()
+            && self.pick_cw_q.d.val();
     }
 }
 
