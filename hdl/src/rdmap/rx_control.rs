@@ -238,9 +238,10 @@
 //! is taken in cycle 7; a verdict without check is out in cycle 8. Measured (Verilator,
 //! `throughput_verilator`, StagCheck latency 6): 7.6 cycles per job for 4-octet Writes, 8.2
 //! for zero-length Writes, about 30 for Read Requests (the done reads the header again),
-//! about 39 for back-to-back single-segment Sends on one QP (each waits for the previous
-//! Send's done; RQ latency 1-7 and done delay 1-11 cycles in that bench). A done without
-//! events takes the done lane 4 cycles, in parallel with the jobs.
+//! about 40 (39.7-40.7 over seeds 0-15) for back-to-back single-segment Sends on one QP
+//! (each waits for the previous Send's done; RQ latency 1-7 and done delay 1-11 cycles in
+//! that bench). A done without events takes the done lane 4 cycles, in parallel with the
+//! jobs.
 
 use crate::config::{
     CHK_TAG_BITS, CONNECTIONS, CONN_BITS, DMA_ADDR_BITS, HDR_ADDR_BITS, HDR_WORD_BITS,
