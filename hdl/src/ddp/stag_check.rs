@@ -16,8 +16,9 @@
 //!   `2^64 - 1`). `BOUNDS` when `TO < base_to` or `TO + len > base_to + region_len`, in exact
 //!   (65-bit) arithmetic. On `OK` of a check, `rsp_host_addr = host_addr + (TO - base_to)`
 //!   modulo 2^`DMA_ADDR_BITS` (2^24 in the Alchitry Cu profile); for every other status,
-//!   and for an invalidate, `rsp_host_addr` is 0. It holds its value from a response to the next one (a cancelled request changes nothing):
-//!   RxControl reads it there after the response cycle, with no copy.
+//!   and for an invalidate, `rsp_host_addr` is 0. It holds its value from a response to the
+//!   next one (a cancelled request changes nothing): RxControl reads it there after the
+//!   response cycle, with no copy.
 //! - Lengths of [`LOCAL_LEN_BITS`] (24 on the Alchitry Cu): a `chk_len` of `1 << LOCAL_LEN_BITS`
 //!   or more (a Read Request's size from the wire) is `BOUNDS` once the entry checks pass (no
 //!   region is that long; it is never `WRAP`, where the exact sum would say so for a TO within
