@@ -11,8 +11,8 @@
 //! An access takes two cycles (`docs/core.md`: the master holds it until `mmio_ready`): in the
 //! first (`ph` low, `mmio_ready` low: the wait state) the address decode is computed from the
 //! port and registered (`we_q`, `mask_q`, `uwe_q`, `uwa_q`, `rz_q`, `qc_q`, `stc_q`,
-//! `gw_q`); in the second (`ph` high, `mmio_ready` high) the access is performed from those registers and the
-//! port's held address and data, so no decode reaches a RAM's write port (or `prog_write`,
+//! `gw_q`); in the second (`ph` high, `mmio_ready` high) the access is performed from those
+//! registers and the port's held address and data, so no decode reaches a RAM's write port (or `prog_write`,
 //! StagCheck's commit strobe, now a register) from the port. A write takes effect at the end of
 //! the second cycle, a read's data is on `mmio_rdata` with `mmio_rvalid` in the cycle after it
 //! (a register, or the register RAM's registered read port). The status bits a read returns
@@ -629,14 +629,15 @@ pub struct HostIf {
     /// through the blocks' state and MpaTx's output (timing).
     idle_q: DFF<Bits<2>>,
     wr_pick_q: DFF<Bit>,
-    /// `pick_cw` of this cycle, computed at the edge before from the next values of its
-    /// sources (`wr_lock`, `wr_lock_cw`, `cw_w`, `wr_pick_q`): `place_wr_ready` is one LUT
+    /// The write arbiter's choice in this cycle (the CQE writer has the DMA write port),
+    /// computed at the edge before from the next values of its sources (`wr_lock`,
+    /// `wr_lock_cw`, `cw_w`, `wr_pick_q`): `place_wr_ready` is one LUT
     /// after a register and the DMA port's ready (timing: the routed core's RxPlace groups
     /// `em_data` / `hr_oh` / `hold_v` began with `cw_w` -> `pick_cw` -> `place_wr_ready`).
     pick_cw_q: DFF<Bit>,
     /// The CQE writer may take a receive CQE's beat in this cycle but for the DMA port's
     /// ready and the beat's valid (`cw_w`, beat 0 not held for `ring_q`, not a send CQE,
-    /// `pick_cw`), from the next values at the edge before: `cqe_beat_ready` is one LUT
+    /// `pick_cw_q`), from the next values at the edge before: `cqe_beat_ready` is one LUT
     /// after a register and the DMA port's ready (timing: the routed core's CqeQueue `lo`
     /// group began at `rq_state` -> `rq_ld` -> `cw_wv` -> `cqe_beat_ready`).
     cw_go_q: DFF<Bit>,
@@ -701,7 +702,6 @@ pub struct HostIf {
     cw_take_send: Signal<Local, Bit>,
     cw_wv: Signal<Local, Bit>,
     cw_wdata: Signal<Local, Bits<32>>,
-    pick_cw: Signal<Local, Bit>,
     cw_rel: Signal<Local, Bit>,
     /// The CQ's producer index over its size: bit 0 is the pass parity (owner bit).
     w_pass: Signal<Local, Bits<RING_INDEX_BITS>>,
@@ -994,7 +994,6 @@ impl Default for HostIf {
             cw_take_send: Default::default(),
             cw_wv: Default::default(),
             cw_wdata: Default::default(),
-            pick_cw: Default::default(),
             cw_rel: Default::default(),
             w_pass: Default::default(),
             aev_new: Default::default(),
@@ -1335,6 +1334,7 @@ impl Logic for HostIf {
         self.rz_q.d.next = self.pr.val() && self.a_zero.val();
         self.qc_q.d.next = self.pw.val() && self.a_qp.val() && (self.a_qoff.val() == 0);
         self.stc_q.d.next = self.pw.val() && self.a_glob.val() && (self.a_goff.val() == 0x58);
+        // (Offsets as `regs::STAG_INDEX`, `STAG_BASE_TO_HI`, `STAG_TO_LEN_HI`: asserted above.)
         self.gw_q.d.next = 0.into();
         if self.pw.val() && self.a_glob.val() {
             if self.a_goff.val() == 0x40 {
@@ -1875,7 +1875,7 @@ impl Logic for HostIf {
                 self.cw_w.d.next = true;
             }
             CwState::Write => {
-                if self.cw_wv.val() && self.pick_cw.val() && self.dma_wr_ready.val() {
+                if self.cw_wv.val() && self.pick_cw_q.q.val() && self.dma_wr_ready.val() {
                     self.cw_beat.d.next = self.cw_beat.q.val() + 1;
                     if self.cw_beat.q.val() == 3 {
                         self.cw_pi.d.next = self.cw_pi.q.val() + 1;
@@ -1965,8 +1965,7 @@ impl Logic for HostIf {
 
         // ---- DMA write arbiter: whole packets, placement first at a packet boundary.
         self.wr_pick_q.d.next = !self.place_wr_valid.val();
-        self.pick_cw.next = self.pick_cw_q.q.val();
-        if self.pick_cw.val() {
+        if self.pick_cw_q.q.val() {
             self.dma_wr_valid.next = self.cw_wv.val();
             self.dma_wr_addr.next =
                 (bit_cast::<DMA_ADDR_BITS, RING_ADDR_BITS>(self.ring_q.q.val()) << 4)
@@ -1981,13 +1980,13 @@ impl Logic for HostIf {
             self.dma_wr_keep.next = self.place_wr_keep.val();
             self.dma_wr_last.next = self.place_wr_last.val();
         }
-        self.place_wr_ready.next = !self.pick_cw.val() && self.dma_wr_ready.val();
-        // `cw_wv && !cw_send && pick_cw && dma_wr_ready` without the beat's valid (the
+        self.place_wr_ready.next = !self.pick_cw_q.q.val() && self.dma_wr_ready.val();
+        // `cw_wv && !cw_send && pick_cw_q && dma_wr_ready` without the beat's valid (the
         // CqeQueue looks at the ready only with a beat offered).
         self.cqe_beat_ready.next = self.cw_go_q.q.val() && self.dma_wr_ready.val();
         if self.dma_wr_valid.val() && self.dma_wr_ready.val() {
             self.wr_lock.d.next = !self.dma_wr_last.val();
-            self.wr_lock_cw.d.next = self.pick_cw.val();
+            self.wr_lock_cw.d.next = self.pick_cw_q.q.val();
         }
         // The next cycle's choice, from the next values written above (`cw_w`'s last write is
         // the CQE writer's, before): a locked packet keeps its owner; at a packet boundary the
